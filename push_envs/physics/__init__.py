@@ -1,0 +1,8 @@
+"""Batch-first 2D contact engine: SAT narrow phase, PBD contact solver, contact2d sensors."""
+
+from .config import SceneError, load_scene
+from .params import SolverParams
+from .sensors import ContactReport
+from .world import World
+
+__all__ = ["World", "SceneError", "SolverParams", "ContactReport", "load_scene"]

@@ -1,0 +1,136 @@
+"""Column layout of the engine's packed arrays (shared by the kernels and the Python side).
+
+The engine keeps struct-of-arrays state with a leading env axis (``pos[E, B, 2]``,
+``ang[E, B]``...). Per-body constants and scratch that the kernels read together are packed
+into a few 2-D/3-D arrays, indexed by the column names below, so that one kernel call passes
+few arguments (numba's dispatch costs about 0.1 us per array argument).
+"""
+
+# Body kinds.
+IMMOVABLE = 0  # static, or infinite mass: never moved by a contact
+DRIVEN = 1  # has kinematics: moves by its drive; pushes passive bodies it has traction for
+PASSIVE = 2  # finite mass, no kinematics: moves only when pushed, then coasts
+
+# bint[B, :] (int64)
+BI_KIND = 0
+BI_DRIVE = 1
+BI_PSTART = 2  # first piece (movable bodies: index into the movable piece arrays)
+BI_PCOUNT = 3
+BI_LEN = 4
+
+# bflt[B, :] (float64)
+BF_WHEELBASE = 0  # [m]
+BF_TAU = 1  # drive lag [s]
+BF_VMIN0 = 2
+BF_VMIN1 = 3
+BF_VMAX0 = 4
+BF_VMAX1 = 5
+BF_ACC0 = 6  # per second
+BF_ACC1 = 7
+BF_REST = 8  # restitution coefficient
+BF_HALF = 9  # smallest half-thickness of the body's pieces [m] (unscaled)
+BF_BRAD = 10  # bounding radius about the centre of mass [m] (unscaled)
+BF_COMX = 11  # centre of mass in the body frame [m] (unscaled)
+BF_COMY = 12
+BF_LEN = 13
+
+# epar[E, B, :] per-env body parameters (domain randomisation lives here)
+EP_MASS = 0  # [kg], inf when immovable
+EP_INERTIA = 1  # [kg m^2] about the centre of mass
+EP_FRICTION = 2  # ground Coulomb coefficient
+EP_SCALE = 3  # uniform size factor applied to the body's pieces
+EP_LEN = 4
+
+# pint[P, :], sint[S, :]
+PI_KIND = 0
+PI_NV = 1
+PI_BODY = 2
+PI_LEN = 3
+
+# pflt[P, :], sflt[S, :]: radius and bounding circle (local about the COM, or world for static)
+PF_RAD = 0
+PF_BCX = 1
+PF_BCY = 2
+PF_BRAD = 3
+PF_LEN = 4
+
+# prm[:] world parameters
+PR_DT = 0  # step time [s]
+PR_G = 1  # gravity [m/s^2]
+PR_SLOP = 2  # gap left between separated bodies [m]
+PR_REST = 3  # rest tolerance: gap still counted as a touching contact [m]
+PR_SWEEPS = 4  # max Gauss-Seidel sweeps
+PR_MAXSUB = 5  # max sub-steps per step
+PR_SUBFRAC = 6  # travel per sub-step as a fraction of the body's half-thickness
+PR_LEN = 7
+
+# bsc[E, B, :] per-sub-step body scratch
+BS_X0 = 0  # pose at the start of the sub-step (COM x, y, theta)
+BS_Y0 = 1
+BS_T0 = 2
+BS_XP = 3  # pose after free motion (predicted)
+BS_YP = 4
+BS_TP = 5
+BS_VXF = 6  # velocity at the end of free motion
+BS_VYF = 7
+BS_WF = 8
+BS_VX0 = 9  # velocity at the start of the sub-step
+BS_VY0 = 10
+BS_W0 = 11
+BS_LOAD = 12  # ground friction of the passive chain (component root) [N]
+BS_LEN = 13
+
+# bis[E, B, :]
+IS_LEVEL = 0  # contact-graph distance from immovable bodies (then from drives)
+IS_UF = 1  # union-find parent over touching passive bodies
+IS_NBLK = 2  # number of blocking pairs this sweep
+IS_BLK = 3  # first of MAX_BLOCK blocking pair indices
+MAX_BLOCK = 4
+IS_LEN = IS_BLK + MAX_BLOCK
+
+# prs[E, K, :] candidate pairs
+PR_A = 0
+PR_B = 1
+PR_SP = 2  # static piece index, or -1 for a pair of movable bodies
+PR_MODE = 3
+PRS_LEN = 4
+MODE_SHARE = 0  # both yield by inverse mass (or only the movable one against an immovable)
+MODE_PUSH = 1  # a is a drive with enough traction: only b yields, a keeps its heading
+MODE_STALL = 2  # a is a drive that cannot move b's load: only a yields
+
+# pfl[E, K, :] per-pair floats (the first OUT_LEN hold the latest narrow-phase contact)
+PF_OUT = 0
+PF_LPOS = 10  # accumulated normal position lambda [kg m]
+PF_LTAN = 11  # accumulated tangential (friction) position lambda [kg m]
+PF_DMAX = 12  # deepest overlap removed this step [m]
+PF_KEY = 13  # sort key: depth at the start of the sweeps
+PF_LVEL = 14  # velocity-pass normal impulse [N s]
+PF_LVT = 15  # velocity-pass tangential impulse [N s]
+PF_MU = 16  # friction coefficient of the contact (0: frictionless)
+PF_E = 17  # restitution of the contact
+PF_TOUCH = 18  # 1 when touching in the latest narrow phase
+PF_FN = 19  # force accumulated over sub-steps [N s] (normal impulse)
+PF_FT = 20
+PFL_LEN = 21
+
+# ctf[E, C, :] contact output
+CT_NX = 0
+CT_NY = 1
+CT_PX = 2
+CT_PY = 3
+CT_DEPTH = 4
+CT_FN = 5  # normal force [N]
+CT_FT = 6  # tangential (friction) force on a along the tangent (-ny, nx) [N]
+CT_P1X = 7
+CT_P1Y = 8
+CT_P2X = 9
+CT_P2Y = 10
+CT_NPTS = 11
+CT_LEN = 12
+
+# hl[E, :] physics-health figures of the latest step
+HL_MAXPEN = 0  # deepest overlap left after the solve [m]
+HL_SWEEPS = 1  # most sweeps used by a sub-step
+HL_NSUB = 2  # sub-steps taken
+HL_OVERFLOW = 3  # candidate pairs dropped because the pair buffer was full
+HL_LEN = 4

@@ -1,0 +1,262 @@
+"""Narrow phase: separating-axis contact between convex pieces, with a two-point patch.
+
+Every piece is one of three kinds, held as world-frame vertices in a small scratch array:
+
+* ``CIRCLE``: ``verts[0]`` is the centre, ``radius`` > 0 (exact, not a polygon);
+* ``POLYGON``: ``n`` CCW vertices of a convex polygon;
+* ``SEGMENT``: 2 vertices; treated as a two-sided 2-gon whose two "edges" have opposite normals.
+
+A contact is written into ``out`` (a float64 array of length ``OUT_LEN``)::
+
+    out[0:2]  unit normal from piece b toward piece a
+    out[2]    depth [m]: overlap along the normal, > 0 when overlapping, <= 0 for a gap
+    out[3]    number of patch points (1 or 2)
+    out[4:7]  point 1: x, y [m] (midway through the overlap), its own depth [m]
+    out[7:10] point 2: x, y [m], depth [m]
+
+A gap up to ``tol`` [m] still counts as a (resting) contact with negative depth.
+
+Polygon–polygon (the patch follows Coal's ContactPatchSolver, reduced to 2D)::
+
+    1. SAT: for each edge i of A, the separation s_i = min over B's vertices of n_i.(v - a_i);
+       the edge with the largest s_i is A's best axis. The same for B against A.
+    2. If either best separation exceeds tol the pieces are apart: no contact.
+    3. The piece with the larger separation gives the reference face (A wins near-ties so the
+       choice is stable); the incident edge is the edge of the other piece whose normal is
+       most anti-parallel to the reference normal.
+    4. The support sets of the two pieces along the normal are the reference face and the
+       incident edge. Their intersection on the separating line (the contact patch) is the
+       incident edge clipped to the reference face's side planes: a segment, i.e. up to two
+       points. Each kept point carries its own depth, so a box lying flat on a wall gets two
+       points and is held without a spurious torque.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+CIRCLE = 0
+POLYGON = 1
+SEGMENT = 2
+OUT_LEN = 10
+MAX_VERTS = 8
+# Relative preference for piece a's reference face, so that near-equal separations do not
+# flip the reference face between sweeps (which would make the patch jitter).
+_REF_TOL = 1e-9
+
+
+@njit(cache=True, inline="always")
+def _edge_normal(v, n, i):
+    j = i + 1 if i + 1 < n else 0
+    ex = v[j, 0] - v[i, 0]
+    ey = v[j, 1] - v[i, 1]
+    inv = 1.0 / math.sqrt(ex * ex + ey * ey)
+    return ey * inv, -ex * inv
+
+
+@njit(cache=True)
+def _max_separation(va, na, vb, nb):
+    """Best SAT axis among the edges of a against the vertices of b -> (separation, edge)."""
+    best = -np.inf
+    best_i = 0
+    for i in range(na):
+        nx, ny = _edge_normal(va, na, i)
+        s = np.inf
+        for k in range(nb):
+            d = nx * (vb[k, 0] - va[i, 0]) + ny * (vb[k, 1] - va[i, 1])
+            if d < s:
+                s = d
+        if s > best:
+            best = s
+            best_i = i
+    return best, best_i
+
+
+@njit(cache=True)
+def collide_polygons(va, na, vb, nb, tol, out):
+    """Polygon/segment against polygon/segment. Returns True on contact (see module doc)."""
+    sa, ia = _max_separation(va, na, vb, nb)
+    if sa > tol:
+        return False
+    sb, ib = _max_separation(vb, nb, va, na)
+    if sb > tol:
+        return False
+    if sb > sa + _REF_TOL:
+        ref, nref, iref, inc, ninc, flip = vb, nb, ib, va, na, True
+    else:
+        ref, nref, iref, inc, ninc, flip = va, na, ia, vb, nb, False
+    rnx, rny = _edge_normal(ref, nref, iref)
+    # Incident edge: the other piece's edge most anti-parallel to the reference normal.
+    best = np.inf
+    jinc = 0
+    for k in range(ninc):
+        kx, ky = _edge_normal(inc, ninc, k)
+        d = kx * rnx + ky * rny
+        if d < best:
+            best = d
+            jinc = k
+    j2 = jinc + 1 if jinc + 1 < ninc else 0
+    w1x, w1y = inc[jinc, 0], inc[jinc, 1]
+    w2x, w2y = inc[j2, 0], inc[j2, 1]
+    i2 = iref + 1 if iref + 1 < nref else 0
+    v1x, v1y = ref[iref, 0], ref[iref, 1]
+    v2x, v2y = ref[i2, 0], ref[i2, 1]
+    tx, ty = v2x - v1x, v2y - v1y
+    tl = math.sqrt(tx * tx + ty * ty)
+    tx /= tl
+    ty /= tl
+    # Clip the incident edge to the slab tx*(p - v1) in [0, tl].
+    u1 = tx * (w1x - v1x) + ty * (w1y - v1y)
+    u2 = tx * (w2x - v1x) + ty * (w2y - v1y)
+    lo = min(u1, u2)
+    hi = max(u1, u2)
+    if hi < 0.0 or lo > tl or u1 == u2:
+        # Degenerate (incident edge seen end-on or outside the face): use the nearer end.
+        c1x, c1y, c2x, c2y = w1x, w1y, w2x, w2y
+        s1 = rnx * (c1x - v1x) + rny * (c1y - v1y)
+        s2 = rnx * (c2x - v1x) + rny * (c2y - v1y)
+        if s2 < s1:
+            c1x, c1y, s1 = c2x, c2y, s2
+        npts = 1
+        c2x, c2y, s2 = c1x, c1y, s1
+    else:
+        a = max(lo, 0.0)
+        b = min(hi, tl)
+        # Parameterise the incident edge by u and take the points at u = a and u = b.
+        fa = (a - u1) / (u2 - u1)
+        fb = (b - u1) / (u2 - u1)
+        c1x = w1x + fa * (w2x - w1x)
+        c1y = w1y + fa * (w2y - w1y)
+        c2x = w1x + fb * (w2x - w1x)
+        c2y = w1y + fb * (w2y - w1y)
+        s1 = rnx * (c1x - v1x) + rny * (c1y - v1y)
+        s2 = rnx * (c2x - v1x) + rny * (c2y - v1y)
+        npts = 2
+        if b - a <= 1e-12:
+            npts = 1
+    # Keep points within the tolerance; order them deepest first.
+    k1 = s1 <= tol
+    k2 = s2 <= tol and npts == 2
+    if not k1 and not k2:
+        return False
+    if not k1:
+        c1x, c1y, s1 = c2x, c2y, s2
+        k2 = False
+    elif k2 and s2 < s1:
+        c1x, c1y, s1, c2x, c2y, s2 = c2x, c2y, s2, c1x, c1y, s1
+    if flip:
+        out[0] = rnx
+        out[1] = rny
+    else:
+        out[0] = -rnx
+        out[1] = -rny
+    out[2] = -s1
+    out[3] = 2.0 if k2 else 1.0
+    # Midway between the incident point and its projection on the reference face.
+    out[4] = c1x - 0.5 * s1 * rnx
+    out[5] = c1y - 0.5 * s1 * rny
+    out[6] = -s1
+    if k2:
+        out[7] = c2x - 0.5 * s2 * rnx
+        out[8] = c2y - 0.5 * s2 * rny
+        out[9] = -s2
+    else:
+        out[7] = out[4]
+        out[8] = out[5]
+        out[9] = out[6]
+    return True
+
+
+@njit(cache=True)
+def collide_circle_polygon(cx, cy, r, vb, nb, tol, out):
+    """Circle a against polygon/segment b; the normal points from b toward the circle."""
+    sep = -np.inf
+    idx = 0
+    for i in range(nb):
+        nx, ny = _edge_normal(vb, nb, i)
+        s = nx * (cx - vb[i, 0]) + ny * (cy - vb[i, 1])
+        if s > sep:
+            sep = s
+            idx = i
+    if sep > r + tol:
+        return False
+    nx, ny = _edge_normal(vb, nb, idx)
+    if sep <= 0.0:
+        # Centre inside (or on) the polygon: push out through the best face.
+        dist = sep
+        qx, qy = cx - sep * nx, cy - sep * ny
+    else:
+        j = idx + 1 if idx + 1 < nb else 0
+        v1x, v1y, v2x, v2y = vb[idx, 0], vb[idx, 1], vb[j, 0], vb[j, 1]
+        e1 = (cx - v1x) * (v2x - v1x) + (cy - v1y) * (v2y - v1y)
+        e2 = (cx - v2x) * (v1x - v2x) + (cy - v2y) * (v1y - v2y)
+        if e1 <= 0.0 or e2 <= 0.0:
+            # Vertex region: the normal runs from the nearest vertex to the centre.
+            qx, qy = (v1x, v1y) if e1 <= 0.0 else (v2x, v2y)
+            dx, dy = cx - qx, cy - qy
+            dist = math.sqrt(dx * dx + dy * dy)
+            if dist > r + tol:
+                return False
+            if dist > 1e-12:
+                nx, ny = dx / dist, dy / dist
+        else:
+            dist = sep
+            qx, qy = cx - sep * nx, cy - sep * ny
+    depth = r - dist
+    out[0] = nx
+    out[1] = ny
+    out[2] = depth
+    out[3] = 1.0
+    # Midway between the polygon's surface point and the circle's deepest point.
+    out[4] = 0.5 * (qx + cx - nx * r)
+    out[5] = 0.5 * (qy + cy - ny * r)
+    out[6] = depth
+    out[7] = out[4]
+    out[8] = out[5]
+    out[9] = depth
+    return True
+
+
+@njit(cache=True)
+def collide_circles(ax, ay, ra, bx, by, rb, tol, out):
+    """Circle a against circle b."""
+    dx, dy = ax - bx, ay - by
+    d = math.sqrt(dx * dx + dy * dy)
+    depth = ra + rb - d
+    if depth < -tol:
+        return False
+    if d > 1e-12:
+        nx, ny = dx / d, dy / d
+    else:
+        nx, ny = 1.0, 0.0
+    out[0] = nx
+    out[1] = ny
+    out[2] = depth
+    out[3] = 1.0
+    # Midway between the two deepest points.
+    out[4] = 0.5 * ((ax - nx * ra) + (bx + nx * rb))
+    out[5] = 0.5 * ((ay - ny * ra) + (by + ny * rb))
+    out[6] = depth
+    out[7] = out[4]
+    out[8] = out[5]
+    out[9] = depth
+    return True
+
+
+@njit(cache=True)
+def collide(ka, va, na, ra, kb, vb, nb, rb, tol, out):
+    """Dispatch on the two piece kinds. ``v*`` are world-frame vertex arrays, ``n*`` counts."""
+    if ka == CIRCLE:
+        if kb == CIRCLE:
+            return collide_circles(va[0, 0], va[0, 1], ra, vb[0, 0], vb[0, 1], rb, tol, out)
+        return collide_circle_polygon(va[0, 0], va[0, 1], ra, vb, nb, tol, out)
+    if kb == CIRCLE:
+        hit = collide_circle_polygon(vb[0, 0], vb[0, 1], rb, va, na, tol, out)
+        if hit:
+            out[0] = -out[0]
+            out[1] = -out[1]
+        return hit
+    return collide_polygons(va, na, vb, nb, tol, out)

@@ -1,0 +1,297 @@
+"""Compiled scene: a checked scene spec turned into the engine's arrays (setup time only).
+
+Topology (which bodies, pieces, drives and sensors exist) is fixed here and shared by every
+env of a batch. Movable bodies keep their pieces in the body frame about the centre of mass;
+immovable bodies are flattened into world-frame static pieces, binned once into a uniform
+grid for the broad phase. shapely is used here (through shapes.py) and never per step.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import shapely
+
+from .config import BodySpec, SceneError, SceneSpec
+from .kinematics import DRIVE_NAMES, DRIVE_NONE
+from .layout import (
+    BF_ACC0,
+    BF_ACC1,
+    BF_BRAD,
+    BF_COMX,
+    BF_COMY,
+    BF_HALF,
+    BF_LEN,
+    BF_REST,
+    BF_TAU,
+    BF_VMAX0,
+    BF_VMAX1,
+    BF_VMIN0,
+    BF_VMIN1,
+    BF_WHEELBASE,
+    BI_DRIVE,
+    BI_KIND,
+    BI_LEN,
+    BI_PCOUNT,
+    BI_PSTART,
+    DRIVEN,
+    IMMOVABLE,
+    PASSIVE,
+    PF_BCX,
+    PF_BCY,
+    PF_BRAD,
+    PF_LEN,
+    PF_RAD,
+    PI_BODY,
+    PI_LEN,
+    PI_NV,
+)
+from .narrowphase import CIRCLE, MAX_VERTS, POLYGON, SEGMENT
+from .params import SolverParams
+from .shapes import Piece, ShapeInfo, build_shape, grid_boundary_segments, grid_rectangles
+
+_KIND_CODES = {"circle": CIRCLE, "polygon": POLYGON, "segment": SEGMENT}
+MAP_NAME = "map"
+
+
+@dataclass
+class CompiledScene:
+    """Arrays of one scene (no env axis) plus the names and geometry the Python side needs."""
+
+    spec: SceneSpec
+    params: SolverParams
+    names: list[str]
+    index: dict[str, int]
+    shapes: list[ShapeInfo | None]  # None for the map body
+    bint: np.ndarray
+    bflt: np.ndarray
+    pint: np.ndarray
+    pvert: np.ndarray
+    pflt: np.ndarray
+    sint: np.ndarray
+    svert: np.ndarray
+    sflt: np.ndarray
+    grid: np.ndarray
+    gstart: np.ndarray
+    gitem: np.ndarray
+    movable: np.ndarray
+    mass: np.ndarray  # [kg] per body (inf when immovable)
+    inertia: np.ndarray  # [kg m^2] about the COM
+    friction: np.ndarray
+    pose0: np.ndarray  # (B, 3) initial origin pose x, y, theta
+    vel0: np.ndarray  # (B, 2) initial COM velocity [m/s]
+    omega0: np.ndarray  # (B,) [rad/s]
+    steer0: np.ndarray  # (B,) initial steering angle of acker drives [rad]
+    sensors: list[int]  # bodies with a contact2d sensor
+    map_segments: np.ndarray  # (k, 2, 2) boundary of the grid map, for drawing
+
+    @property
+    def num_bodies(self) -> int:
+        return len(self.names)
+
+
+def _piece_arrays(piece: Piece, pose: tuple[float, float, float] | None, shift: np.ndarray):
+    """(kind, nverts, verts(MAX_VERTS, 2), radius, bounding circle) of a piece.
+
+    ``shift`` is subtracted in the body frame (to express pieces about the COM); ``pose``
+    places them in the world (static pieces).
+    """
+    v = np.asarray(piece.verts, dtype=np.float64) - shift
+    if pose is not None:
+        c, s = math.cos(pose[2]), math.sin(pose[2])
+        v = np.stack([pose[0] + c * v[:, 0] - s * v[:, 1], pose[1] + s * v[:, 0] + c * v[:, 1]], 1)
+    out = np.zeros((MAX_VERTS, 2))
+    out[: len(v)] = v
+    if piece.kind == "circle":
+        centre = v[0]
+        brad = piece.radius
+    else:
+        centre = v.mean(axis=0)
+        brad = float(np.max(np.hypot(*(v - centre).T)))
+    return _KIND_CODES[piece.kind], len(v), out, float(piece.radius), centre, brad
+
+
+def _body_kind(body: BodySpec) -> int:
+    if body.static or not math.isfinite(body.mass):
+        return IMMOVABLE
+    return DRIVEN if body.kinematics is not None else PASSIVE
+
+
+def _static_grid(sflt: np.ndarray, smin: np.ndarray, smax: np.ndarray, cell_hint: float):
+    """Uniform grid over the static pieces' boxes, as CSR (start offsets, piece indices)."""
+    if len(sflt) == 0:
+        return np.array([0.0, 0.0, 1.0, 1.0, 1.0]), np.zeros(2, np.int64), np.zeros(0, np.int64)
+    lo = smin.min(axis=0)
+    hi = smax.max(axis=0)
+    span = np.maximum(hi - lo, 1e-9)
+    cell = max(cell_hint, float(span.max()) / 256.0)
+    nx, ny = (int(math.ceil(s / cell)) + 1 for s in span)
+    cells: list[list[int]] = [[] for _ in range(nx * ny)]
+    for sp in range(len(sflt)):
+        i0, j0 = ((smin[sp] - lo) // cell).astype(int)
+        i1, j1 = ((smax[sp] - lo) // cell).astype(int)
+        for i in range(max(i0, 0), min(i1, nx - 1) + 1):
+            for j in range(max(j0, 0), min(j1, ny - 1) + 1):
+                cells[i * ny + j].append(sp)
+    start = np.zeros(nx * ny + 1, np.int64)
+    start[1:] = np.cumsum([len(c) for c in cells])
+    items = np.array([sp for c in cells for sp in c], dtype=np.int64)
+    return np.array([lo[0], lo[1], cell, nx, ny], dtype=np.float64), start, items
+
+
+def compile_scene(spec: SceneSpec, params: SolverParams | None = None) -> CompiledScene:
+    """Turn a checked scene spec into engine arrays; raises SceneError on bad spawns."""
+    params = params or SolverParams()
+    w = spec.world
+    bodies = list(spec.bodies)
+    names = [b.name for b in bodies]
+    has_map = w.obstacle_map is not None and bool(np.any(w.obstacle_map))
+    if has_map:
+        if MAP_NAME in names:
+            raise SceneError(f"{spec.source}: world.obstacle_map: the name '{MAP_NAME}' is "
+                             "reserved for the grid map; rename that body")
+        names.append(MAP_NAME)
+    nb = len(names)
+    shapes: list[ShapeInfo | None] = []
+    bint = np.zeros((nb, BI_LEN), np.int64)
+    bflt = np.zeros((nb, BF_LEN))
+    mass = np.full(nb, np.inf)
+    inertia = np.full(nb, np.inf)
+    friction = np.full(nb, w.friction)
+    pose0 = np.zeros((nb, 3))
+    vel0 = np.zeros((nb, 2))
+    omega0 = np.zeros(nb)
+    steer0 = np.zeros(nb)
+    pieces_m: list[tuple] = []
+    pieces_s: list[tuple] = []
+    sensors: list[int] = []
+    for i, body in enumerate(bodies):
+        where = f"{spec.source}: {body.role}[{body.name}]"
+        info = build_shape(body.shape, where)
+        shapes.append(info)
+        kind = _body_kind(body)
+        bint[i, BI_KIND] = kind
+        bint[i, BI_DRIVE] = DRIVE_NAMES[body.kinematics.name] if body.kinematics else DRIVE_NONE
+        kin = body.kinematics
+        bflt[i, BF_WHEELBASE] = (kin.wheelbase or 1.0) if kin else 1.0
+        bflt[i, BF_TAU] = kin.tau if kin is not None and kin.tau is not None else w.drive_tau
+        bflt[i, [BF_VMIN0, BF_VMIN1]] = body.vel_min
+        bflt[i, [BF_VMAX0, BF_VMAX1]] = body.vel_max
+        bflt[i, [BF_ACC0, BF_ACC1]] = body.acce
+        bflt[i, BF_REST] = body.restitution if body.restitution is not None else w.restitution
+        friction[i] = body.friction if body.friction is not None else w.friction
+        pose0[i] = body.state[:3]
+        if len(body.state) > 3:
+            steer0[i] = body.state[3]
+        vel0[i] = body.velocity
+        omega0[i] = body.omega
+        if "contact2d" in body.sensors:
+            sensors.append(i)
+        com = np.asarray(info.centroid, dtype=np.float64) if info.area > 0 else np.zeros(2)
+        if kind == IMMOVABLE:
+            bint[i, BI_PSTART] = len(pieces_s)
+            for p in info.pieces:
+                pieces_s.append((_piece_arrays(p, body.state[:3], np.zeros(2)), i))
+            bint[i, BI_PCOUNT] = len(info.pieces)
+            continue
+        m = float(body.mass)
+        mass[i] = m
+        if body.inertia is not None:
+            inertia[i] = body.inertia
+        else:
+            inertia[i] = m * info.gyration_sq if info.gyration_sq > 0 else m * 1e-4
+        bflt[i, [BF_COMX, BF_COMY]] = com
+        bint[i, BI_PSTART] = len(pieces_m)
+        brad = 0.0
+        for p in info.pieces:
+            arr = _piece_arrays(p, None, com)
+            pieces_m.append((arr, i))
+            brad = max(brad, float(np.hypot(*arr[4])) + arr[5])
+        bint[i, BI_PCOUNT] = len(info.pieces)
+        bflt[i, BF_BRAD] = brad
+        bflt[i, BF_HALF] = info.min_half_thickness
+    map_segments = np.zeros((0, 2, 2))
+    if has_map:
+        i = nb - 1
+        shapes.append(None)
+        bint[i, BI_KIND] = IMMOVABLE
+        bint[i, BI_PSTART] = len(pieces_s)
+        rects = grid_rectangles(w.obstacle_map, w.map_resolution, origin=w.offset)
+        for p in rects:
+            pieces_s.append((_piece_arrays(p, None, np.zeros(2)), i))
+        bint[i, BI_PCOUNT] = len(rects)
+        map_segments = grid_boundary_segments(w.obstacle_map, w.map_resolution, origin=w.offset)
+
+    def pack(items, world):
+        n = len(items)
+        pi = np.zeros((n, PI_LEN), np.int64)
+        pv = np.zeros((n, MAX_VERTS, 2))
+        pf = np.zeros((n, PF_LEN))
+        for j, ((kc, nv, verts, rad, centre, brad), body) in enumerate(items):
+            pi[j] = (kc, nv, body)
+            pv[j] = verts
+            pf[j, PF_RAD] = rad
+            pf[j, [PF_BCX, PF_BCY]] = centre
+            pf[j, PF_BRAD] = brad
+        return pi, pv, pf
+
+    pint, pvert, pflt = pack(pieces_m, False)
+    sint, svert, sflt = pack(pieces_s, True)
+    movable = np.array([i for i in range(nb) if bint[i, BI_KIND] != IMMOVABLE], np.int64)
+    smin = np.array([sflt[j, [PF_BCX, PF_BCY]] - sflt[j, PF_BRAD] for j in range(len(sflt))])
+    smax = np.array([sflt[j, [PF_BCX, PF_BCY]] + sflt[j, PF_BRAD] for j in range(len(sflt))])
+    hint = 2.0 * float(np.max(bflt[movable, BF_BRAD])) if len(movable) else 1.0
+    grid, gstart, gitem = _static_grid(sflt, smin.reshape(-1, 2), smax.reshape(-1, 2),
+                                       max(hint, 0.25))
+    scene = CompiledScene(
+        spec=spec, params=params, names=names, index={n: i for i, n in enumerate(names)},
+        shapes=shapes, bint=bint, bflt=bflt, pint=pint, pvert=pvert, pflt=pflt, sint=sint,
+        svert=svert, sflt=sflt, grid=grid, gstart=gstart, gitem=gitem, movable=movable,
+        mass=mass, inertia=inertia, friction=friction, pose0=pose0, vel0=vel0, omega0=omega0,
+        steer0=steer0, sensors=sensors, map_segments=map_segments,
+    )
+    check_spawn_overlaps(scene, params.rest_tolerance)
+    return scene
+
+
+def body_geometry(scene: CompiledScene, i: int, pose) -> shapely.Geometry:
+    """shapely geometry of body i at origin pose (x, y, theta) [m, m, rad] (setup/drawing)."""
+    info = scene.shapes[i]
+    if info is None:
+        return shapely.union_all([shapely.Polygon(scene.svert[j, : scene.sint[j, PI_NV]])
+                                  for j in range(len(scene.sint)) if scene.sint[j, PI_BODY] == i])
+    return info.geometry(pose)
+
+
+def check_spawn_overlaps(scene: CompiledScene, tol: float) -> None:
+    """Reject spawns that overlap by more than ``tol`` [m]; exact touching is allowed.
+
+    Two shapes overlap by more than tol when, shrunk by tol/2 each, they still intersect
+    (a line cannot shrink, so its partner shrinks by the whole tol).
+    """
+    movable = set(scene.movable.tolist())
+    geoms = [body_geometry(scene, i, scene.pose0[i]) for i in range(scene.num_bodies)]
+    shrunk = []
+    for g in geoms:
+        area = shapely.area(g) > 0
+        shrunk.append((g.buffer(-tol / 2, join_style="mitre") if area else g, area))
+    tree = shapely.STRtree(geoms)
+    for i in sorted(movable):
+        for j in tree.query(geoms[i]):
+            j = int(j)
+            if j == i or (j in movable and j < i):
+                continue
+            gi, ai = shrunk[i]
+            gj, aj = shrunk[j]
+            if not ai:
+                gj = geoms[j].buffer(-tol, join_style="mitre") if aj else geoms[j]
+            if not aj:
+                gi = geoms[i].buffer(-tol, join_style="mitre") if ai else geoms[i]
+            if gi.intersects(gj):
+                src = scene.spec.source
+                raise SceneError(
+                    f"{src}: {scene.names[i]}.state: spawn overlaps '{scene.names[j]}' by more "
+                    f"than the rest tolerance ({tol:g} m); move one of them apart"
+                )

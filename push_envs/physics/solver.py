@@ -1,0 +1,627 @@
+"""Contact solver: position-based dynamics with anchored Gauss-Seidel sweeps.
+
+One sub-step of contact resolution, for one env, runs these stages (IR-SIM's contact model,
+with the corrections the project's issues ask for)::
+
+    prepare   contact of every candidate pair at the predicted poses; traction decisions
+              (a drive pushes a passive chain only while its mu m g is at least the chain's
+              summed ground friction plus the traction of drives pushing the chain from the
+              opposite side, otherwise it stalls); the contact-graph level of each body
+              (distance from immovable bodies, then from drives); the sweep order:
+              level, then deepest first, then by contact point, so the order never depends
+              on how the bodies were listed.
+    sweep     Gauss-Seidel passes. Each touching pair is separated along its normal, the
+              correction shared by generalised inverse mass (1/m + (r x n)^2 / I, so an
+              off-centre push turns a body). A two-point patch is solved as a 2x2 block so a
+              box lying flat on a wall stays flat. A body pressed this sweep against an
+              immovable or already-blocked body is "blocked": when a later pair moves it,
+              its blocking contacts are re-solved at once with it alone moving (it keeps only
+              the tangential part, within the friction cone of a static surface) and the
+              partner takes the rest: simplified shock propagation, so a chain pushed into a
+              wall settles in one sweep. Sweeps stop when one moves nothing, or at the cap.
+    velocity  velocities are recovered from the displacement the contacts caused
+              (v = v_free + (x - x_free) / dt), then each resolved contact that still
+              approaches is given the separating speed -e * (approach speed before the
+              sub-step), passive bodies only; static surfaces add Coulomb friction.
+    forces    the normal force of a pair is its impulse over the sub-step (the XPBD
+              estimate lambda / dt^2 of the position pass plus the velocity pass), capped at
+              the traction of a drive in the pair.
+
+Contacts between two bodies are frictionless; only a passive body against an immovable one
+has friction, with the mean of the two coefficients.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from .layout import (
+    BF_REST,
+    BI_KIND,
+    BI_PCOUNT,
+    BI_PSTART,
+    BS_T0,
+    BS_TP,
+    BS_VX0,
+    BS_VXF,
+    BS_VY0,
+    BS_VYF,
+    BS_W0,
+    BS_WF,
+    BS_X0,
+    BS_XP,
+    BS_Y0,
+    BS_YP,
+    DRIVEN,
+    EP_FRICTION,
+    EP_INERTIA,
+    EP_MASS,
+    EP_SCALE,
+    IMMOVABLE,
+    IS_BLK,
+    IS_LEVEL,
+    IS_NBLK,
+    IS_UF,
+    MAX_BLOCK,
+    MODE_PUSH,
+    MODE_STALL,
+    PASSIVE,
+    PF_BCX,
+    PF_BCY,
+    PF_BRAD,
+    PF_DMAX,
+    PF_E,
+    PF_KEY,
+    PF_LPOS,
+    PF_LTAN,
+    PF_LVEL,
+    PF_LVT,
+    PF_MU,
+    PF_RAD,
+    PF_TOUCH,
+    PI_KIND,
+    PI_NV,
+    PR_A,
+    PR_B,
+    PR_MODE,
+    PR_SP,
+)
+from .narrowphase import OUT_LEN, collide
+
+_LEVEL_INF = 1 << 40
+_LEVEL_DRIVE = 1 << 30
+
+
+# --------------------------------------------------------------------------------------------
+# Narrow phase of one candidate pair
+# --------------------------------------------------------------------------------------------
+@njit(cache=True)
+def _place(e, p, cx, cy, c, s, sc, pint, pvert, vb):
+    """World vertices of movable piece p of a body at COM (cx, cy), rotation (c, s), scale sc."""
+    nv = pint[p, PI_NV]
+    for i in range(nv):
+        lx = pvert[p, i, 0] * sc
+        ly = pvert[p, i, 1] * sc
+        vb[i, 0] = cx + c * lx - s * ly
+        vb[i, 1] = cy + s * lx + c * ly
+    return nv
+
+
+@njit(cache=True)
+def pair_contact(e, k, prs, pos, ang, epar, bint, pint, pvert, pflt, sint, svert, sflt, tol,
+                 vbuf, cbuf, pfl):
+    """Deepest contact between the pieces of pair k's bodies into ``pfl[e, k, :OUT_LEN]``.
+
+    Returns True when some piece pair touches (gap <= tol).
+    """
+    a = prs[e, k, PR_A]
+    b = prs[e, k, PR_B]
+    sp = prs[e, k, PR_SP]
+    va = vbuf[e, 0]
+    vb = vbuf[e, 1]
+    out = cbuf[e]
+    best = -np.inf
+    ax, ay, th = pos[e, a, 0], pos[e, a, 1], ang[e, a]
+    ca, sa, sca = math.cos(th), math.sin(th), epar[e, a, EP_SCALE]
+    if sp < 0:
+        bx, by, th = pos[e, b, 0], pos[e, b, 1], ang[e, b]
+        cb, sb, scb = math.cos(th), math.sin(th), epar[e, b, EP_SCALE]
+        q0, q1 = bint[b, BI_PSTART], bint[b, BI_PSTART] + bint[b, BI_PCOUNT]
+    else:
+        q0, q1 = sp, sp + 1
+    for p in range(bint[a, BI_PSTART], bint[a, BI_PSTART] + bint[a, BI_PCOUNT]):
+        pcx = ax + (ca * pflt[p, PF_BCX] - sa * pflt[p, PF_BCY]) * sca
+        pcy = ay + (sa * pflt[p, PF_BCX] + ca * pflt[p, PF_BCY]) * sca
+        prad = pflt[p, PF_BRAD] * sca
+        placed = False
+        for q in range(q0, q1):
+            if sp < 0:
+                qcx = bx + (cb * pflt[q, PF_BCX] - sb * pflt[q, PF_BCY]) * scb
+                qcy = by + (sb * pflt[q, PF_BCX] + cb * pflt[q, PF_BCY]) * scb
+                qrad = pflt[q, PF_BRAD] * scb
+            else:
+                qcx, qcy, qrad = sflt[q, PF_BCX], sflt[q, PF_BCY], sflt[q, PF_BRAD]
+            dx, dy = pcx - qcx, pcy - qcy
+            reach = prad + qrad + tol
+            if dx * dx + dy * dy > reach * reach:
+                continue
+            if not placed:
+                na = _place(e, p, ax, ay, ca, sa, sca, pint, pvert, va)
+                placed = True
+            if sp < 0:
+                nb = _place(e, q, bx, by, cb, sb, scb, pint, pvert, vb)
+                kb, rb, vv = pint[q, PI_KIND], pflt[q, PF_RAD] * scb, vb
+            else:
+                nb, kb, rb, vv = sint[q, PI_NV], sint[q, PI_KIND], sflt[q, PF_RAD], svert[q]
+            if collide(pint[p, PI_KIND], va, na, pflt[p, PF_RAD] * sca, kb, vv, nb, rb, tol, out):
+                if out[2] > best:
+                    best = out[2]
+                    for i in range(OUT_LEN):
+                        pfl[e, k, i] = out[i]
+    return best > -np.inf
+
+
+# --------------------------------------------------------------------------------------------
+# Weights and single-pair resolution
+# --------------------------------------------------------------------------------------------
+@njit(cache=True)
+def pair_weights(e, k, prs, bint, epar, fa, fb, yield_drive):
+    """Inverse mass [1/kg] and inverse inertia [1/(kg m^2)] of a and b for pair k.
+
+    ``fa``/``fb`` freeze a side (immovable for the rest of this resolution); ``yield_drive``
+    turns a pushing drive into a yielding one (it was stopped by a blocked load).
+    """
+    a = prs[e, k, PR_A]
+    b = prs[e, k, PR_B]
+    mode = prs[e, k, PR_MODE]
+    wa = 1.0 / epar[e, a, EP_MASS]
+    ia = 1.0 / epar[e, a, EP_INERTIA]
+    if prs[e, k, PR_SP] >= 0 or bint[b, BI_KIND] == IMMOVABLE:
+        wb = 0.0
+        ib = 0.0
+    else:
+        wb = 1.0 / epar[e, b, EP_MASS]
+        ib = 1.0 / epar[e, b, EP_INERTIA]
+    if mode == MODE_PUSH and not yield_drive:
+        wa = 0.0
+        ia = 0.0
+    elif mode == MODE_STALL:
+        wb = 0.0
+        ib = 0.0
+    if fa:
+        wa = 0.0
+        ia = 0.0
+    if fb:
+        wb = 0.0
+        ib = 0.0
+    return wa, ia, wb, ib
+
+
+@njit(cache=True, inline="always")
+def _move(e, body, dx, dy, dth, pos, ang):
+    pos[e, body, 0] += dx
+    pos[e, body, 1] += dy
+    ang[e, body] += dth
+
+
+@njit(cache=True)
+def _friction(e, k, a, nx, ny, px, py, wa, ia, pos, ang, bsc, pfl):
+    """Coulomb friction of a (moving) against an immovable surface, in position space.
+
+    The contact point's tangential travel since the sub-step began is cancelled while the
+    accumulated tangential lambda stays within mu times the normal lambda (stick), and is
+    otherwise reduced by that bound (slide).
+    """
+    mu = pfl[e, k, PF_MU]
+    if mu <= 0.0 or wa <= 0.0:
+        return
+    tx, ty = -ny, nx
+    rx, ry = px - pos[e, a, 0], py - pos[e, a, 1]
+    dth = ang[e, a] - bsc[e, a, BS_T0]
+    ux = pos[e, a, 0] - bsc[e, a, BS_X0] - dth * ry
+    uy = pos[e, a, 1] - bsc[e, a, BS_Y0] + dth * rx
+    u = ux * tx + uy * ty
+    ct = rx * ty - ry * tx
+    wt = wa + ia * ct * ct
+    lim = mu * pfl[e, k, PF_LPOS]
+    lt = pfl[e, k, PF_LTAN] - u / wt
+    lt = -lim if lt < -lim else (lim if lt > lim else lt)
+    dl = lt - pfl[e, k, PF_LTAN]
+    pfl[e, k, PF_LTAN] = lt
+    _move(e, a, tx * dl * wa, ty * dl * wa, ia * ct * dl, pos, ang)
+
+
+@njit(cache=True)
+def resolve(e, k, fa, fb, yield_drive, prs, pos, ang, epar, bint, pint, pvert, pflt, sint,
+            svert, sflt, tol, slop, bsc, vbuf, cbuf, pfl):
+    """Separate pair k once. Returns (touching, overlap removed [m]); overlap < 0 = none."""
+    if not pair_contact(e, k, prs, pos, ang, epar, bint, pint, pvert, pflt, sint, svert, sflt,
+                        tol, vbuf, cbuf, pfl):
+        pfl[e, k, PF_TOUCH] = 0.0
+        return False, -1.0
+    pfl[e, k, PF_TOUCH] = 1.0
+    d = pfl[e, k, 2]
+    if d > pfl[e, k, PF_DMAX]:
+        pfl[e, k, PF_DMAX] = d
+    if d <= 0.0:
+        return True, -1.0
+    wa, ia, wb, ib = pair_weights(e, k, prs, bint, epar, fa, fb, yield_drive)
+    if wa + ia + wb + ib <= 0.0:
+        return True, -1.0
+    a = prs[e, k, PR_A]
+    b = prs[e, k, PR_B]
+    nx, ny = pfl[e, k, 0], pfl[e, k, 1]
+    npts = int(pfl[e, k, 3])
+    p1x, p1y, c1 = pfl[e, k, 4], pfl[e, k, 5], pfl[e, k, 6] + slop
+    p2x, p2y, c2 = pfl[e, k, 7], pfl[e, k, 8], pfl[e, k, 9] + slop
+    ax, ay = pos[e, a, 0], pos[e, a, 1]
+    bx, by = pos[e, b, 0], pos[e, b, 1]
+    ra1 = (p1x - ax) * ny - (p1y - ay) * nx
+    rb1 = (p1x - bx) * ny - (p1y - by) * nx
+    k11 = wa + ia * ra1 * ra1 + wb + ib * rb1 * rb1
+    l1 = 0.0
+    l2 = 0.0
+    ra2 = rb2 = 0.0
+    if npts == 2:
+        # Two-point patch: solve the 2x2 block K l = C with l >= 0 (a tiny LCP by cases).
+        ra2 = (p2x - ax) * ny - (p2y - ay) * nx
+        rb2 = (p2x - bx) * ny - (p2y - by) * nx
+        k22 = wa + ia * ra2 * ra2 + wb + ib * rb2 * rb2
+        k12 = wa + ia * ra1 * ra2 + wb + ib * rb1 * rb2
+        det = k11 * k22 - k12 * k12
+        solved = False
+        if det > 1e-12 * k11 * k22:
+            l1 = (k22 * c1 - k12 * c2) / det
+            l2 = (k11 * c2 - k12 * c1) / det
+            solved = l1 >= 0.0 and l2 >= 0.0
+        if not solved:
+            l1 = max(c1, 0.0) / k11
+            l2 = 0.0
+            if c2 - k12 * l1 > 0.0 and c1 - k12 * max(c2, 0.0) / k22 <= 0.0:
+                l1 = 0.0
+                l2 = c2 / k22
+    else:
+        l1 = max(c1, 0.0) / k11
+    lam = l1 + l2
+    pfl[e, k, PF_LPOS] += lam
+    _move(e, a, nx * lam * wa, ny * lam * wa, ia * (ra1 * l1 + ra2 * l2), pos, ang)
+    if wb > 0.0 or ib > 0.0:
+        _move(e, b, -nx * lam * wb, -ny * lam * wb, -ib * (rb1 * l1 + rb2 * l2), pos, ang)
+    if npts == 2:
+        px, py = 0.5 * (p1x + p2x), 0.5 * (p1y + p2y)
+    else:
+        px, py = p1x, p1y
+    _friction(e, k, a, nx, ny, px, py, wa, ia, pos, ang, bsc, pfl)
+    return True, d
+
+
+# --------------------------------------------------------------------------------------------
+# Blocked bodies (simplified shock propagation)
+# --------------------------------------------------------------------------------------------
+@njit(cache=True, inline="always")
+def _register_block(e, body, k, bis):
+    n = bis[e, body, IS_NBLK]
+    for i in range(n):
+        if bis[e, body, IS_BLK + i] == k:
+            return
+    if n < MAX_BLOCK:
+        bis[e, body, IS_BLK + n] = k
+        bis[e, body, IS_NBLK] = n + 1
+
+
+@njit(cache=True)
+def _project(e, body, skip, prs, pos, ang, epar, bint, pint, pvert, pflt, sint, svert, sflt,
+             tol, slop, bsc, bis, vbuf, cbuf, pfl):
+    """Re-solve the contacts that block ``body``, with only ``body`` moving."""
+    for _ in range(2):
+        for i in range(bis[e, body, IS_NBLK]):
+            kb = bis[e, body, IS_BLK + i]
+            if kb == skip:
+                continue
+            if prs[e, kb, PR_A] == body:
+                resolve(e, kb, False, True, True, prs, pos, ang, epar, bint, pint, pvert, pflt,
+                        sint, svert, sflt, tol, slop, bsc, vbuf, cbuf, pfl)
+            else:
+                resolve(e, kb, True, False, True, prs, pos, ang, epar, bint, pint, pvert, pflt,
+                        sint, svert, sflt, tol, slop, bsc, vbuf, cbuf, pfl)
+
+
+@njit(cache=True)
+def sweeps(e, npairs, order, max_sweeps, prs, pos, ang, epar, bint, pint, pvert, pflt, sint,
+           svert, sflt, tol, slop, bsc, bis, movable, vbuf, cbuf, pfl):
+    """Gauss-Seidel sweeps over the ordered pairs; returns the number of sweeps run."""
+    n_done = 0
+    for _sweep in range(max_sweeps):
+        n_done += 1
+        for i in range(movable.shape[0]):
+            bis[e, movable[i], IS_NBLK] = 0
+        moved = False
+        for idx in range(npairs):
+            k = order[idx]
+            a = prs[e, k, PR_A]
+            b = prs[e, k, PR_B]
+            static_b = prs[e, k, PR_SP] >= 0
+            a_blk = bis[e, a, IS_NBLK] > 0
+            b_blk = (not static_b) and bis[e, b, IS_NBLK] > 0
+            touch, d = resolve(e, k, False, False, False, prs, pos, ang, epar, bint, pint, pvert,
+                               pflt, sint, svert, sflt, tol, slop, bsc, vbuf, cbuf, pfl)
+            if not touch:
+                continue
+            if d > slop:
+                moved = True
+            if d > 0.0 and (a_blk or b_blk):
+                wa, ia, wb, ib = pair_weights(e, k, prs, bint, epar, False, False, False)
+                proj = False
+                if a_blk and wa + ia > 0.0:
+                    _project(e, a, k, prs, pos, ang, epar, bint, pint, pvert, pflt, sint, svert,
+                             sflt, tol, slop, bsc, bis, vbuf, cbuf, pfl)
+                    proj = True
+                if b_blk and wb + ib > 0.0:
+                    _project(e, b, k, prs, pos, ang, epar, bint, pint, pvert, pflt, sint, svert,
+                             sflt, tol, slop, bsc, bis, vbuf, cbuf, pfl)
+                    proj = True
+                if proj and not (a_blk and b_blk):
+                    # The blocked side kept only its tangential share: the partner yields.
+                    resolve(e, k, a_blk, b_blk, True, prs, pos, ang, epar, bint, pint, pvert,
+                            pflt, sint, svert, sflt, tol, slop, bsc, vbuf, cbuf, pfl)
+            if static_b:
+                _register_block(e, a, k, bis)
+            else:
+                if bis[e, b, IS_NBLK] > 0 and b != a:
+                    _register_block(e, a, k, bis)
+                elif a_blk:
+                    _register_block(e, b, k, bis)
+        if not moved:
+            break
+    return n_done
+
+
+# --------------------------------------------------------------------------------------------
+# Preparation: traction decisions, levels and order
+# --------------------------------------------------------------------------------------------
+@njit(cache=True)
+def _find(e, x, bis):
+    while bis[e, x, IS_UF] != x:
+        bis[e, x, IS_UF] = bis[e, bis[e, x, IS_UF], IS_UF]
+        x = bis[e, x, IS_UF]
+    return x
+
+
+@njit(cache=True)
+def prepare(e, npairs, prs, pos, ang, epar, bint, bflt, pint, pvert, pflt, sint, svert, sflt,
+            tol, gravity, movable, bsc, bis, vbuf, cbuf, pfl):
+    """Contacts at the predicted poses, pair modes, friction/restitution and body levels."""
+    nm = movable.shape[0]
+    for i in range(nm):
+        b = movable[i]
+        bis[e, b, IS_UF] = b
+        bsc[e, b, 12] = 0.0
+        bis[e, b, IS_LEVEL] = _LEVEL_DRIVE if bint[b, BI_KIND] == DRIVEN else _LEVEL_INF
+    for k in range(npairs):
+        a = prs[e, k, PR_A]
+        b = prs[e, k, PR_B]
+        sp = prs[e, k, PR_SP]
+        ka = bint[a, BI_KIND]
+        kb = IMMOVABLE if sp >= 0 else bint[b, BI_KIND]
+        if ka == PASSIVE and kb == DRIVEN:
+            # Keep the drive on side a: the mode rules below read it there.
+            prs[e, k, PR_A] = b
+            prs[e, k, PR_B] = a
+            a, b, ka, kb = b, a, kb, ka
+        for j in range(OUT_LEN, pfl.shape[2]):
+            pfl[e, k, j] = 0.0
+        pfl[e, k, PF_DMAX] = -np.inf
+        mu = 0.0
+        if ka == PASSIVE and kb == IMMOVABLE:
+            mu = 0.5 * (epar[e, a, EP_FRICTION] + epar[e, b, EP_FRICTION])
+        pfl[e, k, PF_MU] = mu
+        rest = 0.0
+        if ka == PASSIVE or kb == PASSIVE:
+            rest = 0.5 * (bflt[a, BF_REST] + bflt[b, BF_REST])
+        pfl[e, k, PF_E] = rest
+        if pair_contact(e, k, prs, pos, ang, epar, bint, pint, pvert, pflt, sint, svert, sflt,
+                        tol, vbuf, cbuf, pfl):
+            pfl[e, k, PF_TOUCH] = 1.0
+            pfl[e, k, PF_KEY] = pfl[e, k, 2]
+            if ka == PASSIVE and kb == PASSIVE:
+                ra, rb = _find(e, a, bis), _find(e, b, bis)
+                if ra != rb:
+                    if ra < rb:
+                        bis[e, rb, IS_UF] = ra
+                    else:
+                        bis[e, ra, IS_UF] = rb
+        else:
+            pfl[e, k, PF_TOUCH] = 0.0
+            pfl[e, k, PF_KEY] = -np.inf
+    # Ground friction of each passive chain [N].
+    for i in range(nm):
+        b = movable[i]
+        if bint[b, BI_KIND] == PASSIVE:
+            r = _find(e, b, bis)
+            bsc[e, r, 12] += epar[e, b, EP_FRICTION] * epar[e, b, EP_MASS] * gravity
+    # Traction rule for drive -> passive pairs.
+    for k in range(npairs):
+        a = prs[e, k, PR_A]
+        b = prs[e, k, PR_B]
+        if prs[e, k, PR_SP] >= 0 or bint[a, BI_KIND] != DRIVEN or bint[b, BI_KIND] != PASSIVE:
+            continue
+        root = _find(e, b, bis)
+        load = bsc[e, root, 12]
+        if pfl[e, k, PF_TOUCH] > 0.0:
+            nx, ny = pfl[e, k, 0], pfl[e, k, 1]
+            for j in range(npairs):
+                if j == k or pfl[e, j, PF_TOUCH] <= 0.0 or prs[e, j, PR_SP] >= 0:
+                    continue
+                a2 = prs[e, j, PR_A]
+                b2 = prs[e, j, PR_B]
+                if a2 == a or bint[a2, BI_KIND] != DRIVEN or bint[b2, BI_KIND] != PASSIVE:
+                    continue
+                if _find(e, b2, bis) == root and nx * pfl[e, j, 0] + ny * pfl[e, j, 1] < 0.0:
+                    load += epar[e, a2, EP_FRICTION] * epar[e, a2, EP_MASS] * gravity
+        traction = epar[e, a, EP_FRICTION] * epar[e, a, EP_MASS] * gravity
+        prs[e, k, PR_MODE] = MODE_PUSH if traction >= load * (1.0 - 1e-12) else MODE_STALL
+    # Levels: graph distance from immovable bodies (then from drives), by relaxation.
+    changed = True
+    guard = 0
+    while changed and guard <= nm + 1:
+        changed = False
+        guard += 1
+        for k in range(npairs):
+            a = prs[e, k, PR_A]
+            la = bis[e, a, IS_LEVEL]
+            if prs[e, k, PR_SP] >= 0:
+                if la > 1:
+                    bis[e, a, IS_LEVEL] = 1
+                    changed = True
+                continue
+            b = prs[e, k, PR_B]
+            lb = bis[e, b, IS_LEVEL]
+            if la + 1 < lb:
+                bis[e, b, IS_LEVEL] = la + 1
+                changed = True
+            elif lb + 1 < la:
+                bis[e, a, IS_LEVEL] = lb + 1
+                changed = True
+
+
+@njit(cache=True, inline="always")
+def _pair_level(e, k, prs, bis):
+    if prs[e, k, PR_SP] >= 0:
+        return 0
+    return min(bis[e, prs[e, k, PR_A], IS_LEVEL], bis[e, prs[e, k, PR_B], IS_LEVEL])
+
+
+@njit(cache=True)
+def _before(e, k1, k2, prs, bis, pfl):
+    """Sweep order: lower level, then deeper, then by contact point x, y."""
+    l1 = _pair_level(e, k1, prs, bis)
+    l2 = _pair_level(e, k2, prs, bis)
+    if l1 != l2:
+        return l1 < l2
+    d1, d2 = pfl[e, k1, PF_KEY], pfl[e, k2, PF_KEY]
+    if d1 != d2:
+        return d1 > d2
+    x1, x2 = pfl[e, k1, 4], pfl[e, k2, 4]
+    if x1 != x2:
+        return x1 < x2
+    y1, y2 = pfl[e, k1, 5], pfl[e, k2, 5]
+    if y1 != y2:
+        return y1 < y2
+    return k1 < k2
+
+
+@njit(cache=True)
+def sort_pairs(e, npairs, prs, bis, pfl, pord):
+    """Stable bottom-up merge sort of pair indices by ``_before``; returns the order row."""
+    src = pord[e, 0]
+    dst = pord[e, 1]
+    for i in range(npairs):
+        src[i] = i
+    width = 1
+    while width < npairs:
+        for lo in range(0, npairs, 2 * width):
+            mid = min(lo + width, npairs)
+            hi = min(lo + 2 * width, npairs)
+            i, j, o = lo, mid, lo
+            while i < mid and j < hi:
+                if _before(e, src[j], src[i], prs, bis, pfl):
+                    dst[o] = src[j]
+                    j += 1
+                else:
+                    dst[o] = src[i]
+                    i += 1
+                o += 1
+            while i < mid:
+                dst[o] = src[i]
+                i += 1
+                o += 1
+            while j < hi:
+                dst[o] = src[j]
+                j += 1
+                o += 1
+        src, dst = dst, src
+        width *= 2
+    return src
+
+
+# --------------------------------------------------------------------------------------------
+# Velocity pass
+# --------------------------------------------------------------------------------------------
+@njit(cache=True)
+def velocity_pass(e, npairs, dt, prs, pos, ang, vel, omg, epar, bint, movable, bsc, pfl):
+    """Recover velocities from the contact displacement, then restitution and friction."""
+    for i in range(movable.shape[0]):
+        b = movable[i]
+        vel[e, b, 0] = bsc[e, b, BS_VXF] + (pos[e, b, 0] - bsc[e, b, BS_XP]) / dt
+        vel[e, b, 1] = bsc[e, b, BS_VYF] + (pos[e, b, 1] - bsc[e, b, BS_YP]) / dt
+        omg[e, b] = bsc[e, b, BS_WF] + (ang[e, b] - bsc[e, b, BS_TP]) / dt
+    for k in range(npairs):
+        if pfl[e, k, PF_LPOS] <= 0.0 or pfl[e, k, PF_TOUCH] <= 0.0:
+            continue
+        a = prs[e, k, PR_A]
+        b = prs[e, k, PR_B]
+        static_b = prs[e, k, PR_SP] >= 0 or bint[b, BI_KIND] == IMMOVABLE
+        wa, ia, wb, ib = pair_weights(e, k, prs, bint, epar, False, False, False)
+        # Only passive bodies take velocity changes: a drive re-asserts its own velocity.
+        if bint[a, BI_KIND] != PASSIVE:
+            wa = 0.0
+            ia = 0.0
+        if static_b or bint[b, BI_KIND] != PASSIVE:
+            wb = 0.0
+            ib = 0.0
+        if wa + ia + wb + ib <= 0.0:
+            continue
+        nx, ny = pfl[e, k, 0], pfl[e, k, 1]
+        if int(pfl[e, k, 3]) == 2:
+            px, py = 0.5 * (pfl[e, k, 4] + pfl[e, k, 7]), 0.5 * (pfl[e, k, 5] + pfl[e, k, 8])
+        else:
+            px, py = pfl[e, k, 4], pfl[e, k, 5]
+        rax, ray = px - pos[e, a, 0], py - pos[e, a, 1]
+        vax = vel[e, a, 0] - omg[e, a] * ray
+        vay = vel[e, a, 1] + omg[e, a] * rax
+        v0x = bsc[e, a, BS_VX0] - bsc[e, a, BS_W0] * ray
+        v0y = bsc[e, a, BS_VY0] + bsc[e, a, BS_W0] * rax
+        rbx = rby = 0.0
+        vbx = vby = v1x = v1y = 0.0
+        if not static_b:
+            rbx, rby = px - pos[e, b, 0], py - pos[e, b, 1]
+            vbx = vel[e, b, 0] - omg[e, b] * rby
+            vby = vel[e, b, 1] + omg[e, b] * rbx
+            v1x = bsc[e, b, BS_VX0] - bsc[e, b, BS_W0] * rby
+            v1y = bsc[e, b, BS_VY0] + bsc[e, b, BS_W0] * rbx
+        vn = nx * (vax - vbx) + ny * (vay - vby)
+        if vn < 0.0:
+            pre = nx * (v0x - v1x) + ny * (v0y - v1y)
+            target = -pfl[e, k, PF_E] * pre if pre < 0.0 else 0.0
+            can = rax * ny - ray * nx
+            cbn = rbx * ny - rby * nx
+            w = wa + ia * can * can + wb + ib * cbn * cbn
+            lam = (target - vn) / w
+            pfl[e, k, PF_LVEL] += lam
+            vel[e, a, 0] += nx * lam * wa
+            vel[e, a, 1] += ny * lam * wa
+            omg[e, a] += ia * can * lam
+            if wb + ib > 0.0:
+                vel[e, b, 0] -= nx * lam * wb
+                vel[e, b, 1] -= ny * lam * wb
+                omg[e, b] -= ib * cbn * lam
+        mu = pfl[e, k, PF_MU]
+        if mu > 0.0 and wa + ia > 0.0:
+            tx, ty = -ny, nx
+            vax = vel[e, a, 0] - omg[e, a] * ray
+            vay = vel[e, a, 1] + omg[e, a] * rax
+            vt = vax * tx + vay * ty
+            ct = rax * ty - ray * tx
+            wt = wa + ia * ct * ct
+            normal = pfl[e, k, PF_LPOS] / dt + pfl[e, k, PF_LVEL]
+            budget = mu * normal - abs(pfl[e, k, PF_LTAN]) / dt
+            if budget > 0.0:
+                lt = -vt / wt
+                lt = -budget if lt < -budget else (budget if lt > budget else lt)
+                pfl[e, k, PF_LVT] += lt
+                vel[e, a, 0] += tx * lt * wa
+                vel[e, a, 1] += ty * lt * wa
+                omg[e, a] += ia * ct * lt

@@ -1,0 +1,432 @@
+"""World: the scripting API over a batch of ``num_envs`` copies of one compiled scene.
+
+>>> from push_envs.physics import World
+>>> w = World.from_config("configs/push_box.yaml", num_envs=1)
+>>> w.step({"robot": [1.0, 0.0]})          # diff drive: [v m/s, omega rad/s]
+>>> w.state("box")                         # (num_envs, 3): x [m], y [m], theta [rad]
+
+State is struct-of-arrays with a leading env axis (``pos[E, B, 2]`` of centres of mass,
+``ang[E, B]``, ``vel[E, B, 2]``, ``omg[E, B]``, drive state ``drv[E, B, 2]``); every env runs
+the same compiled kernels, so env i of a batch equals a single world bit for bit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Mapping
+from typing import Any
+
+import numba
+import numpy as np
+
+from .config import load_scene
+from .layout import (
+    BF_COMX,
+    BF_COMY,
+    BI_DRIVE,
+    BI_KIND,
+    BS_LEN,
+    CT_LEN,
+    DRIVEN,
+    EP_FRICTION,
+    EP_INERTIA,
+    EP_LEN,
+    EP_MASS,
+    EP_SCALE,
+    HL_LEN,
+    HL_MAXPEN,
+    HL_NSUB,
+    HL_OVERFLOW,
+    HL_SWEEPS,
+    IMMOVABLE,
+    IS_LEN,
+    PASSIVE,
+    PFL_LEN,
+    PR_DT,
+    PR_G,
+    PR_LEN,
+    PR_MAXSUB,
+    PR_REST,
+    PR_SLOP,
+    PR_SUBFRAC,
+    PR_SWEEPS,
+    PRS_LEN,
+)
+from .narrowphase import MAX_VERTS, OUT_LEN
+from .params import SolverParams
+from .pipeline import step_parallel, step_serial
+from .scene import CompiledScene, compile_scene
+from .sensors import ContactReport, contact_array, reports_for
+
+PARALLEL_MIN_ENVS = 16  # below this, the serial kernel beats prange (thread start-up)
+DRIVE_NAMES = {0: None, 1: "diff", 2: "omni", 3: "acker"}
+
+
+class World:
+    """A batch of ``num_envs`` worlds of one scene, stepped together.
+
+    Args:
+        scene: a compiled scene (see :meth:`from_config`).
+        num_envs: number of copies stepped together (>= 1).
+        num_threads: threads for ``prange`` over envs; None keeps numba's current setting
+            (``NUMBA_NUM_THREADS``). Only used when ``num_envs >= PARALLEL_MIN_ENVS``.
+    """
+
+    def __init__(self, scene: CompiledScene, num_envs: int = 1,
+                 num_threads: int | None = None) -> None:
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) \
+                or num_envs < 1:
+            raise ValueError(f"World: num_envs must be an integer >= 1, got {num_envs!r}")
+        if num_threads is not None:
+            limit = numba.config.NUMBA_NUM_THREADS
+            if isinstance(num_threads, bool) or not isinstance(num_threads, (int, np.integer)) \
+                    or not 1 <= num_threads <= limit:
+                raise ValueError(
+                    f"World: num_threads must be an integer in [1, {limit}] "
+                    f"(NUMBA_NUM_THREADS), got {num_threads!r}")
+        self.scene = scene
+        self.num_envs = int(num_envs)
+        self.num_threads = None if num_threads is None else int(num_threads)
+        self.params = scene.params
+        p = scene.params
+        E, B = self.num_envs, scene.num_bodies
+        self.dt = float(scene.spec.world.step_time)
+        self.gravity = float(scene.spec.world.gravity)
+        self.prm = np.zeros(PR_LEN)
+        self.prm[PR_DT] = self.dt
+        self.prm[PR_G] = self.gravity
+        self.prm[PR_SLOP] = p.slop
+        self.prm[PR_REST] = p.rest_tolerance
+        self.prm[PR_SWEEPS] = p.max_sweeps
+        self.prm[PR_MAXSUB] = p.max_substeps
+        self.prm[PR_SUBFRAC] = p.substep_fraction
+        nm = len(scene.movable)
+        max_pairs = p.max_pairs or (12 * nm + 64)
+        max_contacts = p.max_contacts or max_pairs
+        # Per-env body parameters (domain randomisation writes here).
+        self.epar = np.zeros((E, B, EP_LEN))
+        # State.
+        self.pos = np.zeros((E, B, 2))
+        self.ang = np.zeros((E, B))
+        self.vel = np.zeros((E, B, 2))
+        self.omg = np.zeros((E, B))
+        self.drv = np.zeros((E, B, 2))
+        self.cmd = np.zeros((E, B, 2))
+        # Scratch and outputs.
+        self._bsc = np.zeros((E, B, BS_LEN))
+        self._bis = np.zeros((E, B, IS_LEN), np.int64)
+        self._aabb = np.zeros((E, B, 4))
+        self._stamp = np.zeros((E, len(scene.sint) + 1), np.int64)
+        self._prs = np.zeros((E, max_pairs, PRS_LEN), np.int64)
+        self._pfl = np.zeros((E, max_pairs, PFL_LEN))
+        self._pord = np.zeros((E, 2, max_pairs), np.int64)
+        self._vbuf = np.zeros((E, 2, MAX_VERTS, 2))
+        self._cbuf = np.zeros((E, OUT_LEN))
+        self.cti = np.zeros((E, max_contacts, 3), np.int64)
+        self.ctf = np.zeros((E, max_contacts, CT_LEN))
+        self.ctn = np.zeros(E, np.int64)
+        self.health = np.zeros((E, HL_LEN))
+        self.steps = np.zeros(E, np.int64)
+        self.reset()
+
+    # ------------------------------------------------------------------------------ set-up
+    @classmethod
+    def from_config(cls, source: str | os.PathLike | Mapping, num_envs: int = 1,
+                    num_threads: int | None = None,
+                    params: SolverParams | None = None) -> World:
+        """Load a YAML scene (path or dict), compile it and make ``num_envs`` copies."""
+        spec = load_scene(dict(source) if isinstance(source, Mapping) else source)
+        return cls(compile_scene(spec, params), num_envs=num_envs, num_threads=num_threads)
+
+    @property
+    def names(self) -> list[str]:
+        """Body names, in index order (robots, then obstacles, then ``map`` if any)."""
+        return list(self.scene.names)
+
+    @property
+    def time(self) -> float:
+        """Simulated time of env 0 [s] (all envs advance together unless reset apart)."""
+        return float(self.steps[0] * self.dt)
+
+    def index(self, name: str) -> int:
+        """Body index of ``name``; raises KeyError listing the names."""
+        try:
+            return self.scene.index[name]
+        except KeyError:
+            raise KeyError(f"World: no body named {name!r}; bodies: {self.scene.names}") from None
+
+    def _envs(self, env: int | np.ndarray | None) -> Any:
+        if env is None:
+            return slice(None)
+        idx = np.asarray(env)
+        if idx.dtype == bool:
+            if idx.shape != (self.num_envs,):
+                raise ValueError(f"World: env mask must have shape ({self.num_envs},)")
+            return idx
+        if np.any(idx < 0) or np.any(idx >= self.num_envs):
+            raise IndexError(f"World: env {env!r} out of range [0, {self.num_envs})")
+        return idx
+
+    def reset(self, env: int | np.ndarray | None = None) -> None:
+        """Restore the scene's initial state and parameters in ``env`` (all when None)."""
+        s = self.scene
+        sel = self._envs(env)
+        self.epar[sel, :, EP_MASS] = s.mass
+        self.epar[sel, :, EP_INERTIA] = s.inertia
+        self.epar[sel, :, EP_FRICTION] = s.friction
+        self.epar[sel, :, EP_SCALE] = 1.0
+        self.steps[sel] = 0
+        self.cmd[sel] = 0.0
+        self.drv[sel] = 0.0
+        self.drv[sel, :, 1] = np.where(s.bint[:, BI_DRIVE] == 3, s.steer0, 0.0)
+        for i in range(s.num_bodies):
+            if s.shapes[i] is None:
+                continue
+            self._place(i, s.pose0[i], sel)
+        self.vel[sel] = s.vel0
+        self.omg[sel] = s.omega0
+        self.ctn[sel] = 0
+        self.health[sel] = 0.0
+
+    # ------------------------------------------------------------------------------ stepping
+    def step(self, commands: Mapping[str, Any] | None = None) -> None:
+        """Advance every env by one ``step_time``.
+
+        ``commands`` maps driven body names to arrays of shape (num_envs, 2) or (2,): diff
+        [v m/s, omega rad/s], omni [vx, vy] m/s in the body frame, acker [v m/s, steer rad].
+        Driven bodies missing from it are commanded to hold still.
+        """
+        self.cmd[:] = 0.0
+        if commands:
+            for name, value in commands.items():
+                i = self.index(name)
+                if self.scene.bint[i, BI_KIND] != DRIVEN:
+                    raise ValueError(f"World.step: body {name!r} has no drive to command")
+                arr = np.asarray(value, dtype=np.float64)
+                if arr.shape not in ((2,), (self.num_envs, 2)):
+                    raise ValueError(f"World.step: command for {name!r} must have shape (2,) or "
+                                     f"({self.num_envs}, 2), got {arr.shape}")
+                if not np.all(np.isfinite(arr)):
+                    raise ValueError(f"World.step: command for {name!r} has NaN or inf: {arr}")
+                self.cmd[:, i] = arr
+        self.step_raw()
+
+    def step_raw(self) -> None:
+        """Step with the commands already written in ``self.cmd`` (no checks: hot path)."""
+        s = self.scene
+        parallel = self.num_envs >= PARALLEL_MIN_ENVS
+        if parallel and self.num_threads is not None:
+            numba.set_num_threads(self.num_threads)
+        kernel = step_parallel if parallel else step_serial
+        kernel(self.prm, s.bint, s.bflt, s.pint, s.pvert, s.pflt, s.sint, s.svert, s.sflt,
+               s.grid, s.gstart, s.gitem, s.movable, self.epar, self.pos, self.ang, self.vel,
+               self.omg, self.drv, self.cmd, self._bsc, self._bis, self._aabb, self._stamp,
+               self._prs, self._pfl, self._pord, self._vbuf, self._cbuf, self.cti, self.ctf,
+               self.ctn, self.health)
+        self.steps += 1
+
+    # ------------------------------------------------------------------------------ poses
+    def _com_offset(self, i: int, theta: np.ndarray, sel: Any) -> np.ndarray:
+        s = self.scene
+        lx, ly = s.bflt[i, BF_COMX], s.bflt[i, BF_COMY]
+        sc = self.epar[sel, i, EP_SCALE]
+        c, sn = np.cos(theta), np.sin(theta)
+        return np.stack([(c * lx - sn * ly) * sc, (sn * lx + c * ly) * sc], axis=-1)
+
+    def _place(self, i: int, pose: np.ndarray, sel: Any) -> None:
+        pose = np.asarray(pose, dtype=np.float64)
+        theta = np.broadcast_to(pose[..., 2], self.ang[sel, i].shape)
+        self.ang[sel, i] = theta
+        self.pos[sel, i] = pose[..., :2] + self._com_offset(i, theta, sel)
+
+    def state(self, name: str) -> np.ndarray:
+        """Pose of the body origin per env: (num_envs, 3) x [m], y [m], theta [rad].
+
+        Acker bodies get a fourth column, the steering angle [rad].
+        """
+        i = self.index(name)
+        theta = self.ang[:, i]
+        xy = self.pos[:, i] - self._com_offset(i, theta, slice(None))
+        out = np.concatenate([xy, theta[:, None]], axis=1)
+        if self.scene.bint[i, BI_DRIVE] == 3:
+            out = np.concatenate([out, self.drv[:, i, 1:2]], axis=1)
+        return out
+
+    def com(self, name: str) -> np.ndarray:
+        """Centre of mass per env: (num_envs, 2) [m]."""
+        return self.pos[:, self.index(name)].copy()
+
+    def velocity(self, name: str) -> np.ndarray:
+        """World-frame velocity of the centre of mass per env: (num_envs, 2) [m/s]."""
+        return self.vel[:, self.index(name)].copy()
+
+    def omega(self, name: str) -> np.ndarray:
+        """Yaw rate per env: (num_envs,) [rad/s]."""
+        return self.omg[:, self.index(name)].copy()
+
+    def drive_state(self, name: str) -> np.ndarray:
+        """Drive state per env (num_envs, 2): see kinematics.py for each model's meaning."""
+        return self.drv[:, self.index(name)].copy()
+
+    def _movable(self, name: str, what: str) -> int:
+        i = self.index(name)
+        if self.scene.bint[i, BI_KIND] == IMMOVABLE:
+            raise ValueError(f"World.{what}: body {name!r} is immovable (static or infinite "
+                             "mass); its pose is fixed when the scene is compiled")
+        return i
+
+    def set_state(self, name: str, state: Any, env: int | np.ndarray | None = None) -> None:
+        """Place the body origin at (x, y, theta) [m, m, rad] (acker: optional 4th, steer)."""
+        i = self._movable(name, "set_state")
+        sel = self._envs(env)
+        arr = np.asarray(state, dtype=np.float64)
+        if arr.shape[-1] not in (3, 4) or not np.all(np.isfinite(arr)):
+            raise ValueError(f"World.set_state: state for {name!r} must be finite, with 3 "
+                             f"(or 4 for acker) columns, got {arr!r}")
+        self._place(i, arr[..., :3], sel)
+        if arr.shape[-1] == 4:
+            if self.scene.bint[i, BI_DRIVE] != 3:
+                raise ValueError(f"World.set_state: only acker bodies take a steering angle; "
+                                 f"{name!r} is not one")
+            self.drv[sel, i, 1] = arr[..., 3]
+
+    def set_velocity(self, name: str, v_xy: Any, env: int | np.ndarray | None = None) -> None:
+        """Set the world-frame velocity [m/s] of a passive body (drives follow commands)."""
+        i = self._movable(name, "set_velocity")
+        if self.scene.bint[i, BI_KIND] != PASSIVE:
+            raise ValueError(f"World.set_velocity: {name!r} is driven; command its drive "
+                             "instead (or use set_drive_state)")
+        arr = np.asarray(v_xy, dtype=np.float64)
+        if arr.shape[-1] != 2 or not np.all(np.isfinite(arr)):
+            raise ValueError(f"World.set_velocity: velocity must be finite (..., 2), got {arr!r}")
+        self.vel[self._envs(env), i] = arr
+
+    def set_omega(self, name: str, omega: Any, env: int | np.ndarray | None = None) -> None:
+        """Set the yaw rate [rad/s] of a passive body."""
+        i = self._movable(name, "set_omega")
+        self.omg[self._envs(env), i] = omega
+
+    def set_drive_state(self, name: str, d: Any, env: int | np.ndarray | None = None) -> None:
+        """Set a driven body's drive state (see kinematics.py)."""
+        i = self._movable(name, "set_drive_state")
+        self.drv[self._envs(env), i] = d
+
+    # ------------------------------------------------------------------- domain randomisation
+    def set_mass(self, name: str, mass: Any, env: int | np.ndarray | None = None) -> None:
+        """Set mass [kg] (> 0, finite); the inertia scales with it."""
+        i = self._movable(name, "set_mass")
+        m = np.asarray(mass, dtype=np.float64)
+        if not np.all(np.isfinite(m)) or np.any(m <= 0):
+            raise ValueError(f"World.set_mass: mass must be finite and > 0, got {mass!r}")
+        sel = self._envs(env)
+        self.epar[sel, i, EP_INERTIA] *= m / self.epar[sel, i, EP_MASS]
+        self.epar[sel, i, EP_MASS] = m
+
+    def set_friction(self, name: str, mu: Any, env: int | np.ndarray | None = None) -> None:
+        """Set the ground friction coefficient (>= 0)."""
+        i = self.index(name)
+        arr = np.asarray(mu, dtype=np.float64)
+        if not np.all(np.isfinite(arr)) or np.any(arr < 0):
+            raise ValueError(f"World.set_friction: friction must be finite and >= 0, got {mu!r}")
+        self.epar[self._envs(env), i, EP_FRICTION] = arr
+
+    def set_scale(self, name: str, scale: Any, env: int | np.ndarray | None = None) -> None:
+        """Scale the body's shape by a factor (> 0) about its centre of mass; I scales by s^2.
+
+        The pose of the centre of mass is kept.
+        """
+        i = self._movable(name, "set_scale")
+        s = np.asarray(scale, dtype=np.float64)
+        if not np.all(np.isfinite(s)) or np.any(s <= 0):
+            raise ValueError(f"World.set_scale: scale must be finite and > 0, got {scale!r}")
+        sel = self._envs(env)
+        self.epar[sel, i, EP_INERTIA] *= (s / self.epar[sel, i, EP_SCALE]) ** 2
+        self.epar[sel, i, EP_SCALE] = s
+
+    def mass(self, name: str) -> np.ndarray:
+        """Mass per env [kg]."""
+        return self.epar[:, self.index(name), EP_MASS].copy()
+
+    def inertia(self, name: str) -> np.ndarray:
+        """Moment of inertia about the centre of mass per env [kg m^2]."""
+        return self.epar[:, self.index(name), EP_INERTIA].copy()
+
+    def traction(self, name: str) -> np.ndarray:
+        """Ground friction force mu m g per env [N] (a drive's traction, a load's resistance)."""
+        i = self.index(name)
+        return self.epar[:, i, EP_FRICTION] * self.epar[:, i, EP_MASS] * self.gravity
+
+    # ------------------------------------------------------------------------------ sensors
+    def contacts(self, name: str, env: int = 0) -> list[ContactReport]:
+        """Touching contacts of ``name`` in ``env`` after the last step, from its own side."""
+        i = self.index(name)
+        if not 0 <= env < self.num_envs:
+            raise IndexError(f"World.contacts: env {env} out of range [0, {self.num_envs})")
+        return reports_for(self, i, env)
+
+    def contact_array(self, name: str, max_contacts: int = 4) -> tuple[np.ndarray, np.ndarray]:
+        """Fixed-size contact readings for observations.
+
+        Returns ``(arr, count)``: ``arr`` (num_envs, max_contacts, 8) with columns
+        [in_contact, normal_x, normal_y, force N, point_x m, point_y m, depth m, other index]
+        in the world frame (normal toward ``name``), deepest-force first, zero-padded; and
+        ``count`` (num_envs,) the number of touching contacts (may exceed max_contacts).
+        """
+        i = self.index(name)
+        out = np.zeros((self.num_envs, max_contacts, 8))
+        count = np.zeros(self.num_envs, np.int64)
+        contact_array(i, self.cti, self.ctf, self.ctn, out, count)
+        return out, count
+
+    def in_contact(self, name: str) -> np.ndarray:
+        """Whether ``name`` touches anything, per env: (num_envs,) bool."""
+        return self.contact_array(name, 1)[1] > 0
+
+    def net_force(self, name: str) -> np.ndarray:
+        """Sum of contact forces on ``name`` per env (normal and friction): (num_envs, 2) [N]."""
+        i = self.index(name)
+        out = np.zeros((self.num_envs, 2))
+        for e in range(self.num_envs):
+            for r in reports_for(self, i, e):
+                out[e] += r.force * r.normal + r.friction * np.array([-r.normal[1], r.normal[0]])
+        return out
+
+    @property
+    def max_penetration(self) -> np.ndarray:
+        """Deepest overlap left after the last step's solve, per env [m]."""
+        return self.health[:, HL_MAXPEN].copy()
+
+    @property
+    def sweeps(self) -> np.ndarray:
+        """Most Gauss-Seidel sweeps a sub-step of the last step used, per env."""
+        return self.health[:, HL_SWEEPS].astype(np.int64)
+
+    @property
+    def substeps(self) -> np.ndarray:
+        """Sub-steps the last step was split into, per env."""
+        return self.health[:, HL_NSUB].astype(np.int64)
+
+    @property
+    def pair_overflow(self) -> np.ndarray:
+        """Candidate pairs dropped in the last step for lack of buffer space, per env."""
+        return self.health[:, HL_OVERFLOW].astype(np.int64)
+
+    # ------------------------------------------------------------------------------ misc
+    def state_hash(self) -> str:
+        """SHA-256 over every env's poses and velocities (for golden-hash regression tests)."""
+        h = hashlib.sha256()
+        for a in (self.pos, self.ang, self.vel, self.omg, self.drv):
+            h.update(np.ascontiguousarray(a).tobytes())
+        return h.hexdigest()
+
+    def kinematics(self, name: str) -> str | None:
+        """Drive model of ``name``: 'diff', 'omni', 'acker' or None."""
+        return DRIVE_NAMES[int(self.scene.bint[self.index(name), BI_DRIVE])]
+
+    def __repr__(self) -> str:
+        return (f"World(bodies={len(self.scene.names)}, num_envs={self.num_envs}, "
+                f"dt={self.dt:g}s, source={self.scene.spec.source!r})")
+
+
+__all__ = ["World", "ContactReport", "PARALLEL_MIN_ENVS"]
