@@ -78,7 +78,8 @@ BS_VX0 = 9  # velocity at the start of the sub-step
 BS_VY0 = 10
 BS_W0 = 11
 BS_LOAD = 12  # ground friction of the passive chain (component root) [N]
-BS_LEN = 13
+BS_DRIVE = 13  # traction of the drives pushing the passive chain (component root) [N]
+BS_LEN = 14
 
 # bis[E, B, :]
 IS_LEVEL = 0  # contact-graph distance from immovable bodies (then from drives)
@@ -104,14 +105,15 @@ PF_LPOS = 10  # accumulated normal position lambda [kg m]
 PF_LTAN = 11  # accumulated tangential (friction) position lambda [kg m]
 PF_DMAX = 12  # deepest overlap removed this step [m]
 PF_KEY = 13  # sort key: depth at the start of the sweeps
-PF_LVEL = 14  # velocity-pass normal impulse [N s]
+PF_LVEL = 14  # velocity-pass normal impulse at the first patch point [N s]
 PF_LVT = 15  # velocity-pass tangential impulse [N s]
 PF_MU = 16  # friction coefficient of the contact (0: frictionless)
 PF_E = 17  # restitution of the contact
 PF_TOUCH = 18  # 1 when touching in the latest narrow phase
 PF_FN = 19  # force accumulated over sub-steps [N s] (normal impulse)
 PF_FT = 20
-PFL_LEN = 21
+PF_LVEL2 = 21  # velocity-pass normal impulse at the second patch point [N s]
+PFL_LEN = 22
 
 # ctf[E, C, :] contact output
 CT_NX = 0

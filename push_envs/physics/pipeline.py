@@ -38,6 +38,7 @@ from .layout import (
     BF_WHEELBASE,
     BI_DRIVE,
     BI_KIND,
+    BS_DRIVE,
     BS_T0,
     BS_TP,
     BS_VX0,
@@ -71,10 +72,13 @@ from .layout import (
     HL_NSUB,
     HL_OVERFLOW,
     HL_SWEEPS,
+    IS_UF,
+    PASSIVE,
     PF_DMAX,
     PF_LPOS,
     PF_LTAN,
     PF_LVEL,
+    PF_LVEL2,
     PF_LVT,
     PF_TOUCH,
     PR_A,
@@ -184,7 +188,15 @@ def _free_motion(e, dt, gravity, bint, bflt, movable, epar, pos, ang, vel, omg, 
 
 
 @njit(cache=True)
-def _write_contacts(e, npairs, dts, gravity, prs, bint, epar, pfl, cti, ctf, ctn, hl):
+def _root(e, x, bis):
+    while bis[e, x, IS_UF] != x:
+        x = bis[e, x, IS_UF]
+    return x
+
+
+@njit(cache=True)
+def _write_contacts(e, npairs, dts, gravity, prs, bint, epar, bsc, bis, pfl, cti, ctf, ctn,
+                    hl):
     """Stage 7: touching pairs of the last sub-step into the contact buffers."""
     n = 0
     cap = cti.shape[1]
@@ -199,13 +211,18 @@ def _write_contacts(e, npairs, dts, gravity, prs, bint, epar, pfl, cti, ctf, ctn
             maxpen = depth_now
         if n >= cap:
             continue
-        fn = (pfl[e, k, PF_LPOS] / dts + pfl[e, k, PF_LVEL]) / dts
+        fn = (pfl[e, k, PF_LPOS] / dts + pfl[e, k, PF_LVEL] + pfl[e, k, PF_LVEL2]) / dts
         ft = (pfl[e, k, PF_LTAN] / dts + pfl[e, k, PF_LVT]) / dts
         # A contact cannot carry more than the traction of a drive pushing into it.
         if bint[a, BI_KIND] == DRIVEN:
             fn = min(fn, epar[e, a, EP_FRICTION] * epar[e, a, EP_MASS] * gravity)
         if prs[e, k, PR_SP] < 0 and bint[b, BI_KIND] == DRIVEN:
             fn = min(fn, epar[e, b, EP_FRICTION] * epar[e, b, EP_MASS] * gravity)
+        # Inside a passive chain that drives push, no contact carries more than their traction.
+        if bint[a, BI_KIND] == PASSIVE:
+            drive = bsc[e, _root(e, a, bis), BS_DRIVE]
+            if drive > 0.0:
+                fn = min(fn, drive)
         cti[e, n, 0] = a
         cti[e, n, 1] = b
         cti[e, n, 2] = prs[e, k, PR_SP]
@@ -258,8 +275,9 @@ def step_env(e, prm, bint, bflt, pint, pvert, pflt, sint, svert, sflt, grid, gst
                     sint, svert, sflt, tol, slop, bsc, bis, movable, vbuf, cbuf, pfl)
         if ns > most:
             most = ns
-        velocity_pass(e, npairs, dts, prs, pos, ang, vel, omg, epar, bint, movable, bsc, pfl)
-    _write_contacts(e, npairs, dts, gravity, prs, bint, epar, pfl, cti, ctf, ctn, hl)
+        velocity_pass(e, npairs, order, dts, prs, pos, ang, vel, omg, epar, bint, movable, bsc,
+                      pfl)
+    _write_contacts(e, npairs, dts, gravity, prs, bint, epar, bsc, bis, pfl, cti, ctf, ctn, hl)
     hl[e, HL_SWEEPS] = most
     hl[e, HL_NSUB] = nsub
     hl[e, HL_OVERFLOW] = overflow

@@ -43,7 +43,8 @@ from .layout import (
     BI_KIND,
     BI_PCOUNT,
     BI_PSTART,
-    BS_T0,
+    BS_DRIVE,
+    BS_LOAD,
     BS_TP,
     BS_VX0,
     BS_VXF,
@@ -78,6 +79,7 @@ from .layout import (
     PF_LPOS,
     PF_LTAN,
     PF_LVEL,
+    PF_LVEL2,
     PF_LVT,
     PF_MU,
     PF_RAD,
@@ -208,7 +210,7 @@ def _move(e, body, dx, dy, dth, pos, ang):
 
 
 @njit(cache=True)
-def _friction(e, k, a, nx, ny, px, py, wa, ia, pos, ang, bsc, pfl):
+def _friction(e, k, a, nx, ny, px, py, wa, pos, ang, bsc, pfl):
     """Coulomb friction of a (moving) against an immovable surface, in position space.
 
     The contact point's tangential travel since the sub-step began is cancelled while the
@@ -219,19 +221,16 @@ def _friction(e, k, a, nx, ny, px, py, wa, ia, pos, ang, bsc, pfl):
     if mu <= 0.0 or wa <= 0.0:
         return
     tx, ty = -ny, nx
-    rx, ry = px - pos[e, a, 0], py - pos[e, a, 1]
-    dth = ang[e, a] - bsc[e, a, BS_T0]
-    ux = pos[e, a, 0] - bsc[e, a, BS_X0] - dth * ry
-    uy = pos[e, a, 1] - bsc[e, a, BS_Y0] + dth * rx
-    u = ux * tx + uy * ty
-    ct = rx * ty - ry * tx
-    wt = wa + ia * ct * ct
+    u = (pos[e, a, 0] - bsc[e, a, BS_X0]) * tx + (pos[e, a, 1] - bsc[e, a, BS_Y0]) * ty
+    # The friction impulse acts on the translation only: the wall's friction torque on a
+    # single contact point is held by the ground's friction on the spin, so a stuck body
+    # neither slides nor rolls along the wall.
     lim = mu * pfl[e, k, PF_LPOS]
-    lt = pfl[e, k, PF_LTAN] - u / wt
+    lt = pfl[e, k, PF_LTAN] - u / wa
     lt = -lim if lt < -lim else (lim if lt > lim else lt)
     dl = lt - pfl[e, k, PF_LTAN]
     pfl[e, k, PF_LTAN] = lt
-    _move(e, a, tx * dl * wa, ty * dl * wa, ia * ct * dl, pos, ang)
+    _move(e, a, tx * dl * wa, ty * dl * wa, 0.0, pos, ang)
 
 
 @njit(cache=True)
@@ -294,7 +293,7 @@ def resolve(e, k, fa, fb, yield_drive, prs, pos, ang, epar, bint, pint, pvert, p
         px, py = 0.5 * (p1x + p2x), 0.5 * (p1y + p2y)
     else:
         px, py = p1x, p1y
-    _friction(e, k, a, nx, ny, px, py, wa, ia, pos, ang, bsc, pfl)
+    _friction(e, k, a, nx, ny, px, py, wa, pos, ang, bsc, pfl)
     return True, d
 
 
@@ -312,21 +311,67 @@ def _register_block(e, body, k, bis):
         bis[e, body, IS_NBLK] = n + 1
 
 
+_PROJECT_ITERS = 8
+
+
 @njit(cache=True)
-def _project(e, body, skip, prs, pos, ang, epar, bint, pint, pvert, pflt, sint, svert, sflt,
-             tol, slop, bsc, bis, vbuf, cbuf, pfl):
-    """Re-solve the contacts that block ``body``, with only ``body`` moving."""
-    for _ in range(2):
-        for i in range(bis[e, body, IS_NBLK]):
+def _project(e, body, dx, dy, dth, prs, pos, epar, bint, bis, pfl):
+    """Project a blocked body's displacement (dx, dy [m], dth [rad]) onto what its blockers allow.
+
+    The blocking contacts are linearised at the body's current pose (rows J = [n, r x n] per
+    patch point, n pointing out of the blocker) and the displacement is corrected by projected
+    Gauss-Seidel on those rows: no point may move into its blocker, and against a static
+    surface the tangential travel is held within the friction cone (|l_t| <= mu l_n). Working
+    on the linear displacement, rather than moving the body and pushing it back out, keeps a
+    large transient rotation from leaving the body short of the wall when it is undone.
+    Returns the allowed displacement; the normal and friction lambdas go to the blockers.
+    """
+    m = epar[e, body, EP_MASS]
+    im = 1.0 / m
+    ii = 1.0 / epar[e, body, EP_INERTIA]
+    if bint[body, BI_KIND] == DRIVEN:
+        ii = ii  # a yielding drive turns like any body
+    bx, by = pos[e, body, 0], pos[e, body, 1]
+    nblk = bis[e, body, IS_NBLK]
+    lam_n = np.zeros(2 * MAX_BLOCK)
+    lam_t = np.zeros(MAX_BLOCK)
+    for _ in range(_PROJECT_ITERS):
+        for i in range(nblk):
             kb = bis[e, body, IS_BLK + i]
-            if kb == skip:
-                continue
-            if prs[e, kb, PR_A] == body:
-                resolve(e, kb, False, True, True, prs, pos, ang, epar, bint, pint, pvert, pflt,
-                        sint, svert, sflt, tol, slop, bsc, vbuf, cbuf, pfl)
-            else:
-                resolve(e, kb, True, False, True, prs, pos, ang, epar, bint, pint, pvert, pflt,
-                        sint, svert, sflt, tol, slop, bsc, vbuf, cbuf, pfl)
+            sgn = 1.0 if prs[e, kb, PR_A] == body else -1.0
+            nx, ny = sgn * pfl[e, kb, 0], sgn * pfl[e, kb, 1]
+            npts = int(pfl[e, kb, 3])
+            for j in range(npts):
+                px, py = pfl[e, kb, 4 + 3 * j], pfl[e, kb, 5 + 3 * j]
+                cr = (px - bx) * ny - (py - by) * nx
+                v = dx * nx + dy * ny + dth * cr
+                w = im + ii * cr * cr
+                lo = lam_n[2 * i + j]
+                ln = max(lo - v / w, 0.0)
+                dl = ln - lo
+                lam_n[2 * i + j] = ln
+                dx += nx * dl * im
+                dy += ny * dl * im
+                dth += ii * cr * dl
+            mu = pfl[e, kb, PF_MU]
+            if mu > 0.0:
+                # Translation-only friction, as in _friction.
+                tx, ty = -ny, nx
+                u = dx * tx + dy * ty
+                lim = mu * (lam_n[2 * i] + lam_n[2 * i + 1])
+                lo = lam_t[i]
+                lt = lo - u * m
+                lt = -lim if lt < -lim else (lim if lt > lim else lt)
+                dl = lt - lo
+                lam_t[i] = lt
+                dx += tx * dl * im
+                dy += ty * dl * im
+    for i in range(nblk):
+        kb = bis[e, body, IS_BLK + i]
+        pfl[e, kb, PF_LPOS] += lam_n[2 * i] + lam_n[2 * i + 1]
+        sgn = 1.0 if prs[e, kb, PR_A] == body else -1.0
+        pfl[e, kb, PF_LTAN] += sgn * lam_t[i]
+    return dx, dy, dth
 
 
 @njit(cache=True)
@@ -346,6 +391,8 @@ def sweeps(e, npairs, order, max_sweeps, prs, pos, ang, epar, bint, pint, pvert,
             static_b = prs[e, k, PR_SP] >= 0
             a_blk = bis[e, a, IS_NBLK] > 0
             b_blk = (not static_b) and bis[e, b, IS_NBLK] > 0
+            ax0, ay0, at0 = pos[e, a, 0], pos[e, a, 1], ang[e, a]
+            bx0, by0, bt0 = pos[e, b, 0], pos[e, b, 1], ang[e, b]
             touch, d = resolve(e, k, False, False, False, prs, pos, ang, epar, bint, pint, pvert,
                                pflt, sint, svert, sflt, tol, slop, bsc, vbuf, cbuf, pfl)
             if not touch:
@@ -353,15 +400,22 @@ def sweeps(e, npairs, order, max_sweeps, prs, pos, ang, epar, bint, pint, pvert,
             if d > slop:
                 moved = True
             if d > 0.0 and (a_blk or b_blk):
-                wa, ia, wb, ib = pair_weights(e, k, prs, bint, epar, False, False, False)
                 proj = False
-                if a_blk and wa + ia > 0.0:
-                    _project(e, a, k, prs, pos, ang, epar, bint, pint, pvert, pflt, sint, svert,
-                             sflt, tol, slop, bsc, bis, vbuf, cbuf, pfl)
-                    proj = True
-                if b_blk and wb + ib > 0.0:
-                    _project(e, b, k, prs, pos, ang, epar, bint, pint, pvert, pflt, sint, svert,
-                             sflt, tol, slop, bsc, bis, vbuf, cbuf, pfl)
+                for side in range(2):
+                    body = a if side == 0 else b
+                    if not (a_blk if side == 0 else b_blk):
+                        continue
+                    x0, y0, t0 = (ax0, ay0, at0) if side == 0 else (bx0, by0, bt0)
+                    ddx, ddy, ddt = pos[e, body, 0] - x0, pos[e, body, 1] - y0, ang[e, body] - t0
+                    if ddx == 0.0 and ddy == 0.0 and ddt == 0.0:
+                        continue
+                    # Undo the free share and apply only what the blockers allow.
+                    pos[e, body, 0] = x0
+                    pos[e, body, 1] = y0
+                    ang[e, body] = t0
+                    ddx, ddy, ddt = _project(e, body, ddx, ddy, ddt, prs, pos, epar, bint, bis,
+                                             pfl)
+                    _move(e, body, ddx, ddy, ddt, pos, ang)
                     proj = True
                 if proj and not (a_blk and b_blk):
                     # The blocked side kept only its tangential share: the partner yields.
@@ -398,7 +452,8 @@ def prepare(e, npairs, prs, pos, ang, epar, bint, bflt, pint, pvert, pflt, sint,
     for i in range(nm):
         b = movable[i]
         bis[e, b, IS_UF] = b
-        bsc[e, b, 12] = 0.0
+        bsc[e, b, BS_LOAD] = 0.0
+        bsc[e, b, BS_DRIVE] = 0.0
         bis[e, b, IS_LEVEL] = _LEVEL_DRIVE if bint[b, BI_KIND] == DRIVEN else _LEVEL_INF
     for k in range(npairs):
         a = prs[e, k, PR_A]
@@ -441,7 +496,7 @@ def prepare(e, npairs, prs, pos, ang, epar, bint, bflt, pint, pvert, pflt, sint,
         b = movable[i]
         if bint[b, BI_KIND] == PASSIVE:
             r = _find(e, b, bis)
-            bsc[e, r, 12] += epar[e, b, EP_FRICTION] * epar[e, b, EP_MASS] * gravity
+            bsc[e, r, BS_LOAD] += epar[e, b, EP_FRICTION] * epar[e, b, EP_MASS] * gravity
     # Traction rule for drive -> passive pairs.
     for k in range(npairs):
         a = prs[e, k, PR_A]
@@ -449,7 +504,7 @@ def prepare(e, npairs, prs, pos, ang, epar, bint, bflt, pint, pvert, pflt, sint,
         if prs[e, k, PR_SP] >= 0 or bint[a, BI_KIND] != DRIVEN or bint[b, BI_KIND] != PASSIVE:
             continue
         root = _find(e, b, bis)
-        load = bsc[e, root, 12]
+        load = bsc[e, root, BS_LOAD]
         if pfl[e, k, PF_TOUCH] > 0.0:
             nx, ny = pfl[e, k, 0], pfl[e, k, 1]
             for j in range(npairs):
@@ -462,6 +517,8 @@ def prepare(e, npairs, prs, pos, ang, epar, bint, bflt, pint, pvert, pflt, sint,
                 if _find(e, b2, bis) == root and nx * pfl[e, j, 0] + ny * pfl[e, j, 1] < 0.0:
                     load += epar[e, a2, EP_FRICTION] * epar[e, a2, EP_MASS] * gravity
         traction = epar[e, a, EP_FRICTION] * epar[e, a, EP_MASS] * gravity
+        if pfl[e, k, PF_TOUCH] > 0.0:
+            bsc[e, root, BS_DRIVE] += traction
         prs[e, k, PR_MODE] = MODE_PUSH if traction >= load * (1.0 - 1e-12) else MODE_STALL
     # Levels: graph distance from immovable bodies (then from drives), by relaxation.
     changed = True
@@ -550,78 +607,113 @@ def sort_pairs(e, npairs, prs, bis, pfl, pord):
 # --------------------------------------------------------------------------------------------
 # Velocity pass
 # --------------------------------------------------------------------------------------------
+_VEL_ITERS = 6
+
+
 @njit(cache=True)
-def velocity_pass(e, npairs, dt, prs, pos, ang, vel, omg, epar, bint, movable, bsc, pfl):
-    """Recover velocities from the contact displacement, then restitution and friction."""
+def _vel_weights(e, k, prs, bint, epar):
+    """Velocity-pass weights: passive bodies take impulses (and turn); a drive that yielded
+    in this pair takes them on its translation only (it slides along what stopped it); a
+    drive that pushes is unaffected (its drive re-asserts its velocity)."""
+    a = prs[e, k, PR_A]
+    b = prs[e, k, PR_B]
+    mode = prs[e, k, PR_MODE]
+    static_b = prs[e, k, PR_SP] >= 0 or bint[b, BI_KIND] == IMMOVABLE
+    wa = 1.0 / epar[e, a, EP_MASS]
+    ia = 1.0 / epar[e, a, EP_INERTIA]
+    if bint[a, BI_KIND] == DRIVEN:
+        ia = 0.0
+        if mode == MODE_PUSH:
+            wa = 0.0
+    wb = ib = 0.0
+    if not static_b and mode != MODE_STALL:
+        wb = 1.0 / epar[e, b, EP_MASS]
+        ib = 1.0 / epar[e, b, EP_INERTIA]
+        if bint[b, BI_KIND] == DRIVEN:
+            ib = 0.0
+    return wa, ia, wb, ib, static_b
+
+
+@njit(cache=True, inline="always")
+def _point_vel(e, body, rx, ry, vel, omg):
+    return vel[e, body, 0] - omg[e, body] * ry, vel[e, body, 1] + omg[e, body] * rx
+
+
+@njit(cache=True)
+def velocity_pass(e, npairs, order, dt, prs, pos, ang, vel, omg, epar, bint, movable, bsc, pfl):
+    """Recover velocities from the displacement, then sequential impulses at the contacts.
+
+    v = v_free + (x - x_free) / dt is the mean velocity over the sub-step; a contact made
+    mid-step leaves some approach in it. A few Gauss-Seidel passes over the touching pairs,
+    in the sweep order and with accumulated impulses clamped >= 0, give every patch point a
+    normal speed of at least -e times its approach speed before the sub-step (the bounce,
+    for pairs that collided) and zero otherwise, and static surfaces add Coulomb friction.
+    """
     for i in range(movable.shape[0]):
         b = movable[i]
         vel[e, b, 0] = bsc[e, b, BS_VXF] + (pos[e, b, 0] - bsc[e, b, BS_XP]) / dt
         vel[e, b, 1] = bsc[e, b, BS_VYF] + (pos[e, b, 1] - bsc[e, b, BS_YP]) / dt
         omg[e, b] = bsc[e, b, BS_WF] + (ang[e, b] - bsc[e, b, BS_TP]) / dt
-    for k in range(npairs):
-        if pfl[e, k, PF_LPOS] <= 0.0 or pfl[e, k, PF_TOUCH] <= 0.0:
-            continue
-        a = prs[e, k, PR_A]
-        b = prs[e, k, PR_B]
-        static_b = prs[e, k, PR_SP] >= 0 or bint[b, BI_KIND] == IMMOVABLE
-        wa, ia, wb, ib = pair_weights(e, k, prs, bint, epar, False, False, False)
-        # Only passive bodies take velocity changes: a drive re-asserts its own velocity.
-        if bint[a, BI_KIND] != PASSIVE:
-            wa = 0.0
-            ia = 0.0
-        if static_b or bint[b, BI_KIND] != PASSIVE:
-            wb = 0.0
-            ib = 0.0
-        if wa + ia + wb + ib <= 0.0:
-            continue
-        nx, ny = pfl[e, k, 0], pfl[e, k, 1]
-        if int(pfl[e, k, 3]) == 2:
-            px, py = 0.5 * (pfl[e, k, 4] + pfl[e, k, 7]), 0.5 * (pfl[e, k, 5] + pfl[e, k, 8])
-        else:
-            px, py = pfl[e, k, 4], pfl[e, k, 5]
-        rax, ray = px - pos[e, a, 0], py - pos[e, a, 1]
-        vax = vel[e, a, 0] - omg[e, a] * ray
-        vay = vel[e, a, 1] + omg[e, a] * rax
-        v0x = bsc[e, a, BS_VX0] - bsc[e, a, BS_W0] * ray
-        v0y = bsc[e, a, BS_VY0] + bsc[e, a, BS_W0] * rax
-        rbx = rby = 0.0
-        vbx = vby = v1x = v1y = 0.0
-        if not static_b:
-            rbx, rby = px - pos[e, b, 0], py - pos[e, b, 1]
-            vbx = vel[e, b, 0] - omg[e, b] * rby
-            vby = vel[e, b, 1] + omg[e, b] * rbx
-            v1x = bsc[e, b, BS_VX0] - bsc[e, b, BS_W0] * rby
-            v1y = bsc[e, b, BS_VY0] + bsc[e, b, BS_W0] * rbx
-        vn = nx * (vax - vbx) + ny * (vay - vby)
-        if vn < 0.0:
-            pre = nx * (v0x - v1x) + ny * (v0y - v1y)
-            target = -pfl[e, k, PF_E] * pre if pre < 0.0 else 0.0
-            can = rax * ny - ray * nx
-            cbn = rbx * ny - rby * nx
-            w = wa + ia * can * can + wb + ib * cbn * cbn
-            lam = (target - vn) / w
-            pfl[e, k, PF_LVEL] += lam
-            vel[e, a, 0] += nx * lam * wa
-            vel[e, a, 1] += ny * lam * wa
-            omg[e, a] += ia * can * lam
-            if wb + ib > 0.0:
-                vel[e, b, 0] -= nx * lam * wb
-                vel[e, b, 1] -= ny * lam * wb
-                omg[e, b] -= ib * cbn * lam
-        mu = pfl[e, k, PF_MU]
-        if mu > 0.0 and wa + ia > 0.0:
-            tx, ty = -ny, nx
-            vax = vel[e, a, 0] - omg[e, a] * ray
-            vay = vel[e, a, 1] + omg[e, a] * rax
-            vt = vax * tx + vay * ty
-            ct = rax * ty - ray * tx
-            wt = wa + ia * ct * ct
-            normal = pfl[e, k, PF_LPOS] / dt + pfl[e, k, PF_LVEL]
-            budget = mu * normal - abs(pfl[e, k, PF_LTAN]) / dt
-            if budget > 0.0:
-                lt = -vt / wt
-                lt = -budget if lt < -budget else (budget if lt > budget else lt)
-                pfl[e, k, PF_LVT] += lt
+    for _ in range(_VEL_ITERS):
+        for idx in range(npairs):
+            k = order[idx]
+            if pfl[e, k, PF_TOUCH] <= 0.0:
+                continue
+            wa, ia, wb, ib, static_b = _vel_weights(e, k, prs, bint, epar)
+            if wa + ia + wb + ib <= 0.0:
+                continue
+            a = prs[e, k, PR_A]
+            b = prs[e, k, PR_B]
+            nx, ny = pfl[e, k, 0], pfl[e, k, 1]
+            collided = pfl[e, k, PF_LPOS] > 0.0
+            for j in range(int(pfl[e, k, 3])):
+                px, py = pfl[e, k, 4 + 3 * j], pfl[e, k, 5 + 3 * j]
+                rax, ray = px - pos[e, a, 0], py - pos[e, a, 1]
+                vax, vay = _point_vel(e, a, rax, ray, vel, omg)
+                rbx = rby = vbx = vby = 0.0
+                if not static_b:
+                    rbx, rby = px - pos[e, b, 0], py - pos[e, b, 1]
+                    vbx, vby = _point_vel(e, b, rbx, rby, vel, omg)
+                vn = nx * (vax - vbx) + ny * (vay - vby)
+                target = 0.0
+                if collided and pfl[e, k, PF_E] > 0.0:
+                    # Approach speed of this point before the sub-step.
+                    p0x = bsc[e, a, BS_VX0] - bsc[e, a, BS_W0] * ray
+                    p0y = bsc[e, a, BS_VY0] + bsc[e, a, BS_W0] * rax
+                    if not static_b:
+                        p0x -= bsc[e, b, BS_VX0] - bsc[e, b, BS_W0] * rby
+                        p0y -= bsc[e, b, BS_VY0] + bsc[e, b, BS_W0] * rbx
+                    pre = nx * p0x + ny * p0y
+                    if pre < 0.0:
+                        target = -pfl[e, k, PF_E] * pre
+                can = rax * ny - ray * nx
+                cbn = rbx * ny - rby * nx
+                w = wa + ia * can * can + wb + ib * cbn * cbn
+                slot = PF_LVEL if j == 0 else PF_LVEL2
+                old = pfl[e, k, slot]
+                new = max(old + (target - vn) / w, 0.0)
+                lam = new - old
+                if lam == 0.0:
+                    continue
+                pfl[e, k, slot] = new
+                vel[e, a, 0] += nx * lam * wa
+                vel[e, a, 1] += ny * lam * wa
+                omg[e, a] += ia * can * lam
+                if wb + ib > 0.0:
+                    vel[e, b, 0] -= nx * lam * wb
+                    vel[e, b, 1] -= ny * lam * wb
+                    omg[e, b] -= ib * cbn * lam
+            mu = pfl[e, k, PF_MU]
+            if mu > 0.0 and wa > 0.0:
+                # Translation-only Coulomb friction against a static surface (see _friction).
+                tx, ty = -ny, nx
+                vt = vel[e, a, 0] * tx + vel[e, a, 1] * ty
+                normal = pfl[e, k, PF_LPOS] / dt + pfl[e, k, PF_LVEL] + pfl[e, k, PF_LVEL2]
+                lim = max(mu * normal - abs(pfl[e, k, PF_LTAN]) / dt, 0.0)
+                old = pfl[e, k, PF_LVT]
+                new = old - vt / wa
+                new = -lim if new < -lim else (lim if new > lim else new)
+                lt = new - old
+                pfl[e, k, PF_LVT] = new
                 vel[e, a, 0] += tx * lt * wa
                 vel[e, a, 1] += ty * lt * wa
-                omg[e, a] += ia * ct * lt

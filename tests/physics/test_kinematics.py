@@ -1,0 +1,246 @@
+"""Drives and free motion (kinematics.py), unit-tested on the compiled functions and through
+World: drive lag, acceleration and grip caps, exact arcs, and coasting under ground friction."""
+
+import math
+
+import numpy as np
+import pytest
+
+from push_envs.physics.kinematics import (
+    DRIVE_ACKER,
+    DRIVE_DIFF,
+    DRIVE_OMNI,
+    coast,
+    drive_motion,
+    drive_twist,
+    drive_update,
+)
+
+INF = math.inf
+NO_GRIP_CAP = 1e9
+G = 9.81
+
+
+def upd(drive=DRIVE_DIFF, d=(0.0, 0.0), c=(1.0, 0.0), vmin=(-1.0, -1.0), vmax=(1.0, 1.0),
+        acc=(INF, INF), tau=0.0, grip=NO_GRIP_CAP, dt=0.1):
+    return drive_update(drive, d[0], d[1], c[0], c[1], vmin[0], vmin[1], vmax[0], vmax[1],
+                        acc[0], acc[1], tau, grip, dt)
+
+
+# ------------------------------------------------------------------------------ drive update
+def test_no_lag_no_caps_reaches_command_at_once():
+    assert upd(c=(0.7, -0.3)) == (0.7, -0.3)
+
+
+def test_command_clipped_to_velocity_limits():
+    assert upd(c=(5.0, -5.0), vmax=(1.5, 2.0), vmin=(-1.0, -0.5)) == (1.5, -0.5)
+
+
+@pytest.mark.parametrize("tau", [0.05, 0.3, 2.0])
+def test_lag_is_exact_exponential(tau):
+    dt = 0.1
+    d0, d1 = upd(c=(1.0, 0.5), tau=tau, dt=dt)
+    f = 1.0 - math.exp(-dt / tau)
+    assert d0 == pytest.approx(f, abs=1e-15)
+    assert d1 == pytest.approx(0.5 * f, abs=1e-15)
+    # Many steps: the first-order response 1 - exp(-t / tau), exactly.
+    d = (0.0, 0.0)
+    for _ in range(7):
+        d = upd(d=d, c=(1.0, 0.0), tau=tau, dt=dt)
+    assert d[0] == pytest.approx(1.0 - math.exp(-0.7 / tau), abs=1e-14)
+
+
+def test_lag_composes_over_substeps():
+    one = upd(c=(1.0, 0.4), tau=0.2, dt=0.1)
+    half = upd(c=(1.0, 0.4), tau=0.2, dt=0.05)
+    two = upd(d=half, c=(1.0, 0.4), tau=0.2, dt=0.05)
+    assert two == pytest.approx(one, abs=1e-15)
+
+
+def test_acceleration_cap_per_component():
+    # acce [2 m/s^2, 3 rad/s^2] over 0.1 s: at most 0.2 and 0.3 change.
+    d0, d1 = upd(c=(1.0, -1.0), acc=(2.0, 3.0))
+    assert (d0, d1) == pytest.approx((0.2, -0.3), abs=1e-15)
+    d0, d1 = upd(d=(1.0, 0.0), c=(-1.0, 0.0), acc=(2.0, 3.0))
+    assert d0 == pytest.approx(0.8, abs=1e-15)
+
+
+def test_grip_caps_linear_speed_change_only():
+    mu_g = 0.5 * G
+    d0, d1 = upd(c=(1.0, 1.0), grip=mu_g)
+    assert d0 == pytest.approx(mu_g * 0.1, abs=1e-15)  # 0.4905
+    assert d1 == 1.0  # the yaw rate is not grip-limited for a diff drive
+    # Braking is capped too.
+    d0, _ = upd(d=(1.0, 0.0), c=(0.0, 0.0), grip=mu_g)
+    assert d0 == pytest.approx(1.0 - 0.4905, abs=1e-15)
+
+
+def test_omni_grip_caps_the_vector_and_keeps_direction():
+    mu_g = 0.5 * G
+    d0, d1 = upd(drive=DRIVE_OMNI, c=(0.8, 0.6), grip=mu_g)
+    assert math.hypot(d0, d1) == pytest.approx(mu_g * 0.1, abs=1e-15)
+    assert d1 / d0 == pytest.approx(0.6 / 0.8, abs=1e-14)
+
+
+def test_acker_grip_caps_speed_not_steer():
+    d0, d1 = upd(drive=DRIVE_ACKER, c=(1.0, 0.4), grip=0.5 * G)
+    assert d0 == pytest.approx(0.4905, abs=1e-15)
+    assert d1 == 0.4
+
+
+# ------------------------------------------------------------------------------ motion
+def test_diff_arc_is_exact_and_full_circle_returns_to_start():
+    v, w, dt = 0.8, 2 * math.pi / 3.0, 0.1  # one revolution in 3 s = 30 steps
+    x = y = th = 0.0
+    for _ in range(30):
+        dx, dy, dth = drive_motion(DRIVE_DIFF, v, w, th, 1.0, dt)
+        x, y, th = x + dx, y + dy, th + dth
+    assert abs(x) < 1e-12 and abs(y) < 1e-12
+    assert th == pytest.approx(2 * math.pi, abs=1e-12)
+    # One step is the chord of the circle of radius v / w.
+    r = v / w
+    dx, dy, dth = drive_motion(DRIVE_DIFF, v, w, 0.3, 1.0, dt)
+    assert dx == pytest.approx(r * (math.sin(0.3 + w * dt) - math.sin(0.3)), abs=1e-15)
+    assert dy == pytest.approx(r * (math.cos(0.3) - math.cos(0.3 + w * dt)), abs=1e-15)
+    # Any single step lies on the circle: the chord length is 2 r sin(w dt / 2).
+    assert math.hypot(dx, dy) == pytest.approx(2 * r * math.sin(w * dt / 2), abs=1e-15)
+
+
+def test_diff_straight_line():
+    dx, dy, dth = drive_motion(DRIVE_DIFF, 1.0, 0.0, math.pi / 6, 1.0, 0.1)
+    assert (dx, dy, dth) == pytest.approx((0.1 * math.cos(math.pi / 6),
+                                           0.1 * math.sin(math.pi / 6), 0.0), abs=1e-15)
+
+
+def test_omni_command_is_body_frame():
+    th = math.pi / 2
+    dx, dy, dth = drive_motion(DRIVE_OMNI, 1.0, 0.0, th, 1.0, 0.1)
+    assert (dx, dy, dth) == pytest.approx((0.0, 0.1, 0.0), abs=1e-15)
+    vx, vy, w = drive_twist(DRIVE_OMNI, 0.0, 0.5, th, 1.0)  # body +y = world -x
+    assert (vx, vy, w) == pytest.approx((-0.5, 0.0, 0.0), abs=1e-15)
+
+
+def test_acker_yaw_rate():
+    v, steer, wheelbase = 0.9, 0.3, 0.7
+    _, _, w = drive_twist(DRIVE_ACKER, v, steer, 0.0, wheelbase)
+    assert w == pytest.approx(v * math.tan(steer) / wheelbase, abs=1e-15)
+    dx, dy, dth = drive_motion(DRIVE_ACKER, v, steer, 0.0, wheelbase, 0.1)
+    assert dth == pytest.approx(0.1 * v * math.tan(steer) / wheelbase, abs=1e-15)
+    r = wheelbase / math.tan(steer)
+    assert math.hypot(dx, dy) == pytest.approx(2 * r * math.sin(dth / 2), abs=1e-15)
+
+
+# ------------------------------------------------------------------------------ coasting
+def test_coast_exact_stop_distance_and_time():
+    mu_g = 0.5 * G
+    v0 = 1.0
+    x, v, t = 0.0, v0, 0.0
+    while v > 0.0:
+        dx, _, _, v, _, _ = coast(v, 0.0, 0.0, mu_g, 0.1, 0.1)
+        x += dx
+        t += 0.1
+    assert x == pytest.approx(v0 ** 2 / (2 * mu_g), abs=1e-15)
+    assert t == pytest.approx(0.3)  # stop time v0 / (mu g) = 0.204 s -> third step
+    # Within a step: x = v t - mu g t^2 / 2.
+    dx, dy, _, vx, vy, _ = coast(0.6, 0.8, 0.0, mu_g, 0.1, 0.05)
+    assert math.hypot(dx, dy) == pytest.approx(0.05 - 0.5 * mu_g * 0.05 ** 2, abs=1e-15)
+    assert math.hypot(vx, vy) == pytest.approx(1.0 - mu_g * 0.05, abs=1e-15)
+    assert dy / dx == pytest.approx(0.8 / 0.6)
+
+
+def test_coast_spin_brakes_at_mu_g_over_gyration():
+    mu_g, gyr = 0.5 * G, 0.2
+    alpha = mu_g / gyr
+    _, _, dth, _, _, w = coast(0.0, 0.0, -3.0, mu_g, gyr, 0.1)
+    assert w == pytest.approx(-3.0 + alpha * 0.1, abs=1e-14)
+    assert dth == pytest.approx(-(3.0 * 0.1 - 0.5 * alpha * 0.01), abs=1e-15)
+    _, _, dth, _, _, w = coast(0.0, 0.0, 1.0, mu_g, gyr, 1.0)
+    assert w == 0.0 and dth == pytest.approx(1.0 / (2 * alpha), abs=1e-15)
+
+
+# ------------------------------------------------------------------------------ through World
+def test_world_coasting_box_stops_at_v2_over_2mug(scn):
+    """Spec 1 / 8a: a box released at 1 m/s (mu 0.5, dt 0.1) stops within 2 % of
+    v^2 / (2 mu g) = 0.1019 m, with its velocity exactly 0 (symplectic Euler would stop short
+    by v dt / 2 = 0.05 m)."""
+    w = scn.world(obstacles=[scn.box("box", 0.0, 0.0, mass=1.0, velocity=[1.0, 0.0])])
+    scn.run(w, 10)
+    d = 1.0 / (2 * 0.5 * G)
+    assert d == pytest.approx(0.1019, abs=1e-4)
+    assert w.state("box")[0, 0] == pytest.approx(d, rel=0.02)
+    assert w.state("box")[0, 0] == pytest.approx(d, abs=1e-12)  # in fact exact
+    assert np.all(w.velocity("box") == 0.0)
+    assert w.state("box")[0, 1] == 0.0 and w.state("box")[0, 2] == 0.0
+
+
+def test_world_coasting_diagonal_and_mass_independent(scn):
+    obs = [scn.box("light", 0.0, 0.0, mass=0.2, velocity=[0.6, -0.8]),
+           scn.box("heavy", 5.0, 5.0, mass=50.0, velocity=[0.6, -0.8], friction=0.25)]
+    w = scn.world(obstacles=obs)
+    scn.run(w, 10)
+    for name, mu in (("light", 0.5), ("heavy", 0.25)):
+        start = np.array([0.0, 0.0]) if name == "light" else np.array([5.0, 5.0])
+        travel = w.state(name)[0, :2] - start
+        d = 1.0 / (2 * mu * G)
+        np.testing.assert_allclose(travel, d * np.array([0.6, -0.8]), atol=1e-12)
+        assert np.all(w.velocity(name) == 0.0)
+
+
+def test_world_spin_braking_time(scn):
+    """Spec 1: a box spinning at 2 rad/s stops after omega r_g / (mu g) seconds,
+    r_g = sqrt(I / m); here mu 0.05 so that this is 0.666 s, between steps 6 and 7."""
+    mu = 0.05
+    w = scn.world(obstacles=[scn.box("box", 0.0, 0.0, mass=1.0, omega=2.0, friction=mu)])
+    r_g = math.sqrt(w.inertia("box")[0] / w.mass("box")[0])
+    assert r_g == pytest.approx(math.sqrt(0.4 ** 2 / 6), abs=1e-12)
+    t_stop = 2.0 * r_g / (mu * G)
+    assert 0.6 < t_stop < 0.7
+    alpha = mu * G / r_g
+    omegas = []
+    for _ in range(10):
+        w.step()
+        omegas.append(w.omega("box")[0])
+    for k, om in enumerate(omegas):
+        t = (k + 1) * 0.1
+        assert om == pytest.approx(max(2.0 - alpha * t, 0.0), abs=1e-12)
+    assert omegas[5] > 0.0 and omegas[6] == 0.0
+    assert w.state("box")[0, 2] == pytest.approx(2.0 ** 2 / (2 * alpha), abs=1e-12)
+    np.testing.assert_array_equal(w.state("box")[0, :2], [0.0, 0.0])
+
+
+def test_world_robot_speed_rises_at_grip(scn):
+    """The robot's speed change is capped at mu g per second: 0.4905, 0.981, 1.0 m/s."""
+    w = scn.world(robots=[scn.robot("robot", 0.0, 0.0)])
+    speeds = []
+    for _ in range(4):
+        w.step({"robot": [1.0, 0.0]})
+        speeds.append(w.velocity("robot")[0, 0])
+    np.testing.assert_allclose(speeds, [0.4905, 0.981, 1.0, 1.0], atol=1e-12)
+    # Position is the integral of the drive: 0.04905 + 0.0981 + 0.1 + 0.1.
+    assert w.state("robot")[0, 0] == pytest.approx(0.34715, abs=1e-12)
+
+
+def test_world_drive_lag_from_world_tau(scn):
+    w = scn.world(robots=[scn.robot("robot", 0.0, 0.0, friction=100.0)], drive_tau=0.25)
+    w.step({"robot": [1.0, 0.0]})
+    assert w.velocity("robot")[0, 0] == pytest.approx(1 - math.exp(-0.4), abs=1e-12)
+
+
+def test_world_diff_circle_returns_to_start(scn):
+    w = scn.world(robots=[scn.robot("robot", 1.0, 2.0, 0.5, friction=100.0,
+                                    vel_max=[1.0, 3.0], vel_min=[-1.0, -3.0])])
+    w_cmd = 2 * math.pi / 3.0
+    scn.run(w, 30, {"robot": [0.8, w_cmd]})
+    s = w.state("robot")[0]
+    assert s[:2] == pytest.approx([1.0, 2.0], abs=1e-9)
+    assert math.remainder(s[2] - 0.5, 2 * math.pi) == pytest.approx(0.0, abs=1e-9)
+
+
+def test_world_acker_state_and_yaw(scn):
+    kin = {"name": "acker", "wheelbase": 0.5}
+    w = scn.world(robots=[scn.robot("car", 0.0, 0.0, kin=kin, friction=100.0,
+                                    vel_max=[1.0, 0.5], vel_min=[-1.0, -0.5])])
+    w.step({"car": [1.0, 0.3]})
+    s = w.state("car")
+    assert s.shape == (1, 4) and s[0, 3] == pytest.approx(0.3)
+    assert w.omega("car")[0] == pytest.approx(math.tan(0.3) / 0.5, abs=1e-12)
