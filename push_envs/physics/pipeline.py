@@ -213,6 +213,7 @@ def _write_contacts(e, npairs, dts, gravity, prs, bint, epar, bsc, bis, pfl, cti
             continue
         fn = (pfl[e, k, PF_LPOS] / dts + pfl[e, k, PF_LVEL] + pfl[e, k, PF_LVEL2]) / dts
         ft = (pfl[e, k, PF_LTAN] / dts + pfl[e, k, PF_LVT]) / dts
+        raw = fn
         # A contact cannot carry more than the traction of a drive pushing into it.
         if bint[a, BI_KIND] == DRIVEN:
             fn = min(fn, epar[e, a, EP_FRICTION] * epar[e, a, EP_MASS] * gravity)
@@ -223,6 +224,8 @@ def _write_contacts(e, npairs, dts, gravity, prs, bint, epar, bsc, bis, pfl, cti
             drive = bsc[e, _root(e, a, bis), BS_DRIVE]
             if drive > 0.0:
                 fn = min(fn, drive)
+        if raw > fn:
+            ft *= fn / raw
         cti[e, n, 0] = a
         cti[e, n, 1] = b
         cti[e, n, 2] = prs[e, k, PR_SP]

@@ -94,6 +94,8 @@ from .layout import (
 from .narrowphase import OUT_LEN, collide
 
 _LEVEL_INF = 1 << 40
+_TURN_RECHECK = 1e-4  # [rad] turns above this are re-checked for overshoot
+_OVERSHOOT_REACH = 0.05  # [m] largest overshoot gap the re-check looks for
 _LEVEL_DRIVE = 1 << 30
 
 
@@ -286,9 +288,24 @@ def resolve(e, k, fa, fb, yield_drive, prs, pos, ang, epar, bint, pint, pvert, p
         l1 = max(c1, 0.0) / k11
     lam = l1 + l2
     pfl[e, k, PF_LPOS] += lam
-    _move(e, a, nx * lam * wa, ny * lam * wa, ia * (ra1 * l1 + ra2 * l2), pos, ang)
+    dtha = ia * (ra1 * l1 + ra2 * l2)
+    dthb = ib * (rb1 * l1 + rb2 * l2)
+    _move(e, a, nx * lam * wa, ny * lam * wa, dtha, pos, ang)
     if wb > 0.0 or ib > 0.0:
-        _move(e, b, -nx * lam * wb, -ny * lam * wb, -ib * (rb1 * l1 + rb2 * l2), pos, ang)
+        _move(e, b, -nx * lam * wb, -ny * lam * wb, -dthb, pos, ang)
+    if abs(dtha) + abs(dthb) > _TURN_RECHECK and wa + wb > 0.0:
+        # A large turn overshoots its linearisation (a corner moves along an arc, not its
+        # tangent) and can leave a gap the unilateral contact never closes; close it by
+        # translation so the pair ends at the slop, as intended.
+        if pair_contact(e, k, prs, pos, ang, epar, bint, pint, pvert, pflt, sint, svert, sflt,
+                        _OVERSHOOT_REACH, vbuf, cbuf, pfl):
+            gap = -pfl[e, k, 2] - slop
+            if gap > 0.0:
+                g = gap / (wa + wb)
+                _move(e, a, -pfl[e, k, 0] * g * wa, -pfl[e, k, 1] * g * wa, 0.0, pos, ang)
+                if wb > 0.0:
+                    _move(e, b, pfl[e, k, 0] * g * wb, pfl[e, k, 1] * g * wb, 0.0, pos, ang)
+            pfl[e, k, 2] = -slop
     if npts == 2:
         px, py = 0.5 * (p1x + p2x), 0.5 * (p1y + p2y)
     else:
