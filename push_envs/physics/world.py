@@ -128,6 +128,8 @@ class World:
         self.ctn = np.zeros(E, np.int64)
         self.health = np.zeros((E, HL_LEN))
         self.steps = np.zeros(E, np.int64)
+        # Envs with active == 0 are skipped by a step (e.g. rows being reset by a vector env).
+        self.active = np.ones(E, np.uint8)
         self.reset()
 
     # ------------------------------------------------------------------------------ set-up
@@ -219,12 +221,12 @@ class World:
         if parallel and self.num_threads is not None:
             numba.set_num_threads(self.num_threads)
         kernel = step_parallel if parallel else step_serial
-        kernel(self.prm, s.bint, s.bflt, s.pint, s.pvert, s.pflt, s.sint, s.svert, s.sflt,
-               s.grid, s.gstart, s.gitem, s.movable, self.epar, self.pos, self.ang, self.vel,
-               self.omg, self.drv, self.cmd, self._bsc, self._bis, self._aabb, self._stamp,
+        kernel(self.active, self.prm, s.bint, s.bflt, s.pint, s.pvert, s.pflt, s.sint, s.svert,
+               s.sflt, s.grid, s.gstart, s.gitem, s.movable, self.epar, self.pos, self.ang,
+               self.vel, self.omg, self.drv, self.cmd, self._bsc, self._bis, self._aabb, self._stamp,
                self._prs, self._pfl, self._pord, self._vbuf, self._cbuf, self.cti, self.ctf,
                self.ctn, self.health)
-        self.steps += 1
+        self.steps += self.active
 
     # ------------------------------------------------------------------------------ poses
     def _com_offset(self, i: int, theta: np.ndarray, sel: Any) -> np.ndarray:

@@ -1,0 +1,1 @@
+"""The pushing tasks: batched core, task classes, rendering and teleop."""

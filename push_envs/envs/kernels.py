@@ -1,0 +1,373 @@
+"""Compiled task kernels over the batch: actions, observation, reward, episode end, autoreset.
+
+One ``env.step(actions)`` of a :class:`~push_envs.envs.base.PushVectorEnv` is::
+
+    apply_actions   actions in [-1, 1] -> drive commands; rows waiting for a reset are frozen
+    World.step_raw  the physics
+    post_step       per env: reset it (NEXT_STEP), or count the step, judge success, reward,
+                    terminated / truncated, observe, and autoreset (SAME_STEP)
+
+with the env loop outermost and no reduction across envs, so env i of a batch equals a single
+env bit for bit.
+"""
+
+from __future__ import annotations
+
+import math
+
+from numba import njit, prange
+
+from ..physics.layout import (
+    BF_COMX,
+    BF_COMY,
+    BI_KIND,
+    CT_FN,
+    CT_FT,
+    CT_NX,
+    CT_NY,
+    CT_PX,
+    CT_PY,
+    EP_SCALE,
+    HL_MAXPEN,
+    HL_SWEEPS,
+    IMMOVABLE,
+)
+from .spawn import (
+    TASK_PUSH_T,
+    TASK_WALL_SLIDE,
+    TI_MAXC,
+    TI_MAXSTEPS,
+    TI_OBJ,
+    TI_ROBOT,
+    TI_SPARSE,
+    TI_TASK,
+    TI_WALL,
+    TP_BONUS,
+    TP_STEP_PEN,
+    TP_SUCC_ANG,
+    TP_SUCC_POS,
+    TP_TRACTION,
+    TP_W_ANG,
+    TP_W_OG,
+    TP_W_RB,
+    spawn,
+)
+
+# Autoreset modes (as Gymnasium's AutoresetMode).
+AR_NEXT_STEP = 0
+AR_SAME_STEP = 1
+AR_DISABLED = 2
+
+# Observation layout (state mode); the contact block starts at OBS_CONTACT.
+OBS_CONTACT = 21
+CONTACT_FIELDS = 6
+OBS_TAIL = 4
+FORCE_CLIP = 10.0  # force / traction is clipped to this in the observation
+VEL_CLIP = 20.0  # [m/s] velocities are clipped to this in the observation
+OMEGA_CLIP = 50.0  # [rad/s]
+
+# info_f[E, :]
+IF_SUCCESS = 0
+IF_DIST = 1  # object -> goal distance [m]
+IF_ANGLE = 2  # |object - goal| heading error [rad]
+IF_R_RB = 3  # reward terms
+IF_R_OG = 4
+IF_R_ANG = 5
+IF_R_BONUS = 6
+IF_CONTACTS = 7  # number of robot contacts
+IF_MAXPEN = 8  # deepest overlap left by the solve [m]
+IF_SWEEPS = 9  # solver sweeps used
+IF_WALL = 10  # object touches the wall (WallSlide) / any immovable body
+IF_LEN = 11
+
+# prev[E, :]: last distances, for progress rewards
+PV_RB = 0
+PV_OG = 1
+PV_ANG = 2
+PV_LEN = 3
+
+
+def obs_size(max_contacts: int) -> int:
+    """Length of the state observation for ``max_contacts`` contact slots."""
+    return OBS_CONTACT + CONTACT_FIELDS * max_contacts + OBS_TAIL
+
+
+@njit(cache=True, inline="always")
+def _clip(x, limit):
+    return -limit if x < -limit else (limit if x > limit else x)
+
+
+@njit(cache=True)
+def _wrap(a):
+    return (a + math.pi) % (2.0 * math.pi) - math.pi
+
+
+@njit(cache=True)
+def origin_pose(e, b, pos, ang, bflt, epar):
+    """Origin pose (x, y [m], theta [rad]) of body b from its centre of mass."""
+    s = epar[e, b, EP_SCALE]
+    lx, ly = bflt[b, BF_COMX] * s, bflt[b, BF_COMY] * s
+    th = ang[e, b]
+    c, sn = math.cos(th), math.sin(th)
+    return pos[e, b, 0] - (c * lx - sn * ly), pos[e, b, 1] - (sn * lx + c * ly), th
+
+
+@njit(cache=True)
+def _distances(e, ti, pos, ang, bflt, epar, goal):
+    """(robot->object, object->goal [m], heading error [rad]) of env e."""
+    r = ti[TI_ROBOT]
+    o = ti[TI_OBJ]
+    ox, oy, oth = origin_pose(e, o, pos, ang, bflt, epar)
+    dx, dy = pos[e, r, 0] - pos[e, o, 0], pos[e, r, 1] - pos[e, o, 1]
+    gx, gy = ox - goal[e, 0], oy - goal[e, 1]
+    return math.sqrt(dx * dx + dy * dy), math.sqrt(gx * gx + gy * gy), abs(_wrap(oth - goal[e, 2]))
+
+
+@njit(cache=True)
+def _touching(e, body, other_kind_immovable, other, bint, cti, ctn):
+    """Whether ``body`` touches ``other`` (or, with other < 0, any immovable body)."""
+    for c in range(ctn[e]):
+        a = cti[e, c, 0]
+        b = cti[e, c, 1]
+        if a != body and b != body:
+            continue
+        q = b if a == body else a
+        if other >= 0:
+            if q == other:
+                return True
+        elif other_kind_immovable and (cti[e, c, 2] >= 0 or bint[q, BI_KIND] == IMMOVABLE):
+            return True
+    return False
+
+
+@njit(cache=True)
+def observe(e, ti, tp, pos, ang, vel, omg, bflt, bint, epar, goal, cti, ctf, ctn, obs):
+    """Write env e's state observation into ``obs[e]`` (layout in base.PushVectorEnv)."""
+    r = ti[TI_ROBOT]
+    o = ti[TI_OBJ]
+    rx, ry, rth = origin_pose(e, r, pos, ang, bflt, epar)
+    ox, oy, oth = origin_pose(e, o, pos, ang, bflt, epar)
+    c, s = math.cos(rth), math.sin(rth)
+    row = obs[e]
+    row[0] = rx
+    row[1] = ry
+    row[2] = c
+    row[3] = s
+    row[4] = _clip(vel[e, r, 0], VEL_CLIP)
+    row[5] = _clip(vel[e, r, 1], VEL_CLIP)
+    row[6] = _clip(omg[e, r], OMEGA_CLIP)
+    dx, dy = ox - rx, oy - ry
+    row[7] = c * dx + s * dy
+    row[8] = -s * dx + c * dy
+    row[9] = math.cos(oth - rth)
+    row[10] = math.sin(oth - rth)
+    row[11] = goal[e, 0] - ox
+    row[12] = goal[e, 1] - oy
+    row[13] = math.cos(goal[e, 2] - oth)
+    row[14] = math.sin(goal[e, 2] - oth)
+    row[15] = goal[e, 0]
+    row[16] = goal[e, 1]
+    row[17] = math.cos(goal[e, 2])
+    row[18] = math.sin(goal[e, 2])
+    row[19] = _clip(vel[e, o, 0], VEL_CLIP)
+    row[20] = _clip(vel[e, o, 1], VEL_CLIP)
+    # Robot contact block: the largest forces first, in the robot frame.
+    m = ti[TI_MAXC]
+    base = 21
+    for j in range(6 * m):
+        row[base + j] = 0.0
+    trac = tp[TP_TRACTION]
+    n = 0
+    fx = fy = 0.0
+    touch_wall = False
+    touch_robot = False
+    wall = ti[TI_WALL]
+    for k in range(ctn[e]):
+        a = cti[e, k, 0]
+        b = cti[e, k, 1]
+        if a == o or b == o:
+            sg = 1.0 if a == o else -1.0
+            q = b if a == o else a
+            nx, ny = sg * ctf[e, k, CT_NX], sg * ctf[e, k, CT_NY]
+            fn, ft = ctf[e, k, CT_FN], ctf[e, k, CT_FT]
+            fx += fn * nx - ft * ny
+            fy += fn * ny + ft * nx
+            if q == r:
+                touch_robot = True
+            if wall >= 0:
+                if q == wall:
+                    touch_wall = True
+            elif cti[e, k, 2] >= 0 or bint[q, BI_KIND] == IMMOVABLE:
+                touch_wall = True
+        if a != r and b != r:
+            continue
+        sg = 1.0 if a == r else -1.0
+        f = min(ctf[e, k, CT_FN] / trac, FORCE_CLIP)
+        slot = min(n, m)
+        while slot > 0 and row[base + 6 * (slot - 1) + 3] < f:
+            if slot < m:
+                for j in range(6):
+                    row[base + 6 * slot + j] = row[base + 6 * (slot - 1) + j]
+            slot -= 1
+        n += 1
+        if slot < m:
+            nx, ny = sg * ctf[e, k, CT_NX], sg * ctf[e, k, CT_NY]
+            px, py = ctf[e, k, CT_PX] - rx, ctf[e, k, CT_PY] - ry
+            q = base + 6 * slot
+            row[q] = 1.0
+            row[q + 1] = c * nx + s * ny
+            row[q + 2] = -s * nx + c * ny
+            row[q + 3] = f
+            row[q + 4] = c * px + s * py
+            row[q + 5] = -s * px + c * py
+    t = base + 6 * m
+    row[t] = 1.0 if touch_wall else 0.0
+    row[t + 1] = _clip(fx / trac, FORCE_CLIP)
+    row[t + 2] = _clip(fy / trac, FORCE_CLIP)
+    row[t + 3] = 1.0 if touch_robot else 0.0
+    return n, touch_wall
+
+
+@njit(cache=True)
+def _reset_env(e, ti, tp, bflt, bint, movable, base_mass, base_inertia, base_fric, init_pos,
+               init_ang, init_vel, init_omg, init_drv, epar, pos, ang, vel, omg, drv, cmd, goal,
+               rng, prev, tstep, cti, ctf, ctn, obs):
+    spawn(e, ti, tp, bflt, movable, base_mass, base_inertia, base_fric, init_pos, init_ang,
+          init_vel, init_omg, init_drv, epar, pos, ang, vel, omg, drv, cmd, goal, rng)
+    ctn[e] = 0
+    tstep[e] = 0
+    d_rb, d_og, d_ang = _distances(e, ti, pos, ang, bflt, epar, goal)
+    prev[e, PV_RB] = d_rb
+    prev[e, PV_OG] = d_og
+    prev[e, PV_ANG] = d_ang
+    observe(e, ti, tp, pos, ang, vel, omg, bflt, bint, epar, goal, cti, ctf, ctn, obs)
+
+
+@njit(cache=True)
+def reset_envs(mask, ti, tp, bflt, bint, movable, base_mass, base_inertia, base_fric, init_pos,
+               init_ang, init_vel, init_omg, init_drv, epar, pos, ang, vel, omg, drv, cmd, goal,
+               rng, prev, tstep, cti, ctf, ctn, obs, info_f):
+    """Reset the envs where ``mask`` is set (a new episode each) and observe them."""
+    for e in range(mask.shape[0]):
+        if not mask[e]:
+            continue
+        _reset_env(e, ti, tp, bflt, bint, movable, base_mass, base_inertia, base_fric, init_pos,
+                   init_ang, init_vel, init_omg, init_drv, epar, pos, ang, vel, omg, drv, cmd,
+                   goal, rng, prev, tstep, cti, ctf, ctn, obs)
+        for j in range(info_f.shape[1]):
+            info_f[e, j] = 0.0
+        info_f[e, IF_DIST] = prev[e, PV_OG]
+        info_f[e, IF_ANGLE] = prev[e, PV_ANG]
+
+
+@njit(cache=True)
+def _judge(e, ti, tp, prev, d_rb, d_og, d_ang, touch_wall, info_f):
+    """Success and reward of env e for this step; updates the progress memory."""
+    task = ti[TI_TASK]
+    success = d_og <= tp[TP_SUCC_POS]
+    if task == TASK_WALL_SLIDE:
+        success = success and touch_wall
+    elif task == TASK_PUSH_T:
+        success = success and d_ang <= tp[TP_SUCC_ANG]
+    r_rb = tp[TP_W_RB] * (prev[e, PV_RB] - d_rb)
+    r_og = tp[TP_W_OG] * (prev[e, PV_OG] - d_og)
+    r_ang = tp[TP_W_ANG] * (prev[e, PV_ANG] - d_ang) if task == TASK_PUSH_T else 0.0
+    bonus = tp[TP_BONUS] if success else 0.0
+    prev[e, PV_RB] = d_rb
+    prev[e, PV_OG] = d_og
+    prev[e, PV_ANG] = d_ang
+    if ti[TI_SPARSE]:
+        reward = 0.0 if success else -1.0
+    else:
+        reward = r_rb + r_og + r_ang + bonus - tp[TP_STEP_PEN]
+    info_f[e, IF_SUCCESS] = 1.0 if success else 0.0
+    info_f[e, IF_DIST] = d_og
+    info_f[e, IF_ANGLE] = d_ang
+    info_f[e, IF_R_RB] = r_rb
+    info_f[e, IF_R_OG] = r_og
+    info_f[e, IF_R_ANG] = r_ang
+    info_f[e, IF_R_BONUS] = bonus
+    return success, reward
+
+
+@njit(cache=True)
+def _post_env(e, mode, ti, tp, bflt, bint, movable, base_mass, base_inertia, base_fric,
+              init_pos, init_ang, init_vel, init_omg, init_drv, epar, pos, ang, vel, omg, drv,
+              cmd, goal, rng, prev, tstep, cti, ctf, ctn, hl, need_reset, obs, rew, term, trunc,
+              final_obs, final_info, info_f):
+    if mode == AR_NEXT_STEP and need_reset[e]:
+        _reset_env(e, ti, tp, bflt, bint, movable, base_mass, base_inertia, base_fric, init_pos,
+                   init_ang, init_vel, init_omg, init_drv, epar, pos, ang, vel, omg, drv, cmd,
+                   goal, rng, prev, tstep, cti, ctf, ctn, obs)
+        need_reset[e] = 0
+        rew[e] = 0.0
+        term[e] = False
+        trunc[e] = False
+        for j in range(info_f.shape[1]):
+            info_f[e, j] = 0.0
+        info_f[e, IF_DIST] = prev[e, PV_OG]
+        info_f[e, IF_ANGLE] = prev[e, PV_ANG]
+        return
+    tstep[e] += 1
+    n, touch_wall = observe(e, ti, tp, pos, ang, vel, omg, bflt, bint, epar, goal, cti, ctf, ctn,
+                            obs)
+    d_rb, d_og, d_ang = _distances(e, ti, pos, ang, bflt, epar, goal)
+    success, reward = _judge(e, ti, tp, prev, d_rb, d_og, d_ang, touch_wall, info_f)
+    info_f[e, IF_CONTACTS] = n
+    info_f[e, IF_MAXPEN] = hl[e, HL_MAXPEN]
+    info_f[e, IF_SWEEPS] = hl[e, HL_SWEEPS]
+    info_f[e, IF_WALL] = 1.0 if touch_wall else 0.0
+    rew[e] = reward
+    term[e] = success
+    trunc[e] = (not success) and ti[TI_MAXSTEPS] > 0 and tstep[e] >= ti[TI_MAXSTEPS]
+    if term[e] or trunc[e]:
+        if mode == AR_NEXT_STEP:
+            need_reset[e] = 1
+        elif mode == AR_SAME_STEP:
+            for j in range(obs.shape[1]):
+                final_obs[e, j] = obs[e, j]
+            for j in range(info_f.shape[1]):
+                final_info[e, j] = info_f[e, j]
+            _reset_env(e, ti, tp, bflt, bint, movable, base_mass, base_inertia, base_fric,
+                       init_pos, init_ang, init_vel, init_omg, init_drv, epar, pos, ang, vel,
+                       omg, drv, cmd, goal, rng, prev, tstep, cti, ctf, ctn, obs)
+
+
+@njit(cache=True)
+def post_step_serial(mode, ti, tp, bflt, bint, movable, base_mass, base_inertia, base_fric,
+                     init_pos, init_ang, init_vel, init_omg, init_drv, epar, pos, ang, vel, omg,
+                     drv, cmd, goal, rng, prev, tstep, cti, ctf, ctn, hl, need_reset, obs, rew,
+                     term, trunc, final_obs, final_info, info_f):
+    """Observation, reward, episode end and autoreset of every env (serial)."""
+    for e in range(pos.shape[0]):
+        _post_env(e, mode, ti, tp, bflt, bint, movable, base_mass, base_inertia, base_fric,
+                  init_pos, init_ang, init_vel, init_omg, init_drv, epar, pos, ang, vel, omg,
+                  drv, cmd, goal, rng, prev, tstep, cti, ctf, ctn, hl, need_reset, obs, rew,
+                  term, trunc, final_obs, final_info, info_f)
+
+
+@njit(cache=True, parallel=True)
+def post_step_parallel(mode, ti, tp, bflt, bint, movable, base_mass, base_inertia, base_fric,
+                       init_pos, init_ang, init_vel, init_omg, init_drv, epar, pos, ang, vel,
+                       omg, drv, cmd, goal, rng, prev, tstep, cti, ctf, ctn, hl, need_reset, obs,
+                       rew, term, trunc, final_obs, final_info, info_f):
+    """Observation, reward, episode end and autoreset of every env (``prange``)."""
+    for e in prange(pos.shape[0]):
+        _post_env(e, mode, ti, tp, bflt, bint, movable, base_mass, base_inertia, base_fric,
+                  init_pos, init_ang, init_vel, init_omg, init_drv, epar, pos, ang, vel, omg,
+                  drv, cmd, goal, rng, prev, tstep, cti, ctf, ctn, hl, need_reset, obs, rew,
+                  term, trunc, final_obs, final_info, info_f)
+
+
+@njit(cache=True)
+def apply_actions(actions, robot, lo, span, need_reset, mode, cmd, active):
+    """Map actions in [-1, 1] to drive commands (lo + (a + 1) / 2 * span), clipping them.
+
+    Rows waiting for a NEXT_STEP reset are not stepped by the physics.
+    """
+    for e in range(actions.shape[0]):
+        for j in range(2):
+            a = actions[e, j]
+            a = -1.0 if a < -1.0 else (1.0 if a > 1.0 else a)
+            cmd[e, robot, j] = lo[j] + 0.5 * (a + 1.0) * span[j]
+        active[e] = 0 if (mode == AR_NEXT_STEP and need_reset[e]) else 1
