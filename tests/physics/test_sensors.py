@@ -49,7 +49,9 @@ def test_b_report_is_a_report_negated_and_frame_is_shared(scn):
     # Frame normal (third row) points from B toward A, i.e. it is A's own normal.
     np.testing.assert_allclose(a.frame[2, :2], a.normal, atol=1e-15)
     np.testing.assert_allclose(b.frame[2, :2], -b.normal, atol=1e-15)
-    assert a.force == b.force and a.friction == -b.friction or a.friction == b.friction == 0
+    # Each side's friction is along its own tangent (-n_y, n_x), which flips with the normal,
+    # so equal and opposite forces have equal scalars.
+    assert a.force == b.force and a.friction == b.friction
 
 
 def test_raisim_frame_is_right_handed_rotation(scn):
@@ -93,6 +95,10 @@ def test_wall_friction_report(scn):
     assert rep.friction * (w.velocity("box")[0] @ tangent) <= 0.0
     # Sliding: kinetic friction is at the cone's edge, mu = 0.5.
     assert rep.friction == pytest.approx(0.5 * rep.force, rel=0.01)
+    # The wall's own report: the reaction, with the same scalars along its own tangent.
+    other = only([r for r in w.contacts("wall") if r.other == "box"])
+    np.testing.assert_allclose(other.normal, -rep.normal)
+    assert other.force == rep.force and other.friction == rep.friction
 
 
 def test_only_touching_contacts_are_reported(scn):

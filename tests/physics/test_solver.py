@@ -393,3 +393,53 @@ def test_pushed_chain_reported_velocity_equals_motion(scn):
     w, _, _ = _chain(scn)
     for i in range(5):
         assert w.velocity(f"b{i}")[0, 0] == pytest.approx(0.3, abs=1e-6)
+
+
+# ------------------------------------------------------------------------------ corners
+def _corner(scn, robots):
+    """A 0.3 m box in the corner of an east wall (face x = 0.15) and a north wall (face
+    y = 0.15), touching both."""
+    obstacles = [scn.box("box", 0.0, 0.0, mass=1.0, length=0.3, width=0.3),
+                 scn.wall("we", 0.2, 0.0, length=0.1, width=2.0),
+                 scn.wall("wn", -0.5, 0.2, length=1.3, width=0.1)]
+    return scn.world(robots, obstacles)
+
+
+CORNER_BUG = (
+    "ENGINE BUG: a robot that merely slides along a wall counts as 'blocked' by it. In "
+    "solver.sweeps any touching static contact registers a blocker, whatever the direction "
+    "of motion; when both bodies of a pair are blocked (robot by the wall it grazes, box by "
+    "the wall it is pressed into) the pair is left unresolved (`if proj and not (a_blk and "
+    "b_blk)`), so the robot drives 0.1 m/step into the box (overlap 0.05, 0.15, 0.25 m after "
+    "steps 1-3) until the box is ejected sideways at 2.6 m/s")
+
+
+@pytest.mark.xfail(strict=True, reason=CORNER_BUG)
+def test_robot_grazing_a_wall_pushing_box_into_corner_stalls(scn):
+    # The robot (r 0.15 at y 0) also touches the north wall, tangentially.
+    w = _corner(scn, [scn.robot("ra", -0.3, 0.0, 0.0, radius=0.15)])
+    for _ in range(20):
+        w.step({"ra": [1.0, 0.0]})
+        assert w.max_penetration[0] < 1e-4
+        assert np.hypot(*w.state("box")[0, :2]) < 1e-4
+        assert w.state("ra")[0, 0] == pytest.approx(-0.3, abs=1e-4)
+
+
+@pytest.mark.xfail(strict=True, reason=CORNER_BUG)
+def test_two_robots_pushing_box_into_corner_stall(scn):
+    w = _corner(scn, [scn.robot("ra", -0.3, 0.0, 0.0, radius=0.15),
+                      scn.robot("rb", 0.0, -0.3, math.pi / 2, radius=0.15)])
+    for _ in range(20):
+        w.step({"ra": [1.0, 0.0], "rb": [1.0, 0.0]})
+        assert w.max_penetration[0] < 1e-4
+    assert np.hypot(*w.state("box")[0, :2]) < 1e-4
+
+
+def test_robot_clear_of_walls_pushing_box_into_corner_stalls(scn):
+    # Same corner, but the robot is 1 cm below the north wall's face: it stalls cleanly.
+    w = _corner(scn, [scn.robot("ra", -0.3, -0.01, 0.0, radius=0.15)])
+    for _ in range(20):
+        w.step({"ra": [1.0, 0.0]})
+        assert w.max_penetration[0] < 1e-4
+    assert np.hypot(*w.state("box")[0, :2]) < 1e-4
+    assert w.state("ra")[0, 0] == pytest.approx(-0.3, abs=1e-4)

@@ -1,0 +1,216 @@
+"""Single-env contract of every task: Gymnasium/SB3 checks, spaces, determinism, bad input."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+from push_envs import ENV_IDS
+from push_envs.physics import SceneError
+from push_envs.scripted import push_box_action
+
+ROBOTS = ("diff", "omni", "acker")
+OBS_MODES = ("state", "goal")
+COMBOS = [(i, r, o) for i in ENV_IDS for r in ROBOTS for o in OBS_MODES]
+
+
+@pytest.mark.parametrize(("env_id", "robot", "obs_mode"), COMBOS)
+def test_gymnasium_check_env(env_id, robot, obs_mode):
+    env = gym.make(env_id, robot=robot, obs_mode=obs_mode)
+    check_env(env.unwrapped, skip_render_check=True)
+    env.close()
+
+
+@pytest.mark.parametrize(("env_id", "robot", "obs_mode"), COMBOS)
+def test_sb3_check_env(env_id, robot, obs_mode):
+    sb3_checker = pytest.importorskip("stable_baselines3.common.env_checker")
+    env = gym.make(env_id, robot=robot, obs_mode=obs_mode)
+    sb3_checker.check_env(env, warn=True)
+
+
+@pytest.mark.parametrize(("env_id", "robot", "obs_mode"), COMBOS)
+def test_observation_stays_in_space(env_id, robot, obs_mode):
+    env = gym.make(env_id, robot=robot, obs_mode=obs_mode)
+    obs, _ = env.reset(seed=3)
+    rng = np.random.default_rng(3)
+    actions = rng.uniform(-1, 1, (10_000, 2)).astype(np.float32)
+    space = env.observation_space
+    for a in actions:
+        assert space.contains(obs), obs
+        obs, _, term, trunc, _ = env.step(a)
+        if term or trunc:
+            obs, _ = env.reset()
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_same_seed_same_trajectory(env_id):
+    actions = np.random.default_rng(1).uniform(-1, 1, (400, 2)).astype(np.float32)
+
+    def run():
+        env = gym.make(env_id)
+        out = [env.reset(seed=11)[0]]
+        for a in actions:
+            obs, r, term, trunc, _ = env.step(a)
+            out.append(np.append(obs, [r, term, trunc]))
+            if term or trunc:
+                out.append(env.reset()[0])
+        return np.concatenate(out)
+
+    assert np.array_equal(run(), run())
+
+
+def test_reset_seed_then_reset_continues_the_stream():
+    env = gym.make("PushBox-v0")
+    first = env.reset(seed=5)[0]
+    second = env.reset()[0]
+    env2 = gym.make("PushBox-v0")
+    assert np.array_equal(env2.reset(seed=5)[0], first)
+    assert np.array_equal(env2.reset()[0], second)
+    assert not np.array_equal(first, second)
+
+
+def test_registered_limits_and_ids():
+    assert set(ENV_IDS) == {"PushBox-v0", "WallSlide-v0", "PushT-v0"}
+    steps = {i: gym.spec(i).max_episode_steps for i in ENV_IDS}
+    assert steps == {"PushBox-v0": 200, "WallSlide-v0": 300, "PushT-v0": 300}
+
+
+def test_truncates_at_max_episode_steps():
+    env = gym.make("PushBox-v0", max_episode_steps=7)
+    env.reset(seed=0)
+    flags = [env.step(np.zeros(2, np.float32))[3] for _ in range(7)]
+    assert flags == [False] * 6 + [True]
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_non_finite_action_raises(bad):
+    env = gym.make("PushBox-v0")
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="finite"):
+        env.step(np.array([bad, 0.0], np.float32))
+
+
+def test_wrong_action_shape_raises():
+    env = gym.make("PushBox-v0")
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="shape"):
+        env.unwrapped.step(np.zeros(3, np.float32))
+
+
+def test_out_of_range_action_is_clipped():
+    a = gym.make("PushBox-v0")
+    b = gym.make("PushBox-v0")
+    a.reset(seed=2)
+    b.reset(seed=2)
+    for _ in range(5):
+        oa = a.unwrapped.step(np.array([5.0, -9.0]))[0]
+        ob = b.unwrapped.step(np.array([1.0, -1.0]))[0]
+    assert np.array_equal(oa, ob)
+
+
+@pytest.mark.parametrize(("kwarg", "value", "choices"), [
+    ("robot", "tank", "diff"), ("obs_mode", "pixels", "goal"), ("reward_type", "x", "sparse")])
+def test_bad_choice_lists_valid_ones(kwarg, value, choices):
+    with pytest.raises(ValueError, match=choices):
+        gym.make("PushBox-v0", **{kwarg: value})
+
+
+def test_bad_randomisation_range():
+    with pytest.raises(ValueError, match="box_mass_range"):
+        gym.make("PushBox-v0", box_mass_range=(-1.0, 2.0))
+
+
+def test_scene_with_unknown_key_names_file_and_key(tmp_path):
+    text = open(__file__.replace("tests/envs/test_tasks.py", "configs/push_box.yaml")).read()
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(text.replace("    mass: 0.5\n", "    mas: 0.5\n"))
+    with pytest.raises(SceneError) as err:
+        gym.make("PushBox-v0", scene=str(bad))
+    msg = str(err.value)
+    assert "bad.yaml" in msg and "obstacle[0]" in msg and "mas" in msg and "mass" in msg
+
+
+def test_unsatisfiable_spawn_is_an_error(tmp_path):
+    text = open(__file__.replace("tests/envs/test_tasks.py", "configs/push_box.yaml")).read()
+    big = tmp_path / "big.yaml"
+    big.write_text(text.replace("{name: rectangle, length: 0.3, width: 0.3}",
+                                "{name: rectangle, length: 5.0, width: 5.0}"))
+    with pytest.raises(SceneError, match="big.yaml"):
+        gym.make("PushBox-v0", scene=str(big))
+
+
+def test_domain_randomisation_is_seeded():
+    kw = dict(box_mass_range=(0.2, 0.8), box_friction_range=(0.3, 0.6),
+              box_size_range=(0.8, 1.2))
+    env = gym.make("PushBox-v0", **kw)
+    w = env.unwrapped.world
+    draws = []
+    for seed in (0, 0, 1):
+        env.reset(seed=seed)
+        draws.append((w.mass("box")[0], w.epar[0, 1, 2], w.epar[0, 1, 3]))
+    assert draws[0] == draws[1] != draws[2]
+    m, mu, s = draws[2]
+    assert 0.2 <= m <= 0.8 and 0.3 <= mu <= 0.6 and 0.8 <= s <= 1.2
+
+
+def test_scripted_policy_pushes_boxes_home():
+    env = gym.make("PushBox-v0")
+    wins = 0
+    touched = False
+    for seed in range(20):
+        obs, _ = env.reset(seed=seed)
+        for _ in range(200):
+            obs, _, term, trunc, info = env.step(push_box_action(obs))
+            # The contact block reads real contacts: while pushing, slot 0 is in contact
+            # with the box and its normal points back at the robot (negative x, robot frame).
+            if obs[21 + 6 * 4 + 3] > 0.5 and obs[21] > 0.5:
+                touched = True
+                assert obs[22] < 0.0
+            if term or trunc:
+                break
+        wins += info["is_success"]
+    assert touched
+    assert wins >= 16, wins
+
+
+def test_info_carries_health_and_reward_terms():
+    env = gym.make("PushBox-v0")
+    env.reset(seed=0)
+    _, r, _, _, info = env.step(np.array([1.0, 0.0], np.float32))
+    for key in ("is_success", "box_to_goal", "contacts", "max_penetration", "sweeps",
+                "reward_robot_box", "reward_box_goal", "reward_success"):
+        assert key in info
+    terms = info["reward_robot_box"] + info["reward_box_goal"] + info["reward_success"]
+    assert r == pytest.approx(terms - 0.01)
+
+
+def test_sparse_reward_and_her_compute_reward():
+    env = gym.make("PushBox-v0", obs_mode="goal", reward_type="sparse")
+    obs, _ = env.reset(seed=0)
+    _, r, _, _, _ = env.step(np.zeros(2, np.float32))
+    assert r == -1.0
+    ach = np.array([[1.0, 1.0], [2.0, 2.0]])
+    des = np.array([[1.05, 1.0], [2.5, 2.0]])
+    assert np.array_equal(env.unwrapped.compute_reward(ach, des, {}), [0.0, -1.0])
+    assert obs["achieved_goal"].shape == (2,) and obs["desired_goal"].shape == (2,)
+
+
+def test_wall_slide_starts_against_the_wall():
+    env = gym.make("WallSlide-v0")
+    for seed in range(5):
+        env.reset(seed=seed)
+        _, _, _, _, info = env.step(np.zeros(2, np.float32))
+        assert info["touching_wall"]
+        goal = env.unwrapped.core._goal[0]
+        box = env.unwrapped.world.state("box")[0]
+        assert 1.5 - 1e-9 <= abs(goal[0] - box[0]) <= 3.0 + 1e-9
+
+
+def test_rgb_array_render_has_the_arena():
+    env = gym.make("PushBox-v0", render_mode="rgb_array")
+    env.reset(seed=0)
+    frame = env.render()
+    assert frame.dtype == np.uint8 and frame.ndim == 3 and frame.shape[2] == 3
+    assert frame.std() > 5
