@@ -29,9 +29,10 @@ from .layout import (
     BS_Y0,
     BS_YP,
     EP_SCALE,
-    PF_BCX,
-    PF_BCY,
-    PF_BRAD,
+    PF_MAXX,
+    PF_MAXY,
+    PF_MINX,
+    PF_MINY,
     PI_BODY,
     PR_A,
     PR_B,
@@ -135,13 +136,11 @@ def find_pairs(e, movable, aabb, sint, sflt, grid, gstart, gitem, stamp, prs):
                     if stamp[e, sp] == tag:
                         continue
                     stamp[e, sp] = tag
-                    r = sflt[sp, PF_BRAD]
-                    cx, cy = sflt[sp, PF_BCX], sflt[sp, PF_BCY]
                     if (
-                        cx + r >= aabb[e, a, 0]
-                        and cx - r <= aabb[e, a, 2]
-                        and cy + r >= aabb[e, a, 1]
-                        and cy - r <= aabb[e, a, 3]
+                        sflt[sp, PF_MAXX] >= aabb[e, a, 0]
+                        and sflt[sp, PF_MINX] <= aabb[e, a, 2]
+                        and sflt[sp, PF_MAXY] >= aabb[e, a, 1]
+                        and sflt[sp, PF_MINY] <= aabb[e, a, 3]
                     ):
                         n = _push_pair(e, prs, n, cap, a, sint[sp, PI_BODY], sp)
     return n

@@ -52,7 +52,11 @@ PF_RAD = 0
 PF_BCX = 1
 PF_BCY = 2
 PF_BRAD = 3
-PF_LEN = 4
+PF_MINX = 4  # world-frame box of a static piece [m] (unused for movable pieces)
+PF_MINY = 5
+PF_MAXX = 6
+PF_MAXY = 7
+PF_LEN = 8
 
 # prm[:] world parameters
 PR_DT = 0  # step time [s]

@@ -271,8 +271,12 @@ def step_env(e, prm, bint, bflt, pint, pvert, pflt, sint, svert, sflt, grid, gst
         if found > cap:
             overflow += found - cap
         npairs = min(found, cap)
-        prepare(e, npairs, prs, pos, ang, epar, bint, bflt, pint, pvert, pflt, sint, svert,
-                sflt, tol, gravity, movable, bsc, bis, vbuf, cbuf, pfl)
+        touching = prepare(e, npairs, prs, pos, ang, epar, bint, bflt, pint, pvert, pflt, sint,
+                           svert, sflt, tol, gravity, movable, bsc, bis, vbuf, cbuf, pfl)
+        if touching == 0:
+            # Nothing touches after free motion, so no correction can start: the free motion
+            # stands (positions and velocities are already written).
+            continue
         order = sort_pairs(e, npairs, prs, bis, pfl, pord)
         ns = sweeps(e, npairs, order, max_sweeps, prs, pos, ang, epar, bint, pint, pvert, pflt,
                     sint, svert, sflt, tol, slop, bsc, bis, movable, vbuf, cbuf, pfl)

@@ -43,6 +43,10 @@ from .layout import (
     PF_BCY,
     PF_BRAD,
     PF_LEN,
+    PF_MAXX,
+    PF_MAXY,
+    PF_MINX,
+    PF_MINY,
     PF_RAD,
     PI_BODY,
     PI_LEN,
@@ -235,13 +239,17 @@ def compile_scene(spec: SceneSpec, params: SolverParams | None = None) -> Compil
             pf[j, PF_RAD] = rad
             pf[j, [PF_BCX, PF_BCY]] = centre
             pf[j, PF_BRAD] = brad
+            pts = verts[:nv]
+            lo = pts.min(axis=0) - rad
+            hi = pts.max(axis=0) + rad
+            pf[j, [PF_MINX, PF_MINY, PF_MAXX, PF_MAXY]] = (lo[0], lo[1], hi[0], hi[1])
         return pi, pv, pf
 
     pint, pvert, pflt = pack(pieces_m, False)
     sint, svert, sflt = pack(pieces_s, True)
     movable = np.array([i for i in range(nb) if bint[i, BI_KIND] != IMMOVABLE], np.int64)
-    smin = np.array([sflt[j, [PF_BCX, PF_BCY]] - sflt[j, PF_BRAD] for j in range(len(sflt))])
-    smax = np.array([sflt[j, [PF_BCX, PF_BCY]] + sflt[j, PF_BRAD] for j in range(len(sflt))])
+    smin = sflt[:, [PF_MINX, PF_MINY]]
+    smax = sflt[:, [PF_MAXX, PF_MAXY]]
     hint = 2.0 * float(np.max(bflt[movable, BF_BRAD])) if len(movable) else 1.0
     grid, gstart, gitem = _static_grid(sflt, smin.reshape(-1, 2), smax.reshape(-1, 2),
                                        max(hint, 0.25))

@@ -81,6 +81,10 @@ from .layout import (
     PF_LVEL,
     PF_LVEL2,
     PF_LVT,
+    PF_MAXX,
+    PF_MAXY,
+    PF_MINX,
+    PF_MINY,
     PF_MU,
     PF_RAD,
     PF_TOUCH,
@@ -146,12 +150,17 @@ def pair_contact(e, k, prs, pos, ang, epar, bint, pint, pvert, pflt, sint, svert
                 qcx = bx + (cb * pflt[q, PF_BCX] - sb * pflt[q, PF_BCY]) * scb
                 qcy = by + (sb * pflt[q, PF_BCX] + cb * pflt[q, PF_BCY]) * scb
                 qrad = pflt[q, PF_BRAD] * scb
+                dx, dy = pcx - qcx, pcy - qcy
+                reach = prad + qrad + tol
+                if dx * dx + dy * dy > reach * reach:
+                    continue
             else:
-                qcx, qcy, qrad = sflt[q, PF_BCX], sflt[q, PF_BCY], sflt[q, PF_BRAD]
-            dx, dy = pcx - qcx, pcy - qcy
-            reach = prad + qrad + tol
-            if dx * dx + dy * dy > reach * reach:
-                continue
+                # Static pieces are long (walls): test the piece's circle against their box.
+                dx = max(sflt[q, PF_MINX] - pcx, 0.0, pcx - sflt[q, PF_MAXX])
+                dy = max(sflt[q, PF_MINY] - pcy, 0.0, pcy - sflt[q, PF_MAXY])
+                reach = prad + tol
+                if dx * dx + dy * dy > reach * reach:
+                    continue
             if not placed:
                 na = _place(e, p, ax, ay, ca, sa, sca, pint, pvert, va)
                 placed = True
@@ -464,8 +473,12 @@ def _find(e, x, bis):
 @njit(cache=True)
 def prepare(e, npairs, prs, pos, ang, epar, bint, bflt, pint, pvert, pflt, sint, svert, sflt,
             tol, gravity, movable, bsc, bis, vbuf, cbuf, pfl):
-    """Contacts at the predicted poses, pair modes, friction/restitution and body levels."""
+    """Contacts at the predicted poses, pair modes, friction/restitution and body levels.
+
+    Returns the number of touching pairs.
+    """
     nm = movable.shape[0]
+    touching = 0
     for i in range(nm):
         b = movable[i]
         bis[e, b, IS_UF] = b
@@ -496,6 +509,7 @@ def prepare(e, npairs, prs, pos, ang, epar, bint, bflt, pint, pvert, pflt, sint,
         pfl[e, k, PF_E] = rest
         if pair_contact(e, k, prs, pos, ang, epar, bint, pint, pvert, pflt, sint, svert, sflt,
                         tol, vbuf, cbuf, pfl):
+            touching += 1
             pfl[e, k, PF_TOUCH] = 1.0
             pfl[e, k, PF_KEY] = pfl[e, k, 2]
             if ka == PASSIVE and kb == PASSIVE:
@@ -559,7 +573,7 @@ def prepare(e, npairs, prs, pos, ang, epar, bint, bflt, pint, pvert, pflt, sint,
             elif lb + 1 < la:
                 bis[e, a, IS_LEVEL] = lb + 1
                 changed = True
-
+    return touching
 
 @njit(cache=True, inline="always")
 def _pair_level(e, k, prs, bis):

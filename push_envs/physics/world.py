@@ -130,6 +130,14 @@ class World:
         self.steps = np.zeros(E, np.int64)
         # Envs with active == 0 are skipped by a step (e.g. rows being reset by a vector env).
         self.active = np.ones(E, np.uint8)
+        # Arguments of the step kernels, bound once: every array is updated in place.
+        s = scene
+        self._kernel_args = (
+            self.active, self.prm, s.bint, s.bflt, s.pint, s.pvert, s.pflt, s.sint, s.svert,
+            s.sflt, s.grid, s.gstart, s.gitem, s.movable, self.epar, self.pos, self.ang,
+            self.vel, self.omg, self.drv, self.cmd, self._bsc, self._bis, self._aabb,
+            self._stamp, self._prs, self._pfl, self._pord, self._vbuf, self._cbuf, self.cti,
+            self.ctf, self.ctn, self.health)
         self.reset()
 
     # ------------------------------------------------------------------------------ set-up
@@ -216,16 +224,11 @@ class World:
 
     def step_raw(self) -> None:
         """Step with the commands already written in ``self.cmd`` (no checks: hot path)."""
-        s = self.scene
         parallel = self.num_envs >= PARALLEL_MIN_ENVS
         if parallel and self.num_threads is not None:
             numba.set_num_threads(self.num_threads)
         kernel = step_parallel if parallel else step_serial
-        kernel(self.active, self.prm, s.bint, s.bflt, s.pint, s.pvert, s.pflt, s.sint, s.svert,
-               s.sflt, s.grid, s.gstart, s.gitem, s.movable, self.epar, self.pos, self.ang,
-               self.vel, self.omg, self.drv, self.cmd, self._bsc, self._bis, self._aabb, self._stamp,
-               self._prs, self._pfl, self._pord, self._vbuf, self._cbuf, self.cti, self.ctf,
-               self.ctn, self.health)
+        kernel(*self._kernel_args)
         self.steps += self.active
 
     # ------------------------------------------------------------------------------ poses

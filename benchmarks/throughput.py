@@ -1,0 +1,158 @@
+"""Env-steps per second of the tasks, single and batched, plus the cold start.
+
+    python benchmarks/throughput.py                 # full table (about 3-5 minutes)
+    python benchmarks/throughput.py --quick         # fewer repeats and steps
+    python benchmarks/throughput.py --compare       # also Gymnasium's SyncVectorEnv, for the ratio
+    python benchmarks/throughput.py --cold-start    # only the import/compile timings
+
+Every figure is the median of ``--repeats`` timed runs (min and max beside it), measured
+with time.perf_counter around ``step()`` calls on pre-generated random actions (sampling an
+action space costs more than a step). Observation, reward and autoreset are included: the
+batches run with the default NEXT_STEP autoreset and the single env resets itself when an
+episode ends, as a training loop would.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+TASKS = ("PushBox-v0", "WallSlide-v0", "PushT-v0")
+TARGETS = {"vec4096": 1_000_000, "single": 50_000, "cold": 3.0}
+
+
+def _stats(values: list[float]) -> tuple[float, float, float]:
+    return statistics.median(values), min(values), max(values)
+
+
+def bench_single(env_id: str, steps: int, repeats: int) -> tuple[float, float, float]:
+    import gymnasium as gym
+
+    env = gym.make(env_id)
+    env.reset(seed=0)
+    actions = np.random.default_rng(0).uniform(-1, 1, (steps, 2)).astype(np.float32)
+    for a in actions[:200]:
+        if any(env.step(a)[2:4]):
+            env.reset()
+    rates = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        for a in actions:
+            _, _, term, trunc, _ = env.step(a)
+            if term or trunc:
+                env.reset()
+        rates.append(steps / (time.perf_counter() - t0))
+    return _stats(rates)
+
+
+def bench_vec(env_id: str, n: int, steps: int, repeats: int,
+              num_threads: int | None) -> tuple[float, float, float]:
+    import gymnasium as gym
+
+    env = gym.make_vec(env_id, num_envs=n, num_threads=num_threads)
+    env.reset(seed=0)
+    actions = np.random.default_rng(0).uniform(-1, 1, (steps, n, 2)).astype(np.float32)
+    for a in actions[: min(steps, 20)]:
+        env.step(a)
+    rates = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        for a in actions:
+            env.step(a)
+        rates.append(steps * n / (time.perf_counter() - t0))
+    return _stats(rates)
+
+
+def bench_sync(env_id: str, n: int, steps: int, repeats: int) -> tuple[float, float, float]:
+    import gymnasium as gym
+
+    env = gym.make_vec(env_id, num_envs=n, vectorization_mode="sync")
+    env.reset(seed=0)
+    actions = np.random.default_rng(0).uniform(-1, 1, (steps, n, 2)).astype(np.float32)
+    rates = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        for a in actions:
+            env.step(a)
+        rates.append(steps * n / (time.perf_counter() - t0))
+    return _stats(rates)
+
+
+_COLD = ("import time; t=time.perf_counter(); import gymnasium as gym, numpy as np, push_envs; "
+         "e=gym.make('PushBox-v0'); e.reset(seed=0); e.step(np.zeros(2, np.float32)); "
+         "v=gym.make_vec('PushBox-v0', num_envs=32); v.reset(seed=0); "
+         "v.step(np.zeros((32, 2), np.float32)); print(time.perf_counter()-t)")
+
+
+def cold_start(repeats: int) -> tuple[float, list[float]]:
+    """First start with an empty numba cache (compiles), then cached starts [s]."""
+    cache = tempfile.mkdtemp(prefix="push_envs_cold_")
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+    try:
+        first = float(subprocess.check_output([sys.executable, "-c", _COLD], env=env))
+        cached = [float(subprocess.check_output([sys.executable, "-c", _COLD], env=env))
+                  for _ in range(repeats)]
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
+    return first, cached
+
+
+def _fmt(s: tuple[float, float, float]) -> str:
+    med, lo, hi = s
+    return f"{med:,.0f} | {lo:,.0f} | {hi:,.0f}"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--steps", type=int, default=100, help="batched steps per timed run")
+    ap.add_argument("--single-steps", type=int, default=10_000)
+    ap.add_argument("--sizes", type=int, nargs="+", default=[1, 64, 1024, 4096])
+    ap.add_argument("--tasks", nargs="+", default=list(TASKS))
+    ap.add_argument("--threads", type=int, default=None, help="numba threads (default: all)")
+    ap.add_argument("--quick", action="store_true", help="2 repeats, fewer steps")
+    ap.add_argument("--compare", action="store_true", help="add SyncVectorEnv over single envs")
+    ap.add_argument("--cold-start", action="store_true", help="only measure the cold start")
+    args = ap.parse_args()
+    if args.quick:
+        args.repeats, args.steps, args.single_steps = 2, 30, 3000
+    import numba
+
+    import push_envs  # noqa: F401
+
+    print(f"# push_envs throughput ({os.cpu_count()} cores, numba threads "
+          f"{args.threads or numba.get_num_threads()}, {args.repeats} repeats)\n")
+    if not args.cold_start:
+        print("| task | env | env-steps/s (median) | min | max |")
+        print("|---|---|---|---|---|")
+        for task in args.tasks:
+            single = bench_single(task, args.single_steps, args.repeats)
+            print(f"| {task} | gym.make (1 env) | {_fmt(single)} |", flush=True)
+            for n in args.sizes:
+                steps = max(args.steps, 2000 // n) if n < 64 else args.steps
+                r = bench_vec(task, n, steps, args.repeats, args.threads)
+                print(f"| {task} | make_vec N={n} | {_fmt(r)} |", flush=True)
+                if args.compare and n in (1, 64):
+                    s = bench_sync(task, n, max(20, 2000 // n), args.repeats)
+                    print(f"| {task} | SyncVectorEnv N={n} | {_fmt(s)} | (ratio native/sync "
+                          f"{r[0] / s[0]:.1f}x) |", flush=True)
+        print(f"\ntargets: PushBox-v0 make_vec N=4096 >= {TARGETS['vec4096']:,}; "
+              f"gym.make >= {TARGETS['single']:,}")
+    first, cached = cold_start(max(3, args.repeats if not args.quick else 3))
+    med, lo, hi = _stats(cached)
+    print("\ncold start (import + make + first step of a single env and a 32-env batch):")
+    print(f"  empty numba cache (compiles): {first:.1f} s")
+    print(f"  cached: median {med:.2f} s (min {lo:.2f}, max {hi:.2f}); target <= "
+          f"{TARGETS['cold']:.0f} s")
+
+
+if __name__ == "__main__":
+    main()

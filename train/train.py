@@ -1,0 +1,435 @@
+"""Train a Stable-Baselines3 agent (PPO or SAC) on a push_envs task, over the native batch.
+
+    python train/train.py                                  # PPO on PushBox-v0, diff robot
+    python train/train.py --algo sac --env PushBox-v0      # SAC + HER, sparse reward
+    python train/train.py --env WallSlide-v0 --seed 1 --timesteps 3e6
+
+Hyperparameters come from ``train/hyperparams/{algo}.yml`` (rl-baselines3-zoo format: a
+``default`` entry merged with the env's entry); command-line flags override them. Everything
+a run produces lands in ``<run-dir>/<env>/<algo>/<seed>/``: ``best_model.zip`` (+
+``best_vecnormalize.pkl``), ``final_model.zip``, ``vecnormalize.pkl``, ``args.json``,
+``evaluations.npz`` (EvalCallback: timesteps, results, ep_lengths, successes),
+``result.json`` (the final evaluation) and tensorboard logs under ``tb/``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import dataclasses
+import inspect
+import json
+import os
+import sys
+import textwrap
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import yaml
+
+HYPERPARAMS_DIR = Path(__file__).resolve().parent / "hyperparams"
+ALGOS = ("ppo", "sac")
+EVAL_SEED_OFFSET = 10_000  # the EvalCallback's env: seed + 10_000
+FINAL_SEED_OFFSET = 20_000  # the final evaluation: seed + 20_000 (fresh episodes)
+
+
+@dataclass
+class Args:
+    algo: str = "ppo"
+    """the algorithm: ppo or sac (sac uses HER when the yml says so)"""
+    env: str = "PushBox-v0"
+    """the task id (registered by push_envs)"""
+    robot: str | None = None
+    """drive: diff, omni or acker (default: the yml's env_kwargs, else the task's default)"""
+    seed: int = 0
+    """seed of the training envs, torch and numpy (eval envs use seed + 10000 / + 20000)"""
+    timesteps: int | None = None
+    """total env steps (default: the yml's n_timesteps)"""
+    n_envs: int | None = None
+    """number of parallel envs in the batch (default: the yml's n_envs)"""
+    eval_episodes: int = 100
+    """episodes of each periodic evaluation and of the final evaluation"""
+    eval_freq: int | None = None
+    """env steps between evaluations (default: the yml's eval_freq, else timesteps / 20)"""
+    eval_envs: int = 20
+    """envs in the evaluation batch"""
+    eval_model: str = "best"
+    """model the final line reports: best (highest mean eval return) or final"""
+    run_dir: str = "runs"
+    """root of the run folders: <run_dir>/<env>/<algo>/<seed>/"""
+    threads: int = 1
+    """torch threads (small MLPs: 1 is fastest)"""
+    env_threads: int | None = None
+    """numba threads stepping the batch (default: the yml's env_threads, else the cores)"""
+    hyperparams: str | None = None
+    """yml file to read instead of train/hyperparams/<algo>.yml"""
+    hp: list[str] = dataclasses.field(default_factory=list)
+    """extra overrides key=value (value parsed as YAML), e.g. --hp learning_rate=1e-3"""
+    no_progress: bool = False
+    """disable the progress bar"""
+    verbose: int = 0
+    """SB3 verbosity (0: quiet, 1: training stats)"""
+
+
+# ------------------------------------------------------------------------------ CLI parsing
+def _field_docs(cls: type) -> dict[str, str]:
+    """The docstring under each dataclass field (as CleanRL's tyro shows them)."""
+    tree = ast.parse(textwrap.dedent(inspect.getsource(cls)))
+    body = tree.body[0].body  # type: ignore[attr-defined]
+    docs: dict[str, str] = {}
+    for node, nxt in zip(body, body[1:], strict=False):
+        if (isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)
+                and isinstance(nxt, ast.Expr) and isinstance(nxt.value, ast.Constant)
+                and isinstance(nxt.value.value, str)):
+            docs[node.target.id] = nxt.value.value.strip()
+    return docs
+
+
+def _int(text: str) -> int:
+    """An int that also accepts ``2e6`` and ``2_000_000``."""
+    value = float(text.replace("_", ""))
+    if not value.is_integer():
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}")
+    return int(value)
+
+
+def parse_args(argv: list[str] | None = None) -> Args:
+    """Build an argparse parser from the :class:`Args` fields and parse ``argv``."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    docs = _field_docs(Args)
+    choices = {"algo": ALGOS, "robot": ("diff", "omni", "acker"), "eval_model": ("best", "final")}
+    for f in dataclasses.fields(Args):
+        flag = "--" + f.name.replace("_", "-")
+        default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
+        kind = str(f.type)
+        if kind == "bool":
+            parser.add_argument(flag, action="store_true", help=docs.get(f.name))
+        elif kind.startswith("list"):
+            parser.add_argument(flag, action="append", default=default, metavar="KEY=VALUE",
+                                help=docs.get(f.name))
+        else:
+            typ = _int if kind.startswith("int") else str
+            parser.add_argument(flag, type=typ, default=default, choices=choices.get(f.name),
+                                help=docs.get(f.name))
+    return Args(**vars(parser.parse_args(argv)))
+
+
+# --------------------------------------------------------------------------- hyperparameters
+_SAFE_NAMES: dict[str, str] = {  # names allowed in policy_kwargs strings -> import path
+    "nn.Tanh": "torch.nn.Tanh", "nn.ReLU": "torch.nn.ReLU", "nn.ELU": "torch.nn.ELU",
+    "nn.LeakyReLU": "torch.nn.LeakyReLU", "nn.GELU": "torch.nn.GELU",
+    "nn.SiLU": "torch.nn.SiLU",
+}
+_SAFE_NAMES.update({f"th.{k}": v for k, v in list(_SAFE_NAMES.items())})
+_SAFE_NAMES.update({f"torch.{k}": v for k, v in list(_SAFE_NAMES.items()) if k[:3] == "nn."})
+
+
+def _resolve(path: str) -> Any:
+    module, _, name = path.rpartition(".")
+    return getattr(__import__(module, fromlist=[name]), name)
+
+
+def _literal(node: ast.AST, text: str) -> Any:
+    """Evaluate a restricted expression node: literals, dict(...), [..], and _SAFE_NAMES."""
+    if isinstance(node, ast.Call):
+        if not (isinstance(node.func, ast.Name) and node.func.id == "dict") or node.args:
+            raise ValueError(f"unsafe or unsupported call in {text!r}: only dict(key=value, ...) "
+                             f"is allowed")
+        if any(k.arg is None for k in node.keywords):
+            raise ValueError(f"unsupported **kwargs in {text!r}")
+        return {k.arg: _literal(k.value, text) for k in node.keywords}
+    if isinstance(node, ast.Dict):
+        if any(k is None for k in node.keys):
+            raise ValueError(f"unsupported ** in {text!r}")
+        return {_literal(k, text): _literal(v, text)  # type: ignore[arg-type]
+                for k, v in zip(node.keys, node.values, strict=True)}
+    if isinstance(node, (ast.List, ast.Tuple)):
+        items = [_literal(e, text) for e in node.elts]
+        return items if isinstance(node, ast.List) else tuple(items)
+    if isinstance(node, (ast.Name, ast.Attribute)):
+        dotted = ast.unparse(node)
+        if dotted in ("True", "False", "None"):
+            return ast.literal_eval(dotted)
+        if dotted not in _SAFE_NAMES:
+            raise ValueError(f"name {dotted!r} is not allowed in {text!r} (allowed: "
+                             f"{sorted(k for k in _SAFE_NAMES if k.startswith('nn.'))})")
+        return _resolve(_SAFE_NAMES[dotted])
+    try:
+        return ast.literal_eval(node)
+    except ValueError:
+        raise ValueError(f"unsafe or unsupported expression {ast.unparse(node)!r} in "
+                         f"{text!r}") from None
+
+
+def parse_kwargs(text: str | dict | None) -> dict[str, Any]:
+    """Parse a zoo-style kwargs string such as ``"dict(net_arch=[256, 256], activation_fn=
+    nn.Tanh)"`` or ``"{'n_sampled_goal': 4}"`` without ``eval``: only literals, ``dict(...)``
+    and a few ``nn.*`` activation classes are accepted; anything else raises ValueError."""
+    if text is None:
+        return {}
+    if isinstance(text, dict):
+        return dict(text)
+    try:
+        tree = ast.parse(str(text).strip(), mode="eval")
+    except SyntaxError as err:
+        raise ValueError(f"cannot parse kwargs {text!r}: {err.msg}") from None
+    value = _literal(tree.body, str(text))
+    if not isinstance(value, dict):
+        raise ValueError(f"kwargs must be a dict, got {text!r}")
+    return value
+
+
+def _known_env_ids() -> tuple[str, ...]:
+    import push_envs
+
+    return tuple(push_envs.ENV_IDS)
+
+
+def load_hyperparams(algo: str, env_id: str, path: str | os.PathLike | None = None) -> dict:
+    """The ``default`` entry of ``{algo}.yml`` updated by the ``env_id`` entry.
+
+    Nested dicts (``env_kwargs``, ``policy_kwargs`` given as a mapping) are merged one level
+    deep. An ``env_id`` neither registered by push_envs nor in the file raises ValueError.
+    """
+    path = Path(path) if path is not None else HYPERPARAMS_DIR / f"{algo}.yml"
+    with open(path) as fh:
+        table = yaml.safe_load(fh) or {}
+    if not isinstance(table, dict):
+        raise ValueError(f"{path}: expected a mapping of env ids to hyperparameters")
+    known = sorted(set(_known_env_ids()) | {k for k in table if k != "default"})
+    if env_id not in table and env_id not in _known_env_ids():
+        raise ValueError(f"{path}: unknown env id {env_id!r}; known ids: {known}")
+    hp: dict[str, Any] = dict(table.get("default") or {})
+    for key, value in (table.get(env_id) or {}).items():
+        if isinstance(value, dict) and isinstance(hp.get(key), dict):
+            hp[key] = {**hp[key], **value}
+        else:
+            hp[key] = value
+    return hp
+
+
+def apply_overrides(hp: dict[str, Any], args: Args) -> dict[str, Any]:
+    """Command-line values over the yml's: --timesteps, --n-envs, --robot, --eval-freq,
+    --env-threads and every ``--hp key=value``."""
+    hp = dict(hp)
+    hp["env_kwargs"] = dict(hp.get("env_kwargs") or {})
+    for item in args.hp:
+        key, sep, raw = item.partition("=")
+        if not sep or not key:
+            raise ValueError(f"--hp expects key=value, got {item!r}")
+        hp[key.strip()] = yaml.safe_load(raw)
+    if args.timesteps is not None:
+        hp["n_timesteps"] = args.timesteps
+    if args.n_envs is not None:
+        hp["n_envs"] = args.n_envs
+    if args.robot is not None:
+        hp["env_kwargs"]["robot"] = args.robot
+    if args.eval_freq is not None:
+        hp["eval_freq"] = args.eval_freq
+    if args.env_threads is not None:
+        hp["env_threads"] = args.env_threads
+    hp["n_timesteps"] = int(float(hp.get("n_timesteps", 1_000_000)))
+    hp["n_envs"] = int(hp.get("n_envs", 1))
+    return hp
+
+
+def _schedule(value: Any) -> Any:
+    """``lin_3e-4`` -> a linear decay from 3e-4 to 0 (zoo convention); numbers pass through."""
+    if isinstance(value, str) and value.startswith("lin_"):
+        start = float(value[4:])
+        return lambda progress_remaining: progress_remaining * start
+    return float(value) if isinstance(value, str) else value
+
+
+_RUN_KEYS = ("n_envs", "n_timesteps", "policy", "normalize", "env_kwargs", "eval_freq",
+             "env_threads")
+
+
+def algo_kwargs(hp: dict[str, Any]) -> dict[str, Any]:
+    """SB3 constructor kwargs from the hyperparameters (strings mapped to objects)."""
+    from stable_baselines3 import HerReplayBuffer
+    from stable_baselines3.her.goal_selection_strategy import GoalSelectionStrategy
+
+    kwargs = {k: v for k, v in hp.items() if k not in _RUN_KEYS}
+    if "policy_kwargs" in kwargs:
+        kwargs["policy_kwargs"] = parse_kwargs(kwargs["policy_kwargs"])
+    for key in ("learning_rate", "clip_range"):
+        if key in kwargs:
+            kwargs[key] = _schedule(kwargs[key])
+    if "train_freq" in kwargs and isinstance(kwargs["train_freq"], list):
+        kwargs["train_freq"] = tuple(kwargs["train_freq"])
+    buffer = kwargs.get("replay_buffer_class")
+    if isinstance(buffer, str):
+        buffers = {"HerReplayBuffer": HerReplayBuffer}
+        if buffer not in buffers:
+            raise ValueError(f"replay_buffer_class must be one of {list(buffers)}, got {buffer!r}")
+        kwargs["replay_buffer_class"] = buffers[buffer]
+    if "replay_buffer_kwargs" in kwargs:
+        rb = parse_kwargs(kwargs["replay_buffer_kwargs"])
+        if isinstance(rb.get("goal_selection_strategy"), str):
+            rb["goal_selection_strategy"] = GoalSelectionStrategy[
+                rb["goal_selection_strategy"].upper()]
+        kwargs["replay_buffer_kwargs"] = rb
+    return kwargs
+
+
+def normalize_kwargs(hp: dict[str, Any]) -> dict[str, Any] | None:
+    """VecNormalize kwargs (None: no normalisation); ``normalize`` is a bool or a dict."""
+    norm = hp.get("normalize", False)
+    if isinstance(norm, str):
+        norm = parse_kwargs(norm) if norm.strip()[:1] in "{d" else norm.lower() == "true"
+    if norm is False:
+        return None
+    kwargs = dict(norm) if isinstance(norm, dict) else {}
+    kwargs.setdefault("gamma", float(hp.get("gamma", 0.99)))
+    return kwargs
+
+
+# ----------------------------------------------------------------------------------- running
+def run_dir_of(args: Args) -> Path:
+    return Path(args.run_dir) / args.env / args.algo / str(args.seed)
+
+
+def make_env(env_id: str, n_envs: int, seed: int, hp: dict[str, Any], stats: Path | None = None,
+             training: bool = True, **extra: Any) -> Any:
+    """A batch VecEnv (VecNormalize'd when the yml says so; ``stats`` loads saved stats)."""
+    from stable_baselines3.common.vec_env import VecNormalize
+
+    from push_envs.sb3 import make_vec_env
+
+    env_kwargs = {**(hp.get("env_kwargs") or {}), **extra}
+    venv = make_vec_env(env_id, n_envs=n_envs, seed=seed, num_threads=hp.get("env_threads"),
+                        **env_kwargs)
+    norm = normalize_kwargs(hp)
+    if stats is not None and stats.exists():
+        venv = VecNormalize.load(str(stats), venv)
+    elif norm is not None:
+        venv = VecNormalize(venv, **norm)
+    if isinstance(venv, VecNormalize) and not training:
+        venv.training = False
+        venv.norm_reward = False
+    return venv
+
+
+def evaluate(model: Any, env: Any, episodes: int) -> dict[str, float]:
+    """Deterministic evaluation: success rate, mean/std return and length over ``episodes``."""
+    from stable_baselines3.common.evaluation import evaluate_policy
+
+    successes: list[bool] = []
+
+    def grab(locals_: dict[str, Any], _globals: dict[str, Any]) -> None:
+        i = locals_["i"]
+        if locals_["done"] and locals_["episode_counts"][i] < locals_["episode_count_targets"][i]:
+            successes.append(bool(locals_["info"].get("is_success", False)))
+
+    returns, lengths = evaluate_policy(model, env, n_eval_episodes=episodes, deterministic=True,
+                                       return_episode_rewards=True, callback=grab)
+    return {"success_rate": float(np.mean(successes)) if successes else float("nan"),
+            "mean_return": float(np.mean(returns)), "std_return": float(np.std(returns)),
+            "mean_length": float(np.mean(lengths)), "episodes": len(returns)}
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    args = parse_args(argv)
+    t_start = time.perf_counter()
+    import torch
+    from stable_baselines3 import PPO, SAC
+    from stable_baselines3.common.callbacks import EvalCallback
+    from stable_baselines3.common.utils import set_random_seed
+    from stable_baselines3.common.vec_env import VecNormalize
+
+    hp = apply_overrides(load_hyperparams(args.algo, args.env, args.hyperparams), args)
+    hp.setdefault("env_threads", os.cpu_count() or 1)
+    torch.set_num_threads(args.threads)
+    set_random_seed(args.seed)
+    out = run_dir_of(args)
+    out.mkdir(parents=True, exist_ok=True)
+    print(f"run {out}: {args.algo} on {args.env} {hp['env_kwargs'] or ''}, "
+          f"{hp['n_timesteps']:,} steps, {hp['n_envs']} envs")
+    print(f"threads: torch {torch.get_num_threads()}, numba (env batch) {hp['env_threads']}")
+
+    env = make_env(args.env, hp["n_envs"], args.seed, hp)
+    eval_env = make_env(args.env, args.eval_envs, args.seed + EVAL_SEED_OFFSET, hp,
+                        training=False)
+    algo_cls = {"ppo": PPO, "sac": SAC}[args.algo]
+    kwargs = algo_kwargs(hp)
+    with open(out / "args.json", "w") as fh:
+        json.dump({"args": dataclasses.asdict(args), "hyperparams": hp}, fh, indent=2,
+                  default=str)
+    model = algo_cls(hp.get("policy", "MlpPolicy"), env, seed=args.seed, verbose=args.verbose,
+                     tensorboard_log=str(out / "tb"), device="cpu", **kwargs)
+
+    eval_freq = int(hp.get("eval_freq") or max(hp["n_timesteps"] // 20, 1))
+    on_best = _SaveVecNormalize(out / "best_vecnormalize.pkl")
+    eval_cb = EvalCallback(eval_env, n_eval_episodes=args.eval_episodes,
+                           eval_freq=max(eval_freq // hp["n_envs"], 1), log_path=str(out),
+                           best_model_save_path=str(out), deterministic=True,
+                           callback_on_new_best=on_best, verbose=0)
+    t_train = time.perf_counter()
+    model.learn(total_timesteps=hp["n_timesteps"], callback=eval_cb,
+                progress_bar=not args.no_progress, tb_log_name=args.algo)
+    train_time = time.perf_counter() - t_train
+    model.save(out / "final_model.zip")
+    if isinstance(env, VecNormalize):
+        env.save(str(out / "vecnormalize.pkl"))
+    steps = int(model.num_timesteps)
+    print(f"trained {steps:,} env steps in {train_time:.1f} s ({steps / train_time:,.0f} steps/s)")
+    if eval_cb.evaluations_timesteps:
+        succ = [f"{t / 1e3:.0f}k:{np.mean(s):.0%}" for t, s in
+                zip(eval_cb.evaluations_timesteps, eval_cb.evaluations_successes, strict=False)]
+        print("success curve:", " ".join(succ))
+
+    result: dict[str, Any] = {"env": args.env, "algo": args.algo, "seed": args.seed,
+                              "env_kwargs": hp["env_kwargs"], "env_steps": steps,
+                              "train_time_s": train_time, "steps_per_s": steps / train_time}
+    for which in ("final", "best"):
+        path = out / f"{which}_model.zip"
+        if not path.exists():
+            continue
+        stats = out / ("best_vecnormalize.pkl" if which == "best" else "vecnormalize.pkl")
+        fenv = make_env(args.env, args.eval_envs, args.seed + FINAL_SEED_OFFSET, hp,
+                        stats=stats, training=False)
+        result[which] = evaluate(algo_cls.load(path, device="cpu"), fenv, args.eval_episodes)
+        fenv.close()
+    chosen = args.eval_model if args.eval_model in result else "final"
+    res = result[chosen]
+    result["reported"] = chosen
+    result["success_rate"] = res["success_rate"]
+    result["mean_return"] = res["mean_return"]
+    result["wall_clock_s"] = time.perf_counter() - t_start
+    with open(out / "result.json", "w") as fh:
+        json.dump(result, fh, indent=2, default=str)
+    env.close()
+    eval_env.close()
+    if chosen != "final":
+        f = result["final"]
+        print(f"final model: success {100 * f['success_rate']:.1f}% "
+              f"(mean return {f['mean_return']:.1f})")
+    print(f"wall clock {result['wall_clock_s']:.0f} s, {steps:,} env steps")
+    print(f"final evaluation: success {100 * res['success_rate']:.1f}% over {res['episodes']} "
+          f"episodes (mean return {res['mean_return']:.1f}, {chosen} model)")
+    return result
+
+
+class _SaveVecNormalize:
+    """``callback_on_new_best`` saving the VecNormalize stats that go with the best model."""
+
+    def __new__(cls, path: Path) -> Any:
+        from stable_baselines3.common.callbacks import BaseCallback
+
+        class SaveVecNormalize(BaseCallback):
+            def _on_step(self) -> bool:
+                venv = self.model.get_vec_normalize_env()
+                if venv is not None:
+                    venv.save(str(path))
+                return True
+
+        return SaveVecNormalize()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
