@@ -19,7 +19,7 @@ def test_same_step_infos_terminal_observation_and_time_limit():
     assert isinstance(venv, VecMonitor)
     obs = venv.reset()
     assert obs.shape == (3, venv.observation_space.shape[0])
-    for t in range(4):
+    for _ in range(4):
         obs, rew, dones, infos = venv.step(np.zeros((3, 2), np.float32))
         assert isinstance(infos, list) and len(infos) == 3
     assert dones.all()

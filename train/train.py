@@ -28,7 +28,18 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import torch
 import yaml
+from stable_baselines3 import PPO, SAC, HerReplayBuffer
+from stable_baselines3.common.base_class import BaseAlgorithm
+from stable_baselines3.common.callbacks import BaseCallback, EvalCallback
+from stable_baselines3.common.evaluation import evaluate_policy
+from stable_baselines3.common.utils import set_random_seed
+from stable_baselines3.common.vec_env import VecEnv, VecNormalize
+from stable_baselines3.her.goal_selection_strategy import GoalSelectionStrategy
+
+import push_envs
+from push_envs.sb3 import make_vec_env
 
 HYPERPARAMS_DIR = Path(__file__).resolve().parent / "hyperparams"
 ALGOS = ("ppo", "sac")
@@ -183,12 +194,6 @@ def parse_kwargs(text: str | dict | None) -> dict[str, Any]:
     return value
 
 
-def _known_env_ids() -> tuple[str, ...]:
-    import push_envs
-
-    return tuple(push_envs.ENV_IDS)
-
-
 def load_hyperparams(algo: str, env_id: str, path: str | os.PathLike | None = None) -> dict:
     """The ``default`` entry of ``{algo}.yml`` updated by the ``env_id`` entry.
 
@@ -200,8 +205,8 @@ def load_hyperparams(algo: str, env_id: str, path: str | os.PathLike | None = No
         table = yaml.safe_load(fh) or {}
     if not isinstance(table, dict):
         raise ValueError(f"{path}: expected a mapping of env ids to hyperparameters")
-    known = sorted(set(_known_env_ids()) | {k for k in table if k != "default"})
-    if env_id not in table and env_id not in _known_env_ids():
+    known = sorted(set(tuple(push_envs.ENV_IDS)) | {k for k in table if k != "default"})
+    if env_id not in table and env_id not in tuple(push_envs.ENV_IDS):
         raise ValueError(f"{path}: unknown env id {env_id!r}; known ids: {known}")
     hp: dict[str, Any] = dict(table.get("default") or {})
     for key, value in (table.get(env_id) or {}).items():
@@ -251,9 +256,6 @@ _RUN_KEYS = ("n_envs", "n_timesteps", "policy", "normalize", "env_kwargs", "eval
 
 def algo_kwargs(hp: dict[str, Any]) -> dict[str, Any]:
     """SB3 constructor kwargs from the hyperparameters (strings mapped to objects)."""
-    from stable_baselines3 import HerReplayBuffer
-    from stable_baselines3.her.goal_selection_strategy import GoalSelectionStrategy
-
     kwargs = {k: v for k, v in hp.items() if k not in _RUN_KEYS}
     if "policy_kwargs" in kwargs:
         kwargs["policy_kwargs"] = parse_kwargs(kwargs["policy_kwargs"])
@@ -289,18 +291,28 @@ def normalize_kwargs(hp: dict[str, Any]) -> dict[str, Any] | None:
     return kwargs
 
 
+class SaveVecNormalize(BaseCallback):
+    """``callback_on_new_best``: save the VecNormalize stats that go with the best model."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__()
+        self.path = path
+
+    def _on_step(self) -> bool:
+        venv = self.model.get_vec_normalize_env()
+        if venv is not None:
+            venv.save(str(self.path))
+        return True
+
+
 # ----------------------------------------------------------------------------------- running
 def run_dir_of(args: Args) -> Path:
     return Path(args.run_dir) / args.env / args.algo / str(args.seed)
 
 
 def make_env(env_id: str, n_envs: int, seed: int, hp: dict[str, Any], stats: Path | None = None,
-             training: bool = True, **extra: Any) -> Any:
+             training: bool = True, **extra: Any) -> VecEnv:
     """A batch VecEnv (VecNormalize'd when the yml says so; ``stats`` loads saved stats)."""
-    from stable_baselines3.common.vec_env import VecNormalize
-
-    from push_envs.sb3 import make_vec_env
-
     env_kwargs = {**(hp.get("env_kwargs") or {}), **extra}
     venv = make_vec_env(env_id, n_envs=n_envs, seed=seed, num_threads=hp.get("env_threads"),
                         **env_kwargs)
@@ -315,10 +327,8 @@ def make_env(env_id: str, n_envs: int, seed: int, hp: dict[str, Any], stats: Pat
     return venv
 
 
-def evaluate(model: Any, env: Any, episodes: int) -> dict[str, float]:
+def evaluate(model: BaseAlgorithm, env: VecEnv, episodes: int) -> dict[str, float]:
     """Deterministic evaluation: success rate, mean/std return and length over ``episodes``."""
-    from stable_baselines3.common.evaluation import evaluate_policy
-
     successes: list[bool] = []
 
     def grab(locals_: dict[str, Any], _globals: dict[str, Any]) -> None:
@@ -336,12 +346,6 @@ def evaluate(model: Any, env: Any, episodes: int) -> dict[str, float]:
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     args = parse_args(argv)
     t_start = time.perf_counter()
-    import torch
-    from stable_baselines3 import PPO, SAC
-    from stable_baselines3.common.callbacks import EvalCallback
-    from stable_baselines3.common.utils import set_random_seed
-    from stable_baselines3.common.vec_env import VecNormalize
-
     hp = apply_overrides(load_hyperparams(args.algo, args.env, args.hyperparams), args)
     hp.setdefault("env_threads", os.cpu_count() or 1)
     torch.set_num_threads(args.threads)
@@ -364,7 +368,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                      tensorboard_log=str(out / "tb"), device="cpu", **kwargs)
 
     eval_freq = int(hp.get("eval_freq") or max(hp["n_timesteps"] // 20, 1))
-    on_best = _SaveVecNormalize(out / "best_vecnormalize.pkl")
+    on_best = SaveVecNormalize(out / "best_vecnormalize.pkl")
     eval_cb = EvalCallback(eval_env, n_eval_episodes=args.eval_episodes,
                            eval_freq=max(eval_freq // hp["n_envs"], 1), log_path=str(out),
                            best_model_save_path=str(out), deterministic=True,
@@ -413,22 +417,6 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     print(f"final evaluation: success {100 * res['success_rate']:.1f}% over {res['episodes']} "
           f"episodes (mean return {res['mean_return']:.1f}, {chosen} model)")
     return result
-
-
-class _SaveVecNormalize:
-    """``callback_on_new_best`` saving the VecNormalize stats that go with the best model."""
-
-    def __new__(cls, path: Path) -> Any:
-        from stable_baselines3.common.callbacks import BaseCallback
-
-        class SaveVecNormalize(BaseCallback):
-            def _on_step(self) -> bool:
-                venv = self.model.get_vec_normalize_env()
-                if venv is not None:
-                    venv.save(str(path))
-                return True
-
-        return SaveVecNormalize()
 
 
 if __name__ == "__main__":

@@ -322,7 +322,13 @@ class PushVectorEnv(VectorEnv):
         self.single_action_space = spaces.Box(-1.0, 1.0, (2,), np.float32)
         self.observation_space = gym.vector.utils.batch_space(self.single_observation_space, E)
         self.action_space = gym.vector.utils.batch_space(self.single_action_space, E)
-        self._obs_dtype = np.float32
+        self._post = K.post_step_parallel if self._parallel else K.post_step_serial
+        w = self.world
+        self._post_args = (self._ar, *self._kernel_args(), w.cti, w.ctf, w.ctn, w.health,
+                           self._need_reset, self._obs, self._rew, self._term, self._trunc,
+                           self._final_obs, self._final_info, self._info_f)
+        self._all_true = np.ones(E, bool)
+        self._all_true.setflags(write=False)
 
     # ------------------------------------------------------------------ construction helpers
     def _compile(self, scene: str | os.PathLike | None, robot: str):
@@ -472,31 +478,47 @@ class PushVectorEnv(VectorEnv):
                              f"{np.shape(actions)}")
         if not np.isfinite(a).all():
             raise ValueError(f"actions must be finite; got NaN or inf in {actions!r}")
+        was_reset = self._need_reset.astype(bool) if self._ar == K.AR_NEXT_STEP else None
+        self._advance(a)
+        done = self._term | self._trunc
+        info = self._info(self._info_f, None)
+        obs = self._observation()
+        rew = self._rew.copy()
+        final_obs = None
+        if self._ar == K.AR_SAME_STEP and done.any():
+            final_obs = self._batch_obs_rows(self._final_obs, done)
+            info["final_obs"] = final_obs
+            info["_final_obs"] = done.copy()
+            info["final_info"] = self._info(self._final_info, done)
+            info["_final_info"] = done.copy()
+        if self.obs_mode == "goal":
+            rew = self._goal_rewards(obs, final_obs, done, was_reset)
+        if self.render_mode == "human":
+            self.render()
+        self._record_trails()
+        return obs, rew, self._term.copy(), self._trunc.copy(), info
+
+    def _goal_rewards(self, obs: dict[str, np.ndarray], final_obs: dict[str, np.ndarray] | None,
+                      done: np.ndarray, was_reset: np.ndarray | None) -> np.ndarray:
+        """Goal mode: the reward is exactly compute_reward of the returned goals (as HER and
+        SB3's checker require), from the final observation where an episode just ended."""
+        rew = self.compute_reward(obs["achieved_goal"], obs["desired_goal"], None)
+        if final_obs is not None:
+            rew[done] = self.compute_reward(final_obs["achieved_goal"][done],
+                                            final_obs["desired_goal"][done], None)
+        if was_reset is not None:
+            rew[was_reset] = 0.0
+        return rew
+
+    def _advance(self, a: np.ndarray) -> None:
+        """Actions (already checked, float64 (E, 2)) -> physics -> observation, reward, ends."""
         w = self.world
         K.apply_actions(a, self.robot_index, self._act_lo, self._act_span, self._need_reset,
                         self._ar, w.cmd, w.active)
         w.step_raw()
-        if self._parallel:
-            if self._num_threads is not None:
-                numba.set_num_threads(self._num_threads)
-            post = K.post_step_parallel
-        else:
-            post = K.post_step_serial
-        post(self._ar, *self._kernel_args(), w.cti, w.ctf, w.ctn, w.health, self._need_reset,
-             self._obs, self._rew, self._term, self._trunc, self._final_obs, self._final_info,
-             self._info_f)
-        done = self._term | self._trunc
-        info = self._info(self._info_f, None)
-        if self._ar == K.AR_SAME_STEP and done.any():
-            info["final_obs"] = self._batch_obs_rows(self._final_obs, done)
-            info["_final_obs"] = done.copy()
-            info["final_info"] = self._info(self._final_info, done)
-            info["_final_info"] = done.copy()
-        if self.render_mode == "human":
-            self.render()
-        self._record_trails()
-        return (self._observation(), self._rew.copy(), self._term.copy(), self._trunc.copy(),
-                info)
+        if self._parallel and self._num_threads is not None:
+            numba.set_num_threads(self._num_threads)
+        self._post(*self._post_args)
 
     # ------------------------------------------------------------------------------ outputs
     def _object_poses(self) -> np.ndarray:
@@ -531,12 +553,21 @@ class PushVectorEnv(VectorEnv):
         return state
 
     def _info(self, info_f: np.ndarray, mask: np.ndarray | None) -> dict[str, Any]:
-        m = np.ones(self.num_envs, bool) if mask is None else mask.copy()
+        """Info arrays with Gymnasium's ``_key`` masks (one shared read-only mask)."""
+        m = self._all_true if mask is None else mask.copy()
+        data = info_f.T.copy()
         out: dict[str, Any] = {}
         for key, col, dtype in INFO_KEYS:
-            out[key] = info_f[:, col].astype(dtype)
+            out[key] = data[col] if dtype is np.float64 else data[col].astype(dtype)
             out["_" + key] = m
         return out
+
+    def single_info(self, env: int = 0) -> dict[str, Any]:
+        """Info of one env as Python scalars (the single-env fast path)."""
+        row = self._info_f[env].tolist()
+        return {key: (row[col] > 0.5 if dtype is bool else
+                      int(row[col]) if dtype is np.int64 else row[col])
+                for key, col, dtype in INFO_KEYS}
 
     # ------------------------------------------------------------------------------ render
     def _record_trails(self) -> None:
@@ -604,6 +635,10 @@ class PushEnv(gym.Env):
         self.world = self.core.world
         self.robot_name = self.core.task.robot_body
         self._started = False
+        if self.core.obs_mode == "goal":
+            # Only goal-conditioned variants offer HER's compute_reward (SB3 treats any env
+            # that has it as a goal env).
+            self.compute_reward = self.core.compute_reward
 
     @property
     def hud(self) -> list[str]:
@@ -619,9 +654,9 @@ class PushEnv(gym.Env):
         if seed is None and not self.core._seeded:
             # Unseeded first reset: draw the stream's seed from gymnasium's generator.
             seed = int(self.np_random.integers(0, 2**62))
-        obs, info = self.core.reset(seed=seed)
+        obs, _ = self.core.reset(seed=seed)
         self._started = True
-        return self._unbatch(obs), self._unbatch_info(info)
+        return self._unbatch(obs), self.core.single_info(0)
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         if not self._started:
@@ -629,24 +664,27 @@ class PushEnv(gym.Env):
         a = np.asarray(action, dtype=np.float64)
         if a.shape != (2,):
             raise ValueError(f"action must have shape (2,), got {np.shape(action)}")
-        obs, rew, term, trunc, info = self.core.step(a.reshape(1, 2))
-        return (self._unbatch(obs), float(rew[0]), bool(term[0]), bool(trunc[0]),
-                self._unbatch_info(info))
+        if not (math.isfinite(a[0]) and math.isfinite(a[1])):
+            raise ValueError(f"action must be finite; got NaN or inf in {action!r}")
+        core = self.core
+        core._advance(a.reshape(1, 2))
+        rew = float(core._rew[0])
+        if core.obs_mode == "goal":
+            batch = core._observation()
+            rew = float(core._goal_rewards(batch, None, core._term, None)[0])
+            obs = self._unbatch(batch)
+        else:
+            obs = core._obs[0].astype(np.float32)
+        if self.render_mode == "human":
+            self.render()
+        core._record_trails()
+        return obs, rew, bool(core._term[0]), bool(core._trunc[0]), core.single_info(0)
 
     @staticmethod
     def _unbatch(obs: Any) -> Any:
         if isinstance(obs, dict):
             return {k: v[0] for k, v in obs.items()}
         return obs[0]
-
-    @staticmethod
-    def _unbatch_info(info: dict[str, Any]) -> dict[str, Any]:
-        return {k: v[0].item() for k, v in info.items() if not k.startswith("_")}
-
-    def compute_reward(self, achieved_goal: np.ndarray, desired_goal: np.ndarray,
-                       info: Any = None) -> np.ndarray:
-        """Vectorised reward for HER; see :meth:`PushVectorEnv.compute_reward`."""
-        return self.core.compute_reward(achieved_goal, desired_goal, info)
 
     def contacts(self, name: str | None = None) -> list:
         """contact2d reports of ``name`` (the robot by default) after the last step."""
