@@ -78,7 +78,7 @@ class Args:
     hyperparams: str | None = None
     """yml file to read instead of train/hyperparams/<algo>.yml"""
     hp: list[str] = dataclasses.field(default_factory=list)
-    """extra overrides key=value (value parsed as YAML), e.g. --hp learning_rate=1e-3"""
+    """extra overrides key=value (value parsed as YAML), e.g. --hp learning_rate=1e-3 n_epochs=5"""
     no_progress: bool = False
     """disable the progress bar"""
     verbose: int = 0
@@ -107,26 +107,37 @@ def _int(text: str) -> int:
     return int(value)
 
 
-def parse_args(argv: list[str] | None = None) -> Args:
-    """Build an argparse parser from the :class:`Args` fields and parse ``argv``."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+def parse_dataclass(cls: type, argv: list[str] | None = None, description: str = "",
+                    choices: dict[str, tuple[str, ...]] | None = None) -> Any:
+    """Build an argparse parser from a dataclass's fields (flag ``--field-name``, help from
+    the field's docstring, bool fields as switches) and return ``cls(**parsed)``."""
+    parser = argparse.ArgumentParser(description=description,
                                      formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    docs = _field_docs(Args)
-    choices = {"algo": ALGOS, "robot": ("diff", "omni", "acker"), "eval_model": ("best", "final")}
-    for f in dataclasses.fields(Args):
+    docs = _field_docs(cls)
+    for f in dataclasses.fields(cls):
         flag = "--" + f.name.replace("_", "-")
-        default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
         kind = str(f.type)
+        extra: dict[str, Any] = {"help": docs.get(f.name)}
+        if f.default is not dataclasses.MISSING:
+            extra["default"] = f.default
+        elif f.default_factory is not dataclasses.MISSING:
+            extra["default"] = f.default_factory()
+        else:
+            extra["required"] = True
         if kind == "bool":
-            parser.add_argument(flag, action="store_true", help=docs.get(f.name))
+            parser.add_argument(flag, action="store_true", **extra)
         elif kind.startswith("list"):
-            parser.add_argument(flag, action="append", default=default, metavar="KEY=VALUE",
-                                help=docs.get(f.name))
+            parser.add_argument(flag, action="extend", nargs="+", **extra)
         else:
             typ = _int if kind.startswith("int") else str
-            parser.add_argument(flag, type=typ, default=default, choices=choices.get(f.name),
-                                help=docs.get(f.name))
-    return Args(**vars(parser.parse_args(argv)))
+            parser.add_argument(flag, type=typ, choices=(choices or {}).get(f.name), **extra)
+    return cls(**vars(parser.parse_args(argv)))
+
+
+def parse_args(argv: list[str] | None = None) -> Args:
+    """The training :class:`Args` from the command line."""
+    choices = {"algo": ALGOS, "robot": ("diff", "omni", "acker"), "eval_model": ("best", "final")}
+    return parse_dataclass(Args, argv, __doc__.split("\n\n")[0], choices)
 
 
 # --------------------------------------------------------------------------- hyperparameters

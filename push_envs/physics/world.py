@@ -102,7 +102,9 @@ class World:
         self.prm[PR_MAXSUB] = p.max_substeps
         self.prm[PR_SUBFRAC] = p.substep_fraction
         nm = len(scene.movable)
-        max_pairs = p.max_pairs or (12 * nm + 64)
+        # Sized to the scene: per-env scratch is walked every step, so oversizing it costs
+        # cache misses at large batches (overflow is counted in pair_overflow).
+        max_pairs = p.max_pairs or (6 * nm + min(len(scene.sint), 4 * nm) + 8)
         max_contacts = p.max_contacts or max_pairs
         # Per-env body parameters (domain randomisation writes here).
         self.epar = np.zeros((E, B, EP_LEN))
