@@ -30,4 +30,17 @@ def configure() -> str:
     return str(folder)
 
 
+def threading_layer() -> str:
+    """Use numba's ``workqueue`` threading layer unless NUMBA_THREADING_LAYER says otherwise.
+
+    The default (OpenMP) layer is not fork-safe once a parallel kernel has run: forked children
+    abort. workqueue is, and gave the same bit-identical results, so a batch can live inside
+    ``AsyncVectorEnv`` or a forked data loader.
+    """
+    if not os.environ.get("NUMBA_THREADING_LAYER"):
+        numba.config.THREADING_LAYER = "workqueue"
+    return numba.config.THREADING_LAYER
+
+
 CACHE_DIR = configure()
+THREADING_LAYER = threading_layer()

@@ -92,7 +92,7 @@ def test_crowded_scene_runs_with_few_candidates(crowd_world):
 @pytest.mark.xfail(strict=True, reason=(
     "ENGINE BUG (same as test_solver::test_pushed_chain_overlap_below_0p1mm): once the robots "
     "push boxes into rows of boxes (step 28 on), Gauss-Seidel hits the 32-sweep cap every "
-    "step and leaves up to 3.6 mm overlap (step 30)"))
+    "step and leaves up to 10 mm overlap (step 31; 3.6 mm before engine commit e9d682c)"))
 def test_crowded_scene_overlap_below_0p1mm(crowd_world):
     _, worst = crowd_world
     assert worst < 1e-4

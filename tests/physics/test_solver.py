@@ -385,10 +385,10 @@ def test_pushed_chain_advances_at_robot_speed(scn):
 @pytest.mark.xfail(strict=True, reason=(
     "ENGINE BUG: in a steadily pushed chain of 5 boxes every box advances exactly 0.03 m per "
     "0.1 s step (0.3 m/s), but World.velocity reports 0.286, 0.272, 0.262, 0.256, 0.255 m/s "
-    "(same with 256 sweeps, so not a convergence issue). The iterated velocity_pass treats the "
-    "passive-passive contacts, which separate at the recovered velocities, with target 0 and "
-    "clamped impulses, and does not carry the drive's push through the chain: the reported "
-    "velocity is not the displacement rate (a box released now would coast too short)"))
+    "(same with 256 sweeps, so not a convergence issue): the reported velocity is not the "
+    "displacement rate, so a box released now would coast too short. Suspected: the recovered "
+    "mean velocity v_free + (x - x_free)/dt is not brought up to the chain's speed by the "
+    "iterated velocity_pass for boxes downstream of the drive contact"))
 def test_pushed_chain_reported_velocity_equals_motion(scn):
     w, _, _ = _chain(scn)
     for i in range(5):

@@ -1,0 +1,174 @@
+"""The SB3 training layer: hyperparameter loading and end-to-end smoke runs of the scripts."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("stable_baselines3")
+
+ROOT = Path(__file__).resolve().parents[2]
+TRAIN_DIR = ROOT / "train"
+
+
+def _load_train():
+    spec = importlib.util.spec_from_file_location("train_script", TRAIN_DIR / "train.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+T = _load_train()
+
+
+@pytest.fixture
+def yml(tmp_path: Path) -> Path:
+    path = tmp_path / "ppo.yml"
+    path.write_text(
+        "default:\n"
+        "  n_envs: 8\n"
+        "  n_timesteps: !!float 1e5\n"
+        "  gamma: 0.99\n"
+        "  policy_kwargs: \"dict(net_arch=[64, 64])\"\n"
+        "  env_kwargs: {robot: diff, reward_type: dense}\n"
+        "PushBox-v0:\n"
+        "  gamma: 0.98\n"
+        "  env_kwargs: {robot: omni}\n"
+        "Custom-v9:\n"
+        "  n_envs: 2\n")
+    return path
+
+
+# ----------------------------------------------------------------------------- hyperparams
+def test_default_merge_and_env_override(yml: Path):
+    hp = T.load_hyperparams("ppo", "PushBox-v0", yml)
+    assert hp["n_envs"] == 8 and hp["gamma"] == 0.98
+    assert hp["env_kwargs"] == {"robot": "omni", "reward_type": "dense"}  # merged one level
+    # A registered id without an entry gets the default; an id only in the file is accepted.
+    assert T.load_hyperparams("ppo", "PushT-v0", yml)["gamma"] == 0.99
+    assert T.load_hyperparams("ppo", "Custom-v9", yml)["n_envs"] == 2
+
+
+def test_cli_overrides_yml(yml: Path):
+    args = T.parse_args(["--env", "PushBox-v0", "--timesteps", "2e3", "--n-envs", "4",
+                         "--robot", "acker", "--hp", "gamma=0.9", "n_epochs=3"])
+    hp = T.apply_overrides(T.load_hyperparams("ppo", args.env, yml), args)
+    assert hp["n_timesteps"] == 2000 and hp["n_envs"] == 4
+    assert hp["env_kwargs"]["robot"] == "acker" and hp["gamma"] == 0.9 and hp["n_epochs"] == 3
+    # Without flags the yml wins.
+    hp = T.apply_overrides(T.load_hyperparams("ppo", "PushBox-v0", yml), T.parse_args([]))
+    assert hp["n_timesteps"] == 100_000 and hp["env_kwargs"]["robot"] == "omni"
+
+
+def test_unknown_env_id_error_names_file_id_and_known_ids(yml: Path):
+    with pytest.raises(ValueError) as err:
+        T.load_hyperparams("ppo", "NoSuchEnv-v0", yml)
+    msg = str(err.value)
+    assert str(yml) in msg and "NoSuchEnv-v0" in msg
+    assert "PushBox-v0" in msg and "WallSlide-v0" in msg and "Custom-v9" in msg
+
+
+def test_shipped_files_load_for_every_env():
+    import push_envs
+
+    for algo in T.ALGOS:
+        for env_id in push_envs.ENV_IDS:
+            hp = T.load_hyperparams(algo, env_id)
+            kwargs = T.algo_kwargs(hp)
+            assert "n_envs" not in kwargs and "env_kwargs" not in kwargs
+    sac = T.algo_kwargs(T.load_hyperparams("sac", "PushBox-v0"))
+    from stable_baselines3 import HerReplayBuffer
+    from stable_baselines3.her.goal_selection_strategy import GoalSelectionStrategy
+
+    assert sac["replay_buffer_class"] is HerReplayBuffer
+    assert sac["replay_buffer_kwargs"] == {"n_sampled_goal": 4,
+                                           "goal_selection_strategy": GoalSelectionStrategy.FUTURE}
+
+
+def test_policy_kwargs_parsing():
+    import torch.nn as nn
+
+    assert T.parse_kwargs("dict(net_arch=[256, 256])") == {"net_arch": [256, 256]}
+    assert T.parse_kwargs("{'net_arch': dict(pi=[64], vf=[64]), 'ortho_init': False}") == {
+        "net_arch": {"pi": [64], "vf": [64]}, "ortho_init": False}
+    kw = T.parse_kwargs("dict(activation_fn=nn.Tanh, log_std_init=-0.5)")
+    assert kw == {"activation_fn": nn.Tanh, "log_std_init": -0.5}
+    assert T.parse_kwargs(None) == {} and T.parse_kwargs({"a": 1}) == {"a": 1}
+
+
+@pytest.mark.parametrize("text", [
+    "__import__('os').system('echo pwned')",
+    "dict(a=open('/etc/passwd'))",
+    "dict(net_arch=[64] * 2)",
+    "dict(f=lambda: 0)",
+    "dict(a=os.system)",
+    "dict(a=nn.Module.__subclasses__)",
+    "dict(**x)",
+    "[1, 2]",
+    "dict(net_arch=[64,",
+])
+def test_policy_kwargs_rejects_unsafe_strings(text: str):
+    with pytest.raises(ValueError):
+        T.parse_kwargs(text)
+
+
+def test_normalize_kwargs():
+    assert T.normalize_kwargs({"normalize": False}) is None
+    assert T.normalize_kwargs({"normalize": True, "gamma": 0.98}) == {"gamma": 0.98}
+    assert T.normalize_kwargs({"normalize": "{'norm_reward': False}"}) == {
+        "norm_reward": False, "gamma": 0.99}
+
+
+# ------------------------------------------------------------------------------ smoke runs
+def _run(cmd: list[str], timeout: float) -> subprocess.CompletedProcess:
+    env = dict(os.environ, SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy")
+    out = subprocess.run([sys.executable, *cmd], cwd=ROOT, env=env, capture_output=True,
+                         text=True, timeout=timeout)
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
+    return out
+
+
+def test_ppo_smoke_then_enjoy_gif(tmp_path: Path):
+    out = _run(["train/train.py", "--timesteps", "2048", "--n-envs", "8", "--eval-episodes",
+                "4", "--eval-envs", "4", "--run-dir", str(tmp_path), "--no-progress"], 240)
+    assert "final evaluation: success" in out.stdout
+    run = tmp_path / "PushBox-v0" / "ppo" / "0"
+    for name in ("best_model.zip", "final_model.zip", "vecnormalize.pkl",
+                 "best_vecnormalize.pkl", "args.json", "evaluations.npz", "result.json"):
+        assert (run / name).exists(), name
+    result = json.loads((run / "result.json").read_text())
+    assert 0.0 <= result["success_rate"] <= 1.0 and result["env_steps"] >= 2048
+    log = np.load(run / "evaluations.npz")
+    assert "successes" in log and log["successes"].shape[1] == 4  # is_success reached EvalCallback
+
+    gif = tmp_path / "x.gif"
+    _run(["train/enjoy.py", "--run", str(run), "--gif", str(gif), "--episodes", "1"], 120)
+    from PIL import Image
+
+    with Image.open(gif) as im:
+        assert im.n_frames > 1
+
+    png = tmp_path / "curve.png"
+    _run(["train/plot.py", str(tmp_path / "PushBox-v0" / "ppo"), "--out", str(png)], 120)
+    assert png.stat().st_size > 1000
+
+
+def test_sac_her_smoke(tmp_path: Path):
+    out = _run(["train/train.py", "--algo", "sac", "--timesteps", "300", "--n-envs", "2",
+                "--eval-episodes", "2", "--eval-envs", "2", "--run-dir", str(tmp_path),
+                "--no-progress", "--hp", "learning_starts=100", "batch_size=32",
+                "--hp", "buffer_size=1000", "--hp", "policy_kwargs=dict(net_arch=[32, 32])",
+                "--eval-freq", "150"], 240)
+    assert "final evaluation: success" in out.stdout
+    run = tmp_path / "PushBox-v0" / "sac" / "0"
+    saved = json.loads((run / "args.json").read_text())
+    assert saved["hyperparams"]["replay_buffer_class"] == "HerReplayBuffer"
+    assert (run / "final_model.zip").exists() and (run / "evaluations.npz").exists()
