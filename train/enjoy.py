@@ -18,13 +18,10 @@ from typing import Any
 
 import numpy as np
 from PIL import Image
-from stable_baselines3 import PPO, SAC
 from stable_baselines3.common.vec_env import VecEnv, VecNormalize
 
 from push_envs.sb3 import make_vec_env
-from train import parse_dataclass  # train/train.py (this script's folder is on sys.path)
-
-ALGOS = {"ppo": PPO, "sac": SAC}
+from train import load_model, parse_dataclass  # train/train.py: this folder is on sys.path
 
 
 @dataclass
@@ -62,7 +59,7 @@ def load_run(run: Path, which: str = "best", render_mode: str | None = None,
         venv = VecNormalize.load(str(stats), venv)
         venv.training = False
         venv.norm_reward = False
-    model = ALGOS[args["algo"]].load(path, device="cpu")
+    model = load_model(args["algo"], path)
     print(f"loaded {path} ({args['algo']} on {args['env']} {hp.get('env_kwargs') or ''})")
     return model, venv, saved
 

@@ -9,8 +9,8 @@ Each positional folder is one line: the mean over the seeds found under it (ever
 
 from __future__ import annotations
 
-import sys
-from dataclasses import dataclass, field
+import argparse
+from dataclasses import dataclass
 from pathlib import Path
 
 import matplotlib
@@ -18,21 +18,6 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
-
-from train import parse_dataclass  # noqa: E402  (train/train.py; this folder is on sys.path)
-
-
-@dataclass
-class Args:
-    runs: list[str] = field(default_factory=list)
-    """run folders (each holds one or more seeds' evaluations.npz); repeat the flag or list
-    them as positional arguments"""
-    out: str = "learning_curve.png"
-    """PNG to write"""
-    labels: list[str] = field(default_factory=list)
-    """a legend label per folder (default: the folder path)"""
-    title: str = ""
-    """figure title"""
 
 
 @dataclass
@@ -85,17 +70,16 @@ def plot(curves: list[Curve], out: Path, title: str = "") -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    # Positional folders (before the first flag) are sugar for repeated --runs.
-    positional = []
-    while argv and not argv[0].startswith("-"):
-        positional.append(argv.pop(0))
-    args: Args = parse_dataclass(Args, argv, __doc__.split("\n\n")[0])
-    folders = positional + list(args.runs)
-    if not folders:
-        raise SystemExit("give at least one run folder")
-    labels = list(args.labels) + folders[len(args.labels):]
-    curves = [load_curve(Path(f), label) for f, label in zip(folders, labels, strict=False)]
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("runs", nargs="+", help="run folders; each holds one or more seeds' "
+                   "evaluations.npz and becomes one line")
+    p.add_argument("--out", default="learning_curve.png", help="PNG to write")
+    p.add_argument("--labels", nargs="+", default=[],
+                   help="a legend label per folder (default: the folder path)")
+    p.add_argument("--title", default="", help="figure title")
+    args = p.parse_args(argv)
+    labels = list(args.labels) + args.runs[len(args.labels):]
+    curves = [load_curve(Path(f), label) for f, label in zip(args.runs, labels, strict=False)]
     plot(curves, Path(args.out), args.title)
     print(f"wrote {args.out}")
 

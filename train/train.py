@@ -35,7 +35,7 @@ from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.common.callbacks import BaseCallback, EvalCallback
 from stable_baselines3.common.evaluation import evaluate_policy
 from stable_baselines3.common.utils import set_random_seed
-from stable_baselines3.common.vec_env import VecEnv, VecNormalize
+from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper, VecNormalize
 from stable_baselines3.her.goal_selection_strategy import GoalSelectionStrategy
 
 import push_envs
@@ -78,7 +78,7 @@ class Args:
     hyperparams: str | None = None
     """yml file to read instead of train/hyperparams/<algo>.yml"""
     hp: list[str] = dataclasses.field(default_factory=list)
-    """extra overrides key=value (value parsed as YAML), e.g. --hp learning_rate=1e-3 n_epochs=5"""
+    """overrides key=value, value parsed as YAML (dicts merge), e.g. --hp n_epochs=5"""
     no_progress: bool = False
     """disable the progress bar"""
     verbose: int = 0
@@ -237,7 +237,10 @@ def apply_overrides(hp: dict[str, Any], args: Args) -> dict[str, Any]:
         key, sep, raw = item.partition("=")
         if not sep or not key:
             raise ValueError(f"--hp expects key=value, got {item!r}")
-        hp[key.strip()] = yaml.safe_load(raw)
+        key, value = key.strip(), yaml.safe_load(raw)
+        if isinstance(value, dict) and isinstance(hp.get(key), dict):
+            value = {**hp[key], **value}  # e.g. --hp "env_kwargs={max_episode_steps: 50}"
+        hp[key] = value
     if args.timesteps is not None:
         hp["n_timesteps"] = args.timesteps
     if args.n_envs is not None:
@@ -262,7 +265,7 @@ def _schedule(value: Any) -> Any:
 
 
 _RUN_KEYS = ("n_envs", "n_timesteps", "policy", "normalize", "env_kwargs", "eval_freq",
-             "env_threads")
+             "env_threads", "push_pose_shaping")
 
 
 def algo_kwargs(hp: dict[str, Any]) -> dict[str, Any]:
@@ -321,12 +324,51 @@ def run_dir_of(args: Args) -> Path:
     return Path(args.run_dir) / args.env / args.algo / str(args.seed)
 
 
+class PushPoseShaping(VecEnvWrapper):
+    """EXPERIMENT (training envs only, off by default): add ``weight * (progress of the robot
+    toward the push pose)``, the point ``standoff`` behind the object on the goal->object
+    line, to the task's reward. A potential-based term read from the state observation
+    (indices 0-3, 7-8, 15-16), so the optimal policy is unchanged; evaluation and the
+    logged returns keep the task's own reward. Enable with ``push_pose_shaping: <weight>``.
+    """
+
+    def __init__(self, venv: VecEnv, weight: float = 1.0, standoff: float = 0.3) -> None:
+        super().__init__(venv)
+        self.weight, self.standoff = weight, standoff
+        self._phi = np.zeros(venv.num_envs)
+
+    def _potential(self, obs: np.ndarray) -> np.ndarray:
+        rx, ry, c, s = obs[:, 0], obs[:, 1], obs[:, 2], obs[:, 3]
+        bx = rx + c * obs[:, 7] - s * obs[:, 8]
+        by = ry + s * obs[:, 7] + c * obs[:, 8]
+        ux, uy = obs[:, 15] - bx, obs[:, 16] - by
+        norm = np.hypot(ux, uy) + 1e-6
+        px, py = bx - self.standoff * ux / norm, by - self.standoff * uy / norm
+        return -np.hypot(px - rx, py - ry)
+
+    def reset(self) -> np.ndarray:
+        obs = self.venv.reset()
+        self._phi = self._potential(obs)
+        return obs
+
+    def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
+        obs, rew, dones, infos = self.venv.step_wait()
+        reached = obs.copy()
+        for i in np.flatnonzero(dones):
+            reached[i] = infos[i]["terminal_observation"]
+        shaped = rew + self.weight * (self._potential(reached) - self._phi)
+        self._phi = self._potential(obs)  # a reset env starts from its new episode's pose
+        return obs, shaped.astype(np.float32), dones, infos
+
+
 def make_env(env_id: str, n_envs: int, seed: int, hp: dict[str, Any], stats: Path | None = None,
              training: bool = True, **extra: Any) -> VecEnv:
     """A batch VecEnv (VecNormalize'd when the yml says so; ``stats`` loads saved stats)."""
     env_kwargs = {**(hp.get("env_kwargs") or {}), **extra}
     venv = make_vec_env(env_id, n_envs=n_envs, seed=seed, num_threads=hp.get("env_threads"),
                         **env_kwargs)
+    if training and hp.get("push_pose_shaping"):
+        venv = PushPoseShaping(venv, weight=float(hp["push_pose_shaping"]))
     norm = normalize_kwargs(hp)
     if stats is not None and stats.exists():
         venv = VecNormalize.load(str(stats), venv)
@@ -336,6 +378,15 @@ def make_env(env_id: str, n_envs: int, seed: int, hp: dict[str, Any], stats: Pat
         venv.training = False
         venv.norm_reward = False
     return venv
+
+
+def load_model(algo: str, path: Path) -> BaseAlgorithm:
+    """Load a saved model for inference (an off-policy model gets a 1-transition plain
+    buffer instead of its HER buffer, which would need the training env)."""
+    if algo == "ppo":
+        return PPO.load(path, device="cpu")
+    return SAC.load(path, device="cpu", custom_objects={
+        "replay_buffer_class": None, "replay_buffer_kwargs": {}, "buffer_size": 1})
 
 
 def evaluate(model: BaseAlgorithm, env: VecEnv, episodes: int) -> dict[str, float]:
@@ -408,7 +459,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         stats = out / ("best_vecnormalize.pkl" if which == "best" else "vecnormalize.pkl")
         fenv = make_env(args.env, args.eval_envs, args.seed + FINAL_SEED_OFFSET, hp,
                         stats=stats, training=False)
-        result[which] = evaluate(algo_cls.load(path, device="cpu"), fenv, args.eval_episodes)
+        result[which] = evaluate(load_model(args.algo, path), fenv, args.eval_episodes)
         fenv.close()
     chosen = args.eval_model if args.eval_model in result else "final"
     res = result[chosen]

@@ -283,7 +283,7 @@ def step_env(e, prm, bint, bflt, pint, pvert, pflt, sint, svert, sflt, grid, gst
         if ns > most:
             most = ns
         velocity_pass(e, npairs, order, dts, prs, pos, ang, vel, omg, epar, bint, movable, bsc,
-                      pfl)
+                      bis, pfl)
     _write_contacts(e, npairs, dts, gravity, prs, bint, epar, bsc, bis, pfl, cti, ctf, ctn, hl)
     hl[e, HL_SWEEPS] = most
     hl[e, HL_NSUB] = nsub

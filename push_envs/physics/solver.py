@@ -68,6 +68,7 @@ from .layout import (
     IS_UF,
     MAX_BLOCK,
     MODE_PUSH,
+    MODE_SHARE,
     MODE_STALL,
     PASSIVE,
     PF_BCX,
@@ -245,6 +246,28 @@ def _friction(e, k, a, nx, ny, px, py, wa, pos, ang, bsc, pfl):
 
 
 @njit(cache=True)
+def block2(k11, k12, k22, b1, b2):
+    """Solve the 2x2 contact LCP: x >= 0, w = K x - b >= 0, x . w = 0 (by enumerating cases).
+
+    K = [[k11, k12], [k12, k22]] is a two-point patch's effective inverse mass; b the wanted
+    normal corrections (positions or speeds). Returns (x1, x2).
+    """
+    det = k11 * k22 - k12 * k12
+    if det > 1e-12 * k11 * k22:
+        x1 = (k22 * b1 - k12 * b2) / det
+        x2 = (k11 * b2 - k12 * b1) / det
+        if x1 >= 0.0 and x2 >= 0.0:
+            return x1, x2
+    x1 = b1 / k11
+    if x1 >= 0.0 and k12 * x1 - b2 >= 0.0:
+        return x1, 0.0
+    x2 = b2 / k22
+    if x2 >= 0.0 and k12 * x2 - b1 >= 0.0:
+        return 0.0, x2
+    return 0.0, 0.0
+
+
+@njit(cache=True)
 def resolve(e, k, fa, fb, yield_drive, prs, pos, ang, epar, bint, pint, pvert, pflt, sint,
             svert, sflt, tol, slop, bsc, vbuf, cbuf, pfl):
     """Separate pair k once. Returns (touching, overlap removed [m]); overlap < 0 = none."""
@@ -276,23 +299,12 @@ def resolve(e, k, fa, fb, yield_drive, prs, pos, ang, epar, bint, pint, pvert, p
     l2 = 0.0
     ra2 = rb2 = 0.0
     if npts == 2:
-        # Two-point patch: solve the 2x2 block K l = C with l >= 0 (a tiny LCP by cases).
+        # Two-point patch: solve both points at once, so a flat face gets no false torque.
         ra2 = (p2x - ax) * ny - (p2y - ay) * nx
         rb2 = (p2x - bx) * ny - (p2y - by) * nx
         k22 = wa + ia * ra2 * ra2 + wb + ib * rb2 * rb2
         k12 = wa + ia * ra1 * ra2 + wb + ib * rb1 * rb2
-        det = k11 * k22 - k12 * k12
-        solved = False
-        if det > 1e-12 * k11 * k22:
-            l1 = (k22 * c1 - k12 * c2) / det
-            l2 = (k11 * c2 - k12 * c1) / det
-            solved = l1 >= 0.0 and l2 >= 0.0
-        if not solved:
-            l1 = max(c1, 0.0) / k11
-            l2 = 0.0
-            if c2 - k12 * l1 > 0.0 and c1 - k12 * max(c2, 0.0) / k22 <= 0.0:
-                l1 = 0.0
-                l2 = c2 / k22
+        l1, l2 = block2(k11, k12, k22, c1, c2)
     else:
         l1 = max(c1, 0.0) / k11
     lam = l1 + l2
@@ -400,6 +412,33 @@ def _project(e, body, dx, dy, dth, prs, pos, epar, bint, bis, pfl):
     return dx, dy, dth
 
 
+_BOTH_BLOCKED_ROUNDS = 4
+_JAM_SWEEP = 8  # sweeps after which a stalled pair still overlapping may share
+
+
+@njit(cache=True)
+def _project_moves(e, a, b, a_blk, b_blk, ax0, ay0, at0, bx0, by0, bt0, prs, pos, ang, epar,
+                   bint, bis, pfl):
+    """Replace the blocked bodies' moves since the saved poses by their projections."""
+    proj = False
+    for side in range(2):
+        body = a if side == 0 else b
+        if not (a_blk if side == 0 else b_blk):
+            continue
+        x0, y0, t0 = (ax0, ay0, at0) if side == 0 else (bx0, by0, bt0)
+        ddx, ddy, ddt = pos[e, body, 0] - x0, pos[e, body, 1] - y0, ang[e, body] - t0
+        if ddx == 0.0 and ddy == 0.0 and ddt == 0.0:
+            continue
+        # Undo the free share and apply only what the blockers allow.
+        pos[e, body, 0] = x0
+        pos[e, body, 1] = y0
+        ang[e, body] = t0
+        ddx, ddy, ddt = _project(e, body, ddx, ddy, ddt, prs, pos, epar, bint, bis, pfl)
+        _move(e, body, ddx, ddy, ddt, pos, ang)
+        proj = True
+    return proj
+
+
 @njit(cache=True)
 def sweeps(e, npairs, order, max_sweeps, prs, pos, ang, epar, bint, pint, pvert, pflt, sint,
            svert, sflt, tol, slop, bsc, bis, movable, vbuf, cbuf, pfl):
@@ -425,31 +464,38 @@ def sweeps(e, npairs, order, max_sweeps, prs, pos, ang, epar, bint, pint, pvert,
                 continue
             if d > slop:
                 moved = True
+                if _sweep >= _JAM_SWEEP and prs[e, k, PR_MODE] == MODE_STALL:
+                    # Still overlapping this late: the drive is wedged between loads it cannot
+                    # push from opposite sides, so stalling alone has no solution. Let the
+                    # pair share by mass for the rest of the sub-step: no interpenetration.
+                    prs[e, k, PR_MODE] = MODE_SHARE
             if d > 0.0 and (a_blk or b_blk):
-                proj = False
-                for side in range(2):
-                    body = a if side == 0 else b
-                    if not (a_blk if side == 0 else b_blk):
-                        continue
-                    x0, y0, t0 = (ax0, ay0, at0) if side == 0 else (bx0, by0, bt0)
-                    ddx, ddy, ddt = pos[e, body, 0] - x0, pos[e, body, 1] - y0, ang[e, body] - t0
-                    if ddx == 0.0 and ddy == 0.0 and ddt == 0.0:
-                        continue
-                    # Undo the free share and apply only what the blockers allow.
-                    pos[e, body, 0] = x0
-                    pos[e, body, 1] = y0
-                    ang[e, body] = t0
-                    ddx, ddy, ddt = _project(e, body, ddx, ddy, ddt, prs, pos, epar, bint, bis,
-                                             pfl)
-                    _move(e, body, ddx, ddy, ddt, pos, ang)
-                    proj = True
+                proj = _project_moves(e, a, b, a_blk, b_blk, ax0, ay0, at0, bx0, by0, bt0, prs,
+                                      pos, ang, epar, bint, bis, pfl)
                 if proj and not (a_blk and b_blk):
                     # The blocked side kept only its tangential share: the partner yields.
                     resolve(e, k, a_blk, b_blk, True, prs, pos, ang, epar, bint, pint, pvert,
                             pflt, sint, svert, sflt, tol, slop, bsc, vbuf, cbuf, pfl)
+                elif proj:
+                    # Both are blocked (say a robot grazing a wall while it pushes a box into a
+                    # corner): each may still yield in the directions its blockers leave free.
+                    for _round in range(_BOTH_BLOCKED_ROUNDS):
+                        ax0, ay0, at0 = pos[e, a, 0], pos[e, a, 1], ang[e, a]
+                        bx0, by0, bt0 = pos[e, b, 0], pos[e, b, 1], ang[e, b]
+                        touch2, d2 = resolve(e, k, False, False, True, prs, pos, ang, epar, bint,
+                                             pint, pvert, pflt, sint, svert, sflt, tol, slop,
+                                             bsc, vbuf, cbuf, pfl)
+                        if not touch2 or d2 <= slop:
+                            break
+                        _project_moves(e, a, b, True, True, ax0, ay0, at0, bx0, by0, bt0, prs,
+                                       pos, ang, epar, bint, bis, pfl)
             if static_b:
                 _register_block(e, a, k, bis)
             else:
+                if prs[e, k, PR_MODE] == MODE_PUSH:
+                    # A body a drive pushes is backed by that drive: it cannot yield back into
+                    # it, so a pushed chain settles in one sweep, like a chain against a wall.
+                    _register_block(e, b, k, bis)
                 if bis[e, b, IS_NBLK] > 0 and b != a:
                     _register_block(e, a, k, bis)
                 elif a_blk:
@@ -642,7 +688,7 @@ _VEL_ITERS = 6
 
 
 @njit(cache=True)
-def _vel_weights(e, k, prs, bint, epar):
+def _vel_weights(e, k, prs, bint, epar, bis):
     """Velocity-pass weights: passive bodies take impulses (and turn); a drive that yielded
     in this pair takes them on its translation only (it slides along what stopped it); a
     drive that pushes is unaffected (its drive re-asserts its velocity)."""
@@ -662,6 +708,15 @@ def _vel_weights(e, k, prs, bint, epar):
         ib = 1.0 / epar[e, b, EP_INERTIA]
         if bint[b, BI_KIND] == DRIVEN:
             ib = 0.0
+        if bint[a, BI_KIND] == PASSIVE and bint[b, BI_KIND] == PASSIVE:
+            # Shock propagation at the velocity level: of two passive bodies in a chain that a
+            # wall or a drive backs, the one nearer the backing does not give way.
+            la = bis[e, a, IS_LEVEL]
+            lb = bis[e, b, IS_LEVEL]
+            if la < lb and la < _LEVEL_INF:
+                wa = ia = 0.0
+            elif lb < la and lb < _LEVEL_INF:
+                wb = ib = 0.0
     return wa, ia, wb, ib, static_b
 
 
@@ -671,7 +726,8 @@ def _point_vel(e, body, rx, ry, vel, omg):
 
 
 @njit(cache=True)
-def velocity_pass(e, npairs, order, dt, prs, pos, ang, vel, omg, epar, bint, movable, bsc, pfl):
+def velocity_pass(e, npairs, order, dt, prs, pos, ang, vel, omg, epar, bint, movable, bsc, bis,
+                  pfl):
     """Recover velocities from the displacement, then sequential impulses at the contacts.
 
     v = v_free + (x - x_free) / dt is the mean velocity over the sub-step; a contact made
@@ -685,19 +741,21 @@ def velocity_pass(e, npairs, order, dt, prs, pos, ang, vel, omg, epar, bint, mov
         vel[e, b, 0] = bsc[e, b, BS_VXF] + (pos[e, b, 0] - bsc[e, b, BS_XP]) / dt
         vel[e, b, 1] = bsc[e, b, BS_VYF] + (pos[e, b, 1] - bsc[e, b, BS_YP]) / dt
         omg[e, b] = bsc[e, b, BS_WF] + (ang[e, b] - bsc[e, b, BS_TP]) / dt
+    vrow = np.empty((2, 4))
     for _ in range(_VEL_ITERS):
         for idx in range(npairs):
             k = order[idx]
             if pfl[e, k, PF_TOUCH] <= 0.0:
                 continue
-            wa, ia, wb, ib, static_b = _vel_weights(e, k, prs, bint, epar)
+            wa, ia, wb, ib, static_b = _vel_weights(e, k, prs, bint, epar, bis)
             if wa + ia + wb + ib <= 0.0:
                 continue
             a = prs[e, k, PR_A]
             b = prs[e, k, PR_B]
             nx, ny = pfl[e, k, 0], pfl[e, k, 1]
-            collided = pfl[e, k, PF_LPOS] > 0.0
-            for j in range(int(pfl[e, k, 3])):
+            npts = int(pfl[e, k, 3])
+            # Per patch point: lever arms, normal speed, and the speed wanted (the bounce).
+            for j in range(npts):
                 px, py = pfl[e, k, 4 + 3 * j], pfl[e, k, 5 + 3 * j]
                 rax, ray = px - pos[e, a, 0], py - pos[e, a, 1]
                 vax, vay = _point_vel(e, a, rax, ray, vel, omg)
@@ -705,9 +763,8 @@ def velocity_pass(e, npairs, order, dt, prs, pos, ang, vel, omg, epar, bint, mov
                 if not static_b:
                     rbx, rby = px - pos[e, b, 0], py - pos[e, b, 1]
                     vbx, vby = _point_vel(e, b, rbx, rby, vel, omg)
-                vn = nx * (vax - vbx) + ny * (vay - vby)
                 target = 0.0
-                if collided and pfl[e, k, PF_E] > 0.0:
+                if pfl[e, k, PF_E] > 0.0:
                     # Approach speed of this point before the sub-step.
                     p0x = bsc[e, a, BS_VX0] - bsc[e, a, BS_W0] * ray
                     p0y = bsc[e, a, BS_VY0] + bsc[e, a, BS_W0] * rax
@@ -717,23 +774,38 @@ def velocity_pass(e, npairs, order, dt, prs, pos, ang, vel, omg, epar, bint, mov
                     pre = nx * p0x + ny * p0y
                     if pre < 0.0:
                         target = -pfl[e, k, PF_E] * pre
-                can = rax * ny - ray * nx
-                cbn = rbx * ny - rby * nx
-                w = wa + ia * can * can + wb + ib * cbn * cbn
-                slot = PF_LVEL if j == 0 else PF_LVEL2
-                old = pfl[e, k, slot]
-                new = max(old + (target - vn) / w, 0.0)
-                lam = new - old
-                if lam == 0.0:
-                    continue
-                pfl[e, k, slot] = new
+                vrow[j, 0] = nx * (vax - vbx) + ny * (vay - vby)
+                vrow[j, 1] = target
+                vrow[j, 2] = rax * ny - ray * nx
+                vrow[j, 3] = rbx * ny - rby * nx
+            ca1, cb1 = vrow[0, 2], vrow[0, 3]
+            k11 = wa + ia * ca1 * ca1 + wb + ib * cb1 * cb1
+            old1 = pfl[e, k, PF_LVEL]
+            if npts == 2:
+                ca2, cb2 = vrow[1, 2], vrow[1, 3]
+                k22 = wa + ia * ca2 * ca2 + wb + ib * cb2 * cb2
+                k12 = wa + ia * ca1 * ca2 + wb + ib * cb1 * cb2
+                old2 = pfl[e, k, PF_LVEL2]
+                # Total impulses x >= 0 with K x = target - vn + K x_old, as one block.
+                x1, x2 = block2(k11, k12, k22,
+                                vrow[0, 1] - vrow[0, 0] + k11 * old1 + k12 * old2,
+                                vrow[1, 1] - vrow[1, 0] + k12 * old1 + k22 * old2)
+                l1, l2 = x1 - old1, x2 - old2
+                pfl[e, k, PF_LVEL2] = x2
+            else:
+                ca2 = cb2 = 0.0
+                x1 = max(old1 + (vrow[0, 1] - vrow[0, 0]) / k11, 0.0)
+                l1, l2 = x1 - old1, 0.0
+            pfl[e, k, PF_LVEL] = x1
+            lam = l1 + l2
+            if l1 != 0.0 or l2 != 0.0:
                 vel[e, a, 0] += nx * lam * wa
                 vel[e, a, 1] += ny * lam * wa
-                omg[e, a] += ia * can * lam
+                omg[e, a] += ia * (ca1 * l1 + ca2 * l2)
                 if wb + ib > 0.0:
                     vel[e, b, 0] -= nx * lam * wb
                     vel[e, b, 1] -= ny * lam * wb
-                    omg[e, b] -= ib * cbn * lam
+                    omg[e, b] -= ib * (cb1 * l1 + cb2 * l2)
             mu = pfl[e, k, PF_MU]
             if mu > 0.0 and wa > 0.0:
                 # Translation-only Coulomb friction against a static surface (see _friction).

@@ -81,7 +81,7 @@ def test_crowded_scene_runs_with_few_candidates(crowd_world):
     assert n < all_pairs / 10
     assert n < 8 * nm
     assert np.all(w.pair_overflow == 0)
-    # Sanity bound only (nothing blew up); the 0.1 mm requirement is the xfail test below.
+    # Sanity bound only (nothing blew up); the 0.1 mm requirement is the next test.
     assert worst < 0.05
     # The robots did push boxes around.
     moved = sum(np.hypot(*(w.state(f"box{k}")[0, :2] - w.scene.pose0[w.index(f"box{k}"), :2]))
@@ -89,10 +89,6 @@ def test_crowded_scene_runs_with_few_candidates(crowd_world):
     assert moved >= 5
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "ENGINE BUG (same as test_solver::test_pushed_chain_overlap_below_0p1mm): once the robots "
-    "push boxes into rows of boxes (step 28 on), Gauss-Seidel hits the 32-sweep cap every "
-    "step and leaves up to 10 mm overlap (step 31; 3.6 mm before engine commit e9d682c)"))
 def test_crowded_scene_overlap_below_0p1mm(crowd_world):
     _, worst = crowd_world
     assert worst < 1e-4

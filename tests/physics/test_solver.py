@@ -99,18 +99,9 @@ def test_inelastic_impact_common_velocity_and_momentum(scn, b_x, dt):
     assert va[1] == 0.0 and vb[1] == 0.0
 
 
-ELASTIC_BUG = pytest.mark.xfail(strict=True, reason=(
-    "ENGINE BUG: restitution is lost when the impact's first touching sub-step ends with the "
-    "discs within the rest tolerance but not overlapping (gap in [0, 1e-5]): equal discs with "
-    "e=1 end at 0.5/0.5 instead of 0/1. solver.velocity_pass only sets the bounce target "
-    "-e*pre when `collided = PF_LPOS > 0`, i.e. when the position pass removed overlap; a "
-    "contact caught by the rest tolerance has PF_LPOS == 0 and is treated as resting, and its "
-    "approach is then cancelled with target 0"))
 
 
-@pytest.mark.parametrize("b_x, dt", [
-    pytest.param(*c, marks=ELASTIC_BUG) if c in [(0.5, 0.1), (0.500005, 0.1)] else c
-    for c in IMPACTS])
+@pytest.mark.parametrize("b_x, dt", IMPACTS)
 def test_elastic_impact_swaps_velocities(scn, b_x, dt):
     w = _impact(scn, 1.0, 1.0, b_x, dt)
     assert w.velocity("a")[0] == pytest.approx([0.0, 0.0], abs=1e-6)
@@ -356,13 +347,6 @@ def _chain(scn, params=None, v=0.3, steps=30):
     return w, worst_engine, worst_pair
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "ENGINE BUG: a 6 kg robot pushing a free chain of 5 touching 1 kg boxes at 0.3 m/s leaves "
-    "0.97 mm overlap (0.78 mm steady; 1.6 mm at 1 m/s); sweeps hit the 32 cap every step. The "
-    "drive->passive pair moves only the first box, but each downstream passive-passive pair "
-    "shares its correction 50/50, pushing boxes back toward the robot, so Gauss-Seidel "
-    "converges linearly (needs 91 sweeps); shock propagation only exists for bodies blocked "
-    "by immovable ones, not for drive-pushed chains"))
 def test_pushed_chain_overlap_below_0p1mm(scn):
     _, worst_engine, worst_pair = _chain(scn)
     assert worst_engine < 1e-4
@@ -382,13 +366,6 @@ def test_pushed_chain_advances_at_robot_speed(scn):
     np.testing.assert_allclose((x1 - x0) / 0.1, 0.3, atol=1e-6)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "ENGINE BUG: in a steadily pushed chain of 5 boxes every box advances exactly 0.03 m per "
-    "0.1 s step (0.3 m/s), but World.velocity reports 0.286, 0.272, 0.262, 0.256, 0.255 m/s "
-    "(same with 256 sweeps, so not a convergence issue): the reported velocity is not the "
-    "displacement rate, so a box released now would coast too short. Suspected: the recovered "
-    "mean velocity v_free + (x - x_free)/dt is not brought up to the chain's speed by the "
-    "iterated velocity_pass for boxes downstream of the drive contact"))
 def test_pushed_chain_reported_velocity_equals_motion(scn):
     w, _, _ = _chain(scn)
     for i in range(5):
@@ -405,16 +382,6 @@ def _corner(scn, robots):
     return scn.world(robots, obstacles)
 
 
-CORNER_BUG = (
-    "ENGINE BUG: a robot that merely slides along a wall counts as 'blocked' by it. In "
-    "solver.sweeps any touching static contact registers a blocker, whatever the direction "
-    "of motion; when both bodies of a pair are blocked (robot by the wall it grazes, box by "
-    "the wall it is pressed into) the pair is left unresolved (`if proj and not (a_blk and "
-    "b_blk)`), so the robot drives 0.1 m/step into the box (overlap 0.05, 0.15, 0.25 m after "
-    "steps 1-3) until the box is ejected sideways at 2.6 m/s")
-
-
-@pytest.mark.xfail(strict=True, reason=CORNER_BUG)
 def test_robot_grazing_a_wall_pushing_box_into_corner_stalls(scn):
     # The robot (r 0.15 at y 0) also touches the north wall, tangentially.
     w = _corner(scn, [scn.robot("ra", -0.3, 0.0, 0.0, radius=0.15)])
@@ -425,7 +392,6 @@ def test_robot_grazing_a_wall_pushing_box_into_corner_stalls(scn):
         assert w.state("ra")[0, 0] == pytest.approx(-0.3, abs=1e-4)
 
 
-@pytest.mark.xfail(strict=True, reason=CORNER_BUG)
 def test_two_robots_pushing_box_into_corner_stall(scn):
     w = _corner(scn, [scn.robot("ra", -0.3, 0.0, 0.0, radius=0.15),
                       scn.robot("rb", 0.0, -0.3, math.pi / 2, radius=0.15)])

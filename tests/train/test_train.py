@@ -59,10 +59,12 @@ def test_default_merge_and_env_override(yml: Path):
 
 def test_cli_overrides_yml(yml: Path):
     args = T.parse_args(["--env", "PushBox-v0", "--timesteps", "2e3", "--n-envs", "4",
-                         "--robot", "acker", "--hp", "gamma=0.9", "n_epochs=3"])
+                         "--robot", "acker", "--hp", "gamma=0.9", "n_epochs=3",
+                         "--hp", "env_kwargs={max_episode_steps: 9}"])
     hp = T.apply_overrides(T.load_hyperparams("ppo", args.env, yml), args)
     assert hp["n_timesteps"] == 2000 and hp["n_envs"] == 4
-    assert hp["env_kwargs"]["robot"] == "acker" and hp["gamma"] == 0.9 and hp["n_epochs"] == 3
+    assert hp["env_kwargs"] == {"robot": "acker", "reward_type": "dense", "max_episode_steps": 9}
+    assert hp["gamma"] == 0.9 and hp["n_epochs"] == 3
     # Without flags the yml wins.
     hp = T.apply_overrides(T.load_hyperparams("ppo", "PushBox-v0", yml), T.parse_args([]))
     assert hp["n_timesteps"] == 100_000 and hp["env_kwargs"]["robot"] == "omni"
@@ -138,7 +140,8 @@ def _run(cmd: list[str], timeout: float) -> subprocess.CompletedProcess:
 
 def test_ppo_smoke_then_enjoy_gif(tmp_path: Path):
     out = _run(["train/train.py", "--timesteps", "2048", "--n-envs", "8", "--eval-episodes",
-                "4", "--eval-envs", "4", "--run-dir", str(tmp_path), "--no-progress"], 240)
+                "4", "--eval-envs", "4", "--eval-freq", "1024", "--run-dir", str(tmp_path),
+                "--no-progress"], 240)
     assert "final evaluation: success" in out.stdout
     run = tmp_path / "PushBox-v0" / "ppo" / "0"
     for name in ("best_model.zip", "final_model.zip", "vecnormalize.pkl",
@@ -166,7 +169,7 @@ def test_sac_her_smoke(tmp_path: Path):
                 "--eval-episodes", "2", "--eval-envs", "2", "--run-dir", str(tmp_path),
                 "--no-progress", "--hp", "learning_starts=100", "batch_size=32",
                 "--hp", "buffer_size=1000", "--hp", "policy_kwargs=dict(net_arch=[32, 32])",
-                "--eval-freq", "150"], 240)
+                "--hp", "env_kwargs={max_episode_steps: 40}", "--eval-freq", "150"], 240)
     assert "final evaluation: success" in out.stdout
     run = tmp_path / "PushBox-v0" / "sac" / "0"
     saved = json.loads((run / "args.json").read_text())
