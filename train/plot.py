@@ -61,7 +61,7 @@ def plot(curves: list[Curve], out: Path, title: str = "") -> None:
     axes[1].set(xlabel="env steps", ylabel="mean episode return", title="evaluation return")
     for ax in axes:
         ax.grid(alpha=0.3)
-        ax.legend(loc="lower right", fontsize=8)
+        ax.legend(loc="upper left", fontsize=8)
     if title:
         fig.suptitle(title)
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -6,10 +6,10 @@
 
 Hyperparameters come from ``train/hyperparams/{algo}.yml`` (rl-baselines3-zoo format: a
 ``default`` entry merged with the env's entry); command-line flags override them. Everything
-a run produces lands in ``<run-dir>/<env>/<algo>/<seed>/``: ``best_model.zip`` (+
-``best_vecnormalize.pkl``), ``final_model.zip``, ``vecnormalize.pkl``, ``args.json``,
-``evaluations.npz`` (EvalCallback: timesteps, results, ep_lengths, successes),
-``result.json`` (the final evaluation) and tensorboard logs under ``tb/``.
+a run produces lands in ``<run-dir>/<env>/<algo>/<seed>/`` (``<env>-<robot>`` with a --robot
+other than the yml's): ``best_model.zip`` (+ ``best_vecnormalize.pkl``), ``final_model.zip``,
+``vecnormalize.pkl``, ``args.json``, ``evaluations.npz`` (EvalCallback: timesteps, results,
+ep_lengths, successes), ``result.json`` (the final evaluation) and tensorboard logs in ``tb/``.
 """
 
 from __future__ import annotations
@@ -67,10 +67,10 @@ class Args:
     """env steps between evaluations (default: the yml's eval_freq, else timesteps / 20)"""
     eval_envs: int = 20
     """envs in the evaluation batch"""
-    eval_model: str = "best"
+    eval_model: str = "final"
     """model the final line reports: best (highest mean eval return) or final"""
     run_dir: str = "runs"
-    """root of the run folders: <run_dir>/<env>/<algo>/<seed>/"""
+    """root of the run folders: <run_dir>/<env>[-<robot>]/<algo>/<seed>/"""
     threads: int = 1
     """torch threads (small MLPs: 1 is fastest)"""
     env_threads: int | None = None
@@ -320,8 +320,10 @@ class SaveVecNormalize(BaseCallback):
 
 
 # ----------------------------------------------------------------------------------- running
-def run_dir_of(args: Args) -> Path:
-    return Path(args.run_dir) / args.env / args.algo / str(args.seed)
+def run_dir_of(args: Args, yml_robot: str | None = None) -> Path:
+    """``<run_dir>/<env>/<algo>/<seed>``; ``<env>-<robot>`` when --robot differs from the yml's."""
+    env = args.env if args.robot in (None, yml_robot) else f"{args.env}-{args.robot}"
+    return Path(args.run_dir) / env / args.algo / str(args.seed)
 
 
 class PushPoseShaping(VecEnvWrapper):
@@ -367,8 +369,8 @@ def make_env(env_id: str, n_envs: int, seed: int, hp: dict[str, Any], stats: Pat
     env_kwargs = {**(hp.get("env_kwargs") or {}), **extra}
     venv = make_vec_env(env_id, n_envs=n_envs, seed=seed, num_threads=hp.get("env_threads"),
                         **env_kwargs)
-    if training and hp.get("push_pose_shaping"):
-        venv = PushPoseShaping(venv, weight=float(hp["push_pose_shaping"]))
+    if hp.get("push_pose_shaping"):  # eval envs get a no-op copy: same wrapper chain
+        venv = PushPoseShaping(venv, weight=float(hp["push_pose_shaping"]) if training else 0.0)
     norm = normalize_kwargs(hp)
     if stats is not None and stats.exists():
         venv = VecNormalize.load(str(stats), venv)
@@ -408,11 +410,12 @@ def evaluate(model: BaseAlgorithm, env: VecEnv, episodes: int) -> dict[str, floa
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     args = parse_args(argv)
     t_start = time.perf_counter()
-    hp = apply_overrides(load_hyperparams(args.algo, args.env, args.hyperparams), args)
+    yml = load_hyperparams(args.algo, args.env, args.hyperparams)
+    hp = apply_overrides(yml, args)
     hp.setdefault("env_threads", os.cpu_count() or 1)
     torch.set_num_threads(args.threads)
     set_random_seed(args.seed)
-    out = run_dir_of(args)
+    out = run_dir_of(args, (yml.get("env_kwargs") or {}).get("robot"))
     out.mkdir(parents=True, exist_ok=True)
     print(f"run {out}: {args.algo} on {args.env} {hp['env_kwargs'] or ''}, "
           f"{hp['n_timesteps']:,} steps, {hp['n_envs']} envs")

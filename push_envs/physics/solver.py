@@ -107,7 +107,7 @@ _LEVEL_DRIVE = 1 << 30
 # --------------------------------------------------------------------------------------------
 # Narrow phase of one candidate pair
 # --------------------------------------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _place(e, p, cx, cy, c, s, sc, pint, pvert, vb):
     """World vertices of movable piece p of a body at COM (cx, cy), rotation (c, s), scale sc."""
     nv = pint[p, PI_NV]
@@ -119,7 +119,7 @@ def _place(e, p, cx, cy, c, s, sc, pint, pvert, vb):
     return nv
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def pair_contact(e, k, prs, pos, ang, epar, bint, pint, pvert, pflt, sint, svert, sflt, tol,
                  vbuf, cbuf, pfl):
     """Deepest contact between the pieces of pair k's bodies into ``pfl[e, k, :OUT_LEN]``.
@@ -181,7 +181,7 @@ def pair_contact(e, k, prs, pos, ang, epar, bint, pint, pvert, pflt, sint, svert
 # --------------------------------------------------------------------------------------------
 # Weights and single-pair resolution
 # --------------------------------------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def pair_weights(e, k, prs, bint, epar, fa, fb, yield_drive):
     """Inverse mass [1/kg] and inverse inertia [1/(kg m^2)] of a and b for pair k.
 
@@ -221,7 +221,7 @@ def _move(e, body, dx, dy, dth, pos, ang):
     ang[e, body] += dth
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _friction(e, k, a, nx, ny, px, py, wa, pos, ang, bsc, pfl):
     """Coulomb friction of a (moving) against an immovable surface, in position space.
 
@@ -267,7 +267,7 @@ def block2(k11, k12, k22, b1, b2):
     return 0.0, 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def resolve(e, k, fa, fb, yield_drive, prs, pos, ang, epar, bint, pint, pvert, pflt, sint,
             svert, sflt, tol, slop, bsc, vbuf, cbuf, pfl):
     """Separate pair k once. Returns (touching, overlap removed [m]); overlap < 0 = none."""
@@ -685,6 +685,7 @@ def sort_pairs(e, npairs, prs, bis, pfl, pord):
 # Velocity pass
 # --------------------------------------------------------------------------------------------
 _VEL_ITERS = 6
+_VEL_TOL = 1e-12  # [N s] impulse change below which the velocity passes stop
 
 
 @njit(cache=True)
@@ -743,6 +744,7 @@ def velocity_pass(e, npairs, order, dt, prs, pos, ang, vel, omg, epar, bint, mov
         omg[e, b] = bsc[e, b, BS_WF] + (ang[e, b] - bsc[e, b, BS_TP]) / dt
     vrow = np.empty((2, 4))
     for _ in range(_VEL_ITERS):
+        change = 0.0
         for idx in range(npairs):
             k = order[idx]
             if pfl[e, k, PF_TOUCH] <= 0.0:
@@ -797,6 +799,7 @@ def velocity_pass(e, npairs, order, dt, prs, pos, ang, vel, omg, epar, bint, mov
                 x1 = max(old1 + (vrow[0, 1] - vrow[0, 0]) / k11, 0.0)
                 l1, l2 = x1 - old1, 0.0
             pfl[e, k, PF_LVEL] = x1
+            change = max(change, abs(l1) + abs(l2))
             lam = l1 + l2
             if l1 != 0.0 or l2 != 0.0:
                 vel[e, a, 0] += nx * lam * wa
@@ -817,6 +820,9 @@ def velocity_pass(e, npairs, order, dt, prs, pos, ang, vel, omg, epar, bint, mov
                 new = old - vt / wa
                 new = -lim if new < -lim else (lim if new > lim else new)
                 lt = new - old
+                change = max(change, abs(lt))
                 pfl[e, k, PF_LVT] = new
                 vel[e, a, 0] += tx * lt * wa
                 vel[e, a, 1] += ty * lt * wa
+        if change < _VEL_TOL:
+            break
