@@ -493,6 +493,12 @@ class PushVectorEnv(VectorEnv):
             info["_final_info"] = done.copy()
         if self.obs_mode == "goal":
             rew = self._goal_rewards(obs, final_obs, done, was_reset)
+        if self.render_mode is not None:
+            # Rows that started a new episode inside this step get a fresh trail.
+            fresh = done if self._ar == K.AR_SAME_STEP else (was_reset if was_reset is not None
+                                                             else np.zeros_like(done))
+            for e in np.flatnonzero(fresh[: len(self._trails)]):
+                self._trails[e].clear()
         if self.render_mode == "human":
             self.render()
         self._record_trails()

@@ -43,6 +43,8 @@ from .spawn import (
     TI_TASK,
     TI_WALL,
     TP_BONUS,
+    TP_OBJ_R,
+    TP_ROBOT_R,
     TP_STEP_PEN,
     TP_SUCC_ANG,
     TP_SUCC_POS,
@@ -113,14 +115,28 @@ def origin_pose(e, b, pos, ang, bflt, epar):
 
 
 @njit(cache=True)
-def _distances(e, ti, pos, ang, bflt, epar, goal):
-    """(robot->object, object->goal [m], heading error [rad]) of env e."""
+def _distances(e, ti, tp, pos, ang, bflt, epar, goal):
+    """(robot -> push pose, object -> goal [m], heading error [rad]) of env e.
+
+    The push pose is where the robot must stand to push the object straight at the goal:
+    behind the object's centre, on the goal line, one robot radius plus the object's
+    bounding radius away. Shaping toward it (rather than toward the object's centre) does
+    not reward touching the object from the wrong side.
+    """
     r = ti[TI_ROBOT]
     o = ti[TI_OBJ]
     ox, oy, oth = origin_pose(e, o, pos, ang, bflt, epar)
-    dx, dy = pos[e, r, 0] - pos[e, o, 0], pos[e, r, 1] - pos[e, o, 1]
-    gx, gy = ox - goal[e, 0], oy - goal[e, 1]
-    return math.sqrt(dx * dx + dy * dy), math.sqrt(gx * gx + gy * gy), abs(_wrap(oth - goal[e, 2]))
+    gx, gy = goal[e, 0] - pos[e, o, 0], goal[e, 1] - pos[e, o, 1]
+    d_goal = math.sqrt(gx * gx + gy * gy)
+    stand = tp[TP_ROBOT_R] + tp[TP_OBJ_R] * epar[e, o, EP_SCALE]
+    if d_goal > 1e-9:
+        px = pos[e, o, 0] - gx / d_goal * stand
+        py = pos[e, o, 1] - gy / d_goal * stand
+    else:
+        px, py = pos[e, o, 0], pos[e, o, 1]
+    dx, dy = pos[e, r, 0] - px, pos[e, r, 1] - py
+    ex, ey = ox - goal[e, 0], oy - goal[e, 1]
+    return math.sqrt(dx * dx + dy * dy), math.sqrt(ex * ex + ey * ey), abs(_wrap(oth - goal[e, 2]))
 
 
 @njit(cache=True)
@@ -236,7 +252,7 @@ def _reset_env(e, ti, tp, bflt, bint, movable, base_mass, base_inertia, base_fri
           init_vel, init_omg, init_drv, epar, pos, ang, vel, omg, drv, cmd, goal, rng)
     ctn[e] = 0
     tstep[e] = 0
-    d_rb, d_og, d_ang = _distances(e, ti, pos, ang, bflt, epar, goal)
+    d_rb, d_og, d_ang = _distances(e, ti, tp, pos, ang, bflt, epar, goal)
     prev[e, PV_RB] = d_rb
     prev[e, PV_OG] = d_og
     prev[e, PV_ANG] = d_ang
@@ -311,7 +327,7 @@ def _post_env(e, mode, ti, tp, bflt, bint, movable, base_mass, base_inertia, bas
     tstep[e] += 1
     n, touch_wall = observe(e, ti, tp, pos, ang, vel, omg, bflt, bint, epar, goal, cti, ctf, ctn,
                             obs)
-    d_rb, d_og, d_ang = _distances(e, ti, pos, ang, bflt, epar, goal)
+    d_rb, d_og, d_ang = _distances(e, ti, tp, pos, ang, bflt, epar, goal)
     success, reward = _judge(e, ti, tp, prev, d_rb, d_og, d_ang, touch_wall, info_f)
     info_f[e, IF_CONTACTS] = n
     info_f[e, IF_MAXPEN] = hl[e, HL_MAXPEN]
