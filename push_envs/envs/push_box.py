@@ -28,8 +28,10 @@ _DOC = f"""A robot pushes a box to a goal in a walled 4 m x 4 m arena.
     ``achieved_goal`` / ``desired_goal``: box / goal position [x, y] (m).
 
     ## Rewards
-    Dense: ``1.0 * (robot->box progress) + 10.0 * (box->goal progress) + 10 * success
-    - 0.01`` per step, distances in metres between centres. The terms are in ``info``
+    Dense: ``1.0 * (robot->push-pose progress) + 10.0 * (box->goal progress) + 10 * success
+    - 0.01`` per step, distances in metres. The push pose is the point behind the object
+    on the line to the goal (one robot radius plus the object's bounding radius from its
+    centre), so approaching the object from the wrong side earns nothing. The terms are in ``info``
     (``reward_robot_box``, ``reward_box_goal``, ``reward_success``). Sparse: 0 on success,
     -1 otherwise.
 

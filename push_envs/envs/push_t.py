@@ -31,7 +31,7 @@ _DOC = f"""Push the T block onto a fixed goal pose, on real ground friction.
     ``achieved_goal`` / ``desired_goal``: [x, y, cos theta, sin theta] of the T / goal.
 
     ## Rewards
-    Dense: ``1.0 * (robot->T progress) + 10.0 * (T->goal progress, m) + 2.0 * (heading
+    Dense: ``1.0 * (robot->push-pose progress) + 10.0 * (T->goal progress, m) + 2.0 * (heading
     progress, rad) + 10 * success - 0.01`` per step (terms in ``info``). Sparse: 0 on
     success, -1 otherwise.
 

@@ -29,7 +29,7 @@ _DOC = f"""Slide a box along a wall to a goal 1.5-3 m away, keeping it against t
     ``achieved_goal``: [box x, box y, touching wall]; ``desired_goal``: [goal x, goal y, 1].
 
     ## Rewards
-    Dense: ``1.0 * (robot->box progress) + 10.0 * (box->goal progress) + 10 * success
+    Dense: ``1.0 * (robot->push-pose progress) + 10.0 * (box->goal progress) + 10 * success
     - 0.01`` per step (terms in ``info``). Sparse: 0 on success, -1 otherwise.
 
     ## Episode End

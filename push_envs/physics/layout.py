@@ -91,7 +91,8 @@ IS_UF = 1  # union-find parent over touching passive bodies
 IS_NBLK = 2  # number of blocking pairs this sweep
 IS_BLK = 3  # first of MAX_BLOCK blocking pair indices
 MAX_BLOCK = 4
-IS_LEN = IS_BLK + MAX_BLOCK
+IS_MOVED = IS_BLK + MAX_BLOCK  # bit 0: moved in this sweep; bit 1: moved in the last one
+IS_LEN = IS_MOVED + 1
 
 # prs[E, K, :] candidate pairs
 PR_A = 0

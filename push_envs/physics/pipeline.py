@@ -154,20 +154,27 @@ def _free_motion(e, dt, gravity, bint, bflt, movable, epar, pos, ang, vel, omg, 
             sc = epar[e, b, EP_SCALE]
             lx, ly = bflt[b, BF_COMX] * sc, bflt[b, BF_COMY] * sc
             th = ang[e, b]
-            c, s = math.cos(th), math.sin(th)
-            ox = pos[e, b, 0] - (c * lx - s * ly)
-            oy = pos[e, b, 1] - (s * lx + c * ly)
             wb = bflt[b, BF_WHEELBASE]
             dx, dy, dth = drive_motion(drive, d0, d1, th, wb, dt)
             th2 = th + dth
-            c, s = math.cos(th2), math.sin(th2)
-            rx, ry = c * lx - s * ly, s * lx + c * ly
-            pos[e, b, 0] = ox + dx + rx
-            pos[e, b, 1] = oy + dy + ry
-            ang[e, b] = th2
             vx, vy, w = drive_twist(drive, d0, d1, th2, wb)
-            bsc[e, b, BS_VXF] = vx - w * ry
-            bsc[e, b, BS_VYF] = vy + w * rx
+            if lx == 0.0 and ly == 0.0:
+                pos[e, b, 0] += dx
+                pos[e, b, 1] += dy
+                ang[e, b] = th2
+                bsc[e, b, BS_VXF] = vx
+                bsc[e, b, BS_VYF] = vy
+            else:
+                c, s = math.cos(th), math.sin(th)
+                ox = pos[e, b, 0] - (c * lx - s * ly)
+                oy = pos[e, b, 1] - (s * lx + c * ly)
+                c, s = math.cos(th2), math.sin(th2)
+                rx, ry = c * lx - s * ly, s * lx + c * ly
+                pos[e, b, 0] = ox + dx + rx
+                pos[e, b, 1] = oy + dy + ry
+                ang[e, b] = th2
+                bsc[e, b, BS_VXF] = vx - w * ry
+                bsc[e, b, BS_VYF] = vy + w * rx
             bsc[e, b, BS_WF] = w
         else:
             m = epar[e, b, EP_MASS]

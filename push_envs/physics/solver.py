@@ -64,6 +64,7 @@ from .layout import (
     IMMOVABLE,
     IS_BLK,
     IS_LEVEL,
+    IS_MOVED,
     IS_NBLK,
     IS_UF,
     MAX_BLOCK,
@@ -447,7 +448,10 @@ def sweeps(e, npairs, order, max_sweeps, prs, pos, ang, epar, bint, pint, pvert,
     for _sweep in range(max_sweeps):
         n_done += 1
         for i in range(movable.shape[0]):
-            bis[e, movable[i], IS_NBLK] = 0
+            b = movable[i]
+            bis[e, b, IS_NBLK] = 0
+            if _sweep == 0:
+                bis[e, b, IS_MOVED] = 0
         moved = False
         for idx in range(npairs):
             k = order[idx]
@@ -458,8 +462,16 @@ def sweeps(e, npairs, order, max_sweeps, prs, pos, ang, epar, bint, pint, pvert,
             b_blk = (not static_b) and bis[e, b, IS_NBLK] > 0
             ax0, ay0, at0 = pos[e, a, 0], pos[e, a, 1], ang[e, a]
             bx0, by0, bt0 = pos[e, b, 0], pos[e, b, 1], ang[e, b]
-            touch, d = resolve(e, k, False, False, False, prs, pos, ang, epar, bint, pint, pvert,
-                               pflt, sint, svert, sflt, tol, slop, bsc, vbuf, cbuf, pfl)
+            dirty = bis[e, a, IS_MOVED] != 0 or (not static_b and bis[e, b, IS_MOVED] != 0)
+            if not dirty and pfl[e, k, 2] <= 0.0:
+                # Neither body moved since this pair was last evaluated, and it did not
+                # overlap then: its contact is unchanged, so skip the narrow phase. (Large
+                # scenes settle with a small active frontier; the rest is skipped.)
+                touch, d = pfl[e, k, PF_TOUCH] > 0.0, -1.0
+            else:
+                touch, d = resolve(e, k, False, False, False, prs, pos, ang, epar, bint, pint,
+                                   pvert, pflt, sint, svert, sflt, tol, slop, bsc, vbuf, cbuf,
+                                   pfl)
             if not touch:
                 continue
             if d > slop:
@@ -489,6 +501,10 @@ def sweeps(e, npairs, order, max_sweeps, prs, pos, ang, epar, bint, pint, pvert,
                             break
                         _project_moves(e, a, b, True, True, ax0, ay0, at0, bx0, by0, bt0, prs,
                                        pos, ang, epar, bint, bis, pfl)
+            if pos[e, a, 0] != ax0 or pos[e, a, 1] != ay0 or ang[e, a] != at0:
+                bis[e, a, IS_MOVED] |= 1
+            if pos[e, b, 0] != bx0 or pos[e, b, 1] != by0 or ang[e, b] != bt0:
+                bis[e, b, IS_MOVED] |= 1
             if static_b:
                 _register_block(e, a, k, bis)
             else:
@@ -500,6 +516,9 @@ def sweeps(e, npairs, order, max_sweeps, prs, pos, ang, epar, bint, pint, pvert,
                     _register_block(e, a, k, bis)
                 elif a_blk:
                     _register_block(e, b, k, bis)
+        for i in range(movable.shape[0]):
+            b = movable[i]
+            bis[e, b, IS_MOVED] = 2 if bis[e, b, IS_MOVED] & 1 else 0
         if not moved:
             break
     return n_done
