@@ -306,7 +306,7 @@ class PushVectorEnv(VectorEnv):
         self._term = np.zeros(E, np.bool_)
         self._trunc = np.zeros(E, np.bool_)
         self._need_reset = np.zeros(E, np.uint8)
-        self._goal = np.zeros((E, 3))
+        self._goal = np.zeros((E, K.GOAL_LEN))
         self._prev = np.zeros((E, K.PV_LEN))
         self._tstep = np.zeros(E, np.int64)
         self._rng = seed_states(int(np.random.SeedSequence().entropy % (2**63)), E)

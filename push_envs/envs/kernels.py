@@ -82,6 +82,11 @@ IF_SWEEPS = 9  # solver sweeps used
 IF_WALL = 10  # object touches the wall (WallSlide) / any immovable body
 IF_LEN = 11
 
+# goal[E, :]: x [m], y [m], heading [rad], and the heading's cos and sin (cached per episode)
+GOAL_COS = 3
+GOAL_SIN = 4
+GOAL_LEN = 5
+
 # prev[E, :]: last distances, for progress rewards
 PV_RB = 0
 PV_OG = 1
@@ -99,24 +104,20 @@ def _clip(x, limit):
     return -limit if x < -limit else (limit if x > limit else x)
 
 
-@njit(cache=True)
-def _wrap(a):
-    return (a + math.pi) % (2.0 * math.pi) - math.pi
-
-
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def origin_pose(e, b, pos, ang, bflt, epar):
-    """Origin pose (x, y [m], theta [rad]) of body b from its centre of mass."""
-    s = epar[e, b, EP_SCALE]
-    lx, ly = bflt[b, BF_COMX] * s, bflt[b, BF_COMY] * s
+    """Origin pose of body b from its centre of mass: (x, y [m], theta [rad], cos, sin)."""
     th = ang[e, b]
     c, sn = math.cos(th), math.sin(th)
-    return pos[e, b, 0] - (c * lx - sn * ly), pos[e, b, 1] - (sn * lx + c * ly), th
+    s = epar[e, b, EP_SCALE]
+    lx, ly = bflt[b, BF_COMX] * s, bflt[b, BF_COMY] * s
+    return pos[e, b, 0] - (c * lx - sn * ly), pos[e, b, 1] - (sn * lx + c * ly), th, c, sn
 
 
-@njit(cache=True)
-def _distances(e, ti, tp, pos, ang, bflt, epar, goal):
-    """(robot -> push pose, object -> goal [m], heading error [rad]) of env e.
+@njit(cache=True, inline="always")
+def _distances(e, ti, tp, pos, epar, goal, ox, oy, co, so):
+    """(robot -> push pose, object -> goal [m], heading error [rad]) of env e, given the
+    object's origin (ox, oy) and the cos/sin of its heading.
 
     The push pose is where the robot must stand to push the object straight at the goal:
     behind the object's centre, on the goal line, one robot radius plus the object's
@@ -125,7 +126,6 @@ def _distances(e, ti, tp, pos, ang, bflt, epar, goal):
     """
     r = ti[TI_ROBOT]
     o = ti[TI_OBJ]
-    ox, oy, oth = origin_pose(e, o, pos, ang, bflt, epar)
     gx, gy = goal[e, 0] - pos[e, o, 0], goal[e, 1] - pos[e, o, 1]
     d_goal = math.sqrt(gx * gx + gy * gy)
     stand = tp[TP_ROBOT_R] + tp[TP_OBJ_R] * epar[e, o, EP_SCALE]
@@ -136,7 +136,9 @@ def _distances(e, ti, tp, pos, ang, bflt, epar, goal):
         px, py = pos[e, o, 0], pos[e, o, 1]
     dx, dy = pos[e, r, 0] - px, pos[e, r, 1] - py
     ex, ey = ox - goal[e, 0], oy - goal[e, 1]
-    return math.sqrt(dx * dx + dy * dy), math.sqrt(ex * ex + ey * ey), abs(_wrap(oth - goal[e, 2]))
+    cg, sg = goal[e, GOAL_COS], goal[e, GOAL_SIN]
+    err = abs(math.atan2(sg * co - cg * so, cg * co + sg * so))
+    return math.sqrt(dx * dx + dy * dy), math.sqrt(ex * ex + ey * ey), err
 
 
 @njit(cache=True)
@@ -156,14 +158,14 @@ def _touching(e, body, other_kind_immovable, other, bint, cti, ctn):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def observe(e, ti, tp, pos, ang, vel, omg, bflt, bint, epar, goal, cti, ctf, ctn, obs):
     """Write env e's state observation into ``obs[e]`` (layout in base.PushVectorEnv)."""
     r = ti[TI_ROBOT]
     o = ti[TI_OBJ]
-    rx, ry, rth = origin_pose(e, r, pos, ang, bflt, epar)
-    ox, oy, oth = origin_pose(e, o, pos, ang, bflt, epar)
-    c, s = math.cos(rth), math.sin(rth)
+    rx, ry, _rth, c, s = origin_pose(e, r, pos, ang, bflt, epar)
+    ox, oy, _oth, co, so = origin_pose(e, o, pos, ang, bflt, epar)
+    cg, sg = goal[e, GOAL_COS], goal[e, GOAL_SIN]
     row = obs[e]
     row[0] = rx
     row[1] = ry
@@ -175,16 +177,17 @@ def observe(e, ti, tp, pos, ang, vel, omg, bflt, bint, epar, goal, cti, ctf, ctn
     dx, dy = ox - rx, oy - ry
     row[7] = c * dx + s * dy
     row[8] = -s * dx + c * dy
-    row[9] = math.cos(oth - rth)
-    row[10] = math.sin(oth - rth)
+    # Angle differences by identities: cos(a - b) = ca cb + sa sb, sin(a - b) = sa cb - ca sb.
+    row[9] = co * c + so * s
+    row[10] = so * c - co * s
     row[11] = goal[e, 0] - ox
     row[12] = goal[e, 1] - oy
-    row[13] = math.cos(goal[e, 2] - oth)
-    row[14] = math.sin(goal[e, 2] - oth)
+    row[13] = cg * co + sg * so
+    row[14] = sg * co - cg * so
     row[15] = goal[e, 0]
     row[16] = goal[e, 1]
-    row[17] = math.cos(goal[e, 2])
-    row[18] = math.sin(goal[e, 2])
+    row[17] = cg
+    row[18] = sg
     row[19] = _clip(vel[e, o, 0], VEL_CLIP)
     row[20] = _clip(vel[e, o, 1], VEL_CLIP)
     # Robot contact block: the largest forces first, in the robot frame.
@@ -241,7 +244,7 @@ def observe(e, ti, tp, pos, ang, vel, omg, bflt, bint, epar, goal, cti, ctf, ctn
     row[t + 1] = _clip(fx / trac, FORCE_CLIP)
     row[t + 2] = _clip(fy / trac, FORCE_CLIP)
     row[t + 3] = 1.0 if touch_robot else 0.0
-    return n, touch_wall
+    return n, touch_wall, ox, oy, co, so
 
 
 @njit(cache=True)
@@ -250,13 +253,16 @@ def _reset_env(e, ti, tp, bflt, bint, movable, base_mass, base_inertia, base_fri
                rng, prev, tstep, cti, ctf, ctn, obs):
     spawn(e, ti, tp, bflt, movable, base_mass, base_inertia, base_fric, init_pos, init_ang,
           init_vel, init_omg, init_drv, epar, pos, ang, vel, omg, drv, cmd, goal, rng)
+    goal[e, GOAL_COS] = math.cos(goal[e, 2])
+    goal[e, GOAL_SIN] = math.sin(goal[e, 2])
     ctn[e] = 0
     tstep[e] = 0
-    d_rb, d_og, d_ang = _distances(e, ti, tp, pos, ang, bflt, epar, goal)
+    _n, _w, ox, oy, co, so = observe(e, ti, tp, pos, ang, vel, omg, bflt, bint, epar, goal, cti,
+                                     ctf, ctn, obs)
+    d_rb, d_og, d_ang = _distances(e, ti, tp, pos, epar, goal, ox, oy, co, so)
     prev[e, PV_RB] = d_rb
     prev[e, PV_OG] = d_og
     prev[e, PV_ANG] = d_ang
-    observe(e, ti, tp, pos, ang, vel, omg, bflt, bint, epar, goal, cti, ctf, ctn, obs)
 
 
 @njit(cache=True)
@@ -276,7 +282,7 @@ def reset_envs(mask, ti, tp, bflt, bint, movable, base_mass, base_inertia, base_
         info_f[e, IF_ANGLE] = prev[e, PV_ANG]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _judge(e, ti, tp, prev, d_rb, d_og, d_ang, touch_wall, info_f):
     """Success and reward of env e for this step; updates the progress memory."""
     task = ti[TI_TASK]
@@ -325,9 +331,9 @@ def _post_env(e, mode, ti, tp, bflt, bint, movable, base_mass, base_inertia, bas
         info_f[e, IF_ANGLE] = prev[e, PV_ANG]
         return
     tstep[e] += 1
-    n, touch_wall = observe(e, ti, tp, pos, ang, vel, omg, bflt, bint, epar, goal, cti, ctf, ctn,
-                            obs)
-    d_rb, d_og, d_ang = _distances(e, ti, tp, pos, ang, bflt, epar, goal)
+    n, touch_wall, ox, oy, co, so = observe(e, ti, tp, pos, ang, vel, omg, bflt, bint, epar,
+                                            goal, cti, ctf, ctn, obs)
+    d_rb, d_og, d_ang = _distances(e, ti, tp, pos, epar, goal, ox, oy, co, so)
     success, reward = _judge(e, ti, tp, prev, d_rb, d_og, d_ang, touch_wall, info_f)
     info_f[e, IF_CONTACTS] = n
     info_f[e, IF_MAXPEN] = hl[e, HL_MAXPEN]
