@@ -474,7 +474,9 @@ def sweeps(e, npairs, order, max_sweeps, prs, pos, ang, epar, bint, pint, pvert,
                                    pfl)
             if not touch:
                 continue
-            if d > slop:
+            if d > tol:
+                # Corrections within the rest tolerance do not call for another sweep: the
+                # linearised turns of a wedged pair otherwise creep on for all sweeps.
                 moved = True
                 if _sweep >= _JAM_SWEEP and prs[e, k, PR_MODE] == MODE_STALL:
                     # Still overlapping this late: the drive is wedged between loads it cannot

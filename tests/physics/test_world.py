@@ -31,7 +31,7 @@ def golden_commands(i):
 # To regenerate after an intentional physics change:
 #   python -c "import tests.physics.test_world as t; print(t.compute_golden_hash())"
 # (from the repo root) and paste the hex digest here, noting why it changed.
-GOLDEN_HASH = "8c9d991f76ca74f0f312b006be5e01dc0480c0818ab4565df5aff072a136da01"
+GOLDEN_HASH = "b1dba1b451847421bff48bc3583af85097b101ae0816d99891d46f0f8c46546a"
 
 
 def compute_golden_hash():
