@@ -32,6 +32,7 @@ from ..physics.layout import (
     HL_SWEEPS,
     IMMOVABLE,
 )
+from ..physics.pipeline import step_serial
 from .spawn import (
     TASK_PUSH_T,
     TASK_WALL_SLIDE,
@@ -393,3 +394,23 @@ def apply_actions(actions, robot, lo, span, need_reset, mode, cmd, active):
             a = -1.0 if a < -1.0 else (1.0 if a > 1.0 else a)
             cmd[e, robot, j] = lo[j] + 0.5 * (a + 1.0) * span[j]
         active[e] = 0 if (mode == AR_NEXT_STEP and need_reset[e]) else 1
+
+
+@njit(cache=True)
+def env_step_serial(actions, robot, lo, span, mode, active, prm, bint, bflt, pint, pvert, pflt,
+                    sint, svert, sflt, grid, gstart, gitem, movable, epar, pos, ang, vel, omg,
+                    drv, cmd, bsc, bis, aabb, stamp, prs, pfl, pord, vbuf, cbuf, cti, ctf, ctn,
+                    hl, ti, tp, base_mass, base_inertia, base_fric, init_pos, init_ang, init_vel,
+                    init_omg, init_drv, goal, rng, prev, tstep, need_reset, obs, rew, term, trunc,
+                    final_obs, final_info, info_f):
+    """actions -> physics -> post-step in one call, for small batches (a single env above all),
+    where the cost of calling three kernels with their many array arguments is a large part
+    of a step."""
+    apply_actions(actions, robot, lo, span, need_reset, mode, cmd, active)
+    step_serial(active, prm, bint, bflt, pint, pvert, pflt, sint, svert, sflt, grid, gstart,
+                gitem, movable, epar, pos, ang, vel, omg, drv, cmd, bsc, bis, aabb, stamp, prs,
+                pfl, pord, vbuf, cbuf, cti, ctf, ctn, hl)
+    post_step_serial(mode, ti, tp, bflt, bint, movable, base_mass, base_inertia, base_fric,
+                     init_pos, init_ang, init_vel, init_omg, init_drv, epar, pos, ang, vel, omg,
+                     drv, cmd, goal, rng, prev, tstep, cti, ctf, ctn, hl, need_reset, obs, rew,
+                     term, trunc, final_obs, final_info, info_f)
