@@ -322,11 +322,7 @@ class PushVectorEnv(VectorEnv):
         self.single_action_space = spaces.Box(-1.0, 1.0, (2,), np.float32)
         self.observation_space = gym.vector.utils.batch_space(self.single_observation_space, E)
         self.action_space = gym.vector.utils.batch_space(self.single_action_space, E)
-        self._post = K.post_step_parallel if self._parallel else K.post_step_serial
         w = self.world
-        self._post_args = (self._ar, *self._kernel_args(), w.cti, w.ctf, w.ctn, w.health,
-                           self._need_reset, self._obs, self._rew, self._term, self._trunc,
-                           self._final_obs, self._final_info, self._info_f)
         ka = self._kernel_args()
         self._fused_args = (self.robot_index, self._act_lo, self._act_span, self._ar,
                             *w._kernel_args, ka[0], ka[1], *ka[5:13], self._goal, self._rng,
@@ -525,16 +521,13 @@ class PushVectorEnv(VectorEnv):
     def _advance(self, a: np.ndarray) -> None:
         """Actions (already checked, float64 (E, 2)) -> physics -> observation, reward, ends."""
         w = self.world
-        if not self._parallel:
+        if self._parallel:
+            if self._num_threads is not None:
+                numba.set_num_threads(self._num_threads)
+            K.env_step_parallel(a, *self._fused_args)
+        else:
             K.env_step_serial(a, *self._fused_args)
-            w.steps += w.active
-            return
-        K.apply_actions(a, self.robot_index, self._act_lo, self._act_span, self._need_reset,
-                        self._ar, w.cmd, w.active)
-        w.step_raw()
-        if self._num_threads is not None:
-            numba.set_num_threads(self._num_threads)
-        self._post(*self._post_args)
+        w.steps += w.active
 
     # ------------------------------------------------------------------------------ outputs
     def _object_poses(self) -> np.ndarray:

@@ -32,7 +32,7 @@ from ..physics.layout import (
     HL_SWEEPS,
     IMMOVABLE,
 )
-from ..physics.pipeline import step_serial
+from ..physics.pipeline import step_env, step_serial
 from .spawn import (
     TASK_PUSH_T,
     TASK_WALL_SLIDE,
@@ -369,19 +369,6 @@ def post_step_serial(mode, ti, tp, bflt, bint, movable, base_mass, base_inertia,
                   term, trunc, final_obs, final_info, info_f)
 
 
-@njit(cache=True, parallel=True)
-def post_step_parallel(mode, ti, tp, bflt, bint, movable, base_mass, base_inertia, base_fric,
-                       init_pos, init_ang, init_vel, init_omg, init_drv, epar, pos, ang, vel,
-                       omg, drv, cmd, goal, rng, prev, tstep, cti, ctf, ctn, hl, need_reset, obs,
-                       rew, term, trunc, final_obs, final_info, info_f):
-    """Observation, reward, episode end and autoreset of every env (``prange``)."""
-    for e in prange(pos.shape[0]):
-        _post_env(e, mode, ti, tp, bflt, bint, movable, base_mass, base_inertia, base_fric,
-                  init_pos, init_ang, init_vel, init_omg, init_drv, epar, pos, ang, vel, omg,
-                  drv, cmd, goal, rng, prev, tstep, cti, ctf, ctn, hl, need_reset, obs, rew,
-                  term, trunc, final_obs, final_info, info_f)
-
-
 @njit(cache=True)
 def apply_actions(actions, robot, lo, span, need_reset, mode, cmd, active):
     """Map actions in [-1, 1] to drive commands (lo + (a + 1) / 2 * span), clipping them.
@@ -414,3 +401,28 @@ def env_step_serial(actions, robot, lo, span, mode, active, prm, bint, bflt, pin
                      init_pos, init_ang, init_vel, init_omg, init_drv, epar, pos, ang, vel, omg,
                      drv, cmd, goal, rng, prev, tstep, cti, ctf, ctn, hl, need_reset, obs, rew,
                      term, trunc, final_obs, final_info, info_f)
+
+
+@njit(cache=True, parallel=True)
+def env_step_parallel(actions, robot, lo, span, mode, active, prm, bint, bflt, pint, pvert,
+                      pflt, sint, svert, sflt, grid, gstart, gitem, movable, epar, pos, ang, vel,
+                      omg, drv, cmd, bsc, bis, aabb, stamp, prs, pfl, pord, vbuf, cbuf, cti, ctf,
+                      ctn, hl, ti, tp, base_mass, base_inertia, base_fric, init_pos, init_ang,
+                      init_vel, init_omg, init_drv, goal, rng, prev, tstep, need_reset, obs, rew,
+                      term, trunc, final_obs, final_info, info_f):
+    """actions -> physics -> post-step with ``prange`` over envs, each env done in one go:
+    its data is touched once per step, while it is still in cache."""
+    for e in prange(pos.shape[0]):
+        for j in range(2):
+            a = actions[e, j]
+            a = -1.0 if a < -1.0 else (1.0 if a > 1.0 else a)
+            cmd[e, robot, j] = lo[j] + 0.5 * (a + 1.0) * span[j]
+        active[e] = 0 if (mode == AR_NEXT_STEP and need_reset[e]) else 1
+        if active[e]:
+            step_env(e, prm, bint, bflt, pint, pvert, pflt, sint, svert, sflt, grid, gstart,
+                     gitem, movable, epar, pos, ang, vel, omg, drv, cmd, bsc, bis, aabb, stamp,
+                     prs, pfl, pord, vbuf, cbuf, cti, ctf, ctn, hl)
+        _post_env(e, mode, ti, tp, bflt, bint, movable, base_mass, base_inertia, base_fric,
+                  init_pos, init_ang, init_vel, init_omg, init_drv, epar, pos, ang, vel, omg,
+                  drv, cmd, goal, rng, prev, tstep, cti, ctf, ctn, hl, need_reset, obs, rew,
+                  term, trunc, final_obs, final_info, info_f)
