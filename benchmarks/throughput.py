@@ -33,6 +33,18 @@ def _stats(values: list[float]) -> tuple[float, float, float]:
     return statistics.median(values), min(values), max(values)
 
 
+def _time_batched(env, actions: np.ndarray, repeats: int) -> tuple[float, float, float]:
+    """Env-steps/s of a batched env stepped through ``actions`` (steps, n, 2), repeatedly."""
+    steps, n = actions.shape[:2]
+    rates = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        for a in actions:
+            env.step(a)
+        rates.append(steps * n / (time.perf_counter() - t0))
+    return _stats(rates)
+
+
 def bench_single(env_id: str, steps: int, repeats: int) -> tuple[float, float, float]:
     import gymnasium as gym
 
@@ -62,13 +74,7 @@ def bench_vec(env_id: str, n: int, steps: int, repeats: int,
     actions = np.random.default_rng(0).uniform(-1, 1, (steps, n, 2)).astype(np.float32)
     for a in actions[: min(steps, 20)]:
         env.step(a)
-    rates = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        for a in actions:
-            env.step(a)
-        rates.append(steps * n / (time.perf_counter() - t0))
-    return _stats(rates)
+    return _time_batched(env, actions, repeats)
 
 
 def bench_sync(env_id: str, n: int, steps: int, repeats: int) -> tuple[float, float, float]:
@@ -77,13 +83,7 @@ def bench_sync(env_id: str, n: int, steps: int, repeats: int) -> tuple[float, fl
     env = gym.make_vec(env_id, num_envs=n, vectorization_mode="sync")
     env.reset(seed=0)
     actions = np.random.default_rng(0).uniform(-1, 1, (steps, n, 2)).astype(np.float32)
-    rates = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        for a in actions:
-            env.step(a)
-        rates.append(steps * n / (time.perf_counter() - t0))
-    return _stats(rates)
+    return _time_batched(env, actions, repeats)
 
 
 _COLD = ("import time; t=time.perf_counter(); import gymnasium as gym, numpy as np, push_envs; "

@@ -488,7 +488,7 @@ class PushVectorEnv(VectorEnv):
         rew = self._rew.copy()
         final_obs = None
         if self._ar == K.AR_SAME_STEP and done.any():
-            final_obs = self._batch_obs_rows(self._final_obs, done)
+            final_obs = self._observation(self._final_obs)
             info["final_obs"] = final_obs
             info["_final_obs"] = done.copy()
             info["final_info"] = self._info(self._final_info, done)
@@ -530,10 +530,7 @@ class PushVectorEnv(VectorEnv):
         w.steps += w.active
 
     # ------------------------------------------------------------------------------ outputs
-    def _object_poses(self) -> np.ndarray:
-        return self.world.state(self.task.object_body)[:, :3]
-
-    def _goal_obs(self, state: np.ndarray, rows: Any = slice(None)) -> dict[str, np.ndarray]:
+    def _goal_obs(self, state: np.ndarray) -> dict[str, np.ndarray]:
         t = K.obs_size(self.max_contacts) - 4
         touching = state[:, t]
         ox = state[:, 0] + state[:, 2] * state[:, 7] - state[:, 3] * state[:, 8]
@@ -549,14 +546,9 @@ class PushVectorEnv(VectorEnv):
             "desired_goal": self.goal_of(gpose, np.ones(len(state))).astype(np.float32),
         }
 
-    def _batch_obs_rows(self, arr: np.ndarray, rows: np.ndarray) -> Any:
-        state = arr.astype(np.float32)
-        if self.obs_mode == "goal":
-            return self._goal_obs(state)
-        return state
-
-    def _observation(self) -> Any:
-        state = self._obs.astype(np.float32)
+    def _observation(self, source: np.ndarray | None = None) -> Any:
+        """The batch observation from ``source`` (default: the current observation buffer)."""
+        state = (self._obs if source is None else source).astype(np.float32)
         if self.obs_mode == "goal":
             return self._goal_obs(state)
         return state

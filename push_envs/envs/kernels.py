@@ -142,23 +142,6 @@ def _distances(e, ti, tp, pos, epar, goal, ox, oy, co, so):
     return math.sqrt(dx * dx + dy * dy), math.sqrt(ex * ex + ey * ey), err
 
 
-@njit(cache=True)
-def _touching(e, body, other_kind_immovable, other, bint, cti, ctn):
-    """Whether ``body`` touches ``other`` (or, with other < 0, any immovable body)."""
-    for c in range(ctn[e]):
-        a = cti[e, c, 0]
-        b = cti[e, c, 1]
-        if a != body and b != body:
-            continue
-        q = b if a == body else a
-        if other >= 0:
-            if q == other:
-                return True
-        elif other_kind_immovable and (cti[e, c, 2] >= 0 or bint[q, BI_KIND] == IMMOVABLE):
-            return True
-    return False
-
-
 @njit(cache=True, inline="always")
 def observe(e, ti, tp, pos, ang, vel, omg, bflt, bint, epar, goal, cti, ctf, ctn, obs):
     """Write env e's state observation into ``obs[e]`` (layout in base.PushVectorEnv)."""
@@ -266,6 +249,15 @@ def _reset_env(e, ti, tp, bflt, bint, movable, base_mass, base_inertia, base_fri
     prev[e, PV_ANG] = d_ang
 
 
+@njit(cache=True, inline="always")
+def _fresh_info(e, prev, info_f):
+    """Info of an env that has just started an episode: only its distances are set."""
+    for j in range(info_f.shape[1]):
+        info_f[e, j] = 0.0
+    info_f[e, IF_DIST] = prev[e, PV_OG]
+    info_f[e, IF_ANGLE] = prev[e, PV_ANG]
+
+
 @njit(cache=True)
 def reset_envs(mask, ti, tp, bflt, bint, movable, base_mass, base_inertia, base_fric, init_pos,
                init_ang, init_vel, init_omg, init_drv, epar, pos, ang, vel, omg, drv, cmd, goal,
@@ -277,10 +269,7 @@ def reset_envs(mask, ti, tp, bflt, bint, movable, base_mass, base_inertia, base_
         _reset_env(e, ti, tp, bflt, bint, movable, base_mass, base_inertia, base_fric, init_pos,
                    init_ang, init_vel, init_omg, init_drv, epar, pos, ang, vel, omg, drv, cmd,
                    goal, rng, prev, tstep, cti, ctf, ctn, obs)
-        for j in range(info_f.shape[1]):
-            info_f[e, j] = 0.0
-        info_f[e, IF_DIST] = prev[e, PV_OG]
-        info_f[e, IF_ANGLE] = prev[e, PV_ANG]
+        _fresh_info(e, prev, info_f)
 
 
 @njit(cache=True, inline="always")
@@ -326,10 +315,7 @@ def _post_env(e, mode, ti, tp, bflt, bint, movable, base_mass, base_inertia, bas
         rew[e] = 0.0
         term[e] = False
         trunc[e] = False
-        for j in range(info_f.shape[1]):
-            info_f[e, j] = 0.0
-        info_f[e, IF_DIST] = prev[e, PV_OG]
-        info_f[e, IF_ANGLE] = prev[e, PV_ANG]
+        _fresh_info(e, prev, info_f)
         return
     tstep[e] += 1
     n, touch_wall, ox, oy, co, so = observe(e, ti, tp, pos, ang, vel, omg, bflt, bint, epar,
@@ -369,6 +355,15 @@ def post_step_serial(mode, ti, tp, bflt, bint, movable, base_mass, base_inertia,
                   term, trunc, final_obs, final_info, info_f)
 
 
+@njit(cache=True, inline="always")
+def _apply_action(e, actions, robot, lo, span, need_reset, mode, cmd, active):
+    for j in range(2):
+        a = actions[e, j]
+        a = -1.0 if a < -1.0 else (1.0 if a > 1.0 else a)
+        cmd[e, robot, j] = lo[j] + 0.5 * (a + 1.0) * span[j]
+    active[e] = 0 if (mode == AR_NEXT_STEP and need_reset[e]) else 1
+
+
 @njit(cache=True)
 def apply_actions(actions, robot, lo, span, need_reset, mode, cmd, active):
     """Map actions in [-1, 1] to drive commands (lo + (a + 1) / 2 * span), clipping them.
@@ -376,11 +371,7 @@ def apply_actions(actions, robot, lo, span, need_reset, mode, cmd, active):
     Rows waiting for a NEXT_STEP reset are not stepped by the physics.
     """
     for e in range(actions.shape[0]):
-        for j in range(2):
-            a = actions[e, j]
-            a = -1.0 if a < -1.0 else (1.0 if a > 1.0 else a)
-            cmd[e, robot, j] = lo[j] + 0.5 * (a + 1.0) * span[j]
-        active[e] = 0 if (mode == AR_NEXT_STEP and need_reset[e]) else 1
+        _apply_action(e, actions, robot, lo, span, need_reset, mode, cmd, active)
 
 
 @njit(cache=True)
@@ -413,11 +404,7 @@ def env_step_parallel(actions, robot, lo, span, mode, active, prm, bint, bflt, p
     """actions -> physics -> post-step with ``prange`` over envs, each env done in one go:
     its data is touched once per step, while it is still in cache."""
     for e in prange(pos.shape[0]):
-        for j in range(2):
-            a = actions[e, j]
-            a = -1.0 if a < -1.0 else (1.0 if a > 1.0 else a)
-            cmd[e, robot, j] = lo[j] + 0.5 * (a + 1.0) * span[j]
-        active[e] = 0 if (mode == AR_NEXT_STEP and need_reset[e]) else 1
+        _apply_action(e, actions, robot, lo, span, need_reset, mode, cmd, active)
         if active[e]:
             step_env(e, prm, bint, bflt, pint, pvert, pflt, sint, svert, sflt, grid, gstart,
                      gitem, movable, epar, pos, ang, vel, omg, drv, cmd, bsc, bis, aabb, stamp,

@@ -72,7 +72,6 @@ from .layout import (
     HL_NSUB,
     HL_OVERFLOW,
     HL_SWEEPS,
-    IS_UF,
     PASSIVE,
     PF_DMAX,
     PF_LPOS,
@@ -92,7 +91,7 @@ from .layout import (
     PR_SUBFRAC,
     PR_SWEEPS,
 )
-from .solver import prepare, sort_pairs, sweeps, velocity_pass
+from .solver import _find, prepare, sort_pairs, sweeps, velocity_pass
 
 _MIN_HALF = 1e-3  # [m] floor on the half-thickness used to size sub-steps
 
@@ -195,13 +194,6 @@ def _free_motion(e, dt, gravity, bint, bflt, movable, epar, pos, ang, vel, omg, 
 
 
 @njit(cache=True)
-def _root(e, x, bis):
-    while bis[e, x, IS_UF] != x:
-        x = bis[e, x, IS_UF]
-    return x
-
-
-@njit(cache=True)
 def _write_contacts(e, npairs, dts, gravity, prs, bint, epar, bsc, bis, pfl, cti, ctf, ctn,
                     hl):
     """Stage 7: touching pairs of the last sub-step into the contact buffers."""
@@ -228,7 +220,7 @@ def _write_contacts(e, npairs, dts, gravity, prs, bint, epar, bsc, bis, pfl, cti
             fn = min(fn, epar[e, b, EP_FRICTION] * epar[e, b, EP_MASS] * gravity)
         # Inside a passive chain that drives push, no contact carries more than their traction.
         if bint[a, BI_KIND] == PASSIVE:
-            drive = bsc[e, _root(e, a, bis), BS_DRIVE]
+            drive = bsc[e, _find(e, a, bis), BS_DRIVE]
             if drive > 0.0:
                 fn = min(fn, drive)
         if raw > fn:

@@ -38,8 +38,6 @@ from .layout import (
 if TYPE_CHECKING:
     from .world import World
 
-ARRAY_FIELDS = ("in_contact", "normal_x", "normal_y", "force", "point_x", "point_y", "depth",
-                "other")
 
 
 @dataclass(frozen=True, eq=False)

@@ -368,8 +368,6 @@ def _project(e, body, dx, dy, dth, prs, pos, epar, bint, bis, pfl):
     m = epar[e, body, EP_MASS]
     im = 1.0 / m
     ii = 1.0 / epar[e, body, EP_INERTIA]
-    if bint[body, BI_KIND] == DRIVEN:
-        ii = ii  # a yielding drive turns like any body
     bx, by = pos[e, body, 0], pos[e, body, 1]
     nblk = bis[e, body, IS_NBLK]
     lam_n = np.zeros(2 * MAX_BLOCK)
