@@ -8,6 +8,9 @@ that overlap now.
 
 * Movable against movable: sort-and-sweep on the box's lower x (all pairs for a handful of
   bodies, where sorting costs more than it saves).
+
+``stamp[e]`` is the broad phase's integer scratch: one tag per static piece, the query
+counter, then the sweep order of the movable bodies (a permutation, kept between steps).
 * Movable against static pieces: static pieces never move, so they are binned once, at scene
   compile time, into a uniform grid; each body visits only the cells its box covers. A piece
   spanning several cells is reported once per body by stamping it with a query counter.
@@ -17,7 +20,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 from numba import njit
 
 from .layout import (
@@ -99,15 +101,28 @@ def find_pairs(e, movable, aabb, sint, sflt, grid, gstart, gitem, stamp, prs):
                 ):
                     n = _push_pair(e, prs, n, cap, a, b, -1)
     else:
-        keys = np.empty(nm)
-        for i in range(nm):
-            keys[i] = aabb[e, movable[i], 0]
-        order = np.argsort(keys)
+        # Sort-and-sweep over an order kept from the last step (in ``stamp``, after the piece
+        # tags): bodies move little per step, so an insertion sort is about linear, and the
+        # key (lower x, index) is a total order, so the result does not depend on history.
+        # No array is allocated: the entry kernels run without numba's allocator.
+        base = stamp.shape[1] - nm
+        for ii in range(1, nm):
+            cur = stamp[e, base + ii]
+            key = aabb[e, movable[cur], 0]
+            jj = ii - 1
+            while jj >= 0:
+                prev = stamp[e, base + jj]
+                kp = aabb[e, movable[prev], 0]
+                if kp < key or (kp == key and prev < cur):
+                    break
+                stamp[e, base + jj + 1] = prev
+                jj -= 1
+            stamp[e, base + jj + 1] = cur
         for ii in range(nm):
-            a = movable[order[ii]]
+            a = movable[stamp[e, base + ii]]
             hi = aabb[e, a, 2]
             for jj in range(ii + 1, nm):
-                b = movable[order[jj]]
+                b = movable[stamp[e, base + jj]]
                 if aabb[e, b, 0] > hi:
                     break
                 if aabb[e, a, 1] <= aabb[e, b, 3] and aabb[e, b, 1] <= aabb[e, a, 3]:

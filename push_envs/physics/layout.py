@@ -115,10 +115,10 @@ PF_LVT = 15  # velocity-pass tangential impulse [N s]
 PF_MU = 16  # friction coefficient of the contact (0: frictionless)
 PF_E = 17  # restitution of the contact
 PF_TOUCH = 18  # 1 when touching in the latest narrow phase
-PF_FN = 19  # force accumulated over sub-steps [N s] (normal impulse)
-PF_FT = 20
+PF_PJN = 19  # projection scratch (solver._project): normal lambdas of patch points 1, 2 [kg m]
 PF_LVEL2 = 21  # velocity-pass normal impulse at the second patch point [N s]
-PFL_LEN = 22
+PF_PJT = 22  # projection scratch: tangential lambda [kg m]
+PFL_LEN = 23
 
 # ctf[E, C, :] contact output
 CT_NX = 0

@@ -12,7 +12,10 @@
 
 ``step_serial`` runs envs one after the other; ``step_parallel`` runs them with ``prange``.
 Both call the same ``step_env`` with the env loop outermost and no reduction across envs, so
-env i of a batch is bit-identical to a single world given the same inputs.
+env i of a batch is bit-identical to a single world given the same inputs. Both entry kernels
+are compiled without numba's reference counting (``_nrt=False``; see envs/kernels.py for
+the measurement): the arrays are only borrowed, and a count per argument per call was a large
+share of a step.
 """
 
 from __future__ import annotations
@@ -276,7 +279,7 @@ def step_env(e, prm, bint, bflt, pint, pvert, pflt, sint, svert, sflt, grid, gst
             # Nothing touches after free motion, so no correction can start: the free motion
             # stands (positions and velocities are already written).
             continue
-        order = sort_pairs(e, npairs, prs, bis, pfl, pord)
+        order = pord[e, sort_pairs(e, npairs, prs, bis, pfl, pord)]
         ns = sweeps(e, npairs, order, max_sweeps, prs, pos, ang, epar, bint, pint, pvert, pflt,
                     sint, svert, sflt, tol, slop, bsc, bis, movable, vbuf, cbuf, pfl)
         if ns > most:
@@ -289,7 +292,7 @@ def step_env(e, prm, bint, bflt, pint, pvert, pflt, sint, svert, sflt, grid, gst
     hl[e, HL_OVERFLOW] = overflow
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def step_serial(active, prm, bint, bflt, pint, pvert, pflt, sint, svert, sflt, grid, gstart,
                 gitem, movable, epar, pos, ang, vel, omg, drv, cmd, bsc, bis, aabb, stamp, prs, pfl,
                 pord, vbuf, cbuf, cti, ctf, ctn, hl):
@@ -302,7 +305,7 @@ def step_serial(active, prm, bint, bflt, pint, pvert, pflt, sint, svert, sflt, g
                  pord, vbuf, cbuf, cti, ctf, ctn, hl)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, _nrt=False)
 def step_parallel(active, prm, bint, bflt, pint, pvert, pflt, sint, svert, sflt, grid, gstart,
                   gitem, movable, epar, pos, ang, vel, omg, drv, cmd, bsc, bis, aabb, stamp, prs,
                   pfl, pord, vbuf, cbuf, cti, ctf, ctn, hl):

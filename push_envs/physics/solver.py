@@ -88,6 +88,8 @@ from .layout import (
     PF_MINX,
     PF_MINY,
     PF_MU,
+    PF_PJN,
+    PF_PJT,
     PF_RAD,
     PF_TOUCH,
     PI_KIND,
@@ -370,8 +372,12 @@ def _project(e, body, dx, dy, dth, prs, pos, epar, bint, bis, pfl):
     ii = 1.0 / epar[e, body, EP_INERTIA]
     bx, by = pos[e, body, 0], pos[e, body, 1]
     nblk = bis[e, body, IS_NBLK]
-    lam_n = np.zeros(2 * MAX_BLOCK)
-    lam_t = np.zeros(MAX_BLOCK)
+    # The lambdas live in the blocking pairs' rows: the entry kernels cannot allocate.
+    for i in range(nblk):
+        kb = bis[e, body, IS_BLK + i]
+        pfl[e, kb, PF_PJN] = 0.0
+        pfl[e, kb, PF_PJN + 1] = 0.0
+        pfl[e, kb, PF_PJT] = 0.0
     for _ in range(_PROJECT_ITERS):
         for i in range(nblk):
             kb = bis[e, body, IS_BLK + i]
@@ -383,10 +389,10 @@ def _project(e, body, dx, dy, dth, prs, pos, epar, bint, bis, pfl):
                 cr = (px - bx) * ny - (py - by) * nx
                 v = dx * nx + dy * ny + dth * cr
                 w = im + ii * cr * cr
-                lo = lam_n[2 * i + j]
+                lo = pfl[e, kb, PF_PJN + j]
                 ln = max(lo - v / w, 0.0)
                 dl = ln - lo
-                lam_n[2 * i + j] = ln
+                pfl[e, kb, PF_PJN + j] = ln
                 dx += nx * dl * im
                 dy += ny * dl * im
                 dth += ii * cr * dl
@@ -395,19 +401,19 @@ def _project(e, body, dx, dy, dth, prs, pos, epar, bint, bis, pfl):
                 # Translation-only friction, as in _friction.
                 tx, ty = -ny, nx
                 u = dx * tx + dy * ty
-                lim = mu * (lam_n[2 * i] + lam_n[2 * i + 1])
-                lo = lam_t[i]
+                lim = mu * (pfl[e, kb, PF_PJN] + pfl[e, kb, PF_PJN + 1])
+                lo = pfl[e, kb, PF_PJT]
                 lt = lo - u * m
                 lt = -lim if lt < -lim else (lim if lt > lim else lt)
                 dl = lt - lo
-                lam_t[i] = lt
+                pfl[e, kb, PF_PJT] = lt
                 dx += tx * dl * im
                 dy += ty * dl * im
     for i in range(nblk):
         kb = bis[e, body, IS_BLK + i]
-        pfl[e, kb, PF_LPOS] += lam_n[2 * i] + lam_n[2 * i + 1]
+        pfl[e, kb, PF_LPOS] += pfl[e, kb, PF_PJN] + pfl[e, kb, PF_PJN + 1]
         sgn = 1.0 if prs[e, kb, PR_A] == body else -1.0
-        pfl[e, kb, PF_LTAN] += sgn * lam_t[i]
+        pfl[e, kb, PF_LTAN] += sgn * pfl[e, kb, PF_PJT]
     return dx, dy, dth
 
 
@@ -668,11 +674,12 @@ def _before(e, k1, k2, prs, bis, pfl):
 
 @njit(cache=True)
 def sort_pairs(e, npairs, prs, bis, pfl, pord):
-    """Stable bottom-up merge sort of pair indices by ``_before``; returns the order row."""
-    src = pord[e, 0]
-    dst = pord[e, 1]
+    """Stable bottom-up merge sort of pair indices by ``_before``; returns the row of
+    ``pord[e]`` holding the order (a row index, not a view: the entry kernels run without
+    numba's reference counting, which returning a view would need)."""
+    s, d = 0, 1
     for i in range(npairs):
-        src[i] = i
+        pord[e, s, i] = i
     width = 1
     while width < npairs:
         for lo in range(0, npairs, 2 * width):
@@ -680,24 +687,24 @@ def sort_pairs(e, npairs, prs, bis, pfl, pord):
             hi = min(lo + 2 * width, npairs)
             i, j, o = lo, mid, lo
             while i < mid and j < hi:
-                if _before(e, src[j], src[i], prs, bis, pfl):
-                    dst[o] = src[j]
+                if _before(e, pord[e, s, j], pord[e, s, i], prs, bis, pfl):
+                    pord[e, d, o] = pord[e, s, j]
                     j += 1
                 else:
-                    dst[o] = src[i]
+                    pord[e, d, o] = pord[e, s, i]
                     i += 1
                 o += 1
             while i < mid:
-                dst[o] = src[i]
+                pord[e, d, o] = pord[e, s, i]
                 i += 1
                 o += 1
             while j < hi:
-                dst[o] = src[j]
+                pord[e, d, o] = pord[e, s, j]
                 j += 1
                 o += 1
-        src, dst = dst, src
+        s, d = d, s
         width *= 2
-    return src
+    return s
 
 
 # --------------------------------------------------------------------------------------------
@@ -745,6 +752,32 @@ def _point_vel(e, body, rx, ry, vel, omg):
     return vel[e, body, 0] - omg[e, body] * ry, vel[e, body, 1] + omg[e, body] * rx
 
 
+@njit(cache=True, inline="always")
+def _vel_row(e, k, j, a, b, nx, ny, static_b, pos, vel, omg, bsc, pfl):
+    """Patch point j of pair k: (normal speed [m/s], speed wanted (the bounce) [m/s], lever
+    arms r_a x n and r_b x n [m])."""
+    px, py = pfl[e, k, 4 + 3 * j], pfl[e, k, 5 + 3 * j]
+    rax, ray = px - pos[e, a, 0], py - pos[e, a, 1]
+    vax, vay = _point_vel(e, a, rax, ray, vel, omg)
+    rbx = rby = vbx = vby = 0.0
+    if not static_b:
+        rbx, rby = px - pos[e, b, 0], py - pos[e, b, 1]
+        vbx, vby = _point_vel(e, b, rbx, rby, vel, omg)
+    target = 0.0
+    if pfl[e, k, PF_E] > 0.0:
+        # Approach speed of this point before the sub-step.
+        p0x = bsc[e, a, BS_VX0] - bsc[e, a, BS_W0] * ray
+        p0y = bsc[e, a, BS_VY0] + bsc[e, a, BS_W0] * rax
+        if not static_b:
+            p0x -= bsc[e, b, BS_VX0] - bsc[e, b, BS_W0] * rby
+            p0y -= bsc[e, b, BS_VY0] + bsc[e, b, BS_W0] * rbx
+        pre = nx * p0x + ny * p0y
+        if pre < 0.0:
+            target = -pfl[e, k, PF_E] * pre
+    return (nx * (vax - vbx) + ny * (vay - vby), target, rax * ny - ray * nx,
+            rbx * ny - rby * nx)
+
+
 @njit(cache=True)
 def velocity_pass(e, npairs, order, dt, prs, pos, ang, vel, omg, epar, bint, movable, bsc, bis,
                   pfl):
@@ -761,7 +794,6 @@ def velocity_pass(e, npairs, order, dt, prs, pos, ang, vel, omg, epar, bint, mov
         vel[e, b, 0] = bsc[e, b, BS_VXF] + (pos[e, b, 0] - bsc[e, b, BS_XP]) / dt
         vel[e, b, 1] = bsc[e, b, BS_VYF] + (pos[e, b, 1] - bsc[e, b, BS_YP]) / dt
         omg[e, b] = bsc[e, b, BS_WF] + (ang[e, b] - bsc[e, b, BS_TP]) / dt
-    vrow = np.empty((2, 4))
     for _ in range(_VEL_ITERS):
         change = 0.0
         for idx in range(npairs):
@@ -775,47 +807,25 @@ def velocity_pass(e, npairs, order, dt, prs, pos, ang, vel, omg, epar, bint, mov
             b = prs[e, k, PR_B]
             nx, ny = pfl[e, k, 0], pfl[e, k, 1]
             npts = int(pfl[e, k, 3])
-            # Per patch point: lever arms, normal speed, and the speed wanted (the bounce).
-            for j in range(npts):
-                px, py = pfl[e, k, 4 + 3 * j], pfl[e, k, 5 + 3 * j]
-                rax, ray = px - pos[e, a, 0], py - pos[e, a, 1]
-                vax, vay = _point_vel(e, a, rax, ray, vel, omg)
-                rbx = rby = vbx = vby = 0.0
-                if not static_b:
-                    rbx, rby = px - pos[e, b, 0], py - pos[e, b, 1]
-                    vbx, vby = _point_vel(e, b, rbx, rby, vel, omg)
-                target = 0.0
-                if pfl[e, k, PF_E] > 0.0:
-                    # Approach speed of this point before the sub-step.
-                    p0x = bsc[e, a, BS_VX0] - bsc[e, a, BS_W0] * ray
-                    p0y = bsc[e, a, BS_VY0] + bsc[e, a, BS_W0] * rax
-                    if not static_b:
-                        p0x -= bsc[e, b, BS_VX0] - bsc[e, b, BS_W0] * rby
-                        p0y -= bsc[e, b, BS_VY0] + bsc[e, b, BS_W0] * rbx
-                    pre = nx * p0x + ny * p0y
-                    if pre < 0.0:
-                        target = -pfl[e, k, PF_E] * pre
-                vrow[j, 0] = nx * (vax - vbx) + ny * (vay - vby)
-                vrow[j, 1] = target
-                vrow[j, 2] = rax * ny - ray * nx
-                vrow[j, 3] = rbx * ny - rby * nx
-            ca1, cb1 = vrow[0, 2], vrow[0, 3]
+            vn1, want1, ca1, cb1 = _vel_row(e, k, 0, a, b, nx, ny, static_b, pos, vel, omg, bsc,
+                                            pfl)
             k11 = wa + ia * ca1 * ca1 + wb + ib * cb1 * cb1
             old1 = pfl[e, k, PF_LVEL]
             if npts == 2:
-                ca2, cb2 = vrow[1, 2], vrow[1, 3]
+                vn2, want2, ca2, cb2 = _vel_row(e, k, 1, a, b, nx, ny, static_b, pos, vel, omg,
+                                                bsc, pfl)
                 k22 = wa + ia * ca2 * ca2 + wb + ib * cb2 * cb2
                 k12 = wa + ia * ca1 * ca2 + wb + ib * cb1 * cb2
                 old2 = pfl[e, k, PF_LVEL2]
                 # Total impulses x >= 0 with K x = target - vn + K x_old, as one block.
                 x1, x2 = block2(k11, k12, k22,
-                                vrow[0, 1] - vrow[0, 0] + k11 * old1 + k12 * old2,
-                                vrow[1, 1] - vrow[1, 0] + k12 * old1 + k22 * old2)
+                                want1 - vn1 + k11 * old1 + k12 * old2,
+                                want2 - vn2 + k12 * old1 + k22 * old2)
                 l1, l2 = x1 - old1, x2 - old2
                 pfl[e, k, PF_LVEL2] = x2
             else:
                 ca2 = cb2 = 0.0
-                x1 = max(old1 + (vrow[0, 1] - vrow[0, 0]) / k11, 0.0)
+                x1 = max(old1 + (want1 - vn1) / k11, 0.0)
                 l1, l2 = x1 - old1, 0.0
             pfl[e, k, PF_LVEL] = x1
             change = max(change, abs(l1) + abs(l2))

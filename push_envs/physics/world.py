@@ -119,7 +119,10 @@ class World:
         self._bsc = np.zeros((E, B, BS_LEN))
         self._bis = np.zeros((E, B, IS_LEN), np.int64)
         self._aabb = np.zeros((E, B, 4))
-        self._stamp = np.zeros((E, len(scene.sint) + 1), np.int64)
+        # Broad-phase scratch: piece tags, query counter, then the sweep order (a permutation).
+        nm = len(scene.movable)
+        self._stamp = np.zeros((E, len(scene.sint) + 1 + nm), np.int64)
+        self._stamp[:, len(scene.sint) + 1:] = np.arange(nm)
         self._prs = np.zeros((E, max_pairs, PRS_LEN), np.int64)
         self._pfl = np.zeros((E, max_pairs, PFL_LEN))
         self._pord = np.zeros((E, 2, max_pairs), np.int64)
