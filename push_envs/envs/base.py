@@ -50,6 +50,7 @@ from .spawn import (
     TP_GOAL_X,
     TP_GOAL_Y,
     TP_LEN,
+    TP_MARGIN,
     TP_MASS_HI,
     TP_MASS_LO,
     TP_OBJ_HALFL,
@@ -120,6 +121,7 @@ class Task:
     success_bonus: float = 10.0
     step_penalty: float = 0.01
     goal_separation: float = 0.5  # least start distance object -> goal [m]
+    wall_margin: float = 0.0  # object's bounding circle and random goal to region edges [m]
     goal_distance: tuple[float, float] = (1.5, 3.0)  # WallSlide: goal along the wall [m]
     wall_face_y: float = 0.0  # WallSlide: y of the wall face [m]
     fixed_goal: tuple[float, float, float] | None = None  # PushT: goal pose
@@ -171,6 +173,7 @@ class PushVectorEnv(VectorEnv):
                  box_size_range: Sequence[float] | None = None,
                  spawn_region: Sequence[float] | None = None,
                  success_distance: float | None = None,
+                 wall_margin: float | None = None,
                  render_mode: str | None = None, render_envs: int = 4,
                  autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
                  num_threads: int | None = None) -> None:
@@ -218,6 +221,12 @@ class PushVectorEnv(VectorEnv):
         if not succ > 0:
             raise ValueError(f"success_distance must be > 0, got {success_distance!r}")
         self.success_distance = succ
+        margin = task.wall_margin if wall_margin is None else wall_margin
+        if isinstance(margin, bool) or not isinstance(margin, (int, float, np.floating,
+                                                                np.integer)) \
+                or not math.isfinite(margin) or margin < 0:
+            raise ValueError(f"wall_margin must be a finite number >= 0 [m], got {wall_margin!r}")
+        self.wall_margin = float(margin)
 
         self.world = World(self._compile(scene, robot), num_envs=num_envs,
                            num_threads=num_threads)
@@ -250,10 +259,11 @@ class PushVectorEnv(VectorEnv):
             obj_r_max = obj_r
         x0, y0, x1, y1 = region
         robot_r = float(sc.bflt[self.robot_index, BF_BRAD])
-        if 2 * obj_r_max > min(x1 - x0, y1 - y0) or 2 * robot_r > min(x1 - x0, y1 - y0):
+        if 2 * (obj_r_max + self.wall_margin) > min(x1 - x0, y1 - y0) \
+                or 2 * robot_r > min(x1 - x0, y1 - y0):
             raise SceneError(f"{sc.spec.source}: the spawn region {region} is too small for the "
-                             f"object (bounding radius {obj_r_max:.3g} m) or the robot "
-                             f"({robot_r:.3g} m)")
+                             f"object (bounding radius {obj_r_max:.3g} m, wall_margin "
+                             f"{self.wall_margin:.3g} m) or the robot ({robot_r:.3g} m)")
 
         self.ti = np.zeros(TI_LEN, np.int64)
         self.ti[TI_TASK] = task.task_id
@@ -286,6 +296,7 @@ class PushVectorEnv(VectorEnv):
         tp[[TP_GOAL_X, TP_GOAL_Y, TP_GOAL_T]] = task.fixed_goal or (math.nan,) * 3
         tp[TP_GOAL_SEP] = task.goal_separation
         tp[TP_SLOP] = 2.0 * w.params.slop
+        tp[TP_MARGIN] = self.wall_margin
         self.tp = tp
         # Scene values the spawn restores each episode.
         self._base_mass = sc.mass.copy()
@@ -384,7 +395,7 @@ class PushVectorEnv(VectorEnv):
             lo[q], hi[q] = 0.0, 1.0
             lo[q + 1:q + 3], hi[q + 1:q + 3] = -1.0, 1.0
             lo[q + 3], hi[q + 3] = 0.0, K.FORCE_CLIP
-        t = K.OBS_CONTACT + K.CONTACT_FIELDS * m
+        t = K.obs_tail(m)
         lo[t], hi[t] = 0.0, 1.0
         lo[t + 1:t + 3], hi[t + 1:t + 3] = -K.FORCE_CLIP, K.FORCE_CLIP
         lo[t + 3], hi[t + 3] = 0.0, 1.0
@@ -531,7 +542,7 @@ class PushVectorEnv(VectorEnv):
 
     # ------------------------------------------------------------------------------ outputs
     def _goal_obs(self, state: np.ndarray) -> dict[str, np.ndarray]:
-        t = K.obs_size(self.max_contacts) - 4
+        t = K.obs_tail(self.max_contacts)
         touching = state[:, t]
         ox = state[:, 0] + state[:, 2] * state[:, 7] - state[:, 3] * state[:, 8]
         oy = state[:, 1] + state[:, 3] * state[:, 7] + state[:, 2] * state[:, 8]

@@ -23,6 +23,8 @@ STATE_TABLE = """
     | 21 + 6M | object touches the wall (WallSlide) or any immovable body (0/1) | - |
     | 22 + 6M, 23 + 6M | net contact force on the object (world) / traction, within +-10 | - |
     | 24 + 6M | object touches the robot (0/1) | - |
+    | 25 + 6M, 26 + 6M | goal relative to the robot origin, in the robot frame | m |
+    | 27 + 6M, 28 + 6M | goal minus object position, in the robot frame | m |
 
     The robot traction is its mu * m * g [N]. ``obs_mode="goal"``: a Dict with
     ``observation`` (the vector above), ``achieved_goal`` and ``desired_goal``; there the

@@ -11,7 +11,8 @@ from .spawn import TASK_PUSH_T
 PUSH_T = Task(task_id=TASK_PUSH_T, scene="push_t.yaml", max_episode_steps=300,
               object_body="tee", region=(0.0, 0.0, 3.0, 3.0), success_distance=0.02,
               success_angle=math.radians(5.0), w_angle=2.0, goal_separation=0.3,
-              fixed_goal=(1.5, 1.6, math.pi / 4), default_robot="omni")
+              fixed_goal=(1.5, 1.6, math.pi / 4), default_robot="omni",
+              wall_margin=0.2)
 
 _DOC = f"""Push the T block onto a fixed goal pose, on real ground friction.
 
@@ -19,7 +20,8 @@ _DOC = f"""Push the T block onto a fixed goal pose, on real ground friction.
     The T of the Push-T benchmark (bar 0.6 m x 0.15 m over a 0.45 m x 0.15 m stem, 0.8 kg) is
     a non-convex polygon split into convex pieces by constrained Delaunay triangulation.
     Unlike gym-pusht it slides on ground friction (0.5) and cannot pass through the arena's
-    walls. The T starts at a random pose in a 3 m x 3 m arena; the goal pose is fixed at
+    walls. The T starts at a random pose in a 3 m x 3 m arena, its bounding circle at least
+    ``wall_margin`` (0.2 m, two robot radii) from the walls; the goal pose is fixed at
     (1.5 m, 1.6 m, 45 deg), the origin being the bar's lower-edge centre. The default robot is
     an omni drive (a 0.1 m disc), like Push-T's holonomic agent.
 

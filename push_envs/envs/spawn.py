@@ -69,7 +69,8 @@ TP_GOAL_Y = 26
 TP_GOAL_T = 27
 TP_GOAL_SEP = 28  # least distance between object start and goal [m]
 TP_SLOP = 29  # gap left at spawn between the object and the wall [m]
-TP_LEN = 30
+TP_MARGIN = 30  # clearance of the object and a random goal from the region edges [m]
+TP_LEN = 31
 
 _TRIES = 64
 
@@ -140,8 +141,11 @@ def spawn(e, ti, tp, bflt, movable, base_mass, base_inertia, base_fric, init_pos
         hl = tp[TP_OBJ_HALFL] * s
         oy = tp[TP_WALL_Y] + tp[TP_OBJ_HALFW] * s + tp[TP_SLOP]
         ox = gx = 0.5 * (x0 + x1)
+        # Off the end walls by the margin: flush against one, the box could only be pushed
+        # on its long face, straight into the wall (body contacts are frictionless).
+        m = tp[TP_MARGIN]
         for _ in range(_TRIES):
-            ox = uniform(rng, e, x0 + hl, x1 - hl)
+            ox = uniform(rng, e, x0 + hl + m, x1 - hl - m)
             d = uniform(rng, e, tp[TP_GOAL_DMIN], tp[TP_GOAL_DMAX])
             right_ok = ox + d <= x1 - hl
             left_ok = ox - d >= x0 + hl
@@ -162,13 +166,16 @@ def spawn(e, ti, tp, bflt, movable, base_mass, base_inertia, base_fric, init_pos
             goal[e, 1] = tp[TP_GOAL_Y]
             goal[e, 2] = tp[TP_GOAL_T]
         else:
-            goal[e, 0] = uniform(rng, e, x0 + ro, x1 - ro)
-            goal[e, 1] = uniform(rng, e, y0 + ro, y1 - ro)
+            # The margin keeps the push pose behind the object reachable in every direction.
+            rm = ro + tp[TP_MARGIN]
+            goal[e, 0] = uniform(rng, e, x0 + rm, x1 - rm)
+            goal[e, 1] = uniform(rng, e, y0 + rm, y1 - rm)
             goal[e, 2] = uniform(rng, e, -math.pi, math.pi) if task == TASK_PUSH_T else 0.0
         ocx = ocy = 0.0
+        rm = ro + tp[TP_MARGIN]
         for _ in range(_TRIES):
-            ocx = uniform(rng, e, x0 + ro, x1 - ro)
-            ocy = uniform(rng, e, y0 + ro, y1 - ro)
+            ocx = uniform(rng, e, x0 + rm, x1 - rm)
+            ocy = uniform(rng, e, y0 + rm, y1 - rm)
             dgx, dgy = ocx - goal[e, 0], ocy - goal[e, 1]
             if dgx * dgx + dgy * dgy >= tp[TP_GOAL_SEP] ** 2:
                 break

@@ -8,17 +8,20 @@ from .spawn import TASK_WALL_SLIDE
 
 WALL_SLIDE = Task(task_id=TASK_WALL_SLIDE, scene="wall_slide.yaml", max_episode_steps=300,
                   object_body="box", wall_body="wall", region=(0.0, 0.0, 5.0, 3.0),
-                  success_distance=0.1, goal_distance=(1.5, 3.0), wall_face_y=0.0)
+                  success_distance=0.1, goal_distance=(1.5, 3.0), wall_face_y=0.0,
+                  wall_margin=0.3)
 
 _DOC = f"""Slide a box along a wall to a goal 1.5-3 m away, keeping it against the wall.
 
     ## Description
     The box (0.4 m along the wall, 0.3 m across, 0.5 kg) starts resting flat against the long
     wall (its face at y = 0, in a 5 m x 3 m arena), so the robot cannot get between box and
-    wall. The goal lies on the wall line 1.5-3 m to either side. The robot can push the box's
-    end face, or push obliquely into the wall: outside the friction cone of box and wall
-    (mean coefficient 0.5, half-angle atan 0.5 = 26.6 deg from the wall normal) the box
-    slides; a push too steep sticks.
+    wall. It starts at least ``wall_margin`` (0.3 m, one robot diameter) from the arena's end
+    walls, so the robot can reach both end faces. The goal lies on the wall line 1.5-3 m to
+    either side. The robot can push the box's end face, or push obliquely into the wall:
+    outside the friction cone of box and wall (mean coefficient 0.5, half-angle atan 0.5 =
+    26.6 deg from the wall normal) the box slides; a push too steep sticks. Body-to-body
+    contacts are frictionless, so an oblique push acts through a corner of the box.
 
     ## Action Space
     As PushBox-v0.

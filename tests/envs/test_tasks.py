@@ -143,6 +143,47 @@ def test_unsatisfiable_spawn_is_an_error(tmp_path):
         gym.make("PushBox-v0", scene=str(big))
 
 
+@pytest.mark.parametrize("margin", [None, 0.0, 0.6])
+def test_wall_margin_keeps_box_and_goal_off_the_walls(margin):
+    # Bounding radius of the 0.3 m box is 0.15 * sqrt(2) = 0.2121 m; the arena is 4 m.
+    env = gym.make_vec("PushBox-v0", num_envs=2000, wall_margin=margin)
+    env.reset(seed=3)
+    w, u = env.world, env
+    m = 0.3 if margin is None else margin
+    assert u.wall_margin == m
+    lo, hi = 0.15 * np.sqrt(2) + m, 4.0 - 0.15 * np.sqrt(2) - m
+    box, goal = w.pos[:, u.object_index], u._goal[:, :2]
+    for xy in (box, goal):
+        assert xy.min() >= lo - 1e-12 and xy.max() <= hi + 1e-12
+        # The draws fill the allowed square: the extremes come within 2 cm of its edges.
+        assert xy.min() < lo + 0.02 and xy.max() > hi - 0.02
+    env.close()
+
+
+def test_wall_slide_box_keeps_off_the_end_walls():
+    # Box 0.4 m along the wall (half 0.2 m) in a 5 m arena, 0.3 m margin: x in [0.5, 4.5].
+    env = gym.make_vec("WallSlide-v0", num_envs=2000)
+    env.reset(seed=4)
+    x = env.world.pos[:, env.object_index, 0]
+    assert x.min() >= 0.5 - 1e-12 and x.max() <= 4.5 + 1e-12
+    assert x.min() < 0.52 and x.max() > 4.48
+    goal = env._goal[:, 0]
+    assert goal.min() >= 0.2 - 1e-12 and goal.max() <= 4.8 + 1e-12
+    assert np.all(np.abs(np.abs(goal - x) - 2.25) <= 0.75 + 1e-12)
+    env.close()
+
+
+@pytest.mark.parametrize("bad", [-0.1, float("nan"), "0.3", True])
+def test_bad_wall_margin_raises(bad):
+    with pytest.raises(ValueError, match="wall_margin"):
+        gym.make("PushBox-v0", wall_margin=bad)
+
+
+def test_wall_margin_too_big_for_the_arena_names_the_scene():
+    with pytest.raises(SceneError, match="push_box.yaml.*wall_margin"):
+        gym.make("PushBox-v0", wall_margin=1.9)
+
+
 def test_domain_randomisation_is_seeded():
     kw = dict(box_mass_range=(0.2, 0.8), box_friction_range=(0.3, 0.6),
               box_size_range=(0.8, 1.2))
@@ -165,11 +206,14 @@ def test_scripted_policy_pushes_boxes_home():
         obs, _ = env.reset(seed=seed)
         for _ in range(200):
             obs, _, term, trunc, info = env.step(push_box_action(obs))
-            # The contact block reads real contacts: while pushing, slot 0 is in contact
-            # with the box and its normal points back at the robot (negative x, robot frame).
-            if obs[21 + 6 * 4 + 3] > 0.5 and obs[21] > 0.5:
+            # The contact block reads real contacts: when the box is the robot's only contact,
+            # slot 0's normal points from the box back at the robot (against the box's
+            # direction, robot frame) and its point lies on the robot's rim (r = 0.15 m).
+            if obs[21 + 6 * 4 + 3] > 0.5 and info["contacts"] == 1:
                 touched = True
-                assert obs[22] < 0.0
+                assert obs[21] == 1.0
+                assert obs[22] * obs[7] + obs[23] * obs[8] < 0.0
+                assert abs(np.hypot(obs[25], obs[26]) - 0.15) < 2e-3
             if term or trunc:
                 break
         wins += info["is_success"]
