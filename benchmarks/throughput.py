@@ -4,6 +4,7 @@
     python benchmarks/throughput.py --quick         # fewer repeats and steps
     python benchmarks/throughput.py --compare       # also Gymnasium's SyncVectorEnv, for the ratio
     python benchmarks/throughput.py --cold-start    # only the import/compile timings
+    python benchmarks/throughput.py --no-cold-start # only the throughput table
 
 Every figure is the median of ``--repeats`` timed runs (min and max beside it), measured
 with time.perf_counter around ``step()`` calls on pre-generated random actions (sampling an
@@ -121,6 +122,8 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="2 repeats, fewer steps")
     ap.add_argument("--compare", action="store_true", help="add SyncVectorEnv over single envs")
     ap.add_argument("--cold-start", action="store_true", help="only measure the cold start")
+    ap.add_argument("--no-cold-start", action="store_true",
+                    help="skip the cold start (it compiles everything once: ~2.5 min)")
     args = ap.parse_args()
     if args.quick:
         args.repeats, args.steps, args.single_steps = 2, 30, 3000
@@ -146,6 +149,8 @@ def main() -> None:
                           f"{r[0] / s[0]:.1f}x) |", flush=True)
         print(f"\ntargets: PushBox-v0 make_vec N=4096 >= {TARGETS['vec4096']:,}; "
               f"gym.make >= {TARGETS['single']:,}")
+    if args.no_cold_start:
+        return
     first, cached = cold_start(max(3, args.repeats if not args.quick else 3))
     med, lo, hi = _stats(cached)
     print("\ncold start (import + make + first step of a single env and a 32-env batch):")
