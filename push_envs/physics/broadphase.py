@@ -8,12 +8,12 @@ that overlap now.
 
 * Movable against movable: sort-and-sweep on the box's lower x (all pairs for a handful of
   bodies, where sorting costs more than it saves).
-
-``stamp[e]`` is the broad phase's integer scratch: one tag per static piece, the query
-counter, then the sweep order of the movable bodies (a permutation, kept between steps).
 * Movable against static pieces: static pieces never move, so they are binned once, at scene
   compile time, into a uniform grid; each body visits only the cells its box covers. A piece
   spanning several cells is reported once per body by stamping it with a query counter.
+
+``stamp[e]`` is the broad phase's integer scratch: one tag per static piece, the query
+counter, then the sweep order of the movable bodies (a permutation, kept between steps).
 """
 
 from __future__ import annotations
