@@ -12,9 +12,9 @@ env bit for bit.
 
 The kernels Python calls are compiled with ``_nrt=False``: numba then passes the arrays in
 without reference-counted wrappers, so the many array arguments handed down to every helper
-cost no atomic increments. With them, a third of a step went to ``lock inc/dec`` on shared
-counters, and both threads of a ``prange`` fought over those cache lines (measured with
-``perf``: 395 k -> 516 k env-steps/s at N = 4096 on 2 threads). Nothing here allocates.
+cost no atomic increments. With them, ``perf`` put a third of a step on ``lock inc/dec`` of
+the shared counters, which two ``prange`` threads also share (same-load A/B at N = 4096:
+395 k -> 516 k env-steps/s on 2 threads, 223 k -> 246-286 k on 1). Nothing here allocates.
 """
 
 from __future__ import annotations
