@@ -161,18 +161,17 @@ def spawn(e, ti, tp, bflt, movable, base_mass, base_inertia, base_fric, init_pos
         _place(e, o, ox, oy, 0.0, bflt, epar, pos, ang)
         ocx, ocy = pos[e, o, 0], pos[e, o, 1]
     else:
+        # The margin keeps the push pose behind the object reachable in every direction.
+        rm = ro + tp[TP_MARGIN]
         if task == TASK_PUSH_T and not math.isnan(tp[TP_GOAL_X]):
             goal[e, 0] = tp[TP_GOAL_X]
             goal[e, 1] = tp[TP_GOAL_Y]
             goal[e, 2] = tp[TP_GOAL_T]
         else:
-            # The margin keeps the push pose behind the object reachable in every direction.
-            rm = ro + tp[TP_MARGIN]
             goal[e, 0] = uniform(rng, e, x0 + rm, x1 - rm)
             goal[e, 1] = uniform(rng, e, y0 + rm, y1 - rm)
             goal[e, 2] = uniform(rng, e, -math.pi, math.pi) if task == TASK_PUSH_T else 0.0
         ocx = ocy = 0.0
-        rm = ro + tp[TP_MARGIN]
         for _ in range(_TRIES):
             ocx = uniform(rng, e, x0 + rm, x1 - rm)
             ocy = uniform(rng, e, y0 + rm, y1 - rm)
