@@ -13,7 +13,7 @@
 ``step_serial`` runs envs one after the other; ``step_parallel`` runs them with ``prange``.
 Both call the same ``step_env`` with the env loop outermost and no reduction across envs, so
 env i of a batch is bit-identical to a single world given the same inputs. Both entry kernels
-are compiled without numba's reference counting (``_nrt=False``; see envs/kernels.py for
+are compiled without numba's reference counting (``_nrt=False``; see envs/step.py for
 the measurement): the arrays are only borrowed, and a count per argument per call was a large
 share of a step.
 """
@@ -25,6 +25,7 @@ import math
 from numba import njit, prange
 
 from .broadphase import body_boxes, find_pairs
+from .frames import com_offset
 from .kinematics import DRIVE_ACKER, DRIVE_OMNI, coast, drive_motion, drive_twist, drive_update
 from .layout import (
     BF_ACC0,
@@ -41,7 +42,6 @@ from .layout import (
     BF_WHEELBASE,
     BI_DRIVE,
     BI_KIND,
-    BS_DRIVE,
     BS_T0,
     BS_TP,
     BS_VX0,
@@ -54,47 +54,24 @@ from .layout import (
     BS_XP,
     BS_Y0,
     BS_YP,
-    CT_DEPTH,
-    CT_FN,
-    CT_FT,
-    CT_NPTS,
-    CT_NX,
-    CT_NY,
-    CT_P1X,
-    CT_P1Y,
-    CT_P2X,
-    CT_P2Y,
-    CT_PX,
-    CT_PY,
     DRIVEN,
     EP_FRICTION,
     EP_INERTIA,
     EP_MASS,
     EP_SCALE,
-    HL_MAXPEN,
     HL_NSUB,
     HL_OVERFLOW,
     HL_SWEEPS,
-    PASSIVE,
-    PF_DMAX,
-    PF_LPOS,
-    PF_LTAN,
-    PF_LVEL,
-    PF_LVEL2,
-    PF_LVT,
-    PF_TOUCH,
-    PR_A,
-    PR_B,
     PR_DT,
     PR_G,
     PR_MAXSUB,
     PR_REST,
     PR_SLOP,
-    PR_SP,
     PR_SUBFRAC,
     PR_SWEEPS,
 )
-from .solver import _find, prepare, sort_pairs, sweeps, velocity_pass
+from .sensors import write_contacts
+from .solver import prepare, sort_pairs, sweeps, velocity_pass
 
 _MIN_HALF = 1e-3  # [m] floor on the half-thickness used to size sub-steps
 
@@ -153,25 +130,21 @@ def _free_motion(e, dt, gravity, bint, bflt, movable, epar, pos, ang, vel, omg, 
             drv[e, b, 0] = d0
             drv[e, b, 1] = d1
             # The drive moves the body origin; the COM rides along at its body-frame offset.
-            sc = epar[e, b, EP_SCALE]
-            lx, ly = bflt[b, BF_COMX] * sc, bflt[b, BF_COMY] * sc
             th = ang[e, b]
             wb = bflt[b, BF_WHEELBASE]
             dx, dy, dth = drive_motion(drive, d0, d1, th, wb, dt)
             th2 = th + dth
             vx, vy, w = drive_twist(drive, d0, d1, th2, wb)
-            if lx == 0.0 and ly == 0.0:
+            if bflt[b, BF_COMX] == 0.0 and bflt[b, BF_COMY] == 0.0:
                 pos[e, b, 0] += dx
                 pos[e, b, 1] += dy
                 ang[e, b] = th2
                 bsc[e, b, BS_VXF] = vx
                 bsc[e, b, BS_VYF] = vy
             else:
-                c, s = math.cos(th), math.sin(th)
-                ox = pos[e, b, 0] - (c * lx - s * ly)
-                oy = pos[e, b, 1] - (s * lx + c * ly)
-                c, s = math.cos(th2), math.sin(th2)
-                rx, ry = c * lx - s * ly, s * lx + c * ly
+                lx, ly = com_offset(e, b, math.cos(th), math.sin(th), bflt, epar)
+                ox, oy = pos[e, b, 0] - lx, pos[e, b, 1] - ly
+                rx, ry = com_offset(e, b, math.cos(th2), math.sin(th2), bflt, epar)
                 pos[e, b, 0] = ox + dx + rx
                 pos[e, b, 1] = oy + dy + ry
                 ang[e, b] = th2
@@ -197,64 +170,12 @@ def _free_motion(e, dt, gravity, bint, bflt, movable, epar, pos, ang, vel, omg, 
 
 
 @njit(cache=True)
-def _write_contacts(e, npairs, dts, gravity, prs, bint, epar, bsc, bis, pfl, cti, ctf, ctn,
-                    hl):
-    """Stage 7: touching pairs of the last sub-step into the contact buffers."""
-    n = 0
-    cap = cti.shape[1]
-    maxpen = 0.0
-    for k in range(npairs):
-        if pfl[e, k, PF_TOUCH] <= 0.0:
-            continue
-        a = prs[e, k, PR_A]
-        b = prs[e, k, PR_B]
-        depth_now = pfl[e, k, 2]
-        if depth_now > maxpen:
-            maxpen = depth_now
-        if n >= cap:
-            continue
-        fn = (pfl[e, k, PF_LPOS] / dts + pfl[e, k, PF_LVEL] + pfl[e, k, PF_LVEL2]) / dts
-        ft = (pfl[e, k, PF_LTAN] / dts + pfl[e, k, PF_LVT]) / dts
-        raw = fn
-        # A contact cannot carry more than the traction of a drive pushing into it.
-        if bint[a, BI_KIND] == DRIVEN:
-            fn = min(fn, epar[e, a, EP_FRICTION] * epar[e, a, EP_MASS] * gravity)
-        if prs[e, k, PR_SP] < 0 and bint[b, BI_KIND] == DRIVEN:
-            fn = min(fn, epar[e, b, EP_FRICTION] * epar[e, b, EP_MASS] * gravity)
-        # Inside a passive chain that drives push, no contact carries more than their traction.
-        if bint[a, BI_KIND] == PASSIVE:
-            drive = bsc[e, _find(e, a, bis), BS_DRIVE]
-            if drive > 0.0:
-                fn = min(fn, drive)
-        if raw > fn:
-            ft *= fn / raw
-        cti[e, n, 0] = a
-        cti[e, n, 1] = b
-        cti[e, n, 2] = prs[e, k, PR_SP]
-        ctf[e, n, CT_NX] = pfl[e, k, 0]
-        ctf[e, n, CT_NY] = pfl[e, k, 1]
-        npts = pfl[e, k, 3]
-        ctf[e, n, CT_P1X] = pfl[e, k, 4]
-        ctf[e, n, CT_P1Y] = pfl[e, k, 5]
-        ctf[e, n, CT_P2X] = pfl[e, k, 7]
-        ctf[e, n, CT_P2Y] = pfl[e, k, 8]
-        ctf[e, n, CT_PX] = 0.5 * (pfl[e, k, 4] + pfl[e, k, 7])
-        ctf[e, n, CT_PY] = 0.5 * (pfl[e, k, 5] + pfl[e, k, 8])
-        ctf[e, n, CT_NPTS] = npts
-        dmax = pfl[e, k, PF_DMAX]
-        ctf[e, n, CT_DEPTH] = dmax if dmax > 0.0 else depth_now
-        ctf[e, n, CT_FN] = fn
-        ctf[e, n, CT_FT] = ft
-        n += 1
-    ctn[e] = n
-    hl[e, HL_MAXPEN] = maxpen
-
-
-@njit(cache=True)
-def step_env(e, prm, bint, bflt, pint, pvert, pflt, sint, svert, sflt, grid, gstart, gitem,
-             movable, epar, pos, ang, vel, omg, drv, cmd, bsc, bis, aabb, stamp, prs, pfl, pord,
-             vbuf, cbuf, cti, ctf, ctn, hl):
-    """Advance env ``e`` by one step of ``prm[PR_DT]`` seconds."""
+def step_env(e, W):
+    """Advance env ``e`` of the worlds ``W`` (a :class:`WorldArrays`) by ``W.prm[PR_DT]`` s."""
+    prm, bint, bflt, movable, epar = W.prm, W.bint, W.bflt, W.movable, W.epar
+    pos, ang, vel, omg, drv, cmd = W.pos, W.ang, W.vel, W.omg, W.drv, W.cmd
+    pint, pvert, pflt, sint, svert, sflt = W.pint, W.pvert, W.pflt, W.sint, W.svert, W.sflt
+    bsc, bis, prs, pfl, vbuf, cbuf = W.bsc, W.bis, W.prs, W.pfl, W.vbuf, W.cbuf
     gravity = prm[PR_G]
     slop = prm[PR_SLOP]
     tol = prm[PR_REST]
@@ -268,8 +189,9 @@ def step_env(e, prm, bint, bflt, pint, pvert, pflt, sint, svert, sflt, grid, gst
     for _ in range(nsub):
         _free_motion(e, dts, gravity, bint, bflt, movable, epar, pos, ang, vel, omg, drv, cmd,
                      bsc)
-        body_boxes(e, movable, bflt, epar, bsc, tol + 2.0 * slop, aabb)
-        found = find_pairs(e, movable, aabb, sint, sflt, grid, gstart, gitem, stamp, prs)
+        body_boxes(e, movable, bflt, epar, bsc, tol + 2.0 * slop, W.aabb)
+        found = find_pairs(e, movable, W.aabb, sint, sflt, W.grid, W.gstart, W.gitem, W.stamp,
+                           prs)
         if found > cap:
             overflow += found - cap
         npairs = min(found, cap)
@@ -279,40 +201,31 @@ def step_env(e, prm, bint, bflt, pint, pvert, pflt, sint, svert, sflt, grid, gst
             # Nothing touches after free motion, so no correction can start: the free motion
             # stands (positions and velocities are already written).
             continue
-        order = pord[e, sort_pairs(e, npairs, prs, bis, pfl, pord)]
+        order = W.pord[e, sort_pairs(e, npairs, prs, bis, pfl, W.pord)]
         ns = sweeps(e, npairs, order, max_sweeps, prs, pos, ang, epar, bint, pint, pvert, pflt,
                     sint, svert, sflt, tol, slop, bsc, bis, movable, vbuf, cbuf, pfl)
         if ns > most:
             most = ns
         velocity_pass(e, npairs, order, dts, prs, pos, ang, vel, omg, epar, bint, movable, bsc,
                       bis, pfl)
-    _write_contacts(e, npairs, dts, gravity, prs, bint, epar, bsc, bis, pfl, cti, ctf, ctn, hl)
-    hl[e, HL_SWEEPS] = most
-    hl[e, HL_NSUB] = nsub
-    hl[e, HL_OVERFLOW] = overflow
+    write_contacts(e, npairs, dts, gravity, prs, bint, epar, bsc, bis, pfl, W.cti, W.ctf,
+                   W.ctn, W.hl)
+    W.hl[e, HL_SWEEPS] = most
+    W.hl[e, HL_NSUB] = nsub
+    W.hl[e, HL_OVERFLOW] = overflow
 
 
 @njit(cache=True, _nrt=False)
-def step_serial(active, prm, bint, bflt, pint, pvert, pflt, sint, svert, sflt, grid, gstart,
-                gitem, movable, epar, pos, ang, vel, omg, drv, cmd, bsc, bis, aabb, stamp, prs, pfl,
-                pord, vbuf, cbuf, cti, ctf, ctn, hl):
-    """Step every env whose ``active`` flag is set, one after the other (fastest for a few)."""
-    for e in range(pos.shape[0]):
-        if not active[e]:
-            continue
-        step_env(e, prm, bint, bflt, pint, pvert, pflt, sint, svert, sflt, grid, gstart, gitem,
-                 movable, epar, pos, ang, vel, omg, drv, cmd, bsc, bis, aabb, stamp, prs, pfl,
-                 pord, vbuf, cbuf, cti, ctf, ctn, hl)
+def step_serial(W):
+    """Step every env whose ``W.active`` flag is set, one after the other (fastest for a few)."""
+    for e in range(W.pos.shape[0]):
+        if W.active[e]:
+            step_env(e, W)
 
 
 @njit(cache=True, parallel=True, _nrt=False)
-def step_parallel(active, prm, bint, bflt, pint, pvert, pflt, sint, svert, sflt, grid, gstart,
-                  gitem, movable, epar, pos, ang, vel, omg, drv, cmd, bsc, bis, aabb, stamp, prs,
-                  pfl, pord, vbuf, cbuf, cti, ctf, ctn, hl):
+def step_parallel(W):
     """Step the active envs with ``prange`` over envs (no reductions: bit-identical to serial)."""
-    for e in prange(pos.shape[0]):
-        if not active[e]:
-            continue
-        step_env(e, prm, bint, bflt, pint, pvert, pflt, sint, svert, sflt, grid, gstart, gitem,
-                 movable, epar, pos, ang, vel, omg, drv, cmd, bsc, bis, aabb, stamp, prs, pfl,
-                 pord, vbuf, cbuf, cti, ctf, ctn, hl)
+    for e in prange(W.pos.shape[0]):
+        if W.active[e]:
+            step_env(e, W)

@@ -21,6 +21,8 @@ import numpy as np
 from numba import njit
 
 from .layout import (
+    BI_KIND,
+    BS_DRIVE,
     CT_DEPTH,
     CT_FN,
     CT_FT,
@@ -33,7 +35,23 @@ from .layout import (
     CT_P2Y,
     CT_PX,
     CT_PY,
+    DRIVEN,
+    EP_FRICTION,
+    EP_MASS,
+    HL_MAXPEN,
+    PASSIVE,
+    PF_DMAX,
+    PF_LPOS,
+    PF_LTAN,
+    PF_LVEL,
+    PF_LVEL2,
+    PF_LVT,
+    PF_TOUCH,
+    PR_A,
+    PR_B,
+    PR_SP,
 )
+from .solver import _find
 
 if TYPE_CHECKING:
     from .world import World
@@ -111,14 +129,33 @@ def reports_for(world: World, body: int, env: int) -> list[ContactReport]:
     return out
 
 
+@njit(cache=True, inline="always")
+def sorted_slot(row, base, width, key_col, seen, slots, key):
+    """Slot for a reading with sort ``key`` among ``seen`` earlier ones, largest key first.
+
+    The fixed slots are ``slots`` runs of ``width`` numbers starting at ``row[base]``, the key
+    in column ``key_col``. Smaller readings move down one slot to make room (the last falls
+    off); returns ``slots`` when the new reading is too small to keep. This is the one slot
+    order of contact readings: ``World.contact_array`` and the task observations use it.
+    """
+    slot = min(seen, slots)
+    while slot > 0 and row[base + width * (slot - 1) + key_col] < key:
+        if slot < slots:
+            for j in range(width):
+                row[base + width * slot + j] = row[base + width * (slot - 1) + j]
+        slot -= 1
+    return slot
+
+
 @njit(cache=True)
 def contact_array(body, cti, ctf, ctn, out, count):
     """Fill ``out[e]`` with ``body``'s contacts (largest force first) and ``count[e]``."""
     m = out.shape[1]
+    w = out.shape[2]
     for e in range(out.shape[0]):
-        for s in range(m):
-            for j in range(out.shape[2]):
-                out[e, s, j] = 0.0
+        row = out[e].reshape(m * w)
+        for j in range(m * w):
+            row[j] = 0.0
         n = 0
         for c in range(ctn[e]):
             a = cti[e, c, 0]
@@ -131,22 +168,76 @@ def contact_array(body, cti, ctf, ctn, out, count):
                 other = a
             else:
                 continue
-            n += 1
             f = ctf[e, c, CT_FN]
-            # Insertion into the fixed slots, keeping the largest forces.
-            slot = min(n - 1, m)
-            while slot > 0 and out[e, slot - 1, 3] < f:
-                if slot < m:
-                    for j in range(8):
-                        out[e, slot, j] = out[e, slot - 1, j]
-                slot -= 1
+            slot = sorted_slot(row, 0, w, 3, n, m, f)
+            n += 1
             if slot < m:
-                out[e, slot, 0] = 1.0
-                out[e, slot, 1] = sgn * ctf[e, c, CT_NX]
-                out[e, slot, 2] = sgn * ctf[e, c, CT_NY]
-                out[e, slot, 3] = f
-                out[e, slot, 4] = ctf[e, c, CT_PX]
-                out[e, slot, 5] = ctf[e, c, CT_PY]
-                out[e, slot, 6] = ctf[e, c, CT_DEPTH]
-                out[e, slot, 7] = other
+                q = w * slot
+                row[q] = 1.0
+                row[q + 1] = sgn * ctf[e, c, CT_NX]
+                row[q + 2] = sgn * ctf[e, c, CT_NY]
+                row[q + 3] = f
+                row[q + 4] = ctf[e, c, CT_PX]
+                row[q + 5] = ctf[e, c, CT_PY]
+                row[q + 6] = ctf[e, c, CT_DEPTH]
+                row[q + 7] = other
         count[e] = n
+
+
+@njit(cache=True)
+def write_contacts(e, npairs, dts, gravity, prs, bint, epar, bsc, bis, pfl, cti, ctf, ctn,
+                    hl):
+    """The sensors stage: touching pairs of the last sub-step into the contact buffers.
+
+    Forces [N] come from the solver's accumulated position and velocity lambdas over the
+    sub-step ``dts`` [s]; ``hl[e, HL_MAXPEN]`` gets the deepest overlap left [m]."""
+    n = 0
+    cap = cti.shape[1]
+    maxpen = 0.0
+    for k in range(npairs):
+        if pfl[e, k, PF_TOUCH] <= 0.0:
+            continue
+        a = prs[e, k, PR_A]
+        b = prs[e, k, PR_B]
+        depth_now = pfl[e, k, 2]
+        if depth_now > maxpen:
+            maxpen = depth_now
+        if n >= cap:
+            continue
+        fn = (pfl[e, k, PF_LPOS] / dts + pfl[e, k, PF_LVEL] + pfl[e, k, PF_LVEL2]) / dts
+        ft = (pfl[e, k, PF_LTAN] / dts + pfl[e, k, PF_LVT]) / dts
+        raw = fn
+        # A contact cannot carry more than the traction of a drive pushing into it.
+        if bint[a, BI_KIND] == DRIVEN:
+            fn = min(fn, epar[e, a, EP_FRICTION] * epar[e, a, EP_MASS] * gravity)
+        if prs[e, k, PR_SP] < 0 and bint[b, BI_KIND] == DRIVEN:
+            fn = min(fn, epar[e, b, EP_FRICTION] * epar[e, b, EP_MASS] * gravity)
+        # Inside a passive chain that drives push, no contact carries more than their traction.
+        if bint[a, BI_KIND] == PASSIVE:
+            drive = bsc[e, _find(e, a, bis), BS_DRIVE]
+            if drive > 0.0:
+                fn = min(fn, drive)
+        if raw > fn:
+            ft *= fn / raw
+        cti[e, n, 0] = a
+        cti[e, n, 1] = b
+        cti[e, n, 2] = prs[e, k, PR_SP]
+        ctf[e, n, CT_NX] = pfl[e, k, 0]
+        ctf[e, n, CT_NY] = pfl[e, k, 1]
+        npts = pfl[e, k, 3]
+        ctf[e, n, CT_P1X] = pfl[e, k, 4]
+        ctf[e, n, CT_P1Y] = pfl[e, k, 5]
+        ctf[e, n, CT_P2X] = pfl[e, k, 7]
+        ctf[e, n, CT_P2Y] = pfl[e, k, 8]
+        ctf[e, n, CT_PX] = 0.5 * (pfl[e, k, 4] + pfl[e, k, 7])
+        ctf[e, n, CT_PY] = 0.5 * (pfl[e, k, 5] + pfl[e, k, 8])
+        ctf[e, n, CT_NPTS] = npts
+        dmax = pfl[e, k, PF_DMAX]
+        ctf[e, n, CT_DEPTH] = dmax if dmax > 0.0 else depth_now
+        ctf[e, n, CT_FN] = fn
+        ctf[e, n, CT_FT] = ft
+        n += 1
+    ctn[e] = n
+    hl[e, HL_MAXPEN] = maxpen
+
+

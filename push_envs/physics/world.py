@@ -20,10 +20,10 @@ from typing import Any
 import numba
 import numpy as np
 
+from .arrays import WorldArrays
 from .config import load_scene
+from .frames import com_offsets
 from .layout import (
-    BF_COMX,
-    BF_COMY,
     BI_DRIVE,
     BI_KIND,
     BS_LEN,
@@ -135,14 +135,16 @@ class World:
         self.steps = np.zeros(E, np.int64)
         # Envs with active == 0 are skipped by a step (e.g. rows being reset by a vector env).
         self.active = np.ones(E, np.uint8)
-        # Arguments of the step kernels, bound once: every array is updated in place.
+        # What the step kernels receive, bound once: every array is updated in place.
         s = scene
-        self._kernel_args = (
-            self.active, self.prm, s.bint, s.bflt, s.pint, s.pvert, s.pflt, s.sint, s.svert,
-            s.sflt, s.grid, s.gstart, s.gitem, s.movable, self.epar, self.pos, self.ang,
-            self.vel, self.omg, self.drv, self.cmd, self._bsc, self._bis, self._aabb,
-            self._stamp, self._prs, self._pfl, self._pord, self._vbuf, self._cbuf, self.cti,
-            self.ctf, self.ctn, self.health)
+        self.arrays = WorldArrays(
+            prm=self.prm, bint=s.bint, bflt=s.bflt, pint=s.pint, pvert=s.pvert, pflt=s.pflt,
+            sint=s.sint, svert=s.svert, sflt=s.sflt, grid=s.grid, gstart=s.gstart,
+            gitem=s.gitem, movable=s.movable, epar=self.epar, pos=self.pos, ang=self.ang,
+            vel=self.vel, omg=self.omg, drv=self.drv, cmd=self.cmd, active=self.active,
+            bsc=self._bsc, bis=self._bis, aabb=self._aabb, stamp=self._stamp, prs=self._prs,
+            pfl=self._pfl, pord=self._pord, vbuf=self._vbuf, cbuf=self._cbuf, cti=self.cti,
+            ctf=self.ctf, ctn=self.ctn, hl=self.health)
         self.reset()
 
     # ------------------------------------------------------------------------------ set-up
@@ -228,21 +230,20 @@ class World:
         self.step_raw()
 
     def step_raw(self) -> None:
-        """Step with the commands already written in ``self.cmd`` (no checks: hot path)."""
+        """Step with the commands already written in ``self.cmd`` (no checks: hot path).
+
+        Envs whose ``active`` flag is 0 are left as they are.
+        """
         parallel = self.num_envs >= PARALLEL_MIN_ENVS
         if parallel and self.num_threads is not None:
             numba.set_num_threads(self.num_threads)
         kernel = step_parallel if parallel else step_serial
-        kernel(*self._kernel_args)
+        kernel(self.arrays)
         self.steps += self.active
 
     # ------------------------------------------------------------------------------ poses
     def _com_offset(self, i: int, theta: np.ndarray, sel: Any) -> np.ndarray:
-        s = self.scene
-        lx, ly = s.bflt[i, BF_COMX], s.bflt[i, BF_COMY]
-        sc = self.epar[sel, i, EP_SCALE]
-        c, sn = np.cos(theta), np.sin(theta)
-        return np.stack([(c * lx - sn * ly) * sc, (sn * lx + c * ly) * sc], axis=-1)
+        return com_offsets(self.scene.bflt, i, theta, self.epar[sel, i, EP_SCALE])
 
     def _place(self, i: int, pose: np.ndarray, sel: Any) -> None:
         pose = np.asarray(pose, dtype=np.float64)

@@ -1,0 +1,72 @@
+"""The engine's arrays as one named structure, the way kernels receive them.
+
+Every compiled entry point takes a :class:`WorldArrays` instead of dozens of positional
+arrays: numba types a ``NamedTuple`` of arrays once per layout, resolves ``W.pos`` at compile
+time, and passes it to helpers as one value. Column names of the packed arrays are in
+``layout.py``.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+
+class WorldArrays(NamedTuple):
+    """All arrays of a batch of ``E`` worlds of one compiled scene (``B`` bodies).
+
+    Scene constants (identical for every env):
+        prm:    (PR_LEN,) world parameters: step time [s], gravity [m/s^2], slop [m] ...
+        bint, bflt: (B, BI_LEN) / (B, BF_LEN) per-body integers and floats
+        pint, pvert, pflt: movable bodies' convex pieces (kind, vertices [m], radii [m])
+        sint, svert, sflt: static pieces, in the world frame
+        grid, gstart, gitem: uniform grid over the static pieces (broad phase)
+        movable: (M,) indices of the bodies that can move
+    State (leading env axis; what a reset restores):
+        epar:   (E, B, EP_LEN) per-env mass [kg], inertia [kg m^2], friction, size factor
+        pos:    (E, B, 2) centre of mass [m];   ang: (E, B) heading [rad]
+        vel:    (E, B, 2) velocity [m/s];       omg: (E, B) yaw rate [rad/s]
+        drv:    (E, B, 2) drive state;          cmd: (E, B, 2) drive commands
+        active: (E,) uint8, 0 skips the env in a step
+    Scratch (rewritten every step):
+        bsc, bis, aabb, stamp, prs, pfl, pord, vbuf, cbuf
+    Outputs of the last step:
+        cti, ctf, ctn: touching contacts (pair indices, floats, count) per env
+        hl:     (E, HL_LEN) physics-health figures (max penetration [m], sweeps, ...)
+    """
+
+    prm: np.ndarray
+    bint: np.ndarray
+    bflt: np.ndarray
+    pint: np.ndarray
+    pvert: np.ndarray
+    pflt: np.ndarray
+    sint: np.ndarray
+    svert: np.ndarray
+    sflt: np.ndarray
+    grid: np.ndarray
+    gstart: np.ndarray
+    gitem: np.ndarray
+    movable: np.ndarray
+    epar: np.ndarray
+    pos: np.ndarray
+    ang: np.ndarray
+    vel: np.ndarray
+    omg: np.ndarray
+    drv: np.ndarray
+    cmd: np.ndarray
+    active: np.ndarray
+    bsc: np.ndarray
+    bis: np.ndarray
+    aabb: np.ndarray
+    stamp: np.ndarray
+    prs: np.ndarray
+    pfl: np.ndarray
+    pord: np.ndarray
+    vbuf: np.ndarray
+    cbuf: np.ndarray
+    cti: np.ndarray
+    ctf: np.ndarray
+    ctn: np.ndarray
+    hl: np.ndarray

@@ -1,0 +1,51 @@
+"""Body origin <-> centre of mass: the one place that turns one into the other.
+
+The engine moves centres of mass (``pos[e, b]``); scenes, observations and spawns speak of
+body origins. A body's centre of mass sits at ``(BF_COMX, BF_COMY)`` [m] in its own frame,
+times its size factor, so in the world frame::
+
+    com = origin + R(theta) (lx s, ly s)
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from .layout import BF_COMX, BF_COMY, EP_SCALE
+
+
+@njit(cache=True, inline="always")
+def com_offset(e, b, c, s, bflt, epar):
+    """World-frame offset [m] from body b's origin to its centre of mass in env e, for a
+    heading whose cosine and sine are ``c`` and ``s``."""
+    k = epar[e, b, EP_SCALE]
+    lx, ly = bflt[b, BF_COMX] * k, bflt[b, BF_COMY] * k
+    return c * lx - s * ly, s * lx + c * ly
+
+
+@njit(cache=True, inline="always")
+def origin_pose(e, b, pos, ang, bflt, epar):
+    """Origin pose of body b in env e: (x [m], y [m], theta [rad], cos, sin of theta)."""
+    th = ang[e, b]
+    c, s = math.cos(th), math.sin(th)
+    ox, oy = com_offset(e, b, c, s, bflt, epar)
+    return pos[e, b, 0] - ox, pos[e, b, 1] - oy, th, c, s
+
+
+@njit(cache=True, inline="always")
+def place_origin(e, b, x, y, th, pos, ang, bflt, epar):
+    """Put body b's origin at (x, y) [m] with heading th [rad] (moves its centre of mass)."""
+    ox, oy = com_offset(e, b, math.cos(th), math.sin(th), bflt, epar)
+    pos[e, b, 0] = x + ox
+    pos[e, b, 1] = y + oy
+    ang[e, b] = th
+
+
+def com_offsets(bflt: np.ndarray, b: int, theta: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    """numpy form of :func:`com_offset` over envs: (..., 2) [m] for headings ``theta``."""
+    lx, ly = bflt[b, BF_COMX] * scale, bflt[b, BF_COMY] * scale
+    c, s = np.cos(theta), np.sin(theta)
+    return np.stack([c * lx - s * ly, s * lx + c * ly], axis=-1)
