@@ -5,24 +5,32 @@ Importing the package registers every task id with Gymnasium, each with a single
 
     gym.make("PushBox-v0")
     gym.make_vec("PushBox-v0", num_envs=4096)
+
+A task is one module of ``push_envs.envs`` (see docs/adding_a_task.md); registering it is one
+line of ``TASKS``: id -> (module, episode length). The module defines ``<Stem>Env`` and
+``<Stem>VectorEnv`` for an id ``<Stem>-v<N>``.
 """
 
 from gymnasium.envs.registration import register, registry
 
-_TASKS = {
-    "PushBox-v0": ("push_box", "PushBoxEnv", "PushBoxVectorEnv", 200),
-    "WallSlide-v0": ("wall_slide", "WallSlideEnv", "WallSlideVectorEnv", 300),
-    "PushT-v0": ("push_t", "PushTEnv", "PushTVectorEnv", 300),
+TASKS = {
+    "PushBox-v0": ("push_envs.envs.push_box", 200),
+    "WallSlide-v0": ("push_envs.envs.wall_slide", 300),
+    "PushT-v0": ("push_envs.envs.push_t", 300),
 }
 
-for _id, (_mod, _env, _vec, _steps) in _TASKS.items():
-    if _id not in registry:
-        register(
-            id=_id,
-            entry_point=f"push_envs.envs.{_mod}:{_env}",
-            vector_entry_point=f"push_envs.envs.{_mod}:{_vec}",
-            max_episode_steps=_steps,
-        )
 
-__all__ = ["ENV_IDS"]
-ENV_IDS = tuple(_TASKS)
+def register_task(env_id: str, module: str, max_episode_steps: int) -> None:
+    """Register ``env_id`` with both entry points of the task module ``module``."""
+    if env_id in registry:
+        return
+    stem = env_id.split("-")[0]
+    register(id=env_id, entry_point=f"{module}:{stem}Env",
+             vector_entry_point=f"{module}:{stem}VectorEnv", max_episode_steps=max_episode_steps)
+
+
+for _id, (_module, _steps) in TASKS.items():
+    register_task(_id, _module, _steps)
+
+__all__ = ["ENV_IDS", "TASKS", "register_task"]
+ENV_IDS = tuple(TASKS)

@@ -2,15 +2,62 @@
 
 from __future__ import annotations
 
-from .base import PushEnv, PushVectorEnv, Task
-from .obs_doc import STATE_TABLE
-from .spawn import TASK_PUSH_BOX
+from numba import njit
 
-PUSH_BOX = Task(task_id=TASK_PUSH_BOX, scene="push_box.yaml", max_episode_steps=200,
-                object_body="box", region=(0.0, 0.0, 4.0, 4.0), success_distance=0.1,
-                wall_margin=0.3)
+from . import pushing as P
+from .base import task_envs
+from .pushing import FP, GOAL, IP, MEM, goal_distance, goal_reward, start  # noqa: F401 (hooks)
+from .rng import uniform
 
-_DOC = f"""A robot pushes a box to a goal in a walled 4 m x 4 m arena.
+
+class PushBox(P.SingleObjectTask):
+    id = "PushBox-v0"
+    hooks = __name__
+    scene = "push_box.yaml"
+    max_episode_steps = 200
+    object_body = "box"
+    region = (0.0, 0.0, 4.0, 4.0)
+    success_distance = 0.1
+    wall_margin = 0.3
+    goal_fields = ("x", "y")
+
+
+# ------------------------------------------------------------------------------ hooks
+@njit(cache=True)
+def spawn(e, W, V, T):
+    """Goal, box and robot drawn uniformly in the region (box and goal ``margin`` off the
+    edges, the box at least ``goal_separation`` from the goal, the robot clear of the box)."""
+    s = P.randomise_object(e, W, V, T)
+    fp = T.fp
+    rm = fp[FP.obj_r] * s + fp[FP.margin]
+    gx = uniform(V.rng, e, fp[FP.x0] + rm, fp[FP.x1] - rm)
+    gy = uniform(V.rng, e, fp[FP.y0] + rm, fp[FP.y1] - rm)
+    P.set_goal(e, T, gx, gy, 0.0)
+    ocx, ocy = P.spawn_object_free(e, W, V, T, s)
+    P.spawn_robot(e, W, V, T, ocx, ocy, s)
+
+
+@njit(cache=True)
+def observe(e, W, V, T):
+    P.observe_single(e, W, V, T)
+    T.ag[e, 0] = T.mem[e, MEM.ox]
+    T.ag[e, 1] = T.mem[e, MEM.oy]
+    T.dg[e, 0] = T.goal[e, GOAL.x]
+    T.dg[e, 1] = T.goal[e, GOAL.y]
+
+
+@njit(cache=True)
+def is_success(ag, dg, fp):
+    """Box centre within ``success_distance`` [m] of the goal."""
+    return goal_distance(ag, dg) <= fp[FP.success_distance]
+
+
+@njit(cache=True)
+def evaluate(e, W, V, T):
+    return P.evaluate_single(e, W, V, T, is_success(T.ag[e], T.dg[e], T.fp))
+
+
+_DOC = """A robot pushes a box to a goal in a walled 4 m x 4 m arena.
 
     ## Description
     Each episode draws the goal, the box pose and the robot pose uniformly inside the arena.
@@ -27,16 +74,24 @@ _DOC = f"""A robot pushes a box to a goal in a walled 4 m x 4 m arena.
     ValueError.
 
     ## Observation Space
-    {STATE_TABLE}
-    ``achieved_goal`` / ``desired_goal``: box / goal position [x, y] (m).
+    ``obs_mode="state"``: a flat float32 Box; ``M = max_contacts`` (default 4). R bounds a
+    position by the scene's extent (2 x (2 x the larger world side + |offset|)); the robot
+    traction is its mu m g [N].
+
+{obs_table}
+
+    ``obs_mode="goal"``: a Dict of ``observation`` (the vector above), ``achieved_goal`` (box
+    x, y [m]) and ``desired_goal`` (goal x, y [m]); its reward is exactly
+    ``compute_reward(achieved_goal, desired_goal, info)``: sparse 0 / -1, dense minus the
+    distance [m] plus the success bonus.
 
     ## Rewards
     Dense: ``1.0 * (robot->push-pose progress) + 10.0 * (box->goal progress) + 10 * success
     - 0.01`` per step, distances in metres. The push pose is the point behind the object
     on the line to the goal (one robot radius plus the object's bounding radius from its
-    centre), so approaching the object from the wrong side earns nothing. The terms are in ``info``
-    (``reward_robot_box``, ``reward_box_goal``, ``reward_success``). Sparse: 0 on success,
-    -1 otherwise.
+    centre), so approaching the object from the wrong side earns nothing. The terms are in
+    ``info`` (``reward_robot_box``, ``reward_box_goal``, ``reward_success``). Sparse: 0 on
+    success, -1 otherwise.
 
     ## Episode End
     Terminates when the box centre is within ``success_distance`` (0.1 m) of the goal;
@@ -44,22 +99,14 @@ _DOC = f"""A robot pushes a box to a goal in a walled 4 m x 4 m arena.
 
     ## Arguments
     ``robot`` ("diff" | "omni" | "acker"), ``reward_type`` ("dense" | "sparse"), ``obs_mode``
-    ("state" | "goal"), ``scene`` (YAML path replacing configs/push_box.yaml),
-    ``max_episode_steps``, ``max_contacts``, ``box_mass_range`` [kg], ``box_friction_range``,
-    ``box_size_range`` (scale factor), ``spawn_region`` (x0, y0, x1, y1) [m],
-    ``wall_margin`` [m], ``success_distance`` [m], ``render_mode``. Randomisation draws
-    only from the stream seeded by ``reset(seed=...)``.
+    ("state" | "goal"), ``scene`` (YAML path or scene mapping replacing
+    configs/push_box.yaml), ``max_episode_steps``, ``max_contacts``, ``box_mass_range`` [kg],
+    ``box_friction_range``, ``box_size_range`` (scale factor), ``spawn_region`` (x0, y0, x1,
+    y1) [m], ``wall_margin`` [m], ``success_distance`` [m], ``render_mode``. Randomisation
+    draws only from the stream seeded by ``reset(seed=...)``.
 
     ## Version History
     * v0: initial release.
 """
 
-
-class PushBoxVectorEnv(PushVectorEnv):
-    task = PUSH_BOX
-    __doc__ = _DOC
-
-
-class PushBoxEnv(PushEnv):
-    vector_class = PushBoxVectorEnv
-    __doc__ = _DOC
+PushBoxEnv, PushBoxVectorEnv = task_envs(PushBox, _DOC)

@@ -2,16 +2,99 @@
 
 from __future__ import annotations
 
-from .base import PushEnv, PushVectorEnv, Task
-from .obs_doc import STATE_TABLE
-from .spawn import TASK_WALL_SLIDE
+import numpy as np
+from numba import njit
 
-WALL_SLIDE = Task(task_id=TASK_WALL_SLIDE, scene="wall_slide.yaml", max_episode_steps=300,
-                  object_body="box", wall_body="wall", region=(0.0, 0.0, 5.0, 3.0),
-                  success_distance=0.1, goal_distance=(1.5, 3.0), wall_face_y=0.0,
-                  wall_margin=0.3)
+from . import pushing as P
+from .base import task_envs
+from .pushing import GOAL, MEM, goal_distance, goal_reward, start  # noqa: F401 (hooks)
+from .rng import uniform
+from .task import columns
 
-_DOC = f"""Slide a box along a wall to a goal 1.5-3 m away, keeping it against the wall.
+FP = columns(P.FP_NAMES, "goal_dmin goal_dmax wall_y obj_halfw obj_halfl")
+
+
+class WallSlide(P.SingleObjectTask):
+    id = "WallSlide-v0"
+    hooks = __name__
+    scene = "wall_slide.yaml"
+    max_episode_steps = 300
+    object_body = "box"
+    wall_body = "wall"
+    region = (0.0, 0.0, 5.0, 3.0)
+    success_distance = 0.1
+    wall_margin = 0.3
+    goal_distance = (1.5, 3.0)  # goal along the wall from the box [m]
+    wall_face_y = 0.0  # y of the wall face [m]
+    fp_names = tuple(FP._fields)
+    goal_fields = ("x", "y", "touching_wall")
+
+    def build(self, env):
+        t = super().build(env)
+        sc = env.world.scene
+        info = sc.shapes[sc.index[self.object_body]]
+        verts = np.concatenate([p.verts for p in info.pieces]) - info.centroid
+        t.fp[FP.goal_dmin], t.fp[FP.goal_dmax] = self.goal_distance
+        t.fp[FP.wall_y] = self.wall_face_y
+        t.fp[FP.obj_halfw] = float(abs(verts[:, 1]).max())
+        t.fp[FP.obj_halfl] = float(abs(verts[:, 0]).max())
+        return t
+
+
+# ------------------------------------------------------------------------------ hooks
+@njit(cache=True)
+def spawn(e, W, V, T):
+    """The box flat against the wall (``margin`` off the end walls), the goal on the wall
+    line ``goal_dmin``-``goal_dmax`` [m] to either side, the robot anywhere clear of it."""
+    s = P.randomise_object(e, W, V, T)
+    fp, rng = T.fp, V.rng
+    x0, x1 = fp[FP.x0], fp[FP.x1]
+    hl = fp[FP.obj_halfl] * s
+    oy = fp[FP.wall_y] + fp[FP.obj_halfw] * s + fp[FP.slop]
+    ox = gx = 0.5 * (x0 + x1)
+    # Off the end walls by the margin: flush against one, the box could only be pushed on its
+    # long face, straight into the wall (body contacts are frictionless).
+    m = fp[FP.margin]
+    for _ in range(P._TRIES):
+        ox = uniform(rng, e, x0 + hl + m, x1 - hl - m)
+        d = uniform(rng, e, fp[FP.goal_dmin], fp[FP.goal_dmax])
+        right_ok = ox + d <= x1 - hl
+        left_ok = ox - d >= x0 + hl
+        if right_ok and left_ok:
+            gx = ox + d if uniform(rng, e, 0.0, 1.0) < 0.5 else ox - d
+            break
+        if right_ok or left_ok:
+            gx = ox + d if right_ok else ox - d
+            break
+    P.set_goal(e, T, gx, oy, 0.0)
+    o = T.ip[P.IP.obj]
+    P.place_origin(e, o, ox, oy, 0.0, W.pos, W.ang, W.bflt, W.epar)
+    P.spawn_robot(e, W, V, T, W.pos[e, o, 0], W.pos[e, o, 1], s)
+
+
+@njit(cache=True)
+def observe(e, W, V, T):
+    P.observe_single(e, W, V, T)
+    T.ag[e, 0] = T.mem[e, MEM.ox]
+    T.ag[e, 1] = T.mem[e, MEM.oy]
+    T.ag[e, 2] = T.mem[e, MEM.touch_wall]
+    T.dg[e, 0] = T.goal[e, GOAL.x]
+    T.dg[e, 1] = T.goal[e, GOAL.y]
+    T.dg[e, 2] = 1.0
+
+
+@njit(cache=True)
+def is_success(ag, dg, fp):
+    """Box within ``success_distance`` [m] of the goal AND touching the wall."""
+    return goal_distance(ag, dg) <= fp[FP.success_distance] and ag[2] > 0.5
+
+
+@njit(cache=True)
+def evaluate(e, W, V, T):
+    return P.evaluate_single(e, W, V, T, is_success(T.ag[e], T.dg[e], T.fp))
+
+
+_DOC = """Slide a box along a wall to a goal 1.5-3 m away, keeping it against the wall.
 
     ## Description
     The box (0.4 m along the wall, 0.3 m across, 0.5 kg) starts resting flat against the long
@@ -27,8 +110,11 @@ _DOC = f"""Slide a box along a wall to a goal 1.5-3 m away, keeping it against t
     As PushBox-v0.
 
     ## Observation Space
-    {STATE_TABLE}
-    Index 21 + 6M reads the box's contact sensor: 1 while it touches the wall.
+    As PushBox-v0; ``object_touches_wall`` reads the box's contact sensor: 1 while it
+    touches the wall.
+
+{obs_table}
+
     ``achieved_goal``: [box x, box y, touching wall]; ``desired_goal``: [goal x, goal y, 1].
 
     ## Rewards
@@ -46,12 +132,4 @@ _DOC = f"""Slide a box along a wall to a goal 1.5-3 m away, keeping it against t
     * v0: initial release.
 """
 
-
-class WallSlideVectorEnv(PushVectorEnv):
-    task = WALL_SLIDE
-    __doc__ = _DOC
-
-
-class WallSlideEnv(PushEnv):
-    vector_class = WallSlideVectorEnv
-    __doc__ = _DOC
+WallSlideEnv, WallSlideVectorEnv = task_envs(WallSlide, _DOC)

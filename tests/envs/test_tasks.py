@@ -152,7 +152,7 @@ def test_wall_margin_keeps_box_and_goal_off_the_walls(margin):
     m = 0.3 if margin is None else margin
     assert u.wall_margin == m
     lo, hi = 0.15 * np.sqrt(2) + m, 4.0 - 0.15 * np.sqrt(2) - m
-    box, goal = w.pos[:, u.object_index], u._goal[:, :2]
+    box, goal = w.pos[:, w.index("box")], u.task_arrays.goal[:, :2]
     for xy in (box, goal):
         assert xy.min() >= lo - 1e-12 and xy.max() <= hi + 1e-12
         # The draws fill the allowed square: the extremes come within 2 cm of its edges.
@@ -164,10 +164,10 @@ def test_wall_slide_box_keeps_off_the_end_walls():
     # Box 0.4 m along the wall (half 0.2 m) in a 5 m arena, 0.3 m margin: x in [0.5, 4.5].
     env = gym.make_vec("WallSlide-v0", num_envs=2000)
     env.reset(seed=4)
-    x = env.world.pos[:, env.object_index, 0]
+    x = env.world.pos[:, env.world.index("box"), 0]
     assert x.min() >= 0.5 - 1e-12 and x.max() <= 4.5 + 1e-12
     assert x.min() < 0.52 and x.max() > 4.48
-    goal = env._goal[:, 0]
+    goal = env.task_arrays.goal[:, 0]
     assert goal.min() >= 0.2 - 1e-12 and goal.max() <= 4.8 + 1e-12
     assert np.all(np.abs(np.abs(goal - x) - 2.25) <= 0.75 + 1e-12)
     env.close()
@@ -249,7 +249,7 @@ def test_wall_slide_starts_against_the_wall():
         env.reset(seed=seed)
         _, _, _, _, info = env.step(np.zeros(2, np.float32))
         assert info["touching_wall"]
-        goal = env.unwrapped.core._goal[0]
+        goal = env.unwrapped.core.task_arrays.goal[0]
         box = env.unwrapped.world.state("box")[0]
         assert 1.5 - 1e-9 <= abs(goal[0] - box[0]) <= 3.0 + 1e-9
 

@@ -1,0 +1,145 @@
+"""Observation layouts, declared once per task as data.
+
+A layout is a sequence of :class:`Field` (a run of columns) and :class:`Repeat` (a block of
+fields repeated, e.g. once per contact slot). From it come:
+
+* the Markdown table in the task's docstring (:func:`table`), with indices written as
+  ``a + bM`` where ``M`` is the repeat count's symbol;
+* the ``observation_space`` bounds (:func:`bounds`);
+* the column test (tests/envs/test_observation.py), which compares every field against its
+  ``expect`` reader of the world state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Field:
+    """``size`` consecutive columns of one quantity.
+
+    name:   a short identifier (``"robot_xy"``); goal observations and tests look fields up
+    doc:    what the columns hold, for the table
+    unit:   SI unit of the columns (``"m"``, ``"m/s"``, ``"-"``)
+    low, high: bounds of every column
+    expect: ``expect(ctx) -> (E, size)`` the values read back from the world state (``ctx``
+            is the task's test context); None only for columns that no reader can give
+    atol:   tolerance of that comparison (observations are float32)
+    """
+
+    name: str
+    size: int
+    doc: str
+    unit: str
+    low: float
+    high: float
+    expect: Callable[[Any], np.ndarray] | None = None
+    atol: float = 1e-5
+
+
+@dataclass(frozen=True)
+class Repeat:
+    """``fields`` repeated ``args[count]`` times (slot ``j`` of ``M``).
+
+    ``expect`` readers of repeated fields get ``(ctx, j)``.
+    """
+
+    count: str  # constructor argument that sets the repeat count, e.g. "max_contacts"
+    symbol: str  # its symbol in the table, e.g. "M"
+    fields: tuple[Field, ...]
+
+
+Layout = Sequence[Field | Repeat]
+
+
+def _count(item: Repeat, args: Mapping[str, Any]) -> int:
+    return int(args[item.count])
+
+
+def columns(layout: Layout, args: Mapping[str, Any]) -> list[tuple[Field, int, int | None]]:
+    """Every field with its first column and its slot (None outside a Repeat)."""
+    out: list[tuple[Field, int, int | None]] = []
+    at = 0
+    for item in layout:
+        if isinstance(item, Field):
+            out.append((item, at, None))
+            at += item.size
+            continue
+        width = sum(f.size for f in item.fields)
+        for j in range(_count(item, args)):
+            k = at + j * width
+            for f in item.fields:
+                out.append((f, k, j))
+                k += f.size
+        at += width * _count(item, args)
+    return out
+
+
+def size(layout: Layout, args: Mapping[str, Any]) -> int:
+    """Number of columns."""
+    return sum(f.size for f, _, _ in columns(layout, args))
+
+
+def offset(layout: Layout, args: Mapping[str, Any], name: str) -> int:
+    """First column of the (non-repeated) field ``name``."""
+    for f, k, j in columns(layout, args):
+        if f.name == name and j is None:
+            return k
+    raise KeyError(f"no observation field {name!r}")
+
+
+def bounds(layout: Layout, args: Mapping[str, Any]) -> tuple[np.ndarray, np.ndarray]:
+    """Per-column (low, high) of the observation space, float32."""
+    n = size(layout, args)
+    lo, hi = np.empty(n, np.float32), np.empty(n, np.float32)
+    for f, k, _ in columns(layout, args):
+        lo[k:k + f.size] = f.low
+        hi[k:k + f.size] = f.high
+    return lo, hi
+
+
+def _index(const: int, per: int, symbol: str, extra: str = "") -> str:
+    """``const + per*symbol + extra`` as a table index, e.g. ``21 + 6M`` or ``22 + 6j``."""
+    parts = [str(const)] if const or not (per or extra) else []
+    if per:
+        parts.append(f"{per}{symbol}" if per != 1 else symbol)
+    if extra:
+        parts.append(extra)
+    return " + ".join(parts)
+
+
+def _fmt(x: float) -> str:
+    if np.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    return f"{x:g}"
+
+
+def table(layout: Layout) -> str:
+    """The Markdown table of a layout: index, quantity, bounds and unit of every field."""
+    rows = ["| index | quantity | bounds | unit |", "|---|---|---|---|"]
+    const, per, symbol = 0, 0, "M"
+
+    def idx(offset_: int, span: int, slot: str = "") -> str:
+        cols = [_index(const + offset_ + i, per, symbol, slot) for i in range(span)]
+        return ", ".join(cols) if span <= 4 else f"{cols[0]} ... {cols[-1]}"
+
+    for item in layout:
+        if isinstance(item, Field):
+            rows.append(f"| {idx(0, item.size)} | {item.doc} | [{_fmt(item.low)}, "
+                        f"{_fmt(item.high)}] | {item.unit} |")
+            const += item.size
+            continue
+        width = sum(f.size for f in item.fields)
+        k = 0
+        for f in item.fields:
+            rows.append(f"| {idx(k, f.size, f'{width}j')} | slot j < {item.symbol}: {f.doc} | "
+                        f"[{_fmt(f.low)}, {_fmt(f.high)}] | {f.unit} |")
+            k += f.size
+        per += width
+        symbol = item.symbol
+    return "\n".join(rows)

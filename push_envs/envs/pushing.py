@@ -1,0 +1,555 @@
+"""Building blocks of single-object pushing tasks: one robot pushes one object to a goal.
+
+PushBox, WallSlide and PushT are this family. They share the observation layout, the dense
+progress reward, the info columns and most of the spawn; each task module writes its own
+``spawn``, goal vectors and ``is_success`` from these pieces.
+
+Columns of the task arrays (``T``, see step.TaskArrays):
+
+* ``IP`` ints: robot and object body indices, the body the object must touch (or -1), contact
+  slots;
+* ``FP`` floats: spawn region [m], thresholds, reward weights, randomisation ranges, radii [m],
+  the robot's traction [N]; a task appends its own with ``columns(FP_NAMES, "...")``;
+* ``GOAL``: goal x, y [m], heading [rad] and its cos and sin;
+* ``MEM``: the previous distances (progress rewards), and what ``observe`` found for
+  ``evaluate`` (object origin pose, robot contacts, whether the object touches the wall).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from ..physics import SceneError
+from ..physics.frames import origin_pose, place_origin
+from ..physics.layout import (
+    BF_BRAD,
+    BI_KIND,
+    CT_FN,
+    CT_FT,
+    CT_NX,
+    CT_NY,
+    CT_PX,
+    CT_PY,
+    EP_FRICTION,
+    EP_INERTIA,
+    EP_MASS,
+    EP_SCALE,
+    IMMOVABLE,
+)
+from ..physics.sensors import sorted_slot
+from .obs_layout import Field, Repeat
+from .rng import uniform
+from .step import INFO_TASK, TaskArrays
+from .task import Arg, TaskSpec, columns, integer, number, optional_range, region
+
+IP = columns("robot obj wall max_contacts")
+FP_NAMES = ("x0 y0 x1 y1 success_distance success_angle w_robot_object w_object_goal w_angle "
+            "bonus step_penalty mass_lo mass_hi fric_lo fric_hi scale_lo scale_hi robot_r obj_r "
+            "traction goal_separation slop margin").split()
+FP = columns(FP_NAMES)
+GOAL = columns("x y theta cos sin")
+MEM = columns("prev_rb prev_og prev_ang ox oy co so contacts touch_wall")
+# Info columns of the family, after the generic ones.
+INFO = columns([f"generic{i}" for i in range(INFO_TASK)],
+               "box_to_goal angle_error reward_robot_box reward_box_goal reward_angle "
+               "reward_success contacts touching_wall")
+
+FORCE_CLIP = 10.0  # force / traction is clipped to this in the observation
+VEL_CLIP = 20.0  # [m/s] velocities are clipped to this in the observation
+OMEGA_CLIP = 50.0  # [rad/s]
+CONTACT_FIELDS = 6
+_TRIES = 64  # rejection-sampling attempts of a spawn draw
+
+
+# ------------------------------------------------------------------------------ observe
+@njit(cache=True, inline="always")
+def _clip(x, limit):
+    return -limit if x < -limit else (limit if x > limit else x)
+
+
+@njit(cache=True)
+def observe_single(e, W, V, T):
+    """Write env e's state observation row (layout: :func:`layout`) and remember the
+    object's origin pose, the robot's contact count and the wall touch in ``T.mem``."""
+    ip, fp, goal, mem = T.ip, T.fp, T.goal, T.mem
+    pos, ang, vel, omg, bflt, epar = W.pos, W.ang, W.vel, W.omg, W.bflt, W.epar
+    cti, ctf = W.cti, W.ctf
+    r = ip[IP.robot]
+    o = ip[IP.obj]
+    rx, ry, _rth, c, s = origin_pose(e, r, pos, ang, bflt, epar)
+    ox, oy, _oth, co, so = origin_pose(e, o, pos, ang, bflt, epar)
+    cg, sg = goal[e, GOAL.cos], goal[e, GOAL.sin]
+    row = V.obs[e]
+    row[0] = rx
+    row[1] = ry
+    row[2] = c
+    row[3] = s
+    row[4] = _clip(vel[e, r, 0], VEL_CLIP)
+    row[5] = _clip(vel[e, r, 1], VEL_CLIP)
+    row[6] = _clip(omg[e, r], OMEGA_CLIP)
+    dx, dy = ox - rx, oy - ry
+    row[7] = c * dx + s * dy
+    row[8] = -s * dx + c * dy
+    # Angle differences by identities: cos(a - b) = ca cb + sa sb, sin(a - b) = sa cb - ca sb.
+    row[9] = co * c + so * s
+    row[10] = so * c - co * s
+    row[11] = goal[e, GOAL.x] - ox
+    row[12] = goal[e, GOAL.y] - oy
+    row[13] = cg * co + sg * so
+    row[14] = sg * co - cg * so
+    row[15] = goal[e, GOAL.x]
+    row[16] = goal[e, GOAL.y]
+    row[17] = cg
+    row[18] = sg
+    row[19] = _clip(vel[e, o, 0], VEL_CLIP)
+    row[20] = _clip(vel[e, o, 1], VEL_CLIP)
+    # Robot contact block: the largest forces first, in the robot frame.
+    m = ip[IP.max_contacts]
+    base = 21
+    for j in range(CONTACT_FIELDS * m):
+        row[base + j] = 0.0
+    trac = fp[FP.traction]
+    n = 0
+    fx = fy = 0.0
+    touch_wall = False
+    touch_robot = False
+    wall = ip[IP.wall]
+    for k in range(W.ctn[e]):
+        a = cti[e, k, 0]
+        b = cti[e, k, 1]
+        if a == o or b == o:
+            sgn = 1.0 if a == o else -1.0
+            q = b if a == o else a
+            nx, ny = sgn * ctf[e, k, CT_NX], sgn * ctf[e, k, CT_NY]
+            fn, ft = ctf[e, k, CT_FN], ctf[e, k, CT_FT]
+            fx += fn * nx - ft * ny
+            fy += fn * ny + ft * nx
+            if q == r:
+                touch_robot = True
+            if wall >= 0:
+                if q == wall:
+                    touch_wall = True
+            elif cti[e, k, 2] >= 0 or W.bint[q, BI_KIND] == IMMOVABLE:
+                touch_wall = True
+        if a != r and b != r:
+            continue
+        sgn = 1.0 if a == r else -1.0
+        f = min(ctf[e, k, CT_FN] / trac, FORCE_CLIP)
+        slot = sorted_slot(row, base, CONTACT_FIELDS, 3, n, m, f)
+        n += 1
+        if slot < m:
+            nx, ny = sgn * ctf[e, k, CT_NX], sgn * ctf[e, k, CT_NY]
+            px, py = ctf[e, k, CT_PX] - rx, ctf[e, k, CT_PY] - ry
+            q = base + CONTACT_FIELDS * slot
+            row[q] = 1.0
+            row[q + 1] = c * nx + s * ny
+            row[q + 2] = -s * nx + c * ny
+            row[q + 3] = f
+            row[q + 4] = c * px + s * py
+            row[q + 5] = -s * px + c * py
+    t = base + CONTACT_FIELDS * m
+    row[t] = 1.0 if touch_wall else 0.0
+    row[t + 1] = _clip(fx / trac, FORCE_CLIP)
+    row[t + 2] = _clip(fy / trac, FORCE_CLIP)
+    row[t + 3] = 1.0 if touch_robot else 0.0
+    # The goal seen from the robot: a policy would otherwise have to learn the rotation by the
+    # robot heading (a product of inputs) from the world-frame columns above.
+    gx, gy = goal[e, GOAL.x] - rx, goal[e, GOAL.y] - ry
+    row[t + 4] = c * gx + s * gy
+    row[t + 5] = -s * gx + c * gy
+    gx, gy = goal[e, GOAL.x] - ox, goal[e, GOAL.y] - oy
+    row[t + 6] = c * gx + s * gy
+    row[t + 7] = -s * gx + c * gy
+    mem[e, MEM.ox] = ox
+    mem[e, MEM.oy] = oy
+    mem[e, MEM.co] = co
+    mem[e, MEM.so] = so
+    mem[e, MEM.contacts] = n
+    mem[e, MEM.touch_wall] = 1.0 if touch_wall else 0.0
+
+
+# ------------------------------------------------------------------------------- reward
+@njit(cache=True, inline="always")
+def heading_error(c, s, cg, sg):
+    """|angle between headings (c, s) and (cg, sg)| [rad], in [0, pi]."""
+    return abs(math.atan2(sg * c - cg * s, cg * c + sg * s))
+
+
+@njit(cache=True)
+def distances(e, W, T):
+    """(robot -> push pose, object -> goal [m], heading error [rad]) of env e, from the
+    object pose ``observe_single`` stored.
+
+    The push pose is where the robot must stand to push the object straight at the goal:
+    behind the object's centre, on the goal line, one robot radius plus the object's
+    bounding radius away. Shaping toward it (rather than toward the object's centre) does
+    not reward touching the object from the wrong side.
+    """
+    ip, fp, goal, mem, pos = T.ip, T.fp, T.goal, T.mem, W.pos
+    r = ip[IP.robot]
+    o = ip[IP.obj]
+    gx, gy = goal[e, GOAL.x] - pos[e, o, 0], goal[e, GOAL.y] - pos[e, o, 1]
+    d_goal = math.sqrt(gx * gx + gy * gy)
+    stand = fp[FP.robot_r] + fp[FP.obj_r] * W.epar[e, o, EP_SCALE]
+    if d_goal > 1e-9:
+        px = pos[e, o, 0] - gx / d_goal * stand
+        py = pos[e, o, 1] - gy / d_goal * stand
+    else:
+        px, py = pos[e, o, 0], pos[e, o, 1]
+    dx, dy = pos[e, r, 0] - px, pos[e, r, 1] - py
+    ex, ey = mem[e, MEM.ox] - goal[e, GOAL.x], mem[e, MEM.oy] - goal[e, GOAL.y]
+    err = heading_error(mem[e, MEM.co], mem[e, MEM.so], goal[e, GOAL.cos], goal[e, GOAL.sin])
+    return math.sqrt(dx * dx + dy * dy), math.sqrt(ex * ex + ey * ey), err
+
+
+@njit(cache=True)
+def evaluate_single(e, W, V, T, success):
+    """Dense progress reward and info of env e for this step, given its success.
+
+    ``w_robot_object`` [1/m] x (robot -> push-pose progress) + ``w_object_goal`` [1/m] x
+    (object -> goal progress) + ``w_angle`` [1/rad] x (heading progress) + ``bonus`` on
+    success - ``step_penalty``. Returns (success, terminated = success, reward).
+    """
+    fp, mem, info = T.fp, T.mem, V.info
+    d_rb, d_og, d_ang = distances(e, W, T)
+    r_rb = fp[FP.w_robot_object] * (mem[e, MEM.prev_rb] - d_rb)
+    r_og = fp[FP.w_object_goal] * (mem[e, MEM.prev_og] - d_og)
+    r_ang = fp[FP.w_angle] * (mem[e, MEM.prev_ang] - d_ang) if fp[FP.w_angle] != 0.0 else 0.0
+    bonus = fp[FP.bonus] if success else 0.0
+    mem[e, MEM.prev_rb] = d_rb
+    mem[e, MEM.prev_og] = d_og
+    mem[e, MEM.prev_ang] = d_ang
+    info[e, INFO.box_to_goal] = d_og
+    info[e, INFO.angle_error] = d_ang
+    info[e, INFO.reward_robot_box] = r_rb
+    info[e, INFO.reward_box_goal] = r_og
+    info[e, INFO.reward_angle] = r_ang
+    info[e, INFO.reward_success] = bonus
+    info[e, INFO.contacts] = mem[e, MEM.contacts]
+    info[e, INFO.touching_wall] = mem[e, MEM.touch_wall]
+    return success, success, r_rb + r_og + r_ang + bonus - fp[FP.step_penalty]
+
+
+@njit(cache=True)
+def start(e, W, V, T):
+    """First info of an episode, and the distances its progress rewards start from."""
+    d_rb, d_og, d_ang = distances(e, W, T)
+    T.mem[e, MEM.prev_rb] = d_rb
+    T.mem[e, MEM.prev_og] = d_og
+    T.mem[e, MEM.prev_ang] = d_ang
+    V.info[e, INFO.box_to_goal] = d_og
+    V.info[e, INFO.angle_error] = d_ang
+
+
+@njit(cache=True)
+def goal_distance(ag, dg):
+    """Distance [m] between the (x, y) of an achieved and a desired goal vector."""
+    dx, dy = ag[0] - dg[0], ag[1] - dg[1]
+    return math.sqrt(dx * dx + dy * dy)
+
+
+@njit(cache=True)
+def goal_reward(ag, dg, fp, success):
+    """Dense HER reward: minus the distance [m], plus the success bonus."""
+    return -goal_distance(ag, dg) + (fp[FP.bonus] if success else 0.0)
+
+
+# ------------------------------------------------------------------------------- spawn
+@njit(cache=True)
+def set_goal(e, T, x, y, th):
+    """The episode's goal: origin (x, y) [m] of the object at heading th [rad]."""
+    T.goal[e, GOAL.x] = x
+    T.goal[e, GOAL.y] = y
+    T.goal[e, GOAL.theta] = th
+    T.goal[e, GOAL.cos] = math.cos(th)
+    T.goal[e, GOAL.sin] = math.sin(th)
+
+
+@njit(cache=True)
+def randomise_object(e, W, V, T):
+    """Domain randomisation of the object's mass [kg], ground friction and size factor
+    (each drawn only when its range is set); returns the size factor."""
+    fp, rng = T.fp, V.rng
+    o = T.ip[IP.obj]
+    m = V.base_mass[o]
+    if fp[FP.mass_hi] > 0.0:
+        m = uniform(rng, e, fp[FP.mass_lo], fp[FP.mass_hi])
+    mu = V.base_fric[o]
+    if fp[FP.fric_hi] >= 0.0:
+        mu = uniform(rng, e, fp[FP.fric_lo], fp[FP.fric_hi])
+    s = 1.0
+    if fp[FP.scale_hi] > 0.0:
+        s = uniform(rng, e, fp[FP.scale_lo], fp[FP.scale_hi])
+    W.epar[e, o, EP_MASS] = m
+    W.epar[e, o, EP_INERTIA] = V.base_inertia[o] * (m / V.base_mass[o]) * s * s
+    W.epar[e, o, EP_FRICTION] = mu
+    W.epar[e, o, EP_SCALE] = s
+    return s
+
+
+@njit(cache=True)
+def spawn_object_free(e, W, V, T, s):
+    """Object centre of mass anywhere in the region (its bounding circle and the goal kept
+    ``margin`` off the edges), at least ``goal_separation`` from the goal; returns it."""
+    fp, rng = T.fp, V.rng
+    o = T.ip[IP.obj]
+    rm = fp[FP.obj_r] * s + fp[FP.margin]
+    x0, y0, x1, y1 = fp[FP.x0], fp[FP.y0], fp[FP.x1], fp[FP.y1]
+    ocx = ocy = 0.0
+    for _ in range(_TRIES):
+        ocx = uniform(rng, e, x0 + rm, x1 - rm)
+        ocy = uniform(rng, e, y0 + rm, y1 - rm)
+        dgx, dgy = ocx - T.goal[e, GOAL.x], ocy - T.goal[e, GOAL.y]
+        if dgx * dgx + dgy * dgy >= fp[FP.goal_separation] ** 2:
+            break
+    th = uniform(rng, e, -math.pi, math.pi)
+    # The sampled point is the centre of mass; the origin follows from the COM offset.
+    W.pos[e, o, 0] = ocx
+    W.pos[e, o, 1] = ocy
+    W.ang[e, o] = th
+    return ocx, ocy
+
+
+@njit(cache=True)
+def spawn_robot(e, W, V, T, ocx, ocy, s):
+    """Robot anywhere in the region, clear of the object (centre ocx, ocy) by 5 cm."""
+    fp, rng = T.fp, V.rng
+    rr = fp[FP.robot_r]
+    gap = rr + fp[FP.obj_r] * s + 0.05
+    x0, y0, x1, y1 = fp[FP.x0], fp[FP.y0], fp[FP.x1], fp[FP.y1]
+    rx = ry = 0.0
+    for _ in range(_TRIES):
+        rx = uniform(rng, e, x0 + rr, x1 - rr)
+        ry = uniform(rng, e, y0 + rr, y1 - rr)
+        dx, dy = rx - ocx, ry - ocy
+        if dx * dx + dy * dy >= gap * gap:
+            break
+    rth = uniform(rng, e, -math.pi, math.pi)
+    place_origin(e, T.ip[IP.robot], rx, ry, rth, W.pos, W.ang, W.bflt, W.epar)
+
+
+# ------------------------------------------------------------------------ Python side
+def _rot(ctx: Any, v: np.ndarray) -> np.ndarray:
+    """World vectors (E, 2) into the robot frame."""
+    c, s = np.cos(ctx.robot[:, 2]), np.sin(ctx.robot[:, 2])
+    return np.stack([c * v[:, 0] + s * v[:, 1], -s * v[:, 0] + c * v[:, 1]], 1)
+
+
+def _cs(a: np.ndarray) -> np.ndarray:
+    return np.stack([np.cos(a), np.sin(a)], 1)
+
+
+def _slot(ctx: Any, j: int, cols: slice) -> np.ndarray:
+    return ctx.robot_slots[:, j, cols]
+
+
+def layout(max_contacts_arg: str = "max_contacts") -> tuple:
+    """The family's state observation (``ctx`` readers: see tests/envs/test_observation.py)."""
+    m = max_contacts_arg
+    inf = np.inf
+    return (
+        Field("robot_xy", 2, "robot origin x, y (world)", "m", -inf, inf,
+              lambda c: c.robot[:, :2]),
+        Field("robot_heading", 2, "cos, sin of the robot heading", "-", -1, 1,
+              lambda c: _cs(c.robot[:, 2])),
+        Field("robot_vel", 2, "robot velocity vx, vy (world, clipped)", "m/s", -VEL_CLIP,
+              VEL_CLIP, lambda c: np.clip(c.world.velocity(c.robot_name), -VEL_CLIP, VEL_CLIP)),
+        Field("robot_omega", 1, "robot yaw rate (clipped)", "rad/s", -OMEGA_CLIP, OMEGA_CLIP,
+              lambda c: np.clip(c.world.omega(c.robot_name), -OMEGA_CLIP, OMEGA_CLIP)[:, None]),
+        Field("object_rel", 2, "object origin relative to the robot, robot frame", "m", -inf,
+              inf, lambda c: _rot(c, c.obj[:, :2] - c.robot[:, :2])),
+        Field("object_heading_rel", 2, "cos, sin of the object heading relative to the robot",
+              "-", -1, 1, lambda c: _cs(c.obj[:, 2] - c.robot[:, 2])),
+        Field("goal_minus_object", 2, "goal minus object position (world)", "m", -inf, inf,
+              lambda c: c.goal[:, :2] - c.obj[:, :2]),
+        Field("goal_heading_rel", 2, "cos, sin of the goal heading relative to the object", "-",
+              -1, 1, lambda c: _cs(c.goal[:, 2] - c.obj[:, 2])),
+        Field("goal_xy", 2, "goal x, y (world)", "m", -inf, inf, lambda c: c.goal[:, :2]),
+        Field("goal_heading", 2, "cos, sin of the goal heading", "-", -1, 1,
+              lambda c: _cs(c.goal[:, 2])),
+        Field("object_vel", 2, "object velocity vx, vy (world, clipped)", "m/s", -VEL_CLIP,
+              VEL_CLIP, lambda c: np.clip(c.world.velocity(c.obj_name), -VEL_CLIP, VEL_CLIP)),
+        Repeat(m, "M", (
+            Field("contact_on", 1, "robot contact (largest force first): in contact (0/1)", "-",
+                  0, 1, lambda c, j: _slot(c, j, slice(0, 1))),
+            Field("contact_normal", 2, "its normal, from the other body toward the robot "
+                  "(robot frame)", "-", -1, 1,
+                  lambda c, j: _rot(c, _slot(c, j, slice(1, 3)))),
+            Field("contact_force", 1, "its force / robot traction (clipped to 10)", "-", 0,
+                  FORCE_CLIP, lambda c, j: np.minimum(_slot(c, j, slice(3, 4)) / c.traction,
+                                                      FORCE_CLIP)),
+            Field("contact_point", 2, "its point relative to the robot (robot frame)", "m",
+                  -inf, inf, lambda c, j: _rot(c, _slot(c, j, slice(4, 6)) - c.robot[:, :2])
+                  * _slot(c, j, slice(0, 1))),
+        )),
+        Field("object_touches_wall", 1, "object touches the task's wall, else any immovable "
+              "body (0/1)", "-", 0, 1, lambda c: c.touching_wall[:, None]),
+        Field("object_force", 2, "net contact force on the object (world) / robot traction",
+              "-", -FORCE_CLIP, FORCE_CLIP,
+              lambda c: np.clip(c.world.net_force(c.obj_name) / c.traction, -FORCE_CLIP,
+                                FORCE_CLIP)),
+        Field("object_touches_robot", 1, "object touches the robot (0/1)", "-", 0, 1,
+              lambda c: c.touching_robot[:, None]),
+        Field("goal_from_robot", 2, "goal relative to the robot origin, robot frame", "m",
+              -inf, inf, lambda c: _rot(c, c.goal[:, :2] - c.robot[:, :2])),
+        Field("goal_from_object", 2, "goal minus object position, robot frame", "m", -inf, inf,
+              lambda c: _rot(c, c.goal[:, :2] - c.obj[:, :2])),
+    )
+
+
+def _optional(check):
+    def inner(name: str, value: Any) -> Any:
+        return None if value is None else check(name, value)
+    return inner
+
+
+def shared_arguments() -> dict[str, Arg]:
+    """The constructor arguments every single-object task takes."""
+    return {
+        "max_contacts": Arg(4, integer(1, 64), "robot contact slots in the observation"),
+        "box_mass_range": Arg(None, optional_range(0.0, strict=True),
+                              "object mass drawn per episode [kg], or None"),
+        "box_friction_range": Arg(None, optional_range(0.0, strict=False),
+                                  "object ground friction drawn per episode, or None"),
+        "box_size_range": Arg(None, optional_range(0.0, strict=True),
+                              "object size factor drawn per episode, or None"),
+        "spawn_region": Arg(None, region(), "(x0, y0, x1, y1) spawn area [m], inside "
+                            "the walls; None: the task's"),
+        "success_distance": Arg(None, _optional(number(0.0, strict=True, unit=" [m]")),
+                                "object-to-goal distance that counts as success [m]"),
+        "wall_margin": Arg(None, _optional(number(0.0, unit=" [m]")),
+                           "clearance of the object and a random goal from the region "
+                           "edges [m]"),
+    }
+
+
+
+class SingleObjectTask(TaskSpec):
+    """Shared declaration of the single-object tasks; subclasses set the class attributes."""
+
+    object_body: str = "box"
+    wall_body: str | None = None  # body the object must touch to succeed
+    region: tuple[float, float, float, float] = (0.0, 0.0, 4.0, 4.0)  # spawn area [m]
+    success_distance: float = 0.1  # [m]
+    success_angle: float = math.pi  # [rad]
+    w_robot_object: float = 1.0  # dense reward per metre of robot -> push-pose progress
+    w_object_goal: float = 10.0  # per metre of object -> goal progress
+    w_angle: float = 0.0  # per radian of heading progress
+    success_bonus: float = 10.0
+    step_penalty: float = 0.01
+    goal_separation: float = 0.5  # least start distance object -> goal [m]
+    wall_margin: float = 0.0  # object's bounding circle and random goal to region edges [m]
+    fp_names: tuple[str, ...] = tuple(FP_NAMES)  # float parameter columns (tasks append)
+    goal_fields = ("x", "y")
+    info_fields = (("box_to_goal", float), ("angle_error", float),
+                   ("reward_robot_box", float), ("reward_box_goal", float),
+                   ("reward_angle", float), ("reward_success", float), ("contacts", int),
+                   ("touching_wall", bool))
+
+    arguments = shared_arguments()
+
+    def observation(self) -> tuple:
+        return layout()
+
+    # ---------------------------------------------------------------------------- build
+    def pack(self, env: Any) -> tuple[np.ndarray, np.ndarray, dict[str, float]]:
+        """ip, fp and the scene figures spawns need (radii [m], region [m])."""
+        w = env.world
+        sc = w.scene
+        a = self.args
+        names = {"robot": self.robot_body, "object": self.object_body}
+        if self.wall_body is not None:
+            names["wall"] = self.wall_body
+        for role, name in names.items():
+            if name not in sc.index:
+                raise SceneError(f"{sc.spec.source}: {role} body '{name}' is missing; the "
+                                 f"{self.id} task needs it (bodies: {sc.names})")
+        r, o = sc.index[self.robot_body], sc.index[self.object_body]
+        ip = np.zeros(len(IP), np.int64)
+        ip[IP.robot], ip[IP.obj] = r, o
+        ip[IP.wall] = -1 if self.wall_body is None else sc.index[self.wall_body]
+        ip[IP.max_contacts] = a["max_contacts"]
+        reg = a["spawn_region"] or self.region
+        succ = a["success_distance"] if a["success_distance"] is not None \
+            else self.success_distance
+        margin = a["wall_margin"] if a["wall_margin"] is not None else self.wall_margin
+        env.success_distance, env.wall_margin = succ, margin
+        obj_r = float(sc.bflt[o, BF_BRAD])
+        robot_r = float(sc.bflt[r, BF_BRAD])
+        size = a["box_size_range"]
+        obj_r_max = obj_r * (size[1] if size else 1.0)
+        x0, y0, x1, y1 = reg
+        if 2 * (obj_r_max + margin) > min(x1 - x0, y1 - y0) or 2 * robot_r > min(x1 - x0,
+                                                                                 y1 - y0):
+            raise SceneError(f"{sc.spec.source}: spawn_region {reg} is too small for the "
+                             f"object (bounding radius {obj_r_max:.3g} m, wall_margin "
+                             f"{margin:.3g} m) or the robot ({robot_r:.3g} m)")
+        fpc = columns(self.fp_names)
+        fp = np.zeros(len(fpc))
+        fp[[fpc.x0, fpc.y0, fpc.x1, fpc.y1]] = reg
+        fp[fpc.success_distance] = succ
+        fp[fpc.success_angle] = self.success_angle
+        fp[fpc.w_robot_object] = self.w_robot_object
+        fp[fpc.w_object_goal] = self.w_object_goal
+        fp[fpc.w_angle] = self.w_angle
+        fp[fpc.bonus] = self.success_bonus
+        fp[fpc.step_penalty] = self.step_penalty
+        mass, fric = a["box_mass_range"], a["box_friction_range"]
+        fp[[fpc.mass_lo, fpc.mass_hi]] = mass if mass else (0.0, 0.0)
+        fp[[fpc.fric_lo, fpc.fric_hi]] = fric if fric else (-1.0, -1.0)
+        fp[[fpc.scale_lo, fpc.scale_hi]] = size if size else (0.0, 0.0)
+        fp[fpc.robot_r] = robot_r
+        fp[fpc.obj_r] = obj_r
+        fp[fpc.traction] = float(w.traction(self.robot_body)[0])
+        fp[fpc.goal_separation] = self.goal_separation
+        fp[fpc.slop] = 2.0 * w.params.slop
+        fp[fpc.margin] = margin
+        return ip, fp, {"obj_r": obj_r, "robot_r": robot_r}
+
+    def build(self, env: Any) -> TaskArrays:
+        ip, fp, _ = self.pack(env)
+        E = env.num_envs
+        g = len(self.goal_fields)
+        return TaskArrays(ip=ip, fp=fp, goal=np.zeros((E, len(GOAL))),
+                          mem=np.zeros((E, len(MEM))), ag=np.zeros((E, g)),
+                          dg=np.zeros((E, g)))
+
+    def reading_context(self, env: Any) -> Any:
+        """What the layout's ``expect`` readers read: the world state in plain numpy, after
+        the last step (robot / object origin poses, goal, contacts, wall touch)."""
+        from types import SimpleNamespace
+
+        w = env.world
+        sc = w.scene
+        m = self.args["max_contacts"]
+        wall = self.wall_body
+        touching_wall = np.zeros(env.num_envs)
+        touching_robot = np.zeros(env.num_envs)
+        for e in range(env.num_envs):
+            for rep in w.contacts(self.object_body, e):
+                if rep.other == self.robot_body:
+                    touching_robot[e] = 1.0
+                if (rep.other == wall) if wall else \
+                        sc.bint[rep.pair_index, BI_KIND] == IMMOVABLE:
+                    touching_wall[e] = 1.0
+        return SimpleNamespace(
+            world=w, robot_name=self.robot_body, obj_name=self.object_body,
+            robot=w.state(self.robot_body)[:, :3], obj=w.state(self.object_body)[:, :3],
+            goal=env.task_arrays.goal[:, [GOAL.x, GOAL.y, GOAL.theta]],
+            traction=float(w.traction(self.robot_body)[0]),
+            robot_slots=w.contact_array(self.robot_body, m)[0],
+            touching_wall=touching_wall, touching_robot=touching_robot)
+
+    def render_goals(self, env: Any, e: int) -> list:
+        from .render import Goal
+
+        g = env.task_arrays.goal[e]
+        return [Goal(kind="outline", body=self.object_body,
+                     pose=(float(g[GOAL.x]), float(g[GOAL.y]), float(g[GOAL.theta]))),
+                Goal(kind="circle", center=(float(g[GOAL.x]), float(g[GOAL.y])),
+                     radius=env.success_distance)]
+

@@ -1,0 +1,162 @@
+"""What a task declares: its name, scene, arguments, observation layout and info columns.
+
+A task is one module in ``push_envs/envs/`` (or anywhere importable) holding
+
+* a :class:`TaskSpec` subclass, the Python side: constructor arguments with their defaults and
+  checks, the observation layout, the goal and info columns, and ``build`` which turns the
+  compiled scene and the arguments into the task's :class:`~push_envs.envs.step.TaskArrays`;
+* the compiled hooks ``spawn``, ``observe``, ``evaluate``, ``start``, ``is_success`` and
+  ``goal_reward`` (see ``step.py`` for when each runs);
+* ``VectorEnv`` / ``Env`` classes made by :func:`push_envs.envs.base.task_envs`;
+
+and one line in ``push_envs/__init__.py``'s registry table. docs/adding_a_task.md walks
+through one.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import namedtuple
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+from .obs_layout import Layout
+
+
+def columns(*names: str | Sequence[str]) -> Any:
+    """Named column indices for the kernels: ``columns("x y", ("z",)).y == 1``.
+
+    The result is a namedtuple of ints; as a module global, numba folds ``C.y`` into a
+    constant, so ``fp[C.y]`` costs what ``fp[1]`` does.
+    """
+    flat: list[str] = []
+    for n in names:
+        flat.extend(n.split() if isinstance(n, str) else n)
+    return namedtuple("Columns", flat)(*range(len(flat)))
+
+
+@dataclass(frozen=True)
+class Arg:
+    """One constructor argument of a task.
+
+    default: its value when not given
+    check:   ``check(name, value) -> value`` returns the normalised value or raises
+             ValueError naming the argument and the reason
+    doc:     one line for the docstring, with units
+    """
+
+    default: Any
+    check: Callable[[str, Any], Any]
+    doc: str
+
+
+# ----------------------------------------------------------------------------- checks
+def choice(*choices: str) -> Callable[[str, Any], str]:
+    def check(name: str, value: Any) -> str:
+        if not isinstance(value, str) or value not in choices:
+            raise ValueError(f"{name} must be one of {list(choices)}, got {value!r}")
+        return value
+    return check
+
+
+def integer(low: int, high: int | None = None) -> Callable[[str, Any], int]:
+    def check(name: str, value: Any) -> int:
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low \
+                or (high is not None and value > high):
+            bound = f">= {low}" if high is None else f"in [{low}, {high}]"
+            raise ValueError(f"{name} must be an integer {bound}, got {value!r}")
+        return int(value)
+    return check
+
+
+def _is_number(value: Any) -> bool:
+    return not isinstance(value, bool) and isinstance(value, (int, float, np.integer,
+                                                             np.floating))
+
+
+def number(low: float, high: float = math.inf, *, strict: bool = False,
+           unit: str = "") -> Callable[[str, Any], float]:
+    """A finite number in [low, high] (low excluded when ``strict``)."""
+    def check(name: str, value: Any) -> float:
+        ok = _is_number(value) and math.isfinite(value) and value <= high and \
+            (value > low if strict else value >= low)
+        if not ok:
+            lo = f"> {low:g}" if strict else f">= {low:g}"
+            hi = "" if math.isinf(high) else f" and <= {high:g}"
+            raise ValueError(f"{name} must be a finite number {lo}{hi}{unit}, got {value!r}")
+        return float(value)
+    return check
+
+
+def optional_range(low: float, *, strict: bool) -> Callable[[str, Any], tuple | None]:
+    """None, or a finite (lo, hi) with lo > low (or >= low) and lo <= hi."""
+    def check(name: str, value: Any) -> tuple[float, float] | None:
+        if value is None:
+            return None
+        try:
+            lo, hi = value
+        except (TypeError, ValueError):
+            raise ValueError(f"{name} must be None or a (low, high) pair, got {value!r}") \
+                from None
+        bad_low = not (_is_number(lo) and _is_number(hi)) or \
+            (lo <= low if strict else lo < low)
+        if bad_low or not (math.isfinite(lo) and math.isfinite(hi)) or hi < lo:
+            bound = ">" if strict else ">="
+            raise ValueError(f"{name} must be a finite (low, high) with low {bound} {low} and "
+                             f"low <= high, got {value!r}")
+        return float(lo), float(hi)
+    return check
+
+
+def region() -> Callable[[str, Any], tuple | None]:
+    """None, or a finite (x0, y0, x1, y1) [m] with x1 > x0 and y1 > y0."""
+    def check(name: str, value: Any) -> tuple[float, ...] | None:
+        if value is None:
+            return None
+        try:
+            vals = tuple(value)
+        except TypeError:
+            vals = ()
+        if len(vals) != 4 or not all(_is_number(v) and math.isfinite(v) for v in vals) \
+                or vals[2] <= vals[0] or vals[3] <= vals[1]:
+            raise ValueError(f"{name} must be finite (x0, y0, x1, y1) [m] with x1 > x0 and "
+                             f"y1 > y0, got {value!r}")
+        return tuple(float(v) for v in vals)
+    return check
+
+
+class TaskSpec:
+    """The declaration of a task. Subclasses set the class attributes and ``build``."""
+
+    id: ClassVar[str]  # registered id, e.g. "PushBox-v0"
+    hooks: ClassVar[str]  # module holding the compiled hooks (usually the task's own)
+    scene: ClassVar[str]  # YAML in configs/
+    max_episode_steps: ClassVar[int]
+    robot_body: ClassVar[str] = "robot"  # the scene body the action drives
+    default_robot: ClassVar[str] = "diff"
+    arguments: ClassVar[Mapping[str, Arg]] = {}  # task arguments beyond the shared ones
+    goal_fields: ClassVar[tuple[str, ...]] = ()  # names of the goal vector's columns
+    info_fields: ClassVar[tuple[tuple[str, type], ...]] = ()  # task info columns, in order
+
+    def __init__(self, args: Mapping[str, Any]) -> None:
+        self.args = dict(args)
+
+    def observation(self) -> Layout:
+        """The state observation's layout for these arguments."""
+        raise NotImplementedError
+
+    def build(self, env: Any) -> Any:
+        """The task's TaskArrays for ``env`` (its world is compiled, its buffers made)."""
+        raise NotImplementedError
+
+    def goal_arrays(self, env: Any) -> tuple[np.ndarray, np.ndarray]:
+        """(E, G) achieved and desired goal vectors of the current state (float64)."""
+        return env.task_arrays.ag, env.task_arrays.dg
+
+    def render_goals(self, env: Any, e: int) -> list:
+        """What the renderer draws as env e's goal (a list of render.Goal)."""
+        return []
+

@@ -1,0 +1,45 @@
+"""Per-task entry kernels: generated once, loaded from numba's cache by later processes."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import types
+from pathlib import Path
+
+import pytest
+
+from push_envs.envs import codegen
+
+ROOT = Path(__file__).resolve().parents[2]
+
+_PROBE = """
+import gymnasium as gym, numpy as np, push_envs
+env = gym.make_vec("PushBox-v0", num_envs=2)
+env.reset(seed=0)
+env.step(np.zeros((2, 2)))
+k = env.unwrapped._kernels
+print(sum(k.step_serial.stats.cache_hits.values()), sum(k.step_serial.stats.cache_misses.values()),
+      k.__file__)
+"""
+
+
+def test_a_second_process_loads_the_task_kernels_from_the_cache():
+    runs = [subprocess.run([sys.executable, "-W", "ignore", "-c", _PROBE], capture_output=True,
+                           text=True, cwd=ROOT, timeout=900) for _ in range(2)]
+    for r in runs:
+        assert r.returncode == 0, r.stderr[-2000:]
+    hits, misses, path = runs[1].stdout.split()
+    assert (int(hits), int(misses)) == (1, 0)
+    text = Path(path).read_text()
+    assert "from push_envs.envs.push_box import spawn, observe" in text
+    assert "Task source hash:" in text
+
+
+def test_a_task_module_without_its_hooks_is_named(monkeypatch):
+    mod = types.ModuleType("half_task")
+    mod.spawn = mod.observe = lambda *a: None
+    monkeypatch.setitem(sys.modules, "half_task", mod)
+    with pytest.raises(TypeError, match=r"half_task.*\['evaluate', 'start', 'is_success', "
+                                        r"'goal_reward'\]"):
+        codegen.task_kernels("half_task")

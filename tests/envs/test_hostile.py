@@ -1,0 +1,155 @@
+"""Careless and hostile input to the env API ends in a clear error or a correct result.
+
+Property-based (hypothesis) over actions, seeds and constructor arguments: every call either
+works or raises ValueError / TypeError / SceneError / Gymnasium's ResetNeeded, and a failing
+call changes nothing.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import gymnasium as gym
+import numpy as np
+import pytest
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import push_envs  # noqa: F401
+from push_envs.envs.base import CONFIG_DIR
+from push_envs.physics import SceneError
+
+FAST = settings(max_examples=40, deadline=None, derandomize=True,
+                suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                       HealthCheck.too_slow])
+OK_ERRORS = (ValueError, TypeError, SceneError, gym.error.ResetNeeded)
+
+
+@pytest.fixture(scope="module")
+def venv():
+    env = gym.make_vec("PushBox-v0", num_envs=3)
+    env.reset(seed=0)
+    return env
+
+
+def _snapshot(env):
+    w = env.world
+    return (w.state_hash(), env.env_arrays.obs.copy(), env.env_arrays.rng.copy(),
+            env.task_arrays.goal.copy())
+
+
+def _same(a, b):
+    return a[0] == b[0] and all(np.array_equal(x, y) for x, y in zip(a[1:], b[1:], strict=True))
+
+
+def test_spawn_region_outside_the_walls_is_refused():
+    with pytest.raises(ValueError, match="spawn_region.*inside the scene's world bounds"):
+        gym.make("PushBox-v0", spawn_region=(0, 0, 1000, 1000))
+
+
+def test_vector_step_before_reset_is_refused():
+    env = gym.make_vec("PushBox-v0", num_envs=2)
+    with pytest.raises(gym.error.ResetNeeded):
+        env.step(np.zeros((2, 2)))
+
+
+@pytest.mark.parametrize("seed", [2**64, 2**64 + 7, -1, 1.5, "3", True])
+def test_seeds_that_would_alias_or_are_not_ints_are_refused(seed):
+    env = gym.make_vec("PushBox-v0", num_envs=2)
+    with pytest.raises(ValueError, match="seed"):
+        env.reset(seed=seed)
+    single = gym.make("PushBox-v0")
+    with pytest.raises(ValueError, match="seed"):
+        single.reset(seed=seed)
+
+
+def test_largest_seeds_still_work_and_differ():
+    env = gym.make_vec("PushBox-v0", num_envs=2)
+    top = env.reset(seed=2**64 - 2)[0]
+    low = env.reset(seed=0)[0]
+    assert not np.array_equal(top, low)
+
+
+@pytest.mark.parametrize("value", [np.inf, np.nan, 0.0, -1.0])
+def test_success_distance_must_be_finite_and_positive(value):
+    with pytest.raises(ValueError, match="success_distance"):
+        gym.make("PushBox-v0", success_distance=value)
+
+
+@pytest.mark.parametrize("options", [5, "reset_mask", [1, 2]])
+def test_reset_options_must_be_a_dict(venv, options):
+    with pytest.raises(ValueError, match="options must be None or a dict"):
+        venv.reset(options=options)
+
+
+def test_unknown_argument_lists_the_valid_ones():
+    with pytest.raises(TypeError, match="unknown argument.*'bogus'.*valid arguments.*"
+                                        "box_mass_range"):
+        gym.make("PushBox-v0", bogus=1)
+
+
+def test_a_scene_mapping_works_like_its_file():
+    raw = yaml.safe_load((CONFIG_DIR / "push_box.yaml").read_text())
+    a = gym.make_vec("PushBox-v0", num_envs=2, scene=copy.deepcopy(raw))
+    b = gym.make_vec("PushBox-v0", num_envs=2)
+    assert np.array_equal(a.reset(seed=4)[0], b.reset(seed=4)[0])
+    actions = np.random.default_rng(0).uniform(-1, 1, (20, 2, 2))
+    assert all(np.array_equal(a.step(x)[0], b.step(x)[0]) for x in actions)
+
+
+@pytest.mark.parametrize("scene", [[1, 2], 3.5, b"configs/push_box.yaml"])
+def test_a_scene_that_is_neither_path_nor_mapping_is_a_scene_error(scene):
+    with pytest.raises(SceneError, match="scene must be a YAML path or a scene mapping"):
+        gym.make("PushBox-v0", scene=scene)
+
+
+def test_a_scene_mapping_without_the_robot_names_it():
+    raw = yaml.safe_load((CONFIG_DIR / "push_box.yaml").read_text())
+    raw["robot"][0]["name"] = "rover"
+    with pytest.raises(SceneError, match="robot body 'robot' is missing"):
+        gym.make("PushBox-v0", scene=raw)
+
+
+_values = st.one_of(st.none(), st.booleans(), st.integers(-10**20, 10**20),
+                    st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=5),
+                    st.lists(st.floats(allow_nan=True, allow_infinity=True), max_size=5))
+
+
+@FAST
+@given(actions=st.one_of(
+    st.lists(st.floats(allow_nan=True, allow_infinity=True, width=32), min_size=0, max_size=8),
+    st.lists(st.lists(st.floats(width=32), min_size=2, max_size=3), min_size=1, max_size=4)))
+def test_any_action_steps_or_raises_and_a_bad_one_changes_nothing(venv, actions):
+    before = _snapshot(venv)
+    try:
+        venv.step(np.asarray(actions, dtype=np.float64))
+    except OK_ERRORS:
+        assert _same(before, _snapshot(venv))
+
+
+@FAST
+@given(seed=st.one_of(st.integers(-2**70, 2**70), st.floats(), st.text(max_size=3),
+                      st.booleans()))
+def test_any_seed_resets_deterministically_or_raises(venv, seed):
+    try:
+        first = venv.reset(seed=seed)[0]
+    except OK_ERRORS:
+        return
+    assert np.array_equal(first, venv.reset(seed=seed)[0])
+
+
+@FAST
+@given(name=st.sampled_from(["box_mass_range", "box_friction_range", "box_size_range",
+                             "spawn_region", "success_distance", "wall_margin", "max_contacts",
+                             "max_episode_steps", "robot", "obs_mode", "reward_type",
+                             "autoreset_mode", "render_mode"]),
+       value=_values)
+def test_any_argument_value_builds_or_raises_a_clear_error(name, value):
+    try:
+        env = gym.make_vec("PushBox-v0", num_envs=1, **{name: value})
+    except OK_ERRORS as err:
+        assert name in str(err) or "scene" in str(err)
+        return
+    obs, _ = env.reset(seed=0)
+    assert env.observation_space.contains(obs)
