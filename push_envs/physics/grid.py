@@ -56,7 +56,11 @@ def _check_cells(width: int, height: int, where: str, what: str) -> None:
 
 def _load_png(path: str, where: str) -> np.ndarray:
     """Occupancy ``occ[i, j]`` (i along x, j up) of a PNG: dark (gray < 50 %) = occupied."""
-    file_bytes = os.path.getsize(path)
+    try:
+        file_bytes = os.path.getsize(path)
+    except OSError as exc:
+        raise SceneError(f"{where}: cannot read map image {_quote(path)}: "
+                         f"{exc.strerror or exc}") from exc
     if file_bytes > MAX_IMAGE_BYTES:
         raise SceneError(f"{where}: map image {_quote(path)} is {file_bytes} bytes, more "
                          f"than the limit of {MAX_IMAGE_BYTES} bytes")
