@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import os
+import stat
 import subprocess
 import sys
 import textwrap
+import time
+from pathlib import Path
 
 import numba
+import pytest
 
 from push_envs import _numba_cache
+
+ROOT = Path(__file__).resolve().parent.parent
 
 _FORK = textwrap.dedent("""
     import os, numpy as np, numba
@@ -26,9 +32,139 @@ _FORK = textwrap.dedent("""
 """)
 
 
+_WHERE = ("from push_envs import _numba_cache as c; import numba; "
+          "print(c.CACHE_DIR); print(numba.config.CACHE_DIR)")
+
+
+def _env(**overrides):
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("NUMBA_CACHE_DIR", "XDG_CACHE_HOME")}
+    env.update(overrides)
+    return env
+
+
 def test_cache_folder_is_keyed_by_the_sources():
+    key = _numba_cache.source_key()
+    assert key.startswith(f"numba-{numba.__version__}-") and len(key.rsplit("-", 1)[1]) == 16
     assert numba.config.CACHE_DIR == _numba_cache.CACHE_DIR
-    assert os.path.basename(_numba_cache.CACHE_DIR).startswith(f"numba-{numba.__version__}-")
+    assert Path(_numba_cache.CACHE_DIR) == _numba_cache.cache_folder(os.environ, key)
+
+
+@pytest.mark.parametrize("user_dir", [False, True], ids=["xdg", "NUMBA_CACHE_DIR"])
+def test_cache_folder_in_a_fresh_process(tmp_path, user_dir):
+    """Keyed by the sources with and without a user-set NUMBA_CACHE_DIR, and private."""
+    env = _env(XDG_CACHE_HOME=str(tmp_path / "xdg"))
+    if user_dir:
+        env["NUMBA_CACHE_DIR"] = str(tmp_path / "numba")
+    out = subprocess.run([sys.executable, "-c", _WHERE], capture_output=True, text=True,
+                         env=env, cwd=ROOT, timeout=300)
+    assert out.returncode == 0, out.stderr
+    key = _numba_cache.source_key()
+    expected = (tmp_path / "numba" / f"push_envs-{key}" if user_dir
+                else tmp_path / "xdg" / "push_envs" / key)
+    assert out.stdout.split()[-2:] == [str(expected), str(expected)]
+    assert stat.S_IMODE(expected.stat().st_mode) == 0o700
+
+
+def test_source_key_changes_with_any_source_file(tmp_path):
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "a.py").write_text("x = 1\n")
+    (tmp_path / "sub" / "helper.py").write_text("def f():\n    return 1\n")
+    first = _numba_cache.source_key(tmp_path)
+    assert _numba_cache.source_key(tmp_path) == first
+    (tmp_path / "sub" / "helper.py").write_text("def f():\n    return 2\n")
+    edited = _numba_cache.source_key(tmp_path)
+    (tmp_path / "sub" / "helper.py").rename(tmp_path / "sub" / "other.py")
+    assert len({first, edited, _numba_cache.source_key(tmp_path)}) == 3
+
+
+def _key(n):
+    return f"numba-0.68.1-{n:016x}"
+
+
+def test_prune_keeps_the_recent_folders_and_touches_nothing_else(tmp_path):
+    now = time.time()
+    current = tmp_path / _key(0)
+    current.mkdir()
+    ages_h = {1: 1, 2: 2, 3: 3, 4: 4, 5: 5, 6: 0.1}  # folder n last used ages_h[n] hours ago
+    for n, age in ages_h.items():
+        (tmp_path / _key(n)).mkdir()
+        (tmp_path / _key(n) / "index.nbi").write_text("x")
+        os.utime(tmp_path / _key(n), (now - 3600 * age, now - 3600 * age))
+    strangers = ["numba-0.68.1-short", "numba-cache", "notes.txt", f"x{_key(9)}"]
+    for name in strangers[:2] + strangers[3:]:
+        (tmp_path / name).mkdir()
+        os.utime(tmp_path / name, (now - 1e6, now - 1e6))
+    (tmp_path / "notes.txt").write_text("keep me")
+    outside = tmp_path.parent / f"{tmp_path.name}-outside"
+    outside.mkdir()
+    (tmp_path / _key(7)).symlink_to(outside, target_is_directory=True)
+
+    removed = _numba_cache.prune(current, keep=2, grace_s=1800, now=now)
+    # Kept: the 2 most recent (6, then 1) and any used within 30 min (none more); the old
+    # ones beyond them are removed; the symlink and the foreign names are never touched.
+    assert sorted(p.name for p in removed) == [_key(2), _key(3), _key(4), _key(5)]
+    left = sorted(p.name for p in tmp_path.iterdir())
+    assert left == sorted([_key(0), _key(1), _key(6), _key(7), *strangers])
+    assert outside.is_dir()
+
+
+def test_prune_in_a_user_cache_dir_only_removes_push_envs_folders(tmp_path):
+    now = time.time()
+    current = tmp_path / f"push_envs-{_key(0)}"
+    current.mkdir()
+    for name in (f"push_envs-{_key(1)}", _key(2), "other-project"):
+        (tmp_path / name).mkdir()
+        os.utime(tmp_path / name, (now - 1e6, now - 1e6))
+    removed = _numba_cache.prune(current, keep=0, grace_s=0, now=now)
+    assert [p.name for p in removed] == [f"push_envs-{_key(1)}"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        [current.name, _key(2), "other-project"])
+
+
+def test_prepare_creates_private_folders_and_prunes(tmp_path):
+    parent = tmp_path / "push_envs"
+    parent.mkdir(mode=0o700)
+    old = parent / _key(5)
+    old.mkdir()
+    os.utime(old, (1.0, 1.0))
+    for n in range(1, 5):
+        (parent / _key(n)).mkdir()
+    folder = _numba_cache.prepare({"XDG_CACHE_HOME": str(tmp_path)}, key=_key(0))
+    assert folder == parent / _key(0)
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+    assert not old.exists() and all((parent / _key(n)).is_dir() for n in range(1, 5))
+    fresh = tmp_path / "fresh"
+    folder = _numba_cache.prepare({"XDG_CACHE_HOME": str(fresh)}, key=_key(0))
+    assert stat.S_IMODE((fresh / "push_envs").stat().st_mode) == 0o700
+
+
+def test_writable_cache_of_ours_is_emptied_and_made_private(tmp_path):
+    folder = tmp_path / "push_envs" / _key(0)
+    folder.mkdir(parents=True)
+    (folder / "planted.nbi").write_text("pickle")
+    folder.chmod(0o777)
+    with pytest.warns(UserWarning, match="was not private"):
+        got = _numba_cache.prepare({"XDG_CACHE_HOME": str(tmp_path)}, key=_key(0))
+    assert got == folder and list(folder.iterdir()) == []
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+
+
+def test_cache_owned_by_someone_else_is_not_used(tmp_path, monkeypatch):
+    folder = tmp_path / "push_envs" / _key(0)
+    folder.mkdir(parents=True, mode=0o700)
+    (folder / "planted.nbi").write_text("pickle")
+    monkeypatch.setattr(_numba_cache.os, "getuid", lambda: folder.stat().st_uid + 1)
+    with pytest.warns(UserWarning, match="owned by user id"):
+        got = _numba_cache.prepare({"XDG_CACHE_HOME": str(tmp_path)}, key=_key(0))
+    try:
+        assert got != folder and got.name.startswith("push_envs-numba-tmp-")
+        assert stat.S_IMODE(got.stat().st_mode) == 0o700 and list(got.iterdir()) == []
+        assert (folder / "planted.nbi").exists()  # not ours to delete
+    finally:
+        import shutil
+
+        shutil.rmtree(got, ignore_errors=True)
 
 
 def test_forked_child_can_step_after_a_parallel_kernel_ran():

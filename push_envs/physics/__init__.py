@@ -1,7 +1,8 @@
 """Batch-first 2D contact engine: SAT narrow phase, PBD contact solver, contact2d sensors."""
 
 from .. import _numba_cache  # noqa: F401  (must run before any kernel is defined)
-from .config import SceneError, load_scene
+from .config import load_scene
+from .errors import SceneError
 from .params import SolverParams
 from .sensors import ContactReport
 from .world import World

@@ -9,28 +9,43 @@ A scene has three top-level sections::
 
 Every problem is reported as a :class:`SceneError` whose message reads
 ``"<source>: <key path>: <reason>"``, e.g.
-``"configs/x.yaml: robot[0].shape.radius: must be > 0, got -1"``.
+``"configs/x.yaml: robot[0].shape.radius: must be > 0, got -1"``; offending values are
+quoted as short excerpts. Numbers are bounded by :mod:`.limits`, and YAML files are read
+with bounded size, depth and alias expansion (:mod:`.safe_yaml`).
 
 Units: metres, seconds, kilograms, radians (kg·m² for inertia). Optional keys given an
-explicit YAML ``null`` behave as if absent. Only ``yaml.safe_load`` is used.
+explicit YAML ``null`` behave as if absent. Only a ``yaml.SafeLoader`` is used.
 """
 
 from __future__ import annotations
 
 import copy
 import math
-import numbers
 import os
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import yaml
 
+from . import checks
+from .checks import bounded as _bounded
+from .checks import fail as _fail
+from .checks import real as _real
+from .errors import SceneError, short_repr
+from .grid import load_grid
+from .limits import (
+    MAX_BODIES,
+    MAX_COORD,
+    MAX_WORLD_SIZE,
+    MIN_INERTIA,
+    MIN_MASS,
+    MIN_STEP_TIME,
+)
+from .safe_yaml import read_scene_yaml
+from .shapes import ShapeInfo, build_shape
 
-class SceneError(ValueError):
-    """Invalid scene description; the message names the source file and the key path."""
+__all__ = ["SceneError", "WorldSpec", "KinematicsSpec", "BodySpec", "SceneSpec", "load_scene"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -102,6 +117,16 @@ class BodySpec:
     acce: tuple[float, float]
     sensors: tuple[str, ...]
     color: str | None
+    # (shape dict, its compiled ShapeInfo) as built by load_scene, so that compile_scene
+    # does not build the shape again; ignored if `shape` is replaced by another dict.
+    built_shape: tuple[dict, ShapeInfo] | None = field(default=None, compare=False,
+                                                       repr=False)
+
+    def shape_info(self, where: str) -> ShapeInfo:
+        """The compiled shape (built once by load_scene; rebuilt only if ``shape`` changed)."""
+        if self.built_shape is not None and self.built_shape[0] is self.shape:
+            return self.built_shape[1]
+        return build_shape(self.shape, where)
 
 
 @dataclass(frozen=True)
@@ -154,49 +179,32 @@ DEFAULT_ACKER_WHEELBASE = 1.0  # [m]
 # --------------------------------------------------------------------------------------------
 
 
-def _fail(where: str, reason: str) -> SceneError:
-    return SceneError(f"{where}: {reason}")
-
-
 def _check_keys(mapping: Any, allowed: Iterable[str], where: str) -> dict:
-    """Require a mapping whose keys are all in ``allowed``; return it as a dict."""
+    """Require a mapping whose keys are all in ``allowed``; return it as a (shallow) dict."""
     if not isinstance(mapping, Mapping):
         raise _fail(where, f"must be a mapping, got {type(mapping).__name__}")
     allowed = sorted(allowed)
     for key in mapping:
-        if key not in allowed:
-            raise _fail(where, f"unknown key {key!r}; allowed: {', '.join(allowed)}")
+        if not isinstance(key, str) or key not in allowed:
+            raise _fail(where, f"unknown key {short_repr(key)}; allowed: {', '.join(allowed)}")
     return dict(mapping)
 
 
-def _real(value: Any, where: str, *, allow_inf: bool = False) -> float:
-    """A real number (bool excluded); finite unless ``allow_inf`` (then also "inf")."""
-    if allow_inf and isinstance(value, str) and value.strip().lower() in ("inf", "+inf", ".inf"):
-        return math.inf
-    # numbers.Real also admits numpy scalars from dict sources; bools are not numbers here.
-    is_number = isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
-    if not is_number or math.isnan(value) or (math.isinf(value) and not allow_inf):
-        kind = "a number" if allow_inf else "a finite number"
-        raise _fail(where, f"must be {kind}, got {value!r}")
-    return float(value)
-
-
-def _bounded(value: Any, where: str, *, low: float, strict: bool = False,
-             high: float | None = None, allow_inf: bool = False) -> float:
-    """A number >= low (> low if ``strict``) and <= high when given."""
-    number = _real(value, where, allow_inf=allow_inf)
-    if number < low or (strict and number == low):
-        raise _fail(where, f"must be {'>' if strict else '>='} {low:g}, got {value!r}")
-    if high is not None and number > high:
-        raise _fail(where, f"must be <= {high:g}, got {value!r}")
-    return number
-
-
-def _vector(value: Any, where: str, size: int, *, allow_inf: bool = False) -> tuple[float, ...]:
-    """A list of exactly ``size`` numbers."""
+def _vector(value: Any, where: str, size: int, *, allow_inf: bool = False,
+            magnitude: float | None = None) -> tuple[float, ...]:
+    """A list of exactly ``size`` numbers (each within ``magnitude`` when given)."""
     if not isinstance(value, (list, tuple, np.ndarray)) or len(value) != size:
-        raise _fail(where, f"must be a list of {size} numbers, got {value!r}")
-    return tuple(_real(v, f"{where}[{k}]", allow_inf=allow_inf) for k, v in enumerate(value))
+        raise _fail(where, f"must be a list of {size} numbers, got {short_repr(value)}")
+    bounds = {} if magnitude is None else {"magnitude": magnitude, "unit": " m"}
+    return tuple(_real(v, f"{where}[{k}]", allow_inf=allow_inf, **bounds)
+                 for k, v in enumerate(value))
+
+
+def _at_least(value: float, raw: Any, where: str, minimum: float, what: str) -> float:
+    """``value`` if it is >= minimum (or infinite), else the error naming the minimum."""
+    if math.isfinite(value) and value < minimum:
+        raise _fail(where, f"must be at least {minimum:g} {what}, got {short_repr(raw)}")
+    return value
 
 
 def _optional(mapping: dict, key: str) -> Any:
@@ -212,11 +220,17 @@ def _optional(mapping: dict, key: str) -> Any:
 def _parse_world(raw: Any, where: str, base_dir: str | None) -> WorldSpec:
     """Check the `world` section and load its obstacle map."""
     world = _check_keys({} if raw is None else raw, WORLD_KEYS, where)
-    positive = ("width", "height", "step_time", "map_resolution")
     values: dict[str, Any] = {}
-    for key in positive:
+    for key in ("width", "height"):
         if _optional(world, key) is not None:
-            values[key] = _bounded(world[key], f"{where}.{key}", low=0.0, strict=True)
+            values[key] = checks.size(world[key], f"{where}.{key}", maximum=MAX_WORLD_SIZE)
+    if _optional(world, "map_resolution") is not None:
+        values["map_resolution"] = checks.size(world["map_resolution"],
+                                               f"{where}.map_resolution")
+    if _optional(world, "step_time") is not None:
+        step = _bounded(world["step_time"], f"{where}.step_time", low=0.0, strict=True)
+        values["step_time"] = _at_least(step, world["step_time"], f"{where}.step_time",
+                                        MIN_STEP_TIME, "s")
     for key in ("gravity", "friction", "drive_tau"):
         if _optional(world, key) is not None:
             values[key] = _bounded(world[key], f"{where}.{key}", low=0.0)
@@ -224,25 +238,28 @@ def _parse_world(raw: Any, where: str, base_dir: str | None) -> WorldSpec:
         values["restitution"] = _bounded(world["restitution"], f"{where}.restitution",
                                          low=0.0, high=1.0)
     if _optional(world, "offset") is not None:
-        values["offset"] = _vector(world["offset"], f"{where}.offset", 2)
+        values["offset"] = _vector(world["offset"], f"{where}.offset", 2, magnitude=MAX_COORD)
     if _optional(world, "obstacle_map") is not None:
-        # Imported here: shapes imports SceneError from this module.
-        from push_envs.physics.shapes import load_grid
-
         values["obstacle_map"] = load_grid(world["obstacle_map"], f"{where}.obstacle_map",
                                            base_dir)
     return WorldSpec(**values)
 
 
+def _choice(value: Any, choices: Iterable[str], where: str, what: str) -> str:
+    """A string among ``choices`` (checked as a string first: a numpy array compared with
+    ``in`` would raise instead of failing)."""
+    choices = tuple(choices)
+    if not isinstance(value, str) or value not in choices:
+        raise _fail(where, f"unknown {what} {short_repr(value)}; choices: {', '.join(choices)}")
+    return value
+
+
 def _parse_kinematics(raw: Any, where: str) -> KinematicsSpec:
     kin = _check_keys(raw, KINEMATICS_KEYS, where)
-    name = kin.get("name")
-    if name not in KINEMATICS_NAMES:
-        raise _fail(f"{where}.name",
-                    f"unknown kinematics {name!r}; choices: {', '.join(KINEMATICS_NAMES)}")
+    name = _choice(kin.get("name"), KINEMATICS_NAMES, f"{where}.name", "kinematics")
     wheelbase = None
     if _optional(kin, "wheelbase") is not None:
-        wheelbase = _bounded(kin["wheelbase"], f"{where}.wheelbase", low=0.0, strict=True)
+        wheelbase = checks.size(kin["wheelbase"], f"{where}.wheelbase")
     elif name == "acker":
         wheelbase = DEFAULT_ACKER_WHEELBASE
     tau = None
@@ -252,18 +269,17 @@ def _parse_kinematics(raw: Any, where: str) -> KinematicsSpec:
 
 
 def _parse_shape(raw: Any, where: str, *, in_compound: bool = False) -> dict:
-    """Key-check a shape spec (recursively for compound parts) and return a copy."""
+    """Key-check a shape spec (recursively for compound parts) and return a shallow copy
+    (build_shape checks the values; the caller deep-copies once the shape is built)."""
     if not isinstance(raw, Mapping):
         raise _fail(where, f"must be a mapping, got {type(raw).__name__}")
-    name = raw.get("name")
     choices = [n for n in SHAPE_KEYS if not (in_compound and n == "compound")]
-    if name not in choices:
-        raise _fail(f"{where}.name", f"unknown shape {name!r}; choices: {', '.join(choices)}")
+    name = _choice(raw.get("name"), choices, f"{where}.name", "shape")
     allowed = SHAPE_KEYS[name] + (("pose",) if in_compound else ())
-    shape = copy.deepcopy(_check_keys(raw, allowed, where))
+    shape = _check_keys(raw, allowed, where)
     for key in SHAPE_REQUIRED[name]:
         if key not in shape:
-            raise _fail(where, f"missing key '{key}' for shape {name!r}")
+            raise _fail(where, f"missing key '{key}' for shape '{name}'")
     if name == "compound":
         parts = shape["parts"]
         if not isinstance(parts, (list, tuple)) or not parts:
@@ -275,32 +291,34 @@ def _parse_shape(raw: Any, where: str, *, in_compound: bool = False) -> dict:
 
 def _parse_sensors(raw: Any, where: str) -> tuple[str, ...]:
     if not isinstance(raw, (list, tuple)):
-        raise _fail(where, f"must be a list of sensor mappings, got {raw!r}")
+        raise _fail(where, f"must be a list of sensor mappings, got {short_repr(raw)}")
     names: list[str] = []
     for k, item in enumerate(raw):
         item_where = f"{where}[{k}]"
         sensor = _check_keys(item, SENSOR_KEYS, item_where)
         # `type` is accepted as an alias of `name` (IR-SIM style configs use either).
-        given = [sensor[key] for key in SENSOR_KEYS if key in sensor]
+        given = [_choice(sensor[key], SENSOR_NAMES, item_where, "sensor")
+                 for key in SENSOR_KEYS if key in sensor]
         if not given or (len(given) == 2 and given[0] != given[1]):
             raise _fail(item_where, "needs one sensor name (key 'name', or its alias 'type')")
         name = given[0]
-        if not isinstance(name, str) or name not in SENSOR_NAMES:
-            raise _fail(item_where, f"unknown sensor {name!r}; choices: {', '.join(SENSOR_NAMES)}")
         if name in names:
-            raise _fail(item_where, f"duplicate sensor {name!r}")
+            raise _fail(item_where, f"duplicate sensor '{name}'")
         names.append(name)
     return tuple(names)
 
 
 def _parse_state(raw: Any, where: str, kinematics: KinematicsSpec | None) -> tuple[float, ...]:
-    """(x, y, theta) padded with zeros; a 4th entry (steer) only for acker bodies."""
+    """(x, y, theta) padded with zeros; a 4th entry (steer) only for acker bodies.
+
+    Every entry is bounded by MAX_COORD (metres for x, y; radians for the angles).
+    """
     size = 4 if kinematics is not None and kinematics.name == "acker" else 3
     if raw is None:
         return (0.0,) * size
     if not isinstance(raw, (list, tuple, np.ndarray)) or not 2 <= len(raw) <= size:
-        raise _fail(where, f"must be a list of 2 to {size} numbers, got {raw!r}")
-    values = tuple(_real(v, f"{where}[{k}]") for k, v in enumerate(raw))
+        raise _fail(where, f"must be a list of 2 to {size} numbers, got {short_repr(raw)}")
+    values = tuple(_real(v, f"{where}[{k}]", magnitude=MAX_COORD) for k, v in enumerate(raw))
     return values + (0.0,) * (size - len(values))
 
 
@@ -308,6 +326,7 @@ def _parse_mass(raw: Any, where: str, driven: bool, static: bool) -> float:
     if raw is None:
         return 1.0 if driven else math.inf
     mass = _bounded(raw, where, low=0.0, strict=True, allow_inf=True)
+    mass = _at_least(mass, raw, where, MIN_MASS, "kg")
     # A static body never moves, so its mass is irrelevant even if it has kinematics.
     if driven and not static and math.isinf(mass):
         raise _fail(where, "a driven body needs a finite mass")
@@ -356,16 +375,21 @@ def _optional_number(body: dict, key: str, where: str, **bounds: Any) -> float |
     return _bounded(body[key], f"{where}.{key}", **bounds)
 
 
-def _parse_body(raw: Any, where: str, role: str, index: int) -> BodySpec:
-    """Check one robot/obstacle mapping and apply defaults."""
-    from push_envs.physics.shapes import build_shape
+def _parse_inertia(body: dict, where: str) -> float | None:
+    inertia = _optional_number(body, "inertia", where, low=0.0, strict=True)
+    if inertia is None:
+        return None
+    return _at_least(inertia, body["inertia"], f"{where}.inertia", MIN_INERTIA, "kg m^2")
 
+
+def _parse_body(raw: Any, where: str, role: str, index: int) -> BodySpec:
+    """Check one robot/obstacle mapping, apply defaults and build its shape once."""
     body = _check_keys(raw, BODY_KEYS, where)
     name = body.get("name")
     if name is None:
         name = f"{role}_{index}"
     elif not isinstance(name, str) or not name:
-        raise _fail(f"{where}.name", f"must be a non-empty string, got {name!r}")
+        raise _fail(f"{where}.name", f"must be a non-empty string, got {short_repr(name)}")
     kinematics = None
     if _optional(body, "kinematics") is not None:
         kinematics = _parse_kinematics(body["kinematics"], f"{where}.kinematics")
@@ -373,14 +397,17 @@ def _parse_body(raw: Any, where: str, role: str, index: int) -> BodySpec:
     if static is None:
         static = False
     if not isinstance(static, bool):
-        raise _fail(f"{where}.static", f"must be true or false, got {static!r}")
+        raise _fail(f"{where}.static", f"must be true or false, got {short_repr(static)}")
     raw_shape = body.get("shape")
     shape = _parse_shape(DEFAULT_SHAPE if raw_shape is None else raw_shape, f"{where}.shape")
-    # Compile once now so that bad geometry is reported at load time, with its key path.
-    build_shape(shape, f"{where}.shape")
+    # Built now so that bad geometry is reported at load time, with its key path; the
+    # result is kept in the spec for compile_scene. The copy is deep (the spec must not
+    # share lists with the caller's dict) and bounded: build_shape checked the sizes.
+    info = build_shape(shape, f"{where}.shape")
+    shape = copy.deepcopy(shape)
     color = body.get("color")
     if color is not None and not isinstance(color, str):
-        raise _fail(f"{where}.color", f"must be a string, got {color!r}")
+        raise _fail(f"{where}.color", f"must be a string, got {short_repr(color)}")
     sensors = ()
     if _optional(body, "sensors") is not None:
         sensors = _parse_sensors(body["sensors"], f"{where}.sensors")
@@ -396,11 +423,12 @@ def _parse_body(raw: Any, where: str, role: str, index: int) -> BodySpec:
         omega=omega,
         mass=_parse_mass(body.get("mass"), f"{where}.mass", driven, static),
         friction=_optional_number(body, "friction", where, low=0.0),
-        inertia=_optional_number(body, "inertia", where, low=0.0, strict=True),
+        inertia=_parse_inertia(body, where),
         restitution=_optional_number(body, "restitution", where, low=0.0, high=1.0),
         static=static,
         sensors=sensors,
         color=color,
+        built_shape=(shape, info),
         **_parse_limits(body, where),
     )
 
@@ -418,15 +446,22 @@ def _section_items(raw: Any, where: str) -> list:
 
 def _parse_bodies(top: dict, source: str) -> tuple[BodySpec, ...]:
     """Robots first, then obstacles, each in YAML order; names must be unique."""
+    sections = {role: _section_items(top.get(role), f"{source}: {role}")
+                for role in ("robot", "obstacle")}
+    count = sum(len(items) for items in sections.values())
+    if count > MAX_BODIES:
+        raise SceneError(f"{source}: {count} robots and obstacles, more than the limit of "
+                         f"{MAX_BODIES} (MAX_BODIES)")
     bodies: list[BodySpec] = []
     first_use: dict[str, str] = {}
-    for role in ("robot", "obstacle"):
-        for index, raw in enumerate(_section_items(top.get(role), f"{source}: {role}")):
+    for role, items in sections.items():
+        for index, raw in enumerate(items):
             path = f"{role}[{index}]"
             body = _parse_body(raw, f"{source}: {path}", role, index)
             if body.name in first_use:
                 raise _fail(f"{source}: {path}.name",
-                            f"duplicate name {body.name!r} (also used by {first_use[body.name]})")
+                            f"duplicate name {short_repr(body.name)} (also used by "
+                            f"{first_use[body.name]})")
             first_use[body.name] = path
             bodies.append(body)
     return tuple(bodies)
@@ -437,32 +472,42 @@ def _parse_bodies(top: dict, source: str) -> tuple[BodySpec, ...]:
 # --------------------------------------------------------------------------------------------
 
 
-def _read_yaml(path: str) -> Any:
-    """safe_load a YAML file, turning I/O and syntax problems into SceneError."""
-    try:
-        with open(path, encoding="utf-8") as handle:
-            return yaml.safe_load(handle)
-    except OSError as exc:
-        raise SceneError(f"{path}: cannot read scene file: {exc.strerror or exc}") from exc
-    except yaml.YAMLError as exc:
-        raise SceneError(f"{path}: invalid YAML: {exc}") from exc
-
-
-def load_scene(source: str | os.PathLike | dict) -> SceneSpec:
+def load_scene(scene: str | os.PathLike | Mapping, /, *, source: str | None = None,
+               base_dir: str | os.PathLike | None = None) -> SceneSpec:
     """Load and check a scene from a YAML file path or an already parsed mapping.
 
-    Relative paths inside the scene (the obstacle map image) are resolved against the YAML
-    file's folder; for dicts against the current directory. The input dict is not modified.
+    Args:
+        scene: path of a YAML file, or a parsed scene mapping (not modified).
+        source: name used in error messages and stored in the spec; defaults to the path,
+            or ``"<dict>"`` for a mapping. Give the original file's name when validating a
+            dict parsed (and perhaps edited) from that file.
+        base_dir: folder against which relative paths in the scene (the obstacle map image)
+            are resolved; defaults to the YAML file's folder, or the current directory for
+            a mapping.
 
     Raises:
         SceneError: any problem, with message ``"<source>: <key path>: <reason>"``.
+        TypeError: ``scene`` is neither a path nor a mapping.
     """
-    if isinstance(source, Mapping):
-        name, base_dir, top = "<dict>", None, copy.deepcopy(dict(source))
+    if source is not None and not isinstance(source, str):
+        raise TypeError(f"load_scene: source must be a string, got {type(source).__name__}")
+    if base_dir is not None:
+        if not isinstance(base_dir, (str, os.PathLike)):
+            raise TypeError(f"load_scene: base_dir must be a path, got "
+                            f"{type(base_dir).__name__}")
+        base_dir = os.fspath(base_dir)
+    if isinstance(scene, Mapping):
+        name = "<dict>" if source is None else source
+        top: Any = scene
+    elif isinstance(scene, (str, bytes, os.PathLike)):
+        path = os.fsdecode(scene)
+        name = path if source is None else source
+        if base_dir is None:
+            base_dir = os.path.dirname(os.path.abspath(path))
+        top = read_scene_yaml(path)
     else:
-        name = os.fspath(source)
-        base_dir = os.path.dirname(os.path.abspath(name))
-        top = _read_yaml(name)
+        raise TypeError(f"load_scene: a scene is a path (str or os.PathLike) or a mapping, "
+                        f"got {type(scene).__name__}")
     if not isinstance(top, Mapping):
         raise SceneError(f"{name}: top level must be a mapping, got {type(top).__name__}")
     top = _check_keys(top, TOP_KEYS, name)

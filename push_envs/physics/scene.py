@@ -14,7 +14,9 @@ from dataclasses import dataclass
 import numpy as np
 import shapely
 
-from .config import BodySpec, SceneError, SceneSpec
+from .config import BodySpec, SceneSpec
+from .errors import SceneError, clip
+from .grid import grid_boundary_segments, grid_rectangles
 from .kinematics import DRIVE_NAMES, DRIVE_NONE
 from .layout import (
     BF_ACC0,
@@ -54,7 +56,8 @@ from .layout import (
 )
 from .narrowphase import CIRCLE, MAX_VERTS, POLYGON, SEGMENT
 from .params import SolverParams
-from .shapes import Piece, ShapeInfo, build_shape, grid_boundary_segments, grid_rectangles
+from .pieces import Piece
+from .shapes import ShapeInfo
 
 _KIND_CODES = {"circle": CIRCLE, "polygon": POLYGON, "segment": SEGMENT}
 MAP_NAME = "map"
@@ -173,7 +176,7 @@ def compile_scene(spec: SceneSpec, params: SolverParams | None = None) -> Compil
     sensors: list[int] = []
     for i, body in enumerate(bodies):
         where = f"{spec.source}: {body.role}[{body.name}]"
-        info = build_shape(body.shape, where)
+        info = body.shape_info(where)  # built by load_scene; not built again
         shapes.append(info)
         kind = _body_kind(body)
         bint[i, BI_KIND] = kind
@@ -273,18 +276,46 @@ def body_geometry(scene: CompiledScene, i: int, pose) -> shapely.Geometry:
     return info.geometry(pose)
 
 
+def _map_near(scene: CompiledScene, body: int, box: shapely.Geometry) -> shapely.Geometry:
+    """Union of the grid map's static pieces that touch ``box`` (world frame)."""
+    rows = scene.sint[:, PI_BODY] == body
+    lo = scene.sflt[:, [PF_MINX, PF_MINY]]
+    hi = scene.sflt[:, [PF_MAXX, PF_MAXY]]
+    x0, y0, x1, y1 = box.bounds
+    near = rows & (hi[:, 0] >= x0) & (lo[:, 0] <= x1) & (hi[:, 1] >= y0) & (lo[:, 1] <= y1)
+    return shapely.union_all([shapely.Polygon(scene.svert[j, : scene.sint[j, PI_NV]])
+                              for j in np.flatnonzero(near)])
+
+
 def check_spawn_overlaps(scene: CompiledScene, tol: float) -> None:
     """Reject spawns that overlap by more than ``tol`` [m]; exact touching is allowed.
 
     Two shapes overlap by more than tol when, shrunk by tol/2 each, they still intersect
     (a line cannot shrink, so its partner shrinks by the whole tol).
+
+    The grid map is not united and shrunk as a whole (thousands of cells touching at their
+    corners take GEOS minutes): only its cells near the body are. Shrinking is local: the
+    shrunk union agrees with the shrunk whole map within the body's box as long as every cell
+    within a few tol of that box is included (mitred corners reach at most 5 shrink
+    distances), hence the margin.
     """
     movable = set(scene.movable.tolist())
-    geoms = [body_geometry(scene, i, scene.pose0[i]) for i in range(scene.num_bodies)]
+    is_map = [info is None for info in scene.shapes]
+    geoms: list[shapely.Geometry] = []
+    for i in range(scene.num_bodies):
+        if is_map[i]:
+            rows = scene.sint[:, PI_BODY] == i
+            lo = scene.sflt[rows][:, [PF_MINX, PF_MINY]].min(axis=0)
+            hi = scene.sflt[rows][:, [PF_MAXX, PF_MAXY]].max(axis=0)
+            geoms.append(shapely.box(lo[0], lo[1], hi[0], hi[1]))  # for the tree query only
+        else:
+            geoms.append(body_geometry(scene, i, scene.pose0[i]))
     shrunk = []
-    for g in geoms:
-        area = shapely.area(g) > 0
-        shrunk.append((g.buffer(-tol / 2, join_style="mitre") if area else g, area))
+    for i, g in enumerate(geoms):
+        area = is_map[i] or shapely.area(g) > 0
+        shrunk.append((g.buffer(-tol / 2, join_style="mitre") if area and not is_map[i] else g,
+                       area))
+    margin = 6.0 * tol + 1e-9
     tree = shapely.STRtree(geoms)
     for i in sorted(movable):
         for j in tree.query(geoms[i]):
@@ -293,13 +324,19 @@ def check_spawn_overlaps(scene: CompiledScene, tol: float) -> None:
                 continue
             gi, ai = shrunk[i]
             gj, aj = shrunk[j]
-            if not ai:
+            if is_map[j]:
+                near = _map_near(scene, j, geoms[i].envelope.buffer(margin, join_style="mitre"))
+                if near.is_empty:
+                    continue
+                gj = near.buffer(-(tol if not ai else tol / 2), join_style="mitre")
+            elif not ai:
                 gj = geoms[j].buffer(-tol, join_style="mitre") if aj else geoms[j]
             if not aj:
                 gi = geoms[i].buffer(-tol, join_style="mitre") if ai else geoms[i]
             if gi.intersects(gj):
                 src = scene.spec.source
                 raise SceneError(
-                    f"{src}: {scene.names[i]}.state: spawn overlaps '{scene.names[j]}' by more "
-                    f"than the rest tolerance ({tol:g} m); move one of them apart"
+                    f"{src}: {clip(scene.names[i])}.state: spawn overlaps "
+                    f"'{clip(scene.names[j])}' by more than the rest tolerance ({tol:g} m); "
+                    "move one of them apart"
                 )

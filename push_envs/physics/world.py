@@ -22,6 +22,7 @@ import numpy as np
 
 from .arrays import WorldArrays
 from .config import load_scene
+from .errors import short_repr
 from .frames import com_offsets
 from .layout import (
     BI_DRIVE,
@@ -53,6 +54,7 @@ from .layout import (
     PR_SWEEPS,
     PRS_LEN,
 )
+from .limits import MAX_COORD, MAX_MAGNITUDE, MAX_SCALE, MIN_MASS, MIN_SCALE
 from .narrowphase import MAX_VERTS, OUT_LEN
 from .params import SolverParams
 from .pipeline import step_parallel, step_serial
@@ -61,6 +63,18 @@ from .sensors import ContactReport, contact_array, reports_for
 
 PARALLEL_MIN_ENVS = 16  # below this, the serial kernel beats prange (thread start-up)
 DRIVE_NAMES = {0: None, 1: "diff", 2: "omni", 3: "acker"}
+
+
+def _holds_bool(value: Any) -> bool:
+    """True if a (nested) list or tuple holds a bool anywhere."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (bool, np.bool_)):
+            return True
+        if isinstance(item, (list, tuple)):
+            stack.extend(item)
+    return False
 
 
 class World:
@@ -152,8 +166,16 @@ class World:
     def from_config(cls, source: str | os.PathLike | Mapping, num_envs: int = 1,
                     num_threads: int | None = None,
                     params: SolverParams | None = None) -> World:
-        """Load a YAML scene (path or dict), compile it and make ``num_envs`` copies."""
-        spec = load_scene(dict(source) if isinstance(source, Mapping) else source)
+        """Load a YAML scene (path or dict), compile it and make ``num_envs`` copies.
+
+        Raises:
+            SceneError: an invalid scene (the message names the file and the key path).
+            TypeError: ``source`` is neither a path nor a mapping.
+        """
+        if not isinstance(source, (str, bytes, os.PathLike, Mapping)):
+            raise TypeError(f"World.from_config: a scene is a path (str or os.PathLike) to a "
+                            f"YAML file or a mapping, got {type(source).__name__}")
+        spec = load_scene(source)
         return cls(compile_scene(spec, params), num_envs=num_envs, num_threads=num_threads)
 
     @property
@@ -170,20 +192,69 @@ class World:
         """Body index of ``name``; raises KeyError listing the names."""
         try:
             return self.scene.index[name]
-        except KeyError:
-            raise KeyError(f"World: no body named {name!r}; bodies: {self.scene.names}") from None
+        except (KeyError, TypeError):  # TypeError: an unhashable name
+            raise KeyError(f"World: no body named {short_repr(name)}; bodies: "
+                           f"{short_repr(self.scene.names, 300)}") from None
 
     def _envs(self, env: int | np.ndarray | None) -> Any:
+        """Index of the selected envs: all (None), one int, an int array or a bool mask."""
         if env is None:
             return slice(None)
         idx = np.asarray(env)
         if idx.dtype == bool:
             if idx.shape != (self.num_envs,):
-                raise ValueError(f"World: env mask must have shape ({self.num_envs},)")
+                raise ValueError(f"World: env mask must have shape ({self.num_envs},), got "
+                                 f"{idx.shape}")
             return idx
+        if idx.size == 0:
+            return np.zeros(0, np.int64)
+        if idx.dtype.kind not in "iu" or idx.ndim > 1:
+            raise IndexError(f"World: env must be an int, a 1-D int array or a bool mask of "
+                             f"shape ({self.num_envs},), got {short_repr(env)}")
         if np.any(idx < 0) or np.any(idx >= self.num_envs):
-            raise IndexError(f"World: env {env!r} out of range [0, {self.num_envs})")
+            raise IndexError(f"World: env {short_repr(env)} out of range [0, {self.num_envs})")
         return idx
+
+    def _values(self, what: str, name: str, value: Any, sel: Any, columns: int | None, *,
+                low: float | None = None, high: float | None = None,
+                magnitude: float = MAX_MAGNITUDE) -> np.ndarray:
+        """``value`` as float64, broadcast to the selected envs (x ``columns``) and checked.
+
+        Raises ValueError (nothing is written by the caller then) for non-numbers (bools
+        and strings included), shapes that do not broadcast, NaN/inf, values outside
+        [low, high] or above ``magnitude``.
+        """
+        where = f"World.{what}: value for {name!r}"
+        try:
+            arr = np.asarray(value)
+        except (ValueError, TypeError) as exc:  # ragged nesting
+            raise ValueError(f"{where} is not an array of numbers: {short_repr(value)}") \
+                from exc
+        # Bools, strings, None and objects are refused, also inside a list (where numpy
+        # would silently turn True into 1).
+        if arr.dtype.kind not in "iuf" or (isinstance(value, (list, tuple))
+                                           and _holds_bool(value)):
+            raise ValueError(f"{where} must be numbers, got {short_repr(value)}")
+        arr = arr.astype(np.float64)
+        shape = self.omg[sel, 0].shape + ((columns,) if columns else ())
+        if columns and (arr.ndim == 0 or arr.shape[-1] != columns):
+            raise ValueError(f"{where} must have {columns} columns, got shape {arr.shape}")
+        try:
+            out = np.broadcast_to(arr, shape)
+        except ValueError:
+            raise ValueError(f"{where} has shape {arr.shape}, which does not broadcast to "
+                             f"{shape} (the selected envs" + (f" x {columns}" if columns else "")
+                             + ")") from None
+        if not np.all(np.isfinite(out)):
+            raise ValueError(f"{where} has NaN or inf: {short_repr(value)}")
+        if np.any(np.abs(out) > magnitude):
+            raise ValueError(f"{where} must be at most {magnitude:g} in magnitude, got "
+                             f"{short_repr(value)}")
+        if low is not None and np.any(out < low):
+            raise ValueError(f"{where} must be >= {low:g}, got {short_repr(value)}")
+        if high is not None and np.any(out > high):
+            raise ValueError(f"{where} must be <= {high:g}, got {short_repr(value)}")
+        return out
 
     def reset(self, env: int | np.ndarray | None = None) -> None:
         """Restore the scene's initial state and parameters in ``env`` (all when None)."""
@@ -288,18 +359,26 @@ class World:
         return i
 
     def set_state(self, name: str, state: Any, env: int | np.ndarray | None = None) -> None:
-        """Place the body origin at (x, y, theta) [m, m, rad] (acker: optional 4th, steer)."""
+        """Place the body origin at (x, y, theta) [m, m, rad] (acker: optional 4th, steer).
+
+        ``state`` is (3,) or (4,), or one row per selected env; entries are bounded by
+        MAX_COORD. Everything is checked before anything is written.
+        """
         i = self._movable(name, "set_state")
         sel = self._envs(env)
-        arr = np.asarray(state, dtype=np.float64)
-        if arr.shape[-1] not in (3, 4) or not np.all(np.isfinite(arr)):
-            raise ValueError(f"World.set_state: state for {name!r} must be finite, with 3 "
-                             f"(or 4 for acker) columns, got {arr!r}")
+        try:
+            columns = np.shape(state)[-1:] if not isinstance(state, (str, bytes)) else ()
+        except ValueError:  # ragged nesting
+            columns = ()
+        if columns not in ((3,), (4,)):
+            raise ValueError(f"World.set_state: state for {name!r} must have 3 columns (x, y, "
+                             f"theta) or 4 for acker (+ steer), got {short_repr(state)}")
+        if columns == (4,) and self.scene.bint[i, BI_DRIVE] != 3:
+            raise ValueError(f"World.set_state: only acker bodies take a steering angle; "
+                             f"{name!r} is not one")
+        arr = self._values("set_state", name, state, sel, columns[0], magnitude=MAX_COORD)
         self._place(i, arr[..., :3], sel)
-        if arr.shape[-1] == 4:
-            if self.scene.bint[i, BI_DRIVE] != 3:
-                raise ValueError(f"World.set_state: only acker bodies take a steering angle; "
-                                 f"{name!r} is not one")
+        if columns == (4,):
             self.drv[sel, i, 1] = arr[..., 3]
 
     def set_velocity(self, name: str, v_xy: Any, env: int | np.ndarray | None = None) -> None:
@@ -308,50 +387,46 @@ class World:
         if self.scene.bint[i, BI_KIND] != PASSIVE:
             raise ValueError(f"World.set_velocity: {name!r} is driven; command its drive "
                              "instead (or use set_drive_state)")
-        arr = np.asarray(v_xy, dtype=np.float64)
-        if arr.shape[-1] != 2 or not np.all(np.isfinite(arr)):
-            raise ValueError(f"World.set_velocity: velocity must be finite (..., 2), got {arr!r}")
-        self.vel[self._envs(env), i] = arr
+        sel = self._envs(env)
+        self.vel[sel, i] = self._values("set_velocity", name, v_xy, sel, 2)
 
     def set_omega(self, name: str, omega: Any, env: int | np.ndarray | None = None) -> None:
-        """Set the yaw rate [rad/s] of a passive body."""
+        """Set the yaw rate [rad/s] of a movable body (a scalar or one per selected env)."""
         i = self._movable(name, "set_omega")
-        self.omg[self._envs(env), i] = omega
+        sel = self._envs(env)
+        self.omg[sel, i] = self._values("set_omega", name, omega, sel, None)
 
     def set_drive_state(self, name: str, d: Any, env: int | np.ndarray | None = None) -> None:
-        """Set a driven body's drive state (see kinematics.py)."""
+        """Set a driven body's drive state (2 columns; see kinematics.py for their meaning)."""
         i = self._movable(name, "set_drive_state")
-        self.drv[self._envs(env), i] = d
+        if self.scene.bint[i, BI_KIND] != DRIVEN:
+            raise ValueError(f"World.set_drive_state: {name!r} has no drive")
+        sel = self._envs(env)
+        self.drv[sel, i] = self._values("set_drive_state", name, d, sel, 2)
 
     # ------------------------------------------------------------------- domain randomisation
     def set_mass(self, name: str, mass: Any, env: int | np.ndarray | None = None) -> None:
-        """Set mass [kg] (> 0, finite); the inertia scales with it."""
+        """Set mass [kg] (finite, in [MIN_MASS, MAX_MAGNITUDE]); the inertia scales with it."""
         i = self._movable(name, "set_mass")
-        m = np.asarray(mass, dtype=np.float64)
-        if not np.all(np.isfinite(m)) or np.any(m <= 0):
-            raise ValueError(f"World.set_mass: mass must be finite and > 0, got {mass!r}")
         sel = self._envs(env)
+        m = self._values("set_mass", name, mass, sel, None, low=MIN_MASS)
         self.epar[sel, i, EP_INERTIA] *= m / self.epar[sel, i, EP_MASS]
         self.epar[sel, i, EP_MASS] = m
 
     def set_friction(self, name: str, mu: Any, env: int | np.ndarray | None = None) -> None:
-        """Set the ground friction coefficient (>= 0)."""
+        """Set the ground friction coefficient (finite, >= 0)."""
         i = self.index(name)
-        arr = np.asarray(mu, dtype=np.float64)
-        if not np.all(np.isfinite(arr)) or np.any(arr < 0):
-            raise ValueError(f"World.set_friction: friction must be finite and >= 0, got {mu!r}")
-        self.epar[self._envs(env), i, EP_FRICTION] = arr
+        sel = self._envs(env)
+        self.epar[sel, i, EP_FRICTION] = self._values("set_friction", name, mu, sel, None,
+                                                       low=0.0)
 
     def set_scale(self, name: str, scale: Any, env: int | np.ndarray | None = None) -> None:
-        """Scale the body's shape by a factor (> 0) about its centre of mass; I scales by s^2.
-
-        The pose of the centre of mass is kept.
+        """Scale the body's shape by a factor in [MIN_SCALE, MAX_SCALE] about its centre of
+        mass; I scales by s^2. The pose of the centre of mass is kept.
         """
         i = self._movable(name, "set_scale")
-        s = np.asarray(scale, dtype=np.float64)
-        if not np.all(np.isfinite(s)) or np.any(s <= 0):
-            raise ValueError(f"World.set_scale: scale must be finite and > 0, got {scale!r}")
         sel = self._envs(env)
+        s = self._values("set_scale", name, scale, sel, None, low=MIN_SCALE, high=MAX_SCALE)
         self.epar[sel, i, EP_INERTIA] *= (s / self.epar[sel, i, EP_SCALE]) ** 2
         self.epar[sel, i, EP_SCALE] = s
 

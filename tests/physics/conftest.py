@@ -10,12 +10,25 @@ Units: metres, seconds, kilograms, radians. Rectangles are ``length`` along the 
 from __future__ import annotations
 
 import math
+import os
 import sys
 
 import numpy as np
 import pytest
 
 from push_envs.physics import World
+
+try:  # property tests (test_*_properties.py); hypothesis is in the `test` extra
+    from hypothesis import HealthCheck, settings
+except ImportError:  # pragma: no cover
+    settings = None
+if settings is not None:
+    # A fixed small budget keeps the default suite fast; `slow` (the slow-marked twins, or
+    # HYPOTHESIS_PROFILE=slow for every property test) searches much harder.
+    settings.register_profile("fast", max_examples=50, deadline=None)
+    settings.register_profile("slow", max_examples=2000, deadline=None,
+                              suppress_health_check=[HealthCheck.too_slow])
+    settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "fast"))
 
 G = 9.81
 CONTACT = [{"name": "contact2d"}]

@@ -1,0 +1,74 @@
+"""Number checks shared by the scene parser and the shape builder.
+
+Each check returns a Python float or raises :class:`SceneError` with the message
+``"<where>: <reason>, got <excerpt>"``; ``where`` is the full location prefix
+``"<source>: <key path>"``. Bools are not numbers here (YAML ``yes`` is a bool).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any
+
+import numpy as np
+
+from .errors import SceneError, short_repr
+from .limits import MAX_MAGNITUDE, MAX_SIZE, MIN_SIZE
+
+_INF_WORDS = ("inf", "+inf", ".inf", "+.inf")
+
+
+def fail(where: str, reason: str) -> SceneError:
+    """The SceneError for ``where`` (the message is ``"<where>: <reason>"``)."""
+    return SceneError(f"{where}: {reason}")
+
+
+def is_real(value: Any) -> bool:
+    """True for int/float values (numpy scalars included), False for bools."""
+    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+
+
+def real(value: Any, where: str, *, allow_inf: bool = False,
+         magnitude: float = MAX_MAGNITUDE, unit: str = "") -> float:
+    """A real number with ``|value| <= magnitude``; +inf (also the strings "inf", ".inf")
+    only when ``allow_inf``. ``unit`` (e.g. " m") is appended to the limit in messages."""
+    if allow_inf and isinstance(value, str) and value.strip().lower() in _INF_WORDS:
+        return math.inf
+    kind = "a number" if allow_inf else "a finite number"
+    if not is_real(value):
+        raise fail(where, f"must be {kind}, got {short_repr(value)}")
+    try:
+        number = float(value)
+    except OverflowError:  # an int too large for a float is also too large for a scene
+        reason = (f"must be at most {magnitude:g}{unit} in magnitude"
+                  if math.isfinite(magnitude) else "is too large for a float")
+        raise fail(where, f"{reason}, got {short_repr(value)}") from None
+    if math.isnan(number) or (math.isinf(number) and not (allow_inf and number > 0)):
+        raise fail(where, f"must be {kind}, got {short_repr(value)}")
+    if math.isfinite(number) and abs(number) > magnitude:
+        raise fail(where, f"must be at most {magnitude:g}{unit} in magnitude, got "
+                          f"{short_repr(value)}")
+    return number
+
+
+def bounded(value: Any, where: str, *, low: float, strict: bool = False,
+            high: float | None = None, allow_inf: bool = False,
+            magnitude: float = MAX_MAGNITUDE, unit: str = "") -> float:
+    """A number >= low (> low if ``strict``), <= high when given, within ``magnitude``."""
+    number = real(value, where, allow_inf=allow_inf, magnitude=magnitude, unit=unit)
+    if number < low or (strict and number == low):
+        raise fail(where, f"must be {'>' if strict else '>='} {low:g}, got {short_repr(value)}")
+    if high is not None and number > high:
+        raise fail(where, f"must be <= {high:g}, got {short_repr(value)}")
+    return number
+
+
+def size(value: Any, where: str, *, minimum: float = MIN_SIZE,
+         maximum: float = MAX_SIZE) -> float:
+    """A length [m] > 0 within [minimum, maximum] (the limits are named in the message)."""
+    number = bounded(value, where, low=0.0, strict=True, magnitude=maximum, unit=" m")
+    if number < minimum:
+        raise fail(where, f"must be at least {minimum:g} m (the minimum size), got "
+                          f"{short_repr(value)}")
+    return number
