@@ -24,7 +24,9 @@ from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 
 from ..physics import SceneError, World, load_scene
+from ..physics.errors import short_repr
 from ..physics.layout import BI_KIND, DRIVEN
+from ..physics.safe_yaml import read_scene_yaml
 from ..physics.scene import compile_scene
 from ..physics.world import PARALLEL_MIN_ENVS
 from . import obs_layout as L
@@ -75,11 +77,6 @@ def _check_autoreset(value: Any) -> AutoresetMode:
     except ValueError:
         raise ValueError(f"autoreset_mode must be one of {[m.value for m in AutoresetMode]}, "
                          f"got {value!r}") from None
-
-
-def _short(value: Any, limit: int = 80) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[:limit] + "..."
 
 
 class PushVectorEnv(VectorEnv):
@@ -194,52 +191,50 @@ class PushVectorEnv(VectorEnv):
     # ------------------------------------------------------------------ construction helpers
     def _compile(self, scene: str | os.PathLike | Mapping | None):
         """Load the task's YAML (or ``scene``: a path or a scene mapping), swap in the robot
-        variant and compile it."""
+        variant and compile it: the file is parsed once and each shape built once, and every
+        error names the file (or ``<scene mapping>``) and the key."""
         tc = self.task_class
         if isinstance(scene, Mapping):
             source, base_dir = "<scene mapping>", None
-            raw = copy.deepcopy(dict(scene))
-            load_scene(raw)  # full validation before the robot swap
+            raw: Any = dict(scene)
         else:
             if scene is not None and not isinstance(scene, (str, os.PathLike)):
                 raise SceneError(f"{tc.id}: scene must be a YAML path or a scene mapping, got "
-                                 f"{_short(scene)}")
+                                 f"{short_repr(scene)}")
             path = Path(scene) if scene is not None else CONFIG_DIR / tc.scene
             source, base_dir = str(path), str(path.parent)
-            spec0 = load_scene(source)  # full validation, with the file's name in every error
-            raw = spec0.raw if hasattr(spec0, "raw") else _read_raw(path)
-        if not isinstance(raw, dict):
-            raise SceneError(f"{source}: a scene is a mapping with world / robot / obstacle")
-        raw = copy.deepcopy(raw)
+            raw = read_scene_yaml(source)
+        if not isinstance(raw, Mapping):
+            raise SceneError(f"{source}: a scene is a mapping with world / robot / obstacle "
+                             f"sections, got {short_repr(raw)}")
+        raw = dict(raw)
         robots = raw.get("robot") or []
         robots = [robots] if isinstance(robots, Mapping) else list(robots)
-        found = False
         for i, body in enumerate(robots):
             if isinstance(body, Mapping) and body.get("name", f"robot_{i}") == tc.robot_body:
-                found = True
                 variant = ROBOT_VARIANTS[self.robot]
                 body = dict(body)
-                body["kinematics"] = dict(variant["kinematics"],
-                                          tau=(body.get("kinematics") or {}).get("tau"))
-                if body["kinematics"]["tau"] is None:
-                    del body["kinematics"]["tau"]
+                kin = body.get("kinematics")
+                tau = kin.get("tau") if isinstance(kin, Mapping) else None
+                body["kinematics"] = dict(variant["kinematics"])
+                if tau is not None:
+                    body["kinematics"]["tau"] = tau
                 for key in ("vel_min", "vel_max", "shape"):
                     if key in variant:
-                        body[key] = variant[key]
-                state = list(body.get("state", [0, 0, 0]))[:3]
-                body["state"] = state + [0.0] * (3 - len(state)) + ([0.0] if self.robot ==
-                                                                   "acker" else [])
+                        body[key] = copy.deepcopy(variant[key])
+                state = body.get("state", [0, 0, 0])
+                state = list(state)[:3] if isinstance(state, (list, tuple)) else state
+                if isinstance(state, list):
+                    state = state + [0.0] * (3 - len(state)) + \
+                        ([0.0] if self.robot == "acker" else [])
+                body["state"] = state
                 robots[i] = body
-        if not found:
+                break
+        else:
             raise SceneError(f"{source}: robot body '{tc.robot_body}' is missing; the {tc.id} "
                              f"task drives it")
         raw["robot"] = robots
-        if base_dir is not None:
-            raw.setdefault("world", {})
-        spec = load_scene(raw)
-        spec = type(spec)(world=spec.world, bodies=spec.bodies, source=source,
-                          base_dir=base_dir if base_dir is not None else spec.base_dir)
-        return compile_scene(spec)
+        return compile_scene(load_scene(raw, source=source, base_dir=base_dir))
 
     def _reach(self) -> float:
         """Largest coordinate magnitude a body can have in the scene [m]."""
@@ -311,18 +306,18 @@ class PushVectorEnv(VectorEnv):
             if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0 \
                     or seed + self.num_envs > SEED_LIMIT:
                 raise ValueError(f"seed must be None or an int in [0, 2**64 - num_envs] (env i "
-                                 f"is seeded seed + i), got {_short(seed)}")
+                                 f"is seeded seed + i), got {short_repr(seed)}")
             self._np_random, self._np_random_seed = seeding.np_random(int(seed))
             self.env_arrays.rng[:] = seed_states(int(seed), self.num_envs)
             self._seeded = True
         if options is not None and not isinstance(options, Mapping):
-            raise ValueError(f"options must be None or a dict, got {_short(options)}")
+            raise ValueError(f"options must be None or a dict, got {short_repr(options)}")
         mask = np.ones(self.num_envs, bool)
         if options and "reset_mask" in options:
             mask = np.asarray(options["reset_mask"])
             if mask.dtype != np.bool_ or mask.shape != (self.num_envs,):
                 raise ValueError(f"options['reset_mask'] must be a bool array of shape "
-                                 f"({self.num_envs},), got {_short(options['reset_mask'])}")
+                                 f"({self.num_envs},), got {short_repr(options['reset_mask'])}")
         if not self._started and not mask.all():
             raise gym.error.ResetNeeded("the first reset() must reset every env (no reset_mask)")
         self._reset_rows(mask)
@@ -339,7 +334,7 @@ class PushVectorEnv(VectorEnv):
         if a.shape != shape:
             raise ValueError(f"actions must have shape {shape}, got {np.shape(actions)}")
         if not np.isfinite(a).all():
-            raise ValueError(f"actions must be finite; got NaN or inf in {_short(actions)}")
+            raise ValueError(f"actions must be finite; got NaN or inf in {short_repr(actions)}")
         ar = self._cfg[CFG_MODE]
         was_reset = self._need_reset.astype(bool) if ar == AR_NEXT_STEP else None
         self._advance(a)
@@ -497,7 +492,7 @@ class PushEnv(gym.Env):
               options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))
                                  or not 0 <= seed < SEED_LIMIT):
-            raise ValueError(f"seed must be None or an int in [0, 2**64), got {_short(seed)}")
+            raise ValueError(f"seed must be None or an int in [0, 2**64), got {short_repr(seed)}")
         super().reset(seed=seed)
         if seed is None and not self.core._seeded:
             # Unseeded first reset: draw the stream's seed from gymnasium's generator.
@@ -515,7 +510,7 @@ class PushEnv(gym.Env):
             raise ValueError(f"action must have shape {self.action_space.shape}, got "
                              f"{np.shape(action)}")
         if not np.isfinite(a).all():
-            raise ValueError(f"action must be finite; got NaN or inf in {_short(action)}")
+            raise ValueError(f"action must be finite; got NaN or inf in {short_repr(action)}")
         core._advance(a.reshape(1, -1))
         rew = float(core._rew[0])
         if core.obs_mode == "goal":
@@ -544,12 +539,6 @@ class PushEnv(gym.Env):
 
     def close(self) -> None:
         self.core.close()
-
-
-def _read_raw(path: Path) -> Any:
-    from ..physics.config import _read_yaml
-
-    return _read_yaml(str(path))
 
 
 def task_envs(task: type[TaskSpec], doc: str) -> tuple[type[PushEnv], type[PushVectorEnv]]:

@@ -61,6 +61,7 @@ from .pipeline import step_parallel, step_serial
 from .scene import CompiledScene, compile_scene
 from .sensors import ContactReport, contact_array, reports_for
 
+MAX_ENVS = 1 << 20  # a batch beyond this is a typo, not a workload: refuse before allocating
 PARALLEL_MIN_ENVS = 16  # below this, the serial kernel beats prange (thread start-up)
 DRIVE_NAMES = {0: None, 1: "diff", 2: "omni", 3: "acker"}
 
@@ -90,8 +91,9 @@ class World:
     def __init__(self, scene: CompiledScene, num_envs: int = 1,
                  num_threads: int | None = None) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) \
-                or num_envs < 1:
-            raise ValueError(f"World: num_envs must be an integer >= 1, got {num_envs!r}")
+                or not 1 <= num_envs <= MAX_ENVS:
+            raise ValueError(f"World: num_envs must be an integer in [1, {MAX_ENVS}], got "
+                             f"{short_repr(num_envs)}")
         if num_threads is not None:
             limit = numba.config.NUMBA_NUM_THREADS
             if isinstance(num_threads, bool) or not isinstance(num_threads, (int, np.integer)) \
