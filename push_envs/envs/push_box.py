@@ -6,8 +6,7 @@ from numba import njit
 
 from . import pushing as P
 from .base import task_envs
-from .pushing import FP, GOAL, IP, MEM, goal_distance, goal_reward, start  # noqa: F401 (hooks)
-from .rng import uniform
+from .pushing import FP, GOAL, MEM, goal_distance, goal_reward, start  # noqa: F401 (shared hooks)
 
 
 class PushBox(P.SingleObjectTask):
@@ -28,10 +27,7 @@ def spawn(e, W, V, T):
     """Goal, box and robot drawn uniformly in the region (box and goal ``margin`` off the
     edges, the box at least ``goal_separation`` from the goal, the robot clear of the box)."""
     s = P.randomise_object(e, W, V, T)
-    fp = T.fp
-    rm = fp[FP.obj_r] * s + fp[FP.margin]
-    gx = uniform(V.rng, e, fp[FP.x0] + rm, fp[FP.x1] - rm)
-    gy = uniform(V.rng, e, fp[FP.y0] + rm, fp[FP.y1] - rm)
+    gx, gy = P.random_goal_xy(e, V, T, s)
     P.set_goal(e, T, gx, gy, 0.0)
     ocx, ocy = P.spawn_object_free(e, W, V, T, s)
     P.spawn_robot(e, W, V, T, ocx, ocy, s)

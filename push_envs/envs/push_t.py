@@ -8,7 +8,13 @@ from numba import njit
 
 from . import pushing as P
 from .base import task_envs
-from .pushing import GOAL, MEM, goal_distance, heading_error, start  # noqa: F401 (hooks)
+from .pushing import (
+    GOAL,
+    MEM,
+    goal_distance,
+    heading_error,
+    start,  # noqa: F401 (a hook shared with the family)
+)
 from .rng import uniform
 from .task import columns
 
@@ -48,9 +54,7 @@ def spawn(e, W, V, T):
     if not math.isnan(fp[FP.goal_x]):
         P.set_goal(e, T, fp[FP.goal_x], fp[FP.goal_y], fp[FP.goal_t])
     else:
-        rm = fp[FP.obj_r] * s + fp[FP.margin]
-        gx = uniform(V.rng, e, fp[FP.x0] + rm, fp[FP.x1] - rm)
-        gy = uniform(V.rng, e, fp[FP.y0] + rm, fp[FP.y1] - rm)
+        gx, gy = P.random_goal_xy(e, V, T, s)
         P.set_goal(e, T, gx, gy, uniform(V.rng, e, -math.pi, math.pi))
     ocx, ocy = P.spawn_object_free(e, W, V, T, s)
     P.spawn_robot(e, W, V, T, ocx, ocy, s)

@@ -270,6 +270,17 @@ def set_goal(e, T, x, y, th):
 
 
 @njit(cache=True)
+def random_goal_xy(e, V, T, s):
+    """A goal point [m] drawn uniformly in the region, ``margin`` plus the object's bounding
+    radius (at size factor s) off its edges."""
+    fp = T.fp
+    rm = fp[FP.obj_r] * s + fp[FP.margin]
+    gx = uniform(V.rng, e, fp[FP.x0] + rm, fp[FP.x1] - rm)
+    gy = uniform(V.rng, e, fp[FP.y0] + rm, fp[FP.y1] - rm)
+    return gx, gy
+
+
+@njit(cache=True)
 def randomise_object(e, W, V, T):
     """Domain randomisation of the object's mass [kg], ground friction and size factor
     (each drawn only when its range is set); returns the size factor."""

@@ -21,9 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from push_envs.physics.frames import com_offsets
 from push_envs.physics.layout import (
-    BF_COMX,
-    BF_COMY,
     CT_FN,
     CT_NX,
     CT_NY,
@@ -258,7 +257,6 @@ class Renderer:
         self._mov_owner = np.concatenate(owner) if owner else np.zeros(0, np.int64)
         self._mov_index = np.array([b.index for b in mov], np.int64)
         self._mov_heading = np.array([b.heading for b in mov])
-        self._mov_com = self.world.scene.bflt[self._mov_index][:, [BF_COMX, BF_COMY]]
 
     # -------------------------------------------------------------------------- background
     def _draw_background(self) -> Any:
@@ -386,10 +384,9 @@ class Renderer:
         # the COM sits at R(theta) * scale * com_local from the origin.
         theta = w.ang[env, idx]
         sc = w.epar[env, idx, EP_SCALE]
-        com_l = self._mov_com
         c, s = np.cos(theta), np.sin(theta)
-        ox = w.pos[env, idx, 0] - sc * (c * com_l[:, 0] - s * com_l[:, 1])
-        oy = w.pos[env, idx, 1] - sc * (s * com_l[:, 0] + c * com_l[:, 1])
+        off = com_offsets(w.scene.bflt, idx, theta, sc)
+        ox, oy = w.pos[env, idx, 0] - off[:, 0], w.pos[env, idx, 1] - off[:, 1]
         # All movable outline vertices in one go (owner k -> that body's pose and scale).
         k = self._mov_owner
         x = sc[k] * self._mov_pts[:, 0]

@@ -7,7 +7,7 @@ from numba import njit
 
 from . import pushing as P
 from .base import task_envs
-from .pushing import GOAL, MEM, goal_distance, goal_reward, start  # noqa: F401 (hooks)
+from .pushing import GOAL, MEM, goal_distance, goal_reward, start  # noqa: F401 (shared hooks)
 from .rng import uniform
 from .task import columns
 

@@ -44,8 +44,10 @@ def place_origin(e, b, x, y, th, pos, ang, bflt, epar):
     ang[e, b] = th
 
 
-def com_offsets(bflt: np.ndarray, b: int, theta: np.ndarray, scale: np.ndarray) -> np.ndarray:
-    """numpy form of :func:`com_offset` over envs: (..., 2) [m] for headings ``theta``."""
+def com_offsets(bflt: np.ndarray, b: int | np.ndarray, theta: np.ndarray,
+                scale: np.ndarray) -> np.ndarray:
+    """numpy form of :func:`com_offset`: (..., 2) [m] for body (or bodies) ``b`` at headings
+    ``theta`` [rad] and size factors ``scale``, broadcast together."""
     lx, ly = bflt[b, BF_COMX] * scale, bflt[b, BF_COMY] * scale
     c, s = np.cos(theta), np.sin(theta)
     return np.stack([c * lx - s * ly, s * lx + c * ly], axis=-1)
