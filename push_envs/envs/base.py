@@ -25,6 +25,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 
 from ..physics import SceneError, World, load_scene
 from ..physics.errors import short_repr
+from ..physics.fastcall import entry_point
 from ..physics.layout import BI_KIND, DRIVEN
 from ..physics.safe_yaml import read_scene_yaml
 from ..physics.scene import compile_scene
@@ -168,13 +169,18 @@ class PushVectorEnv(VectorEnv):
                                       dg=obs[:, n_state + n_goal:])
         self._kernels = task_kernels(tc.hooks)
         self._args = (w.arrays, self.env_arrays, self.task_arrays)
+        self._parallel = E >= PARALLEL_MIN_ENVS
+        k = self._kernels
+        actions = np.zeros((E, 2 * len(self.env_arrays.robots)))
+        self._step_fn = entry_point(k.step_parallel if self._parallel else k.step_serial,
+                                    actions, *self._args)
+        self._reset_fn = entry_point(k.reset_rows, np.zeros(E, np.uint8), *self._args)
         V = self.env_arrays
         self._obs, self._rew, self._term, self._trunc = V.obs, V.rew, V.term, V.trunc
         self._info_f, self._final_info, self._final_obs = V.info, V.final_info, V.final_obs
         self._need_reset, self._cfg = V.need_reset, cfg
         self._seeded = False
         self._started = False
-        self._parallel = E >= PARALLEL_MIN_ENVS
         self._num_threads = num_threads
         self._renderer: Any = None
         self.render_envs = integer(1, 4096)("render_envs", render_envs)
@@ -289,7 +295,7 @@ class PushVectorEnv(VectorEnv):
 
     # ------------------------------------------------------------------------------ kernels
     def _reset_rows(self, mask: np.ndarray) -> None:
-        self._kernels.reset_rows(mask.astype(np.uint8), *self._args)
+        self._reset_fn(np.ascontiguousarray(mask, dtype=np.uint8), *self._args)
         self.world.steps[mask] = 0
         self._need_reset[mask] = 0
         for e in np.flatnonzero(mask[: len(self._trails)]):
@@ -329,7 +335,7 @@ class PushVectorEnv(VectorEnv):
         """Advance every env by one step; see the class docs for autoreset."""
         if not self._started:
             raise gym.error.ResetNeeded("call reset() before step()")
-        a = np.asarray(actions, dtype=np.float64)
+        a = np.ascontiguousarray(actions, dtype=np.float64)
         shape = (self.num_envs,) + self.single_action_space.shape
         if a.shape != shape:
             raise ValueError(f"actions must have shape {shape}, got {np.shape(actions)}")
@@ -377,12 +383,10 @@ class PushVectorEnv(VectorEnv):
     def _advance(self, a: np.ndarray) -> None:
         """Actions (already checked, float64 (E, 2R)) -> physics -> observation, reward, ends."""
         w = self.world
-        if self._parallel:
-            if self._num_threads is not None:
-                numba.set_num_threads(self._num_threads)
-            self._kernels.step_parallel(a, *self._args)
-        else:
-            self._kernels.step_serial(a, *self._args)
+        if self._parallel and self._num_threads is not None:
+            numba.set_num_threads(self._num_threads)
+        # The entry point takes exactly a C-contiguous float64 (E, 2R) array.
+        self._step_fn(a, *self._args)
         w.steps += w.active
 
     # ------------------------------------------------------------------------------ outputs
@@ -511,7 +515,7 @@ class PushEnv(gym.Env):
                              f"{np.shape(action)}")
         if not np.isfinite(a).all():
             raise ValueError(f"action must be finite; got NaN or inf in {short_repr(action)}")
-        core._advance(a.reshape(1, -1))
+        core._advance(np.ascontiguousarray(a.reshape(1, -1)))
         rew = float(core._rew[0])
         if core.obs_mode == "goal":
             batch = core._observation()

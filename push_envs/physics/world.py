@@ -23,6 +23,7 @@ import numpy as np
 from .arrays import WorldArrays
 from .config import load_scene
 from .errors import short_repr
+from .fastcall import entry_point
 from .frames import com_offsets
 from .layout import (
     BI_DRIVE,
@@ -161,6 +162,9 @@ class World:
             bsc=self._bsc, bis=self._bis, aabb=self._aabb, stamp=self._stamp, prs=self._prs,
             pfl=self._pfl, pord=self._pord, vbuf=self._vbuf, cbuf=self._cbuf, cti=self.cti,
             ctf=self.ctf, ctn=self.ctn, hl=self.health)
+        self._parallel = self.num_envs >= PARALLEL_MIN_ENVS
+        self._step_fn = entry_point(step_parallel if self._parallel else step_serial,
+                                    self.arrays)
         self.reset()
 
     # ------------------------------------------------------------------------------ set-up
@@ -307,11 +311,9 @@ class World:
 
         Envs whose ``active`` flag is 0 are left as they are.
         """
-        parallel = self.num_envs >= PARALLEL_MIN_ENVS
-        if parallel and self.num_threads is not None:
+        if self._parallel and self.num_threads is not None:
             numba.set_num_threads(self.num_threads)
-        kernel = step_parallel if parallel else step_serial
-        kernel(self.arrays)
+        self._step_fn(self.arrays)
         self.steps += self.active
 
     # ------------------------------------------------------------------------------ poses
