@@ -6,8 +6,8 @@
 2. drive:      commands -> drive state (limits, lag, acceleration and grip caps).
 3. integrate:  driven bodies follow their drive exactly; passive bodies coast.
 4. broad:      candidate pairs within the sub-step's travel.
-5. solve:      prepare -> sort -> Gauss-Seidel sweeps (solver.py).
-6. apply:      velocities from the displacement, restitution and friction.
+5. solve:      prepare -> sort (contacts.py) -> Gauss-Seidel sweeps (position_solver.py).
+6. apply:      velocities from the displacement, restitution and friction (velocity_solver.py).
 7. sensors:    touching contacts of the last sub-step are written to the contact buffers.
 
 ``step_serial`` runs envs one after the other; ``step_parallel`` runs them with ``prange``.
@@ -25,6 +25,7 @@ import math
 from numba import njit, prange
 
 from .broadphase import body_boxes, find_pairs
+from .contacts import prepare, sort_pairs
 from .frames import com_offset
 from .kinematics import DRIVE_ACKER, DRIVE_OMNI, coast, drive_motion, drive_twist, drive_update
 from .layout import (
@@ -70,8 +71,9 @@ from .layout import (
     PR_SUBFRAC,
     PR_SWEEPS,
 )
+from .position_solver import sweeps
 from .sensors import write_contacts
-from .solver import prepare, sort_pairs, sweeps, velocity_pass
+from .velocity_solver import velocity_pass
 
 _MIN_HALF = 1e-3  # [m] floor on the half-thickness used to size sub-steps
 

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numba import njit
 
+from .contacts import uf_find
 from .layout import (
     BI_KIND,
     BS_DRIVE,
@@ -51,7 +52,6 @@ from .layout import (
     PR_B,
     PR_SP,
 )
-from .solver import _find
 
 if TYPE_CHECKING:
     from .world import World
@@ -214,7 +214,7 @@ def write_contacts(e, npairs, dts, gravity, prs, bint, epar, bsc, bis, pfl, cti,
             fn = min(fn, epar[e, b, EP_FRICTION] * epar[e, b, EP_MASS] * gravity)
         # Inside a passive chain that drives push, no contact carries more than their traction.
         if bint[a, BI_KIND] == PASSIVE:
-            drive = bsc[e, _find(e, a, bis), BS_DRIVE]
+            drive = bsc[e, uf_find(e, a, bis), BS_DRIVE]
             if drive > 0.0:
                 fn = min(fn, drive)
         if raw > fn:
