@@ -37,10 +37,12 @@ from .layout import (
     IS_UF,
     MODE_PUSH,
     MODE_STALL,
+    OUT_LEN,
     PASSIVE,
     PF_BCX,
     PF_BCY,
     PF_BRAD,
+    PF_DEPTH,
     PF_DMAX,
     PF_E,
     PF_KEY,
@@ -49,6 +51,10 @@ from .layout import (
     PF_MINX,
     PF_MINY,
     PF_MU,
+    PF_NX,
+    PF_NY,
+    PF_P1X,
+    PF_P1Y,
     PF_RAD,
     PF_TOUCH,
     PI_KIND,
@@ -58,7 +64,7 @@ from .layout import (
     PR_MODE,
     PR_SP,
 )
-from .narrowphase import OUT_LEN, collide
+from .narrowphase import collide
 
 LEVEL_INF = 1 << 40  # level of a body no immovable body or drive backs
 LEVEL_DRIVE = 1 << 30  # start level of a drive (below LEVEL_INF)
@@ -131,8 +137,8 @@ def pair_contact(e, k, prs, pos, ang, epar, bint, pint, pvert, pflt, sint, svert
             else:
                 nb, kb, rb, vv = sint[q, PI_NV], sint[q, PI_KIND], sflt[q, PF_RAD], svert[q]
             if collide(pint[p, PI_KIND], va, na, pflt[p, PF_RAD] * sca, kb, vv, nb, rb, tol, out):
-                if out[2] > best:
-                    best = out[2]
+                if out[PF_DEPTH] > best:
+                    best = out[PF_DEPTH]
                     for i in range(OUT_LEN):
                         pfl[e, k, i] = out[i]
     return best > -np.inf
@@ -190,7 +196,7 @@ def prepare(e, npairs, prs, pos, ang, epar, bint, bflt, pint, pvert, pflt, sint,
                         tol, vbuf, cbuf, pfl):
             touching += 1
             pfl[e, k, PF_TOUCH] = 1.0
-            pfl[e, k, PF_KEY] = pfl[e, k, 2]
+            pfl[e, k, PF_KEY] = pfl[e, k, PF_DEPTH]
             if ka == PASSIVE and kb == PASSIVE:
                 ra, rb = uf_find(e, a, bis), uf_find(e, b, bis)
                 if ra != rb:
@@ -216,7 +222,7 @@ def prepare(e, npairs, prs, pos, ang, epar, bint, bflt, pint, pvert, pflt, sint,
         root = uf_find(e, b, bis)
         load = bsc[e, root, BS_LOAD]
         if pfl[e, k, PF_TOUCH] > 0.0:
-            nx, ny = pfl[e, k, 0], pfl[e, k, 1]
+            nx, ny = pfl[e, k, PF_NX], pfl[e, k, PF_NY]
             for j in range(npairs):
                 if j == k or pfl[e, j, PF_TOUCH] <= 0.0 or prs[e, j, PR_SP] >= 0:
                     continue
@@ -271,10 +277,10 @@ def _before(e, k1, k2, prs, bis, pfl):
     d1, d2 = pfl[e, k1, PF_KEY], pfl[e, k2, PF_KEY]
     if d1 != d2:
         return d1 > d2
-    x1, x2 = pfl[e, k1, 4], pfl[e, k2, 4]
+    x1, x2 = pfl[e, k1, PF_P1X], pfl[e, k2, PF_P1X]
     if x1 != x2:
         return x1 < x2
-    y1, y2 = pfl[e, k1, 5], pfl[e, k2, 5]
+    y1, y2 = pfl[e, k1, PF_P1Y], pfl[e, k2, PF_P1Y]
     if y1 != y2:
         return y1 < y2
     return k1 < k2

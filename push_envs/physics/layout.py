@@ -104,8 +104,20 @@ MODE_SHARE = 0  # both yield by inverse mass (or only the movable one against an
 MODE_PUSH = 1  # a is a drive with enough traction: only b yields, a keeps its heading
 MODE_STALL = 2  # a is a drive that cannot move b's load: only a yields
 
-# pfl[E, K, :] per-pair floats (the first OUT_LEN hold the latest narrow-phase contact)
-PF_OUT = 0
+# pfl[E, K, :] per-pair floats. The first OUT_LEN columns hold the latest narrow-phase
+# contact, in the layout narrowphase.collide writes its ``out`` buffer:
+PF_NX = 0  # unit normal from b toward a
+PF_NY = 1
+PF_DEPTH = 2  # overlap along the normal [m]: > 0 overlapping, <= 0 a gap within tolerance
+PF_NPTS = 3  # patch points, 1 or 2 (stored as a float)
+PF_P1X = 4  # patch point 1 [m] (midway through the overlap), deepest first
+PF_P1Y = 5
+PF_P1D = 6  # depth at point 1 [m]
+PF_P2X = 7  # patch point 2 [m] (a copy of point 1 when npts == 1)
+PF_P2Y = 8
+PF_P2D = 9
+PF_PSTRIDE = 3  # columns per patch point: point j starts at PF_P1X + PF_PSTRIDE * j
+OUT_LEN = 10
 PF_LPOS = 10  # accumulated normal position lambda [kg m]
 PF_LTAN = 11  # accumulated tangential (friction) position lambda [kg m]
 PF_DMAX = 12  # deepest overlap removed this step [m]

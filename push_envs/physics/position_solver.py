@@ -9,6 +9,17 @@ the friction cone of a static surface) and the partner takes the rest: simplifie
 propagation, so a chain pushed into a wall settles in one sweep. Sweeps stop when one moves
 nothing, or at the cap.
 
+Sketch of one sweep on a row pushed into a wall (pairs in level order, wall outward)::
+
+    robot -> [b3][b2][b1]|wall
+    pair b1|wall:  b1 leaves the wall                  b1 blocked (by the wall)
+    pair b2|b1:    b1 is blocked: b2 alone moves back   b2 blocked (by b1)
+    pair b3|b2:    b2 is blocked: b3 alone moves back   b3 blocked ...
+    pair robot|b3: the robot, stalled, yields
+
+A body "alone moves back" with its blockers' constraints projected out of the move, so it
+can still slide along a wall within the friction cone (``_project``).
+
 Contacts between two bodies are frictionless; only a passive body against an immovable one has
 friction, with the mean of the two coefficients.
 """
@@ -32,12 +43,23 @@ from .layout import (
     MODE_PUSH,
     MODE_SHARE,
     MODE_STALL,
+    PF_DEPTH,
     PF_DMAX,
     PF_LPOS,
     PF_LTAN,
     PF_MU,
+    PF_NPTS,
+    PF_NX,
+    PF_NY,
+    PF_P1D,
+    PF_P1X,
+    PF_P1Y,
+    PF_P2D,
+    PF_P2X,
+    PF_P2Y,
     PF_PJN,
     PF_PJT,
+    PF_PSTRIDE,
     PF_TOUCH,
     PR_A,
     PR_B,
@@ -122,6 +144,14 @@ def block2(k11, k12, k22, b1, b2):
 
     K = [[k11, k12], [k12, k22]] is a two-point patch's effective inverse mass; b the wanted
     normal corrections (positions or speeds). Returns (x1, x2).
+
+    A 2x2 LCP has four candidate solutions; the first that is feasible is the answer (K is
+    positive semi-definite, so exactly one is, up to degeneracy)::
+
+        both points push     x = K^-1 b            needs x1, x2 >= 0
+        only point 1 pushes  x1 = b1 / k11, x2 = 0  needs point 2 not left overlapping
+        only point 2 pushes  x2 = b2 / k22, x1 = 0  needs point 1 not left overlapping
+        neither              x = 0                  (both already separating)
     """
     det = k11 * k22 - k12 * k12
     if det > 1e-12 * k11 * k22:
@@ -147,7 +177,7 @@ def resolve(e, k, fa, fb, yield_drive, prs, pos, ang, epar, bint, pint, pvert, p
         pfl[e, k, PF_TOUCH] = 0.0
         return False, -1.0
     pfl[e, k, PF_TOUCH] = 1.0
-    d = pfl[e, k, 2]
+    d = pfl[e, k, PF_DEPTH]
     if d > pfl[e, k, PF_DMAX]:
         pfl[e, k, PF_DMAX] = d
     if d <= 0.0:
@@ -157,10 +187,10 @@ def resolve(e, k, fa, fb, yield_drive, prs, pos, ang, epar, bint, pint, pvert, p
         return True, -1.0
     a = prs[e, k, PR_A]
     b = prs[e, k, PR_B]
-    nx, ny = pfl[e, k, 0], pfl[e, k, 1]
-    npts = int(pfl[e, k, 3])
-    p1x, p1y, c1 = pfl[e, k, 4], pfl[e, k, 5], pfl[e, k, 6] + slop
-    p2x, p2y, c2 = pfl[e, k, 7], pfl[e, k, 8], pfl[e, k, 9] + slop
+    nx, ny = pfl[e, k, PF_NX], pfl[e, k, PF_NY]
+    npts = int(pfl[e, k, PF_NPTS])
+    p1x, p1y, c1 = pfl[e, k, PF_P1X], pfl[e, k, PF_P1Y], pfl[e, k, PF_P1D] + slop
+    p2x, p2y, c2 = pfl[e, k, PF_P2X], pfl[e, k, PF_P2Y], pfl[e, k, PF_P2D] + slop
     ax, ay = pos[e, a, 0], pos[e, a, 1]
     bx, by = pos[e, b, 0], pos[e, b, 1]
     ra1 = (p1x - ax) * ny - (p1y - ay) * nx
@@ -191,13 +221,13 @@ def resolve(e, k, fa, fb, yield_drive, prs, pos, ang, epar, bint, pint, pvert, p
         # translation so the pair ends at the slop, as intended.
         if pair_contact(e, k, prs, pos, ang, epar, bint, pint, pvert, pflt, sint, svert, sflt,
                         _OVERSHOOT_REACH, vbuf, cbuf, pfl):
-            gap = -pfl[e, k, 2] - slop
+            gap = -pfl[e, k, PF_DEPTH] - slop
             if gap > 0.0:
                 g = gap / (wa + wb)
-                _move(e, a, -pfl[e, k, 0] * g * wa, -pfl[e, k, 1] * g * wa, 0.0, pos, ang)
+                _move(e, a, -pfl[e, k, PF_NX] * g * wa, -pfl[e, k, PF_NY] * g * wa, 0.0, pos, ang)
                 if wb > 0.0:
-                    _move(e, b, pfl[e, k, 0] * g * wb, pfl[e, k, 1] * g * wb, 0.0, pos, ang)
-            pfl[e, k, 2] = -slop
+                    _move(e, b, pfl[e, k, PF_NX] * g * wb, pfl[e, k, PF_NY] * g * wb, 0.0, pos, ang)
+            pfl[e, k, PF_DEPTH] = -slop
     if npts == 2:
         px, py = 0.5 * (p1x + p2x), 0.5 * (p1y + p2y)
     else:
@@ -250,10 +280,10 @@ def _project(e, body, dx, dy, dth, prs, pos, epar, bint, bis, pfl):
         for i in range(nblk):
             kb = bis[e, body, IS_BLK + i]
             sgn = 1.0 if prs[e, kb, PR_A] == body else -1.0
-            nx, ny = sgn * pfl[e, kb, 0], sgn * pfl[e, kb, 1]
-            npts = int(pfl[e, kb, 3])
+            nx, ny = sgn * pfl[e, kb, PF_NX], sgn * pfl[e, kb, PF_NY]
+            npts = int(pfl[e, kb, PF_NPTS])
             for j in range(npts):
-                px, py = pfl[e, kb, 4 + 3 * j], pfl[e, kb, 5 + 3 * j]
+                px, py = pfl[e, kb, PF_P1X + PF_PSTRIDE * j], pfl[e, kb, PF_P1Y + PF_PSTRIDE * j]
                 cr = (px - bx) * ny - (py - by) * nx
                 v = dx * nx + dy * ny + dth * cr
                 w = im + ii * cr * cr
@@ -335,7 +365,7 @@ def sweeps(e, npairs, order, max_sweeps, prs, pos, ang, epar, bint, pint, pvert,
             ax0, ay0, at0 = pos[e, a, 0], pos[e, a, 1], ang[e, a]
             bx0, by0, bt0 = pos[e, b, 0], pos[e, b, 1], ang[e, b]
             dirty = bis[e, a, IS_MOVED] != 0 or (not static_b and bis[e, b, IS_MOVED] != 0)
-            if not dirty and pfl[e, k, 2] <= 0.0:
+            if not dirty and pfl[e, k, PF_DEPTH] <= 0.0:
                 # Neither body moved since this pair was last evaluated, and it did not
                 # overlap then: its contact is unchanged, so skip the narrow phase. (Large
                 # scenes settle with a small active frontier; the rest is skipped.)

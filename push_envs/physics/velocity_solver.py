@@ -37,6 +37,12 @@ from .layout import (
     PF_LVEL2,
     PF_LVT,
     PF_MU,
+    PF_NPTS,
+    PF_NX,
+    PF_NY,
+    PF_P1X,
+    PF_P1Y,
+    PF_PSTRIDE,
     PF_TOUCH,
     PR_A,
     PR_B,
@@ -94,7 +100,7 @@ def _point_vel(e, body, rx, ry, vel, omg):
 def _vel_row(e, k, j, a, b, nx, ny, static_b, pos, vel, omg, bsc, pfl):
     """Patch point j of pair k: (normal speed [m/s], speed wanted (the bounce) [m/s], lever
     arms r_a x n and r_b x n [m])."""
-    px, py = pfl[e, k, 4 + 3 * j], pfl[e, k, 5 + 3 * j]
+    px, py = pfl[e, k, PF_P1X + PF_PSTRIDE * j], pfl[e, k, PF_P1Y + PF_PSTRIDE * j]
     rax, ray = px - pos[e, a, 0], py - pos[e, a, 1]
     vax, vay = _point_vel(e, a, rax, ray, vel, omg)
     rbx = rby = vbx = vby = 0.0
@@ -143,8 +149,8 @@ def velocity_pass(e, npairs, order, dt, prs, pos, ang, vel, omg, epar, bint, mov
                 continue
             a = prs[e, k, PR_A]
             b = prs[e, k, PR_B]
-            nx, ny = pfl[e, k, 0], pfl[e, k, 1]
-            npts = int(pfl[e, k, 3])
+            nx, ny = pfl[e, k, PF_NX], pfl[e, k, PF_NY]
+            npts = int(pfl[e, k, PF_NPTS])
             vn1, want1, ca1, cb1 = _vel_row(e, k, 0, a, b, nx, ny, static_b, pos, vel, omg, bsc,
                                             pfl)
             k11 = wa + ia * ca1 * ca1 + wb + ib * cb1 * cb1

@@ -41,6 +41,7 @@ from .layout import (
     HL_SWEEPS,
     IMMOVABLE,
     IS_LEN,
+    OUT_LEN,
     PASSIVE,
     PFL_LEN,
     PR_DT,
@@ -53,7 +54,7 @@ from .layout import (
     PR_SWEEPS,
     PRS_LEN,
 )
-from .narrowphase import MAX_VERTS, OUT_LEN
+from .narrowphase import MAX_VERTS
 from .params import SolverParams
 from .pipeline import step_parallel, step_serial
 from .scene import CompiledScene, compile_scene
