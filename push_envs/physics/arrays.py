@@ -34,6 +34,12 @@ class WorldArrays(NamedTuple):
     Outputs of the last step:
         cti, ctf, ctn: touching contacts (pair indices, floats, count) per env
         hl:     (E, HL_LEN) physics-health figures (max penetration [m], sweeps, ...)
+    Scratch added for the contact graph (appended, so earlier fields keep their places):
+        cstart: (E, B + 1) CSR offsets of the touching contact graph; cadj: (E, 2 K) pairs
+        bq:     (E, B) breadth-first queue;  bvis: (E, B) visit stamps
+        bmask:  (E, B) drive slots whose push carries the body (traction rule)
+        dscr:   (E, 4, 64) drive-slot scratch (contacts.traction_modes)
+        save:   (E, B, SV_LEN) state at the step's start, restored when a step is rolled back
     """
 
     prm: np.ndarray
@@ -70,3 +76,10 @@ class WorldArrays(NamedTuple):
     ctf: np.ndarray
     ctn: np.ndarray
     hl: np.ndarray
+    cstart: np.ndarray
+    cadj: np.ndarray
+    bq: np.ndarray
+    bvis: np.ndarray
+    bmask: np.ndarray
+    dscr: np.ndarray
+    save: np.ndarray

@@ -27,12 +27,12 @@ from .layout import (
     BI_PCOUNT,
     BI_PSTART,
     BS_DRIVE,
-    BS_LOAD,
     DRIVEN,
     EP_FRICTION,
     EP_MASS,
     EP_SCALE,
     IMMOVABLE,
+    IS_GROUP,
     IS_LEVEL,
     IS_UF,
     MODE_PUSH,
@@ -155,19 +155,251 @@ def uf_find(e, x, bis):
     return x
 
 
-@njit(cache=True)
-def prepare(e, npairs, prs, pos, ang, epar, bint, bflt, pint, pvert, pflt, sint, svert, sflt,
-            tol, gravity, movable, bsc, bis, vbuf, cbuf, pfl):
-    """Contacts at the predicted poses, pair modes, friction/restitution and body levels.
+_CARRY_COS = 0.05  # a contact carries a push when its normal is within ~87 deg of the push
+MAX_DRIVE_SLOTS = 64  # touching drive -> passive pairs that can share a load (bits of a mask)
+_DS_PAIR = 0  # dscr[e, _DS_PAIR, i]: pair index of drive slot i
+_DS_OPP = 1  # dscr[e, _DS_OPP, i]: mask of the slots pushing slot i's load from the other side
+_DS_GROUP = 2  # dscr[e, _DS_GROUP, i]: mask of the slots in slot i's group
+_DS_MISC = 3  # dscr[e, _DS_MISC, 0]: running BFS stamp (never reset, so never cleared)
 
-    Returns the number of touching pairs.
+
+@njit(cache=True, inline="always")
+def _push_dir(e, k, prs, pos, pfl):
+    """Direction [unit] in which the drive of pair k pushes its passive body b: along the
+    contact normal while they touch, else along the line between their centres."""
+    if pfl[e, k, PF_TOUCH] > 0.0:
+        return -pfl[e, k, PF_NX], -pfl[e, k, PF_NY]
+    a = prs[e, k, PR_A]
+    b = prs[e, k, PR_B]
+    dx, dy = pos[e, b, 0] - pos[e, a, 0], pos[e, b, 1] - pos[e, a, 1]
+    d = math.sqrt(dx * dx + dy * dy)
+    if d <= 0.0:
+        return 0.0, 0.0
+    return dx / d, dy / d
+
+
+@njit(cache=True)
+def carried_load(e, b0, dx, dy, bit, gravity, prs, bint, epar, cstart, cadj, bq, bvis, bmask,
+                 dscr, pfl):
+    """Ground friction [N] of the bodies a push along (dx, dy) on passive body b0 carries.
+
+    Breadth-first from b0 over touching passive-passive contacts, crossing a contact only when
+    its normal, oriented from the body already reached to the next, has a component
+    > _CARRY_COS along the push. Contacts between bodies are frictionless, so a body that
+    touches from the side carries none of the push and is not counted. Every reached body
+    gets ``bit`` in ``bmask`` (the drive slot's bit; 0 for none)::
+
+        robot -> [b0][b1][b2]      carried: b0, b1, b2 (normals along the push)
+                 [s0][s1][s2]      not carried: side contacts, normal across the push
+    """
+    dscr[e, _DS_MISC, 0] += 1
+    stamp = dscr[e, _DS_MISC, 0]
+    load = 0.0
+    head = 0
+    tail = 1
+    bq[e, 0] = b0
+    bvis[e, b0] = stamp
+    while head < tail:
+        x = bq[e, head]
+        head += 1
+        load += epar[e, x, EP_FRICTION] * epar[e, x, EP_MASS] * gravity
+        bmask[e, x] |= bit
+        for s in range(cstart[e, x], cstart[e, x + 1]):
+            j = cadj[e, s]
+            a = prs[e, j, PR_A]
+            y = prs[e, j, PR_B] if a == x else a
+            if bint[y, BI_KIND] != PASSIVE or bvis[e, y] == stamp:
+                continue
+            # PF_N points from B toward A: the push crosses from x to y along -n when x is A.
+            sgn = -1.0 if a == x else 1.0
+            if sgn * (pfl[e, j, PF_NX] * dx + pfl[e, j, PF_NY] * dy) > _CARRY_COS:
+                bvis[e, y] = stamp
+                bq[e, tail] = y
+                tail += 1
+    return load
+
+
+@njit(cache=True)
+def _group_find(e, x, bis):
+    while bis[e, x, IS_GROUP] != x:
+        bis[e, x, IS_GROUP] = bis[e, bis[e, x, IS_GROUP], IS_GROUP]
+        x = bis[e, x, IS_GROUP]
+    return x
+
+
+@njit(cache=True)
+def _slots_traction(e, mask, nd, prs, epar, gravity, dscr):
+    """Summed traction mu m g [N] of the distinct drives of the slots in ``mask``."""
+    total = 0.0
+    for i in range(nd):
+        if not (mask >> i) & 1:
+            continue
+        a = prs[e, dscr[e, _DS_PAIR, i], PR_A]
+        seen = False
+        for j in range(i):
+            if (mask >> j) & 1 and prs[e, dscr[e, _DS_PAIR, j], PR_A] == a:
+                seen = True
+                break
+        if not seen:
+            total += epar[e, a, EP_FRICTION] * epar[e, a, EP_MASS] * gravity
+    return total
+
+
+@njit(cache=True)
+def traction_modes(e, npairs, gravity, prs, pos, bint, epar, movable, bis, cstart, cadj, bq,
+                   bvis, bmask, dscr, pfl):
+    """The traction rule: which drive -> passive pairs push (MODE_PUSH) and which stall.
+
+    1. Each touching drive -> passive pair gets a slot i (bit 1 << i) and marks the bodies its
+       push carries (``carried_load``).
+    2. Drives whose carried sets share a body and push the same way (d_i . d_j > 0) form one
+       group; drives whose sets share a body from opposite sides oppose each other.
+    3. A group pushes while its summed traction sum(mu m g) covers the ground friction of the
+       union of its carried sets plus the traction of the drives opposing it, otherwise all
+       its pairs stall::
+
+           two 1 kg robots (4.905 N each) -> one 1.5 kg box (7.358 N):
+               alone: 4.905 < 7.358 stall;  together: 9.81 >= 7.358 push
+
+    Pairs beyond MAX_DRIVE_SLOTS, and drives not yet touching, decide alone on their own
+    carried load.
     """
     nm = movable.shape[0]
+    for i in range(nm):
+        b = movable[i]
+        bmask[e, b] = 0
+        bis[e, b, IS_GROUP] = b
+    nd = 0
+    for k in range(npairs):
+        a = prs[e, k, PR_A]
+        b = prs[e, k, PR_B]
+        if prs[e, k, PR_SP] >= 0 or bint[a, BI_KIND] != DRIVEN or bint[b, BI_KIND] != PASSIVE:
+            continue
+        dx, dy = _push_dir(e, k, prs, pos, pfl)
+        if pfl[e, k, PF_TOUCH] > 0.0 and nd < MAX_DRIVE_SLOTS:
+            dscr[e, _DS_PAIR, nd] = k
+            dscr[e, _DS_OPP, nd] = 0
+            carried_load(e, b, dx, dy, 1 << nd, gravity, prs, bint, epar, cstart, cadj, bq,
+                         bvis, bmask, dscr, pfl)
+            nd += 1
+        else:
+            load = carried_load(e, b, dx, dy, 0, gravity, prs, bint, epar, cstart, cadj, bq,
+                                bvis, bmask, dscr, pfl)
+            traction = epar[e, a, EP_FRICTION] * epar[e, a, EP_MASS] * gravity
+            prs[e, k, PR_MODE] = MODE_PUSH if traction >= load * (1.0 - 1e-12) else MODE_STALL
+    if nd == 0:
+        return
+    # Shared bodies: group the drives pushing one load the same way; note the opposing ones.
+    for i in range(nm):
+        m = bmask[e, movable[i]]
+        if m & (m - 1) == 0:
+            continue  # reached by at most one slot
+        for s1 in range(nd):
+            if not (m >> s1) & 1:
+                continue
+            k1 = dscr[e, _DS_PAIR, s1]
+            d1x, d1y = _push_dir(e, k1, prs, pos, pfl)
+            for s2 in range(s1 + 1, nd):
+                if not (m >> s2) & 1:
+                    continue
+                k2 = dscr[e, _DS_PAIR, s2]
+                d2x, d2y = _push_dir(e, k2, prs, pos, pfl)
+                if d1x * d2x + d1y * d2y > 0.0:
+                    r1 = _group_find(e, prs[e, k1, PR_A], bis)
+                    r2 = _group_find(e, prs[e, k2, PR_A], bis)
+                    if r1 < r2:
+                        bis[e, r2, IS_GROUP] = r1
+                    elif r2 < r1:
+                        bis[e, r1, IS_GROUP] = r2
+                else:
+                    dscr[e, _DS_OPP, s1] |= 1 << s2
+                    dscr[e, _DS_OPP, s2] |= 1 << s1
+    for s in range(nd):
+        r = _group_find(e, prs[e, dscr[e, _DS_PAIR, s], PR_A], bis)
+        g = 0
+        for s2 in range(nd):
+            if _group_find(e, prs[e, dscr[e, _DS_PAIR, s2], PR_A], bis) == r:
+                g |= 1 << s2
+        dscr[e, _DS_GROUP, s] = g
+    for s in range(nd):
+        g = dscr[e, _DS_GROUP, s]
+        opp = 0
+        for s2 in range(nd):
+            if (g >> s2) & 1:
+                opp |= dscr[e, _DS_OPP, s2]
+        opp &= ~g
+        load = 0.0
+        for i in range(nm):
+            b = movable[i]
+            if bmask[e, b] & g:
+                load += epar[e, b, EP_FRICTION] * epar[e, b, EP_MASS] * gravity
+        load += _slots_traction(e, opp, nd, prs, epar, gravity, dscr)
+        traction = _slots_traction(e, g, nd, prs, epar, gravity, dscr)
+        k = dscr[e, _DS_PAIR, s]
+        prs[e, k, PR_MODE] = MODE_PUSH if traction >= load * (1.0 - 1e-12) else MODE_STALL
+
+
+@njit(cache=True)
+def contact_levels(e, npairs, prs, bint, movable, bis, cstart, cadj, bq, pfl):
+    """Contact-graph level of each body: hops over touching contacts from the bodies touching
+    an immovable one (level 1), then, for bodies no immovable body backs, from the drives
+    (LEVEL_DRIVE + hops). Bodies reached by neither keep LEVEL_INF.
+
+    Only touching contacts count: a candidate pair that merely lies within the broad phase's
+    margin is no path for a push, and counting it put the far end of a pushed row on the
+    robot's level, so the sweep met the links out of order and converged one link per sweep.
+    Breadth-first search gives exact hop counts, independent of the order pairs are listed in.
+    """
+    nm = movable.shape[0]
+    tail = 0
+    for k in range(npairs):
+        if prs[e, k, PR_SP] >= 0 and pfl[e, k, PF_TOUCH] > 0.0:
+            a = prs[e, k, PR_A]
+            if bis[e, a, IS_LEVEL] != 1:
+                bis[e, a, IS_LEVEL] = 1
+                bq[e, tail] = a
+                tail += 1
+    for phase in range(2):
+        if phase == 1:
+            for i in range(nm):
+                b = movable[i]
+                if bint[b, BI_KIND] == DRIVEN and bis[e, b, IS_LEVEL] == LEVEL_DRIVE:
+                    bq[e, tail] = b
+                    tail += 1
+        head = 0
+        while head < tail:
+            x = bq[e, head]
+            head += 1
+            lx = bis[e, x, IS_LEVEL]
+            for s in range(cstart[e, x], cstart[e, x + 1]):
+                j = cadj[e, s]
+                a = prs[e, j, PR_A]
+                y = prs[e, j, PR_B] if a == x else a
+                if bis[e, y, IS_LEVEL] > lx + 1:
+                    bis[e, y, IS_LEVEL] = lx + 1
+                    bq[e, tail] = y
+                    tail += 1
+        tail = 0
+
+
+@njit(cache=True)
+def prepare(e, npairs, prs, pos, ang, epar, bint, bflt, pint, pvert, pflt, sint, svert, sflt,
+            tol, gravity, movable, bsc, bis, vbuf, cbuf, pfl, cstart, cadj, bq, bvis, bmask,
+            dscr):
+    """Contacts at the predicted poses, pair modes, friction/restitution and body levels.
+
+    Also builds the touching contact graph of the movable bodies as CSR (``cstart[e, b]`` ..
+    ``cstart[e, b + 1]`` index ``cadj[e]``, which holds pair indices) for the traction rule and
+    the levels. Returns the number of touching pairs.
+    """
+    nm = movable.shape[0]
+    nb = cstart.shape[1] - 1
     touching = 0
+    for b in range(nb + 1):
+        cstart[e, b] = 0
     for i in range(nm):
         b = movable[i]
         bis[e, b, IS_UF] = b
-        bsc[e, b, BS_LOAD] = 0.0
         bsc[e, b, BS_DRIVE] = 0.0
         bis[e, b, IS_LEVEL] = LEVEL_DRIVE if bint[b, BI_KIND] == DRIVEN else LEVEL_INF
     for k in range(npairs):
@@ -197,6 +429,9 @@ def prepare(e, npairs, prs, pos, ang, epar, bint, bflt, pint, pvert, pflt, sint,
             touching += 1
             pfl[e, k, PF_TOUCH] = 1.0
             pfl[e, k, PF_KEY] = pfl[e, k, PF_DEPTH]
+            if sp < 0:
+                cstart[e, a + 1] += 1
+                cstart[e, b + 1] += 1
             if ka == PASSIVE and kb == PASSIVE:
                 ra, rb = uf_find(e, a, bis), uf_find(e, b, bis)
                 if ra != rb:
@@ -207,58 +442,33 @@ def prepare(e, npairs, prs, pos, ang, epar, bint, bflt, pint, pvert, pflt, sint,
         else:
             pfl[e, k, PF_TOUCH] = 0.0
             pfl[e, k, PF_KEY] = -np.inf
-    # Ground friction of each passive chain [N].
-    for i in range(nm):
-        b = movable[i]
-        if bint[b, BI_KIND] == PASSIVE:
-            r = uf_find(e, b, bis)
-            bsc[e, r, BS_LOAD] += epar[e, b, EP_FRICTION] * epar[e, b, EP_MASS] * gravity
-    # Traction rule for drive -> passive pairs.
+    if touching == 0:
+        return 0
+    # CSR of the touching movable-movable contacts (counting sort by body).
+    for b in range(nb):
+        cstart[e, b + 1] += cstart[e, b]
+    for k in range(npairs):
+        if pfl[e, k, PF_TOUCH] > 0.0 and prs[e, k, PR_SP] < 0:
+            for side in range(2):
+                x = prs[e, k, PR_A + side]
+                cadj[e, cstart[e, x]] = k
+                cstart[e, x] += 1
+    for b in range(nb - 1, -1, -1):
+        cstart[e, b + 1] = cstart[e, b]
+    cstart[e, 0] = 0
+    # Traction of the drives touching each passive chain [N] (caps the reported forces).
     for k in range(npairs):
         a = prs[e, k, PR_A]
         b = prs[e, k, PR_B]
-        if prs[e, k, PR_SP] >= 0 or bint[a, BI_KIND] != DRIVEN or bint[b, BI_KIND] != PASSIVE:
-            continue
-        root = uf_find(e, b, bis)
-        load = bsc[e, root, BS_LOAD]
-        if pfl[e, k, PF_TOUCH] > 0.0:
-            nx, ny = pfl[e, k, PF_NX], pfl[e, k, PF_NY]
-            for j in range(npairs):
-                if j == k or pfl[e, j, PF_TOUCH] <= 0.0 or prs[e, j, PR_SP] >= 0:
-                    continue
-                a2 = prs[e, j, PR_A]
-                b2 = prs[e, j, PR_B]
-                if a2 == a or bint[a2, BI_KIND] != DRIVEN or bint[b2, BI_KIND] != PASSIVE:
-                    continue
-                if uf_find(e, b2, bis) == root and nx * pfl[e, j, 0] + ny * pfl[e, j, 1] < 0.0:
-                    load += epar[e, a2, EP_FRICTION] * epar[e, a2, EP_MASS] * gravity
-        traction = epar[e, a, EP_FRICTION] * epar[e, a, EP_MASS] * gravity
-        if pfl[e, k, PF_TOUCH] > 0.0:
-            bsc[e, root, BS_DRIVE] += traction
-        prs[e, k, PR_MODE] = MODE_PUSH if traction >= load * (1.0 - 1e-12) else MODE_STALL
-    # Levels: graph distance from immovable bodies (then from drives), by relaxation.
-    changed = True
-    guard = 0
-    while changed and guard <= nm + 1:
-        changed = False
-        guard += 1
-        for k in range(npairs):
-            a = prs[e, k, PR_A]
-            la = bis[e, a, IS_LEVEL]
-            if prs[e, k, PR_SP] >= 0:
-                if la > 1:
-                    bis[e, a, IS_LEVEL] = 1
-                    changed = True
-                continue
-            b = prs[e, k, PR_B]
-            lb = bis[e, b, IS_LEVEL]
-            if la + 1 < lb:
-                bis[e, b, IS_LEVEL] = la + 1
-                changed = True
-            elif lb + 1 < la:
-                bis[e, a, IS_LEVEL] = lb + 1
-                changed = True
+        if pfl[e, k, PF_TOUCH] > 0.0 and prs[e, k, PR_SP] < 0 and bint[a, BI_KIND] == DRIVEN \
+                and bint[b, BI_KIND] == PASSIVE:
+            bsc[e, uf_find(e, b, bis), BS_DRIVE] += \
+                epar[e, a, EP_FRICTION] * epar[e, a, EP_MASS] * gravity
+    traction_modes(e, npairs, gravity, prs, pos, bint, epar, movable, bis, cstart, cadj, bq,
+                   bvis, bmask, dscr, pfl)
+    contact_levels(e, npairs, prs, bint, movable, bis, cstart, cadj, bq, pfl)
     return touching
+
 
 @njit(cache=True, inline="always")
 def _pair_level(e, k, prs, bis):

@@ -81,9 +81,8 @@ BS_WF = 8
 BS_VX0 = 9  # velocity at the start of the sub-step
 BS_VY0 = 10
 BS_W0 = 11
-BS_LOAD = 12  # ground friction of the passive chain (component root) [N]
-BS_DRIVE = 13  # traction of the drives pushing the passive chain (component root) [N]
-BS_LEN = 14
+BS_DRIVE = 12  # traction of the drives touching the passive chain (component root) [N]
+BS_LEN = 13
 
 # bis[E, B, :]
 IS_LEVEL = 0  # contact-graph distance from immovable bodies (then from drives)
@@ -92,7 +91,8 @@ IS_NBLK = 2  # number of blocking pairs this sweep
 IS_BLK = 3  # first of MAX_BLOCK blocking pair indices
 MAX_BLOCK = 4
 IS_MOVED = IS_BLK + MAX_BLOCK  # bit 0: moved in this sweep; bit 1: moved in the last one
-IS_LEN = IS_MOVED + 1
+IS_GROUP = IS_MOVED + 1  # union-find parent over drives pushing one load the same way
+IS_LEN = IS_GROUP + 1
 
 # prs[E, K, :] candidate pairs
 PR_A = 0
@@ -151,5 +151,12 @@ CT_LEN = 12
 HL_MAXPEN = 0  # deepest overlap left after the solve [m]
 HL_SWEEPS = 1  # most sweeps used by a sub-step
 HL_NSUB = 2  # sub-steps taken
-HL_OVERFLOW = 3  # candidate pairs dropped because the pair buffer was full
-HL_LEN = 4
+HL_OVERFLOW = 3  # candidate pairs a sub-step found beyond the pair buffer (step rolled back)
+HL_STATUS = 4  # 0 ok, else ST_* bits: the env's step was rolled back to its start
+HL_NEED = 5  # sub-steps the step needed (> PR_MAXSUB when rolled back for ST_SUBSTEPS)
+HL_LEN = 6
+ST_OVERFLOW = 1  # the pair buffer was too small: World grows it and steps the env again
+ST_SUBSTEPS = 2  # a body moved too fast for PR_MAXSUB sub-steps: World raises
+
+# save[E, B, :] state at the start of a step, restored when the step is rolled back
+SV_LEN = 8  # x, y, theta, vx, vy, omega, drive 0, drive 1

@@ -25,7 +25,7 @@ import math
 from numba import njit, prange
 
 from .broadphase import body_boxes, find_pairs
-from .contacts import prepare, sort_pairs
+from .contacts import pair_contact, prepare, sort_pairs
 from .frames import com_offset
 from .kinematics import DRIVE_ACKER, DRIVE_OMNI, coast, drive_motion, drive_twist, drive_update
 from .layout import (
@@ -60,29 +60,46 @@ from .layout import (
     EP_INERTIA,
     EP_MASS,
     EP_SCALE,
+    HL_NEED,
     HL_NSUB,
     HL_OVERFLOW,
+    HL_STATUS,
     HL_SWEEPS,
+    IS_MOVED,
+    PF_TOUCH,
+    PR_A,
+    PR_B,
     PR_DT,
     PR_G,
     PR_MAXSUB,
     PR_REST,
     PR_SLOP,
+    PR_SP,
     PR_SUBFRAC,
     PR_SWEEPS,
+    ST_OVERFLOW,
+    ST_SUBSTEPS,
 )
 from .position_solver import sweeps
 from .sensors import write_contacts
 from .velocity_solver import velocity_pass
 
-_MIN_HALF = 1e-3  # [m] floor on the half-thickness used to size sub-steps
+_MIN_HALF = 1e-6  # [m] floor on the half-thickness used to size sub-steps (no division by 0)
 
 
 @njit(cache=True)
 def _substeps(e, prm, bint, bflt, movable, epar, vel, omg, drv, cmd):
-    """Sub-steps needed so each body travels at most PR_SUBFRAC of its half-thickness."""
+    """Sub-steps the step needs so that no body travels more than PR_SUBFRAC of the thinnest
+    movable body's half-thickness per sub-step.
+
+    The thinnest body, not each body's own: a robot moves whatever it pushes as far as it
+    moves itself, so a 1 m/s robot pushing 1 cm discs into a wall must not move more than a
+    disc's half-thickness per sub-step either, or SAT pushes the disc out through the far side
+    of the wall. Returns the count uncapped; the caller compares it with PR_MAXSUB.
+    """
     dt = prm[PR_DT]
-    worst = 0.0
+    fastest = 0.0
+    thinnest = math.inf
     for i in range(movable.shape[0]):
         b = movable[i]
         sc = epar[e, b, EP_SCALE]
@@ -102,12 +119,44 @@ def _substeps(e, prm, bint, bflt, movable, epar, vel, omg, drv, cmd):
                 speed = d0 + d1 * reach
         else:
             speed = math.sqrt(vel[e, b, 0] ** 2 + vel[e, b, 1] ** 2) + abs(omg[e, b]) * reach
+        if speed > fastest:
+            fastest = speed
         half = max(bflt[b, BF_HALF] * sc, _MIN_HALF)
-        r = speed * dt / (prm[PR_SUBFRAC] * half)
-        if r > worst:
-            worst = r
-    n = int(math.ceil(worst)) if worst > 1.0 else 1
-    return min(n, int(prm[PR_MAXSUB]))
+        if half < thinnest:
+            thinnest = half
+    r = fastest * dt / (prm[PR_SUBFRAC] * thinnest) if fastest > 0.0 else 0.0
+    if not r < 1e9:
+        return 1 << 30
+    return int(math.ceil(r)) if r > 1.0 else 1
+
+
+@njit(cache=True)
+def _save(e, movable, pos, ang, vel, omg, drv, save):
+    """Keep env e's state at the step's start, so an aborted step can be rolled back."""
+    for i in range(movable.shape[0]):
+        b = movable[i]
+        save[e, b, 0] = pos[e, b, 0]
+        save[e, b, 1] = pos[e, b, 1]
+        save[e, b, 2] = ang[e, b]
+        save[e, b, 3] = vel[e, b, 0]
+        save[e, b, 4] = vel[e, b, 1]
+        save[e, b, 5] = omg[e, b]
+        save[e, b, 6] = drv[e, b, 0]
+        save[e, b, 7] = drv[e, b, 1]
+
+
+@njit(cache=True)
+def _restore(e, movable, pos, ang, vel, omg, drv, save):
+    for i in range(movable.shape[0]):
+        b = movable[i]
+        pos[e, b, 0] = save[e, b, 0]
+        pos[e, b, 1] = save[e, b, 1]
+        ang[e, b] = save[e, b, 2]
+        vel[e, b, 0] = save[e, b, 3]
+        vel[e, b, 1] = save[e, b, 4]
+        omg[e, b] = save[e, b, 5]
+        drv[e, b, 0] = save[e, b, 6]
+        drv[e, b, 1] = save[e, b, 7]
 
 
 @njit(cache=True)
@@ -172,8 +221,37 @@ def _free_motion(e, dt, gravity, bint, bflt, movable, epar, pos, ang, vel, omg, 
 
 
 @njit(cache=True)
+def _refresh(e, npairs, prs, pos, ang, epar, bint, pint, pvert, pflt, sint, svert, sflt, tol,
+             bis, vbuf, cbuf, pfl):
+    """Re-evaluate the pairs of bodies the last sweep moved, at their final poses.
+
+    A pair's stored contact is the one of its last evaluation; a body moved after that (later
+    in the last sweep, or in any sweep when the cap cut them off) makes it stale. Refreshing
+    those pairs gives the velocity pass current normals and makes max_penetration the true
+    overlap left, not the one of some earlier evaluation. Pairs of unmoved bodies are current.
+    """
+    for k in range(npairs):
+        a = prs[e, k, PR_A]
+        b = prs[e, k, PR_B]
+        if bis[e, a, IS_MOVED] == 0 and (prs[e, k, PR_SP] >= 0 or bis[e, b, IS_MOVED] == 0):
+            continue
+        if pair_contact(e, k, prs, pos, ang, epar, bint, pint, pvert, pflt, sint, svert, sflt,
+                        tol, vbuf, cbuf, pfl):
+            pfl[e, k, PF_TOUCH] = 1.0
+        else:
+            pfl[e, k, PF_TOUCH] = 0.0
+
+
+@njit(cache=True)
 def step_env(e, W):
-    """Advance env ``e`` of the worlds ``W`` (a :class:`WorldArrays`) by ``W.prm[PR_DT]`` s."""
+    """Advance env ``e`` of the worlds ``W`` (a :class:`WorldArrays`) by ``W.prm[PR_DT]`` s.
+
+    Never silent: when the pair buffer is too small for some sub-step (``ST_OVERFLOW``, with
+    the pairs needed in ``hl[e, HL_OVERFLOW]``) or the bodies move too fast for PR_MAXSUB
+    sub-steps (``ST_SUBSTEPS``, needed count in ``hl[e, HL_NEED]``), the env is rolled back to
+    the step's start and ``hl[e, HL_STATUS]`` says why; World grows the buffers and steps the
+    env again, or raises. Callers stepping envs themselves must check HL_STATUS.
+    """
     prm, bint, bflt, movable, epar = W.prm, W.bint, W.bflt, W.movable, W.epar
     pos, ang, vel, omg, drv, cmd = W.pos, W.ang, W.vel, W.omg, W.drv, W.cmd
     pint, pvert, pflt, sint, svert, sflt = W.pint, W.pvert, W.pflt, W.sint, W.svert, W.sflt
@@ -181,13 +259,20 @@ def step_env(e, W):
     gravity = prm[PR_G]
     slop = prm[PR_SLOP]
     tol = prm[PR_REST]
-    nsub = _substeps(e, prm, bint, bflt, movable, epar, vel, omg, drv, cmd)
+    W.hl[e, HL_STATUS] = 0.0
+    W.hl[e, HL_OVERFLOW] = 0.0
+    need = _substeps(e, prm, bint, bflt, movable, epar, vel, omg, drv, cmd)
+    W.hl[e, HL_NEED] = need
+    if need > int(prm[PR_MAXSUB]):
+        W.hl[e, HL_STATUS] = ST_SUBSTEPS
+        return
+    nsub = need
     dts = prm[PR_DT] / nsub
     cap = prs.shape[1]
     max_sweeps = int(prm[PR_SWEEPS])
     most = 0
-    overflow = 0
     npairs = 0
+    _save(e, movable, pos, ang, vel, omg, drv, W.save)
     for _ in range(nsub):
         _free_motion(e, dts, gravity, bint, bflt, movable, epar, pos, ang, vel, omg, drv, cmd,
                      bsc)
@@ -195,10 +280,15 @@ def step_env(e, W):
         found = find_pairs(e, movable, W.aabb, sint, sflt, W.grid, W.gstart, W.gitem, W.stamp,
                            prs)
         if found > cap:
-            overflow += found - cap
-        npairs = min(found, cap)
+            # Dropping pairs would drop contacts: roll back and let World grow the buffers.
+            _restore(e, movable, pos, ang, vel, omg, drv, W.save)
+            W.hl[e, HL_OVERFLOW] = found
+            W.hl[e, HL_STATUS] = ST_OVERFLOW
+            return
+        npairs = found
         touching = prepare(e, npairs, prs, pos, ang, epar, bint, bflt, pint, pvert, pflt, sint,
-                           svert, sflt, tol, gravity, movable, bsc, bis, vbuf, cbuf, pfl)
+                           svert, sflt, tol, gravity, movable, bsc, bis, vbuf, cbuf, pfl,
+                           W.cstart, W.cadj, W.bq, W.bvis, W.bmask, W.dscr)
         if touching == 0:
             # Nothing touches after free motion, so no correction can start: the free motion
             # stands (positions and velocities are already written).
@@ -208,26 +298,42 @@ def step_env(e, W):
                     sint, svert, sflt, tol, slop, bsc, bis, movable, vbuf, cbuf, pfl)
         if ns > most:
             most = ns
+        _refresh(e, npairs, prs, pos, ang, epar, bint, pint, pvert, pflt, sint, svert, sflt, tol,
+                 bis, vbuf, cbuf, pfl)
         velocity_pass(e, npairs, order, dts, prs, pos, ang, vel, omg, epar, bint, movable, bsc,
                       bis, pfl)
     write_contacts(e, npairs, dts, gravity, prs, bint, epar, bsc, bis, pfl, W.cti, W.ctf,
                    W.ctn, W.hl)
     W.hl[e, HL_SWEEPS] = most
     W.hl[e, HL_NSUB] = nsub
-    W.hl[e, HL_OVERFLOW] = overflow
 
 
 @njit(cache=True, _nrt=False)
 def step_serial(W):
-    """Step every env whose ``W.active`` flag is set, one after the other (fastest for a few)."""
+    """Step every env whose ``W.active`` flag is set, one after the other (fastest for a few).
+
+    Returns the number of active envs whose step was rolled back (``hl[e, HL_STATUS]`` != 0).
+    """
+    bad = 0
     for e in range(W.pos.shape[0]):
         if W.active[e]:
             step_env(e, W)
+            if W.hl[e, HL_STATUS] != 0.0:
+                bad += 1
+    return bad
 
 
 @njit(cache=True, parallel=True, _nrt=False)
 def step_parallel(W):
-    """Step the active envs with ``prange`` over envs (no reductions: bit-identical to serial)."""
+    """Step the active envs with ``prange`` over envs (no reductions: bit-identical to serial).
+
+    Returns the number of active envs whose step was rolled back, counted after the loop.
+    """
     for e in prange(W.pos.shape[0]):
         if W.active[e]:
             step_env(e, W)
+    bad = 0
+    for e in range(W.pos.shape[0]):
+        if W.active[e] and W.hl[e, HL_STATUS] != 0.0:
+            bad += 1
+    return bad

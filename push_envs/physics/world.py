@@ -22,6 +22,7 @@ import numpy as np
 
 from .arrays import WorldArrays
 from .config import load_scene
+from .contacts import MAX_DRIVE_SLOTS
 from .frames import com_offsets
 from .layout import (
     BI_DRIVE,
@@ -36,8 +37,10 @@ from .layout import (
     EP_SCALE,
     HL_LEN,
     HL_MAXPEN,
+    HL_NEED,
     HL_NSUB,
     HL_OVERFLOW,
+    HL_STATUS,
     HL_SWEEPS,
     IMMOVABLE,
     IS_LEN,
@@ -53,6 +56,9 @@ from .layout import (
     PR_SUBFRAC,
     PR_SWEEPS,
     PRS_LEN,
+    ST_OVERFLOW,
+    ST_SUBSTEPS,
+    SV_LEN,
 )
 from .narrowphase import MAX_VERTS
 from .params import SolverParams
@@ -106,7 +112,8 @@ class World:
         # Sized to the scene: per-env scratch is walked every step, so oversizing it costs
         # cache misses at large batches (overflow is counted in pair_overflow).
         max_pairs = p.max_pairs or (6 * nm + min(len(scene.sint), 4 * nm) + 8)
-        max_contacts = p.max_contacts or max_pairs
+        # Every touching pair is reported: the contact buffer is never smaller than the pairs'.
+        max_contacts = max(p.max_contacts or 0, max_pairs)
         # Per-env body parameters (domain randomisation writes here).
         self.epar = np.zeros((E, B, EP_LEN))
         # State.
@@ -133,6 +140,15 @@ class World:
         self.ctf = np.zeros((E, max_contacts, CT_LEN))
         self.ctn = np.zeros(E, np.int64)
         self.health = np.zeros((E, HL_LEN))
+        # Contact-graph scratch (CSR over touching pairs, BFS queue and stamps, drive slots)
+        # and the state saved at a step's start for a rollback.
+        self._cstart = np.zeros((E, B + 1), np.int64)
+        self._cadj = np.zeros((E, 2 * max_pairs), np.int64)
+        self._bq = np.zeros((E, max(B, 1)), np.int64)
+        self._bvis = np.zeros((E, max(B, 1)), np.int64)
+        self._bmask = np.zeros((E, max(B, 1)), np.int64)
+        self._dscr = np.zeros((E, 4, MAX_DRIVE_SLOTS), np.int64)
+        self._save = np.zeros((E, B, SV_LEN))
         self.steps = np.zeros(E, np.int64)
         # Envs with active == 0 are skipped by a step (e.g. rows being reset by a vector env).
         self.active = np.ones(E, np.uint8)
@@ -145,8 +161,27 @@ class World:
             vel=self.vel, omg=self.omg, drv=self.drv, cmd=self.cmd, active=self.active,
             bsc=self._bsc, bis=self._bis, aabb=self._aabb, stamp=self._stamp, prs=self._prs,
             pfl=self._pfl, pord=self._pord, vbuf=self._vbuf, cbuf=self._cbuf, cti=self.cti,
-            ctf=self.ctf, ctn=self.ctn, hl=self.health)
+            ctf=self.ctf, ctn=self.ctn, hl=self.health, cstart=self._cstart, cadj=self._cadj,
+            bq=self._bq, bvis=self._bvis, bmask=self._bmask, dscr=self._dscr, save=self._save)
         self.reset()
+
+    def _grow_pairs(self, need: int) -> None:
+        """Enlarge the pair buffers (and the contact buffers with them) to hold ``need`` pairs
+        with room to spare; the arrays the kernels receive are rebound."""
+        E = self.num_envs
+        cap = int(need * 1.5) + 8
+        self._prs = np.zeros((E, cap, PRS_LEN), np.int64)
+        self._pfl = np.zeros((E, cap, PFL_LEN))
+        self._pord = np.zeros((E, 2, cap), np.int64)
+        self._cadj = np.zeros((E, 2 * cap), np.int64)
+        cti = np.zeros((E, cap, 3), np.int64)
+        ctf = np.zeros((E, cap, CT_LEN))
+        n = self.cti.shape[1]
+        cti[:, :n] = self.cti
+        ctf[:, :n] = self.ctf
+        self.cti, self.ctf = cti, ctf
+        self.arrays = self.arrays._replace(prs=self._prs, pfl=self._pfl, pord=self._pord,
+                                           cadj=self._cadj, cti=cti, ctf=ctf)
 
     # ------------------------------------------------------------------------------ set-up
     @classmethod
@@ -239,8 +274,34 @@ class World:
         if parallel and self.num_threads is not None:
             numba.set_num_threads(self.num_threads)
         kernel = step_parallel if parallel else step_serial
-        kernel(self.arrays)
+        if kernel(self.arrays):
+            self._recover(kernel)
         self.steps += self.active
+
+    def _recover(self, kernel: Any) -> None:
+        """Envs whose step was rolled back: grow the pair buffers and step them again, or
+        raise when the bodies move too fast for the sub-step cap (never a silent step)."""
+        active = self.active.copy()
+        try:
+            while True:
+                status = self.health[:, HL_STATUS].astype(np.int64) * active
+                if np.any(status & ST_SUBSTEPS):
+                    e = int(np.flatnonzero(status & ST_SUBSTEPS)[0])
+                    need = int(self.health[e, HL_NEED])
+                    raise RuntimeError(
+                        f"World.step: env {e} needs {need} sub-steps (a body would travel more "
+                        f"than {self.params.substep_fraction:g} of the thinnest body's "
+                        f"half-thickness per sub-step) but SolverParams.max_substeps is "
+                        f"{self.params.max_substeps}; the step was not taken. Lower "
+                        f"world.step_time, slow the bodies, or raise max_substeps.")
+                over = (status & ST_OVERFLOW) != 0
+                if not np.any(over):
+                    return
+                self._grow_pairs(int(self.health[over, HL_OVERFLOW].max()))
+                self.active[:] = over
+                kernel(self.arrays)
+        finally:
+            self.active[:] = active
 
     # ------------------------------------------------------------------------------ poses
     def _com_offset(self, i: int, theta: np.ndarray, sel: Any) -> np.ndarray:
@@ -421,8 +482,15 @@ class World:
 
     @property
     def pair_overflow(self) -> np.ndarray:
-        """Candidate pairs dropped in the last step for lack of buffer space, per env."""
-        return self.health[:, HL_OVERFLOW].astype(np.int64)
+        """Candidate pairs dropped in the last step, per env: always 0, since a step that
+        finds more pairs than the buffer holds is rolled back, the buffer grown and the step
+        taken again (see :attr:`pair_capacity`)."""
+        return np.zeros(self.num_envs, np.int64)
+
+    @property
+    def pair_capacity(self) -> int:
+        """Candidate pairs the buffers hold per env (grows on demand)."""
+        return int(self._prs.shape[1])
 
     # ------------------------------------------------------------------------------ misc
     def state_hash(self) -> str:
