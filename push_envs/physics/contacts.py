@@ -34,6 +34,7 @@ from .layout import (
     IMMOVABLE,
     IS_GROUP,
     IS_LEVEL,
+    IS_MOVED,
     IS_UF,
     MODE_PUSH,
     MODE_STALL,
@@ -42,6 +43,7 @@ from .layout import (
     PF_BCX,
     PF_BCY,
     PF_BRAD,
+    PF_CORNER,
     PF_DEPTH,
     PF_DMAX,
     PF_E,
@@ -190,7 +192,8 @@ def carried_load(e, b0, dx, dy, bit, gravity, prs, bint, epar, cstart, cadj, bq,
     gets ``bit`` in ``bmask`` (the drive slot's bit; 0 for none)::
 
         robot -> [b0][b1][b2]      carried: b0, b1, b2 (normals along the push)
-                 [s0][s1][s2]      not carried: side contacts, normal across the push
+                 [s0][s1][s2]      not carried: side contacts, normal across the push, and
+                                   b0-s1, b1-s2 corner to corner (PF_CORNER)
     """
     dscr[e, _DS_MISC, 0] += 1
     stamp = dscr[e, _DS_MISC, 0]
@@ -208,8 +211,8 @@ def carried_load(e, b0, dx, dy, bit, gravity, prs, bint, epar, cstart, cadj, bq,
             j = cadj[e, s]
             a = prs[e, j, PR_A]
             y = prs[e, j, PR_B] if a == x else a
-            if bint[y, BI_KIND] != PASSIVE or bvis[e, y] == stamp:
-                continue
+            if bint[y, BI_KIND] != PASSIVE or bvis[e, y] == stamp or pfl[e, j, PF_CORNER] > 0.0:
+                continue  # corner to corner: a push slides past, along the shared line
             # PF_N points from B toward A: the push crosses from x to y along -n when x is A.
             sgn = -1.0 if a == x else 1.0
             if sgn * (pfl[e, j, PF_NX] * dx + pfl[e, j, PF_NY] * dy) > _CARRY_COS:
@@ -351,6 +354,9 @@ def contact_levels(e, npairs, prs, bint, movable, bis, cstart, cadj, bq, pfl):
     Breadth-first search gives exact hop counts, independent of the order pairs are listed in.
     """
     nm = movable.shape[0]
+    for i in range(nm):
+        b = movable[i]
+        bis[e, b, IS_LEVEL] = LEVEL_DRIVE if bint[b, BI_KIND] == DRIVEN else LEVEL_INF
     tail = 0
     for k in range(npairs):
         if prs[e, k, PR_SP] >= 0 and pfl[e, k, PF_TOUCH] > 0.0:
@@ -383,6 +389,42 @@ def contact_levels(e, npairs, prs, bint, movable, bis, cstart, cadj, bq, pfl):
 
 
 @njit(cache=True)
+def contact_graph(e, npairs, prs, cstart, cadj, pfl):
+    """CSR of the touching movable-movable pairs: the pairs of body b are
+    ``cadj[e, cstart[e, b]:cstart[e, b + 1]]`` (a counting sort of the pairs by body)."""
+    nb = cstart.shape[1] - 1
+    for b in range(nb + 1):
+        cstart[e, b] = 0
+    for k in range(npairs):
+        if pfl[e, k, PF_TOUCH] > 0.0 and prs[e, k, PR_SP] < 0:
+            cstart[e, prs[e, k, PR_A] + 1] += 1
+            cstart[e, prs[e, k, PR_B] + 1] += 1
+    for b in range(nb):
+        cstart[e, b + 1] += cstart[e, b]
+    for k in range(npairs):
+        if pfl[e, k, PF_TOUCH] > 0.0 and prs[e, k, PR_SP] < 0:
+            for side in range(2):
+                x = prs[e, k, PR_A + side]
+                cadj[e, cstart[e, x]] = k
+                cstart[e, x] += 1
+    for b in range(nb - 1, -1, -1):
+        cstart[e, b + 1] = cstart[e, b]
+    cstart[e, 0] = 0
+
+
+@njit(cache=True)
+def new_contacts(e, npairs, pfl):
+    """Pairs that touch now but did not when the order was made get their sort key; returns
+    how many. A row that reaches a wall mid-solve is then re-levelled from the wall."""
+    n = 0
+    for k in range(npairs):
+        if pfl[e, k, PF_TOUCH] > 0.0 and pfl[e, k, PF_KEY] == -np.inf:
+            pfl[e, k, PF_KEY] = pfl[e, k, PF_DEPTH]
+            n += 1
+    return n
+
+
+@njit(cache=True)
 def prepare(e, npairs, prs, pos, ang, epar, bint, bflt, pint, pvert, pflt, sint, svert, sflt,
             tol, gravity, movable, bsc, bis, vbuf, cbuf, pfl, cstart, cadj, bq, bvis, bmask,
             dscr):
@@ -393,15 +435,14 @@ def prepare(e, npairs, prs, pos, ang, epar, bint, bflt, pint, pvert, pflt, sint,
     the levels. Returns the number of touching pairs.
     """
     nm = movable.shape[0]
-    nb = cstart.shape[1] - 1
     touching = 0
-    for b in range(nb + 1):
-        cstart[e, b] = 0
     for i in range(nm):
         b = movable[i]
         bis[e, b, IS_UF] = b
+        # Every pair is evaluated below at these poses: none is stale. The sweeps (and any
+        # re-ordered sweeps after them) then track moves in IS_MOVED.
+        bis[e, b, IS_MOVED] = 0
         bsc[e, b, BS_DRIVE] = 0.0
-        bis[e, b, IS_LEVEL] = LEVEL_DRIVE if bint[b, BI_KIND] == DRIVEN else LEVEL_INF
     for k in range(npairs):
         a = prs[e, k, PR_A]
         b = prs[e, k, PR_B]
@@ -429,9 +470,6 @@ def prepare(e, npairs, prs, pos, ang, epar, bint, bflt, pint, pvert, pflt, sint,
             touching += 1
             pfl[e, k, PF_TOUCH] = 1.0
             pfl[e, k, PF_KEY] = pfl[e, k, PF_DEPTH]
-            if sp < 0:
-                cstart[e, a + 1] += 1
-                cstart[e, b + 1] += 1
             if ka == PASSIVE and kb == PASSIVE:
                 ra, rb = uf_find(e, a, bis), uf_find(e, b, bis)
                 if ra != rb:
@@ -444,18 +482,7 @@ def prepare(e, npairs, prs, pos, ang, epar, bint, bflt, pint, pvert, pflt, sint,
             pfl[e, k, PF_KEY] = -np.inf
     if touching == 0:
         return 0
-    # CSR of the touching movable-movable contacts (counting sort by body).
-    for b in range(nb):
-        cstart[e, b + 1] += cstart[e, b]
-    for k in range(npairs):
-        if pfl[e, k, PF_TOUCH] > 0.0 and prs[e, k, PR_SP] < 0:
-            for side in range(2):
-                x = prs[e, k, PR_A + side]
-                cadj[e, cstart[e, x]] = k
-                cstart[e, x] += 1
-    for b in range(nb - 1, -1, -1):
-        cstart[e, b + 1] = cstart[e, b]
-    cstart[e, 0] = 0
+    contact_graph(e, npairs, prs, cstart, cadj, pfl)
     # Traction of the drives touching each passive chain [N] (caps the reported forces).
     for k in range(npairs):
         a = prs[e, k, PR_A]

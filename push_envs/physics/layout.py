@@ -117,20 +117,21 @@ PF_P2X = 7  # patch point 2 [m] (a copy of point 1 when npts == 1)
 PF_P2Y = 8
 PF_P2D = 9
 PF_PSTRIDE = 3  # columns per patch point: point j starts at PF_P1X + PF_PSTRIDE * j
-OUT_LEN = 10
-PF_LPOS = 10  # accumulated normal position lambda [kg m]
-PF_LTAN = 11  # accumulated tangential (friction) position lambda [kg m]
-PF_DMAX = 12  # deepest overlap removed this step [m]
-PF_KEY = 13  # sort key: depth at the start of the sweeps
-PF_LVEL = 14  # velocity-pass normal impulse at the first patch point [N s]
-PF_LVT = 15  # velocity-pass tangential impulse [N s]
-PF_MU = 16  # friction coefficient of the contact (0: frictionless)
-PF_E = 17  # restitution of the contact
-PF_TOUCH = 18  # 1 when touching in the latest narrow phase
-PF_PJN = 19  # projection scratch (solver._project): normal lambdas of patch points 1, 2 [kg m]
-PF_LVEL2 = 21  # velocity-pass normal impulse at the second patch point [N s]
-PF_PJT = 22  # projection scratch: tangential lambda [kg m]
-PFL_LEN = 23
+PF_CORNER = 10  # 1: corner-to-corner contact, its normal one of two (no push carried)
+OUT_LEN = 11
+PF_LPOS = 11  # accumulated normal position lambda [kg m]
+PF_LTAN = 12  # accumulated tangential (friction) position lambda [kg m]
+PF_DMAX = 13  # deepest overlap removed this step [m]
+PF_KEY = 14  # sort key: depth at the start of the sweeps
+PF_LVEL = 15  # velocity-pass normal impulse at the first patch point [N s]
+PF_LVT = 16  # velocity-pass tangential impulse [N s]
+PF_MU = 17  # friction coefficient of the contact (0: frictionless)
+PF_E = 18  # restitution of the contact
+PF_TOUCH = 19  # 1 when touching in the latest narrow phase
+PF_PJN = 20  # projection scratch (solver._project): normal lambdas of patch points 1, 2 [kg m]
+PF_LVEL2 = 22  # velocity-pass normal impulse at the second patch point [N s]
+PF_PJT = 23  # projection scratch: tangential lambda [kg m]
+PFL_LEN = 24
 
 # ctf[E, C, :] contact output
 CT_NX = 0

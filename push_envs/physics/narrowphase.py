@@ -14,6 +14,7 @@ layout of the pair rows (``layout.PF_*``), so the solver copies it as it is::
     PF_NPTS               number of patch points (1 or 2)
     PF_P1X, PF_P1Y, PF_P1D  point 1: x, y [m] (midway through the overlap), its own depth [m]
     PF_P2X, PF_P2Y, PF_P2D  point 2: x, y [m], depth [m] (a copy of point 1 when npts == 1)
+    PF_CORNER             1 when two polygons meet corner to corner (the normal is ambiguous)
 
 A gap up to ``tol`` [m] still counts as a (resting) contact with negative depth.
 
@@ -54,6 +55,7 @@ from numba import njit
 
 from .layout import (
     OUT_LEN,
+    PF_CORNER,
     PF_DEPTH,
     PF_NPTS,
     PF_NX,
@@ -89,9 +91,18 @@ def _edge_normal(v, n, i):
 
 @njit(cache=True)
 def _max_separation(va, na, vb, nb):
-    """Best SAT axis among the edges of a against the vertices of b -> (separation, edge)."""
+    """Best SAT axis among the edges of a against the vertices of b.
+
+    Returns (separation [m], edge, cross [m]): ``cross`` is the runner-up separation when its
+    edge is not parallel to the best one (else -inf). Two non-parallel axes both at about
+    zero separation mean the pieces meet corner to corner (two boxes diagonal in a grid),
+    where the chosen normal is one of two equally good ones.
+    """
     best = -np.inf
     best_i = 0
+    bx = by = 0.0
+    second = -np.inf
+    sx = sy = 0.0
     for i in range(na):
         nx, ny = _edge_normal(va, na, i)
         s = np.inf
@@ -100,18 +111,23 @@ def _max_separation(va, na, vb, nb):
             if d < s:
                 s = d
         if s > best:
+            second, sx, sy = best, bx, by
             best = s
             best_i = i
-    return best, best_i
+            bx, by = nx, ny
+        elif s > second:
+            second, sx, sy = s, nx, ny
+    cross = second if abs(bx * sx + by * sy) < 0.999 else -np.inf
+    return best, best_i, cross
 
 
 @njit(cache=True)
 def collide_polygons(va, na, vb, nb, tol, out):
     """Polygon/segment against polygon/segment. Returns True on contact (see module doc)."""
-    sa, ia = _max_separation(va, na, vb, nb)
+    sa, ia, ca = _max_separation(va, na, vb, nb)
     if sa > tol:
         return False
-    sb, ib = _max_separation(vb, nb, va, na)
+    sb, ib, cb = _max_separation(vb, nb, va, na)
     if sb > tol:
         return False
     if sb > sa + _REF_TOL:
@@ -185,6 +201,8 @@ def collide_polygons(va, na, vb, nb, tol, out):
         out[PF_NY] = -rny
     out[PF_DEPTH] = -s1
     out[PF_NPTS] = 2.0 if k2 else 1.0
+    # Corner to corner: a second, non-parallel axis also at (about) zero separation.
+    out[PF_CORNER] = 1.0 if max(ca, cb) >= -tol else 0.0
     # Midway between the incident point and its projection on the reference face.
     out[PF_P1X] = c1x - 0.5 * s1 * rnx
     out[PF_P1Y] = c1y - 0.5 * s1 * rny
@@ -240,6 +258,7 @@ def collide_circle_polygon(cx, cy, r, vb, nb, tol, out):
     out[PF_NY] = ny
     out[PF_DEPTH] = depth
     out[PF_NPTS] = 1.0
+    out[PF_CORNER] = 0.0
     # Midway between the polygon's surface point and the circle's deepest point.
     out[PF_P1X] = 0.5 * (qx + cx - nx * r)
     out[PF_P1Y] = 0.5 * (qy + cy - ny * r)
@@ -266,6 +285,7 @@ def collide_circles(ax, ay, ra, bx, by, rb, tol, out):
     out[PF_NY] = ny
     out[PF_DEPTH] = depth
     out[PF_NPTS] = 1.0
+    out[PF_CORNER] = 0.0
     # Midway between the two deepest points.
     out[PF_P1X] = 0.5 * ((ax - nx * ra) + (bx + nx * rb))
     out[PF_P1Y] = 0.5 * ((ay - ny * ra) + (by + ny * rb))

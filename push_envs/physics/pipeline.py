@@ -25,7 +25,14 @@ import math
 from numba import njit, prange
 
 from .broadphase import body_boxes, find_pairs
-from .contacts import pair_contact, prepare, sort_pairs
+from .contacts import (
+    contact_graph,
+    contact_levels,
+    new_contacts,
+    pair_contact,
+    prepare,
+    sort_pairs,
+)
 from .frames import com_offset
 from .kinematics import DRIVE_ACKER, DRIVE_OMNI, coast, drive_motion, drive_twist, drive_update
 from .layout import (
@@ -84,6 +91,7 @@ from .position_solver import sweeps
 from .sensors import write_contacts
 from .velocity_solver import velocity_pass
 
+_RELEVELS = 2  # times a sub-step may re-order its sweeps for contacts made while sweeping
 _MIN_HALF = 1e-6  # [m] floor on the half-thickness used to size sub-steps (no division by 0)
 
 
@@ -296,6 +304,17 @@ def step_env(e, W):
         order = W.pord[e, sort_pairs(e, npairs, prs, bis, pfl, W.pord)]
         ns = sweeps(e, npairs, order, max_sweeps, prs, pos, ang, epar, bint, pint, pvert, pflt,
                     sint, svert, sflt, tol, slop, bsc, bis, movable, vbuf, cbuf, pfl)
+        for _ in range(_RELEVELS):
+            # Contacts made during the sweeps (a pushed row reaching a wall) change the
+            # levels: order again from the new graph and sweep on, so the wall's block runs
+            # back to the drive instead of jamming the row between them.
+            if new_contacts(e, npairs, pfl) == 0:
+                break
+            contact_graph(e, npairs, prs, W.cstart, W.cadj, pfl)
+            contact_levels(e, npairs, prs, bint, movable, bis, W.cstart, W.cadj, W.bq, pfl)
+            order = W.pord[e, sort_pairs(e, npairs, prs, bis, pfl, W.pord)]
+            ns += sweeps(e, npairs, order, max_sweeps, prs, pos, ang, epar, bint, pint, pvert,
+                         pflt, sint, svert, sflt, tol, slop, bsc, bis, movable, vbuf, cbuf, pfl)
         if ns > most:
             most = ns
         _refresh(e, npairs, prs, pos, ang, epar, bint, pint, pvert, pflt, sint, svert, sflt, tol,

@@ -250,6 +250,24 @@ def _register_block(e, body, k, bis):
         bis[e, body, IS_NBLK] = n + 1
 
 
+_BACK_COS = 0.1  # a blocker backs a push within ~84 deg of its normal
+
+
+@njit(cache=True, inline="always")
+def _backed(e, body, px, py, prs, bis, pfl):
+    """Whether a push along (px, py) [unit] on a blocked ``body`` meets one of its blockers.
+
+    A blocker's normal m, oriented into ``body``, resists motion along -m: the push is held
+    when p . m < -_BACK_COS.
+    """
+    for i in range(bis[e, body, IS_NBLK]):
+        kb = bis[e, body, IS_BLK + i]
+        sgn = 1.0 if prs[e, kb, PR_A] == body else -1.0
+        if sgn * (pfl[e, kb, PF_NX] * px + pfl[e, kb, PF_NY] * py) < -_BACK_COS:
+            return True
+    return False
+
+
 _PROJECT_ITERS = 8
 
 
@@ -352,8 +370,6 @@ def sweeps(e, npairs, order, max_sweeps, prs, pos, ang, epar, bint, pint, pvert,
         for i in range(movable.shape[0]):
             b = movable[i]
             bis[e, b, IS_NBLK] = 0
-            if _sweep == 0:
-                bis[e, b, IS_MOVED] = 0
         moved = False
         for idx in range(npairs):
             k = order[idx]
@@ -396,14 +412,17 @@ def sweeps(e, npairs, order, max_sweeps, prs, pos, ang, epar, bint, pint, pvert,
                     # Both are blocked (say a robot grazing a wall while it pushes a box into a
                     # corner): each may still yield in the directions its blockers leave free.
                     for _round in range(_BOTH_BLOCKED_ROUNDS):
-                        ax0, ay0, at0 = pos[e, a, 0], pos[e, a, 1], ang[e, a]
-                        bx0, by0, bt0 = pos[e, b, 0], pos[e, b, 1], ang[e, b]
+                        # Round-local start poses: ax0.. must keep the poses before this
+                        # pair, or a move in an earlier round goes unrecorded in IS_MOVED
+                        # and the pairs of the moved body are skipped as unchanged.
+                        rx0, ry0, rt0 = pos[e, a, 0], pos[e, a, 1], ang[e, a]
+                        sx0, sy0, st0 = pos[e, b, 0], pos[e, b, 1], ang[e, b]
                         touch2, d2 = resolve(e, k, False, False, True, prs, pos, ang, epar, bint,
                                              pint, pvert, pflt, sint, svert, sflt, tol, slop,
                                              bsc, vbuf, cbuf, pfl)
                         if not touch2 or d2 <= slop:
                             break
-                        _project_moves(e, a, b, True, True, ax0, ay0, at0, bx0, by0, bt0, prs,
+                        _project_moves(e, a, b, True, True, rx0, ry0, rt0, sx0, sy0, st0, prs,
                                        pos, ang, epar, bint, bis, pfl)
             if pos[e, a, 0] != ax0 or pos[e, a, 1] != ay0 or ang[e, a] != at0:
                 bis[e, a, IS_MOVED] |= 1
@@ -416,9 +435,15 @@ def sweeps(e, npairs, order, max_sweeps, prs, pos, ang, epar, bint, pint, pvert,
                     # A body a drive pushes is backed by that drive: it cannot yield back into
                     # it, so a pushed chain settles in one sweep, like a chain against a wall.
                     _register_block(e, b, k, bis)
-                if bis[e, b, IS_NBLK] > 0 and b != a:
+                # Blocked status spreads only along the direction it holds: b backs a when
+                # b's blockers resist being pushed along -n (the way a pushes it), and vice
+                # versa. A row pushed along x must not make its side neighbours (normal
+                # along y) blocked, or they freeze against each other and the sweeps stall.
+                nx, ny = pfl[e, k, PF_NX], pfl[e, k, PF_NY]
+                if bis[e, b, IS_NBLK] > 0 and b != a and _backed(e, b, -nx, -ny, prs, bis,
+                                                                 pfl):
                     _register_block(e, a, k, bis)
-                elif a_blk:
+                elif a_blk and _backed(e, a, nx, ny, prs, bis, pfl):
                     _register_block(e, b, k, bis)
         for i in range(movable.shape[0]):
             b = movable[i]

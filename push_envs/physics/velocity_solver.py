@@ -8,6 +8,8 @@ surfaces add Coulomb friction, by sequential impulses with accumulated, clamped 
 
 from __future__ import annotations
 
+import math
+
 from numba import njit
 
 from .contacts import LEVEL_INF
@@ -133,10 +135,24 @@ def velocity_pass(e, npairs, order, dt, prs, pos, ang, vel, omg, epar, bint, mov
     normal speed of at least -e times its approach speed before the sub-step (the bounce,
     for pairs that collided) and zero otherwise, and static surfaces add Coulomb friction.
     """
+    # No body leaves a contact faster than the fastest free motion in the env: in an exact
+    # solve a push hands on at most the pusher's speed; more comes only from removing an
+    # overlap, and turning that into speed is what makes a jammed pile explode (Box2D caps
+    # it the same way with its contact push velocity). Bounces are added afterwards.
+    vcap = 0.0
     for i in range(movable.shape[0]):
         b = movable[i]
-        vel[e, b, 0] = bsc[e, b, BS_VXF] + (pos[e, b, 0] - bsc[e, b, BS_XP]) / dt
-        vel[e, b, 1] = bsc[e, b, BS_VYF] + (pos[e, b, 1] - bsc[e, b, BS_YP]) / dt
+        vcap = max(vcap, math.sqrt(bsc[e, b, BS_VXF] ** 2 + bsc[e, b, BS_VYF] ** 2))
+    for i in range(movable.shape[0]):
+        b = movable[i]
+        vx = bsc[e, b, BS_VXF] + (pos[e, b, 0] - bsc[e, b, BS_XP]) / dt
+        vy = bsc[e, b, BS_VYF] + (pos[e, b, 1] - bsc[e, b, BS_YP]) / dt
+        sp = math.sqrt(vx * vx + vy * vy)
+        if sp > vcap and bint[b, BI_KIND] == PASSIVE:
+            vx *= vcap / sp
+            vy *= vcap / sp
+        vel[e, b, 0] = vx
+        vel[e, b, 1] = vy
         omg[e, b] = bsc[e, b, BS_WF] + (ang[e, b] - bsc[e, b, BS_TP]) / dt
     for _ in range(_VEL_ITERS):
         change = 0.0
