@@ -32,10 +32,16 @@ from .layout import (
     EP_MASS,
     EP_SCALE,
     IMMOVABLE,
+    IS_CN,
+    IS_CS,
     IS_GROUP,
     IS_LEVEL,
+    IS_MASK,
     IS_MOVED,
+    IS_QUEUE,
     IS_UF,
+    IS_VIS,
+    MAX_DRIVE_SLOTS,
     MODE_PUSH,
     MODE_STALL,
     OUT_LEN,
@@ -158,11 +164,18 @@ def uf_find(e, x, bis):
 
 
 _CARRY_COS = 0.05  # a contact carries a push when its normal is within ~87 deg of the push
-MAX_DRIVE_SLOTS = 64  # touching drive -> passive pairs that can share a load (bits of a mask)
-_DS_PAIR = 0  # dscr[e, _DS_PAIR, i]: pair index of drive slot i
-_DS_OPP = 1  # dscr[e, _DS_OPP, i]: mask of the slots pushing slot i's load from the other side
-_DS_GROUP = 2  # dscr[e, _DS_GROUP, i]: mask of the slots in slot i's group
-_DS_MISC = 3  # dscr[e, _DS_MISC, 0]: running BFS stamp (never reset, so never cleared)
+# Drive-slot table rows in gsc (MAX_DRIVE_SLOTS touching drive -> passive pairs can share a
+# load: one bit of a mask each), after the 2 K contact-graph entries:
+_DS_PAIR = 0  # pair index of drive slot i
+_DS_OPP = 1  # mask of the slots pushing slot i's load from the other side
+_DS_GROUP = 2  # mask of the slots in slot i's group
+_DS_MISC = 3  # entry 0: running BFS stamp (never reset, so visit stamps never need clearing)
+
+
+@njit(cache=True, inline="always")
+def _ds(prs, row, i):
+    """Index in gsc[e] of entry i of drive-slot row ``row``."""
+    return 2 * prs.shape[1] + row * MAX_DRIVE_SLOTS + i
 
 
 @njit(cache=True, inline="always")
@@ -181,43 +194,44 @@ def _push_dir(e, k, prs, pos, pfl):
 
 
 @njit(cache=True)
-def carried_load(e, b0, dx, dy, bit, gravity, prs, bint, epar, cstart, cadj, bq, bvis, bmask,
-                 dscr, pfl):
+def carried_load(e, b0, dx, dy, bit, gravity, prs, bint, epar, bis, gsc, pfl):
     """Ground friction [N] of the bodies a push along (dx, dy) on passive body b0 carries.
 
     Breadth-first from b0 over touching passive-passive contacts, crossing a contact only when
     its normal, oriented from the body already reached to the next, has a component
     > _CARRY_COS along the push. Contacts between bodies are frictionless, so a body that
     touches from the side carries none of the push and is not counted. Every reached body
-    gets ``bit`` in ``bmask`` (the drive slot's bit; 0 for none)::
+    gets ``bit`` in ``bis[e, b, IS_MASK]`` (the drive slot's bit; 0 for none)::
 
         robot -> [b0][b1][b2]      carried: b0, b1, b2 (normals along the push)
                  [s0][s1][s2]      not carried: side contacts, normal across the push, and
                                    b0-s1, b1-s2 corner to corner (PF_CORNER)
     """
-    dscr[e, _DS_MISC, 0] += 1
-    stamp = dscr[e, _DS_MISC, 0]
+    gsc[e, _ds(prs, _DS_MISC, 0)] += 1
+    stamp = gsc[e, _ds(prs, _DS_MISC, 0)]
     load = 0.0
     head = 0
     tail = 1
-    bq[e, 0] = b0
-    bvis[e, b0] = stamp
+    bis[e, 0, IS_QUEUE] = b0
+    bis[e, b0, IS_VIS] = stamp
     while head < tail:
-        x = bq[e, head]
+        x = bis[e, head, IS_QUEUE]
         head += 1
         load += epar[e, x, EP_FRICTION] * epar[e, x, EP_MASS] * gravity
-        bmask[e, x] |= bit
-        for s in range(cstart[e, x], cstart[e, x + 1]):
-            j = cadj[e, s]
+        bis[e, x, IS_MASK] |= bit
+        for s in range(bis[e, x, IS_CS], bis[e, x, IS_CS] + bis[e, x, IS_CN]):
+            j = gsc[e, s]
             a = prs[e, j, PR_A]
             y = prs[e, j, PR_B] if a == x else a
-            if bint[y, BI_KIND] != PASSIVE or bvis[e, y] == stamp or pfl[e, j, PF_CORNER] > 0.0:
+            if bint[y, BI_KIND] != PASSIVE or bis[e, y, IS_VIS] == stamp:
+                continue
+            if pfl[e, j, PF_CORNER] > 0.0:
                 continue  # corner to corner: a push slides past, along the shared line
             # PF_N points from B toward A: the push crosses from x to y along -n when x is A.
             sgn = -1.0 if a == x else 1.0
             if sgn * (pfl[e, j, PF_NX] * dx + pfl[e, j, PF_NY] * dy) > _CARRY_COS:
-                bvis[e, y] = stamp
-                bq[e, tail] = y
+                bis[e, y, IS_VIS] = stamp
+                bis[e, tail, IS_QUEUE] = y
                 tail += 1
     return load
 
@@ -231,16 +245,16 @@ def _group_find(e, x, bis):
 
 
 @njit(cache=True)
-def _slots_traction(e, mask, nd, prs, epar, gravity, dscr):
+def _slots_traction(e, mask, nd, prs, epar, gravity, gsc):
     """Summed traction mu m g [N] of the distinct drives of the slots in ``mask``."""
     total = 0.0
     for i in range(nd):
         if not (mask >> i) & 1:
             continue
-        a = prs[e, dscr[e, _DS_PAIR, i], PR_A]
+        a = prs[e, gsc[e, _ds(prs, _DS_PAIR, i)], PR_A]
         seen = False
         for j in range(i):
-            if (mask >> j) & 1 and prs[e, dscr[e, _DS_PAIR, j], PR_A] == a:
+            if (mask >> j) & 1 and prs[e, gsc[e, _ds(prs, _DS_PAIR, j)], PR_A] == a:
                 seen = True
                 break
         if not seen:
@@ -249,8 +263,7 @@ def _slots_traction(e, mask, nd, prs, epar, gravity, dscr):
 
 
 @njit(cache=True)
-def traction_modes(e, npairs, gravity, prs, pos, bint, epar, movable, bis, cstart, cadj, bq,
-                   bvis, bmask, dscr, pfl):
+def traction_modes(e, npairs, gravity, prs, pos, bint, epar, movable, bis, gsc, pfl):
     """The traction rule: which drive -> passive pairs push (MODE_PUSH) and which stall.
 
     1. Each touching drive -> passive pair gets a slot i (bit 1 << i) and marks the bodies its
@@ -270,7 +283,7 @@ def traction_modes(e, npairs, gravity, prs, pos, bint, epar, movable, bis, cstar
     nm = movable.shape[0]
     for i in range(nm):
         b = movable[i]
-        bmask[e, b] = 0
+        bis[e, b, IS_MASK] = 0
         bis[e, b, IS_GROUP] = b
     nd = 0
     for k in range(npairs):
@@ -280,32 +293,30 @@ def traction_modes(e, npairs, gravity, prs, pos, bint, epar, movable, bis, cstar
             continue
         dx, dy = _push_dir(e, k, prs, pos, pfl)
         if pfl[e, k, PF_TOUCH] > 0.0 and nd < MAX_DRIVE_SLOTS:
-            dscr[e, _DS_PAIR, nd] = k
-            dscr[e, _DS_OPP, nd] = 0
-            carried_load(e, b, dx, dy, 1 << nd, gravity, prs, bint, epar, cstart, cadj, bq,
-                         bvis, bmask, dscr, pfl)
+            gsc[e, _ds(prs, _DS_PAIR, nd)] = k
+            gsc[e, _ds(prs, _DS_OPP, nd)] = 0
+            carried_load(e, b, dx, dy, 1 << nd, gravity, prs, bint, epar, bis, gsc, pfl)
             nd += 1
         else:
-            load = carried_load(e, b, dx, dy, 0, gravity, prs, bint, epar, cstart, cadj, bq,
-                                bvis, bmask, dscr, pfl)
+            load = carried_load(e, b, dx, dy, 0, gravity, prs, bint, epar, bis, gsc, pfl)
             traction = epar[e, a, EP_FRICTION] * epar[e, a, EP_MASS] * gravity
             prs[e, k, PR_MODE] = MODE_PUSH if traction >= load * (1.0 - 1e-12) else MODE_STALL
     if nd == 0:
         return
     # Shared bodies: group the drives pushing one load the same way; note the opposing ones.
     for i in range(nm):
-        m = bmask[e, movable[i]]
+        m = bis[e, movable[i], IS_MASK]
         if m & (m - 1) == 0:
             continue  # reached by at most one slot
         for s1 in range(nd):
             if not (m >> s1) & 1:
                 continue
-            k1 = dscr[e, _DS_PAIR, s1]
+            k1 = gsc[e, _ds(prs, _DS_PAIR, s1)]
             d1x, d1y = _push_dir(e, k1, prs, pos, pfl)
             for s2 in range(s1 + 1, nd):
                 if not (m >> s2) & 1:
                     continue
-                k2 = dscr[e, _DS_PAIR, s2]
+                k2 = gsc[e, _ds(prs, _DS_PAIR, s2)]
                 d2x, d2y = _push_dir(e, k2, prs, pos, pfl)
                 if d1x * d2x + d1y * d2y > 0.0:
                     r1 = _group_find(e, prs[e, k1, PR_A], bis)
@@ -315,35 +326,35 @@ def traction_modes(e, npairs, gravity, prs, pos, bint, epar, movable, bis, cstar
                     elif r2 < r1:
                         bis[e, r1, IS_GROUP] = r2
                 else:
-                    dscr[e, _DS_OPP, s1] |= 1 << s2
-                    dscr[e, _DS_OPP, s2] |= 1 << s1
+                    gsc[e, _ds(prs, _DS_OPP, s1)] |= 1 << s2
+                    gsc[e, _ds(prs, _DS_OPP, s2)] |= 1 << s1
     for s in range(nd):
-        r = _group_find(e, prs[e, dscr[e, _DS_PAIR, s], PR_A], bis)
+        r = _group_find(e, prs[e, gsc[e, _ds(prs, _DS_PAIR, s)], PR_A], bis)
         g = 0
         for s2 in range(nd):
-            if _group_find(e, prs[e, dscr[e, _DS_PAIR, s2], PR_A], bis) == r:
+            if _group_find(e, prs[e, gsc[e, _ds(prs, _DS_PAIR, s2)], PR_A], bis) == r:
                 g |= 1 << s2
-        dscr[e, _DS_GROUP, s] = g
+        gsc[e, _ds(prs, _DS_GROUP, s)] = g
     for s in range(nd):
-        g = dscr[e, _DS_GROUP, s]
+        g = gsc[e, _ds(prs, _DS_GROUP, s)]
         opp = 0
         for s2 in range(nd):
             if (g >> s2) & 1:
-                opp |= dscr[e, _DS_OPP, s2]
+                opp |= gsc[e, _ds(prs, _DS_OPP, s2)]
         opp &= ~g
         load = 0.0
         for i in range(nm):
             b = movable[i]
-            if bmask[e, b] & g:
+            if bis[e, b, IS_MASK] & g:
                 load += epar[e, b, EP_FRICTION] * epar[e, b, EP_MASS] * gravity
-        load += _slots_traction(e, opp, nd, prs, epar, gravity, dscr)
-        traction = _slots_traction(e, g, nd, prs, epar, gravity, dscr)
-        k = dscr[e, _DS_PAIR, s]
+        load += _slots_traction(e, opp, nd, prs, epar, gravity, gsc)
+        traction = _slots_traction(e, g, nd, prs, epar, gravity, gsc)
+        k = gsc[e, _ds(prs, _DS_PAIR, s)]
         prs[e, k, PR_MODE] = MODE_PUSH if traction >= load * (1.0 - 1e-12) else MODE_STALL
 
 
 @njit(cache=True)
-def contact_levels(e, npairs, prs, bint, movable, bis, cstart, cadj, bq, pfl):
+def contact_levels(e, npairs, prs, bint, movable, bis, gsc, pfl):
     """Contact-graph level of each body: hops over touching contacts from the bodies touching
     an immovable one (level 1), then, for bodies no immovable body backs, from the drives
     (LEVEL_DRIVE + hops). Bodies reached by neither keep LEVEL_INF.
@@ -363,76 +374,80 @@ def contact_levels(e, npairs, prs, bint, movable, bis, cstart, cadj, bq, pfl):
             a = prs[e, k, PR_A]
             if bis[e, a, IS_LEVEL] != 1:
                 bis[e, a, IS_LEVEL] = 1
-                bq[e, tail] = a
+                bis[e, tail, IS_QUEUE] = a
                 tail += 1
     for phase in range(2):
         if phase == 1:
             for i in range(nm):
                 b = movable[i]
                 if bint[b, BI_KIND] == DRIVEN and bis[e, b, IS_LEVEL] == LEVEL_DRIVE:
-                    bq[e, tail] = b
+                    bis[e, tail, IS_QUEUE] = b
                     tail += 1
         head = 0
         while head < tail:
-            x = bq[e, head]
+            x = bis[e, head, IS_QUEUE]
             head += 1
             lx = bis[e, x, IS_LEVEL]
-            for s in range(cstart[e, x], cstart[e, x + 1]):
-                j = cadj[e, s]
+            for s in range(bis[e, x, IS_CS], bis[e, x, IS_CS] + bis[e, x, IS_CN]):
+                j = gsc[e, s]
                 a = prs[e, j, PR_A]
                 y = prs[e, j, PR_B] if a == x else a
                 if bis[e, y, IS_LEVEL] > lx + 1:
                     bis[e, y, IS_LEVEL] = lx + 1
-                    bq[e, tail] = y
+                    bis[e, tail, IS_QUEUE] = y
                     tail += 1
         tail = 0
 
 
 @njit(cache=True)
-def contact_graph(e, npairs, prs, cstart, cadj, pfl):
+def contact_graph(e, npairs, prs, movable, bis, gsc, pfl):
     """CSR of the touching movable-movable pairs: the pairs of body b are
-    ``cadj[e, cstart[e, b]:cstart[e, b + 1]]`` (a counting sort of the pairs by body)."""
-    nb = cstart.shape[1] - 1
-    for b in range(nb + 1):
-        cstart[e, b] = 0
+    ``gsc[e, bis[e, b, IS_CS] + i]`` for i < ``bis[e, b, IS_CN]`` (a counting sort by body)."""
+    nm = movable.shape[0]
+    for i in range(nm):
+        bis[e, movable[i], IS_CN] = 0
     for k in range(npairs):
         if pfl[e, k, PF_TOUCH] > 0.0 and prs[e, k, PR_SP] < 0:
-            cstart[e, prs[e, k, PR_A] + 1] += 1
-            cstart[e, prs[e, k, PR_B] + 1] += 1
-    for b in range(nb):
-        cstart[e, b + 1] += cstart[e, b]
+            bis[e, prs[e, k, PR_A], IS_CN] += 1
+            bis[e, prs[e, k, PR_B], IS_CN] += 1
+    start = 0
+    for i in range(nm):
+        b = movable[i]
+        bis[e, b, IS_CS] = start
+        bis[e, b, IS_QUEUE] = start  # fill cursor (the queue is free until the searches)
+        start += bis[e, b, IS_CN]
     for k in range(npairs):
         if pfl[e, k, PF_TOUCH] > 0.0 and prs[e, k, PR_SP] < 0:
             for side in range(2):
                 x = prs[e, k, PR_A + side]
-                cadj[e, cstart[e, x]] = k
-                cstart[e, x] += 1
-    for b in range(nb - 1, -1, -1):
-        cstart[e, b + 1] = cstart[e, b]
-    cstart[e, 0] = 0
+                gsc[e, bis[e, x, IS_QUEUE]] = k
+                bis[e, x, IS_QUEUE] += 1
 
 
 @njit(cache=True)
-def new_contacts(e, npairs, pfl):
-    """Pairs that touch now but did not when the order was made get their sort key; returns
-    how many. A row that reaches a wall mid-solve is then re-levelled from the wall."""
+def new_contacts(e, npairs, prs, bint, pfl):
+    """Pairs that touch now but did not when the order was made get their sort key. Returns
+    how many of them are not a drive meeting a body: those change what backs what (a row
+    reaching a wall mid-solve is then re-levelled from the wall; discs landing on a pile,
+    from the pile's floor). A drive catching up with the box it pushes changes nothing the
+    order needs, and re-ordering for it would cost a sort in most steps of a pushing task."""
     n = 0
     for k in range(npairs):
         if pfl[e, k, PF_TOUCH] > 0.0 and pfl[e, k, PF_KEY] == -np.inf:
             pfl[e, k, PF_KEY] = pfl[e, k, PF_DEPTH]
-            n += 1
+            if bint[prs[e, k, PR_A], BI_KIND] != DRIVEN and (
+                    prs[e, k, PR_SP] >= 0 or bint[prs[e, k, PR_B], BI_KIND] != DRIVEN):
+                n += 1
     return n
 
 
 @njit(cache=True)
 def prepare(e, npairs, prs, pos, ang, epar, bint, bflt, pint, pvert, pflt, sint, svert, sflt,
-            tol, gravity, movable, bsc, bis, vbuf, cbuf, pfl, cstart, cadj, bq, bvis, bmask,
-            dscr):
+            tol, gravity, movable, bsc, bis, vbuf, cbuf, pfl, gsc):
     """Contacts at the predicted poses, pair modes, friction/restitution and body levels.
 
-    Also builds the touching contact graph of the movable bodies as CSR (``cstart[e, b]`` ..
-    ``cstart[e, b + 1]`` index ``cadj[e]``, which holds pair indices) for the traction rule and
-    the levels. Returns the number of touching pairs.
+    Also builds the touching contact graph of the movable bodies (``contact_graph``) for the
+    traction rule and the levels. Returns the number of touching pairs.
     """
     nm = movable.shape[0]
     touching = 0
@@ -482,7 +497,7 @@ def prepare(e, npairs, prs, pos, ang, epar, bint, bflt, pint, pvert, pflt, sint,
             pfl[e, k, PF_KEY] = -np.inf
     if touching == 0:
         return 0
-    contact_graph(e, npairs, prs, cstart, cadj, pfl)
+    contact_graph(e, npairs, prs, movable, bis, gsc, pfl)
     # Traction of the drives touching each passive chain [N] (caps the reported forces).
     for k in range(npairs):
         a = prs[e, k, PR_A]
@@ -491,9 +506,8 @@ def prepare(e, npairs, prs, pos, ang, epar, bint, bflt, pint, pvert, pflt, sint,
                 and bint[b, BI_KIND] == PASSIVE:
             bsc[e, uf_find(e, b, bis), BS_DRIVE] += \
                 epar[e, a, EP_FRICTION] * epar[e, a, EP_MASS] * gravity
-    traction_modes(e, npairs, gravity, prs, pos, bint, epar, movable, bis, cstart, cadj, bq,
-                   bvis, bmask, dscr, pfl)
-    contact_levels(e, npairs, prs, bint, movable, bis, cstart, cadj, bq, pfl)
+    traction_modes(e, npairs, gravity, prs, pos, bint, epar, movable, bis, gsc, pfl)
+    contact_levels(e, npairs, prs, bint, movable, bis, gsc, pfl)
     return touching
 
 

@@ -82,7 +82,8 @@ BS_VX0 = 9  # velocity at the start of the sub-step
 BS_VY0 = 10
 BS_W0 = 11
 BS_DRIVE = 12  # traction of the drives touching the passive chain (component root) [N]
-BS_LEN = 13
+BS_SAVE = 13  # SV_LEN columns: state at the step's start, restored when a step is rolled back
+BS_LEN = 21
 
 # bis[E, B, :]
 IS_LEVEL = 0  # contact-graph distance from immovable bodies (then from drives)
@@ -92,7 +93,12 @@ IS_BLK = 3  # first of MAX_BLOCK blocking pair indices
 MAX_BLOCK = 4
 IS_MOVED = IS_BLK + MAX_BLOCK  # bit 0: moved in this sweep; bit 1: moved in the last one
 IS_GROUP = IS_MOVED + 1  # union-find parent over drives pushing one load the same way
-IS_LEN = IS_GROUP + 1
+IS_CS = IS_GROUP + 1  # first entry of the body's touching pairs in gsc (contact-graph CSR)
+IS_CN = IS_CS + 1  # number of the body's touching movable-movable pairs
+IS_QUEUE = IS_CN + 1  # row i: i-th entry of the breadth-first queue (a body index)
+IS_VIS = IS_QUEUE + 1  # breadth-first visit stamp
+IS_MASK = IS_VIS + 1  # bits of the drive slots whose push carries the body
+IS_LEN = IS_MASK + 1
 
 # prs[E, K, :] candidate pairs
 PR_A = 0
@@ -159,5 +165,10 @@ HL_LEN = 6
 ST_OVERFLOW = 1  # the pair buffer was too small: World grows it and steps the env again
 ST_SUBSTEPS = 2  # a body moved too fast for PR_MAXSUB sub-steps: World raises
 
-# save[E, B, :] state at the start of a step, restored when the step is rolled back
-SV_LEN = 8  # x, y, theta, vx, vy, omega, drive 0, drive 1
+# bsc[E, B, BS_SAVE:BS_SAVE + SV_LEN]: x, y, theta, vx, vy, omega, drive 0, drive 1
+SV_LEN = 8
+
+# gsc[E, :] graph scratch (int64): the touching pairs by body (2 K entries, CSR through
+# IS_CS / IS_CN), then the drive-slot table, DS_ROWS rows of MAX_DRIVE_SLOTS (contacts.py)
+MAX_DRIVE_SLOTS = 64
+DS_ROWS = 4

@@ -50,6 +50,7 @@ from .layout import (
     BF_WHEELBASE,
     BI_DRIVE,
     BI_KIND,
+    BS_SAVE,
     BS_T0,
     BS_TP,
     BS_VX0,
@@ -139,32 +140,32 @@ def _substeps(e, prm, bint, bflt, movable, epar, vel, omg, drv, cmd):
 
 
 @njit(cache=True)
-def _save(e, movable, pos, ang, vel, omg, drv, save):
+def _save(e, movable, pos, ang, vel, omg, drv, bsc):
     """Keep env e's state at the step's start, so an aborted step can be rolled back."""
     for i in range(movable.shape[0]):
         b = movable[i]
-        save[e, b, 0] = pos[e, b, 0]
-        save[e, b, 1] = pos[e, b, 1]
-        save[e, b, 2] = ang[e, b]
-        save[e, b, 3] = vel[e, b, 0]
-        save[e, b, 4] = vel[e, b, 1]
-        save[e, b, 5] = omg[e, b]
-        save[e, b, 6] = drv[e, b, 0]
-        save[e, b, 7] = drv[e, b, 1]
+        bsc[e, b, BS_SAVE + 0] = pos[e, b, 0]
+        bsc[e, b, BS_SAVE + 1] = pos[e, b, 1]
+        bsc[e, b, BS_SAVE + 2] = ang[e, b]
+        bsc[e, b, BS_SAVE + 3] = vel[e, b, 0]
+        bsc[e, b, BS_SAVE + 4] = vel[e, b, 1]
+        bsc[e, b, BS_SAVE + 5] = omg[e, b]
+        bsc[e, b, BS_SAVE + 6] = drv[e, b, 0]
+        bsc[e, b, BS_SAVE + 7] = drv[e, b, 1]
 
 
 @njit(cache=True)
-def _restore(e, movable, pos, ang, vel, omg, drv, save):
+def _restore(e, movable, pos, ang, vel, omg, drv, bsc):
     for i in range(movable.shape[0]):
         b = movable[i]
-        pos[e, b, 0] = save[e, b, 0]
-        pos[e, b, 1] = save[e, b, 1]
-        ang[e, b] = save[e, b, 2]
-        vel[e, b, 0] = save[e, b, 3]
-        vel[e, b, 1] = save[e, b, 4]
-        omg[e, b] = save[e, b, 5]
-        drv[e, b, 0] = save[e, b, 6]
-        drv[e, b, 1] = save[e, b, 7]
+        pos[e, b, 0] = bsc[e, b, BS_SAVE + 0]
+        pos[e, b, 1] = bsc[e, b, BS_SAVE + 1]
+        ang[e, b] = bsc[e, b, BS_SAVE + 2]
+        vel[e, b, 0] = bsc[e, b, BS_SAVE + 3]
+        vel[e, b, 1] = bsc[e, b, BS_SAVE + 4]
+        omg[e, b] = bsc[e, b, BS_SAVE + 5]
+        drv[e, b, 0] = bsc[e, b, BS_SAVE + 6]
+        drv[e, b, 1] = bsc[e, b, BS_SAVE + 7]
 
 
 @njit(cache=True)
@@ -280,7 +281,7 @@ def step_env(e, W):
     max_sweeps = int(prm[PR_SWEEPS])
     most = 0
     npairs = 0
-    _save(e, movable, pos, ang, vel, omg, drv, W.save)
+    _save(e, movable, pos, ang, vel, omg, drv, bsc)
     for _ in range(nsub):
         _free_motion(e, dts, gravity, bint, bflt, movable, epar, pos, ang, vel, omg, drv, cmd,
                      bsc)
@@ -289,14 +290,14 @@ def step_env(e, W):
                            prs)
         if found > cap:
             # Dropping pairs would drop contacts: roll back and let World grow the buffers.
-            _restore(e, movable, pos, ang, vel, omg, drv, W.save)
+            _restore(e, movable, pos, ang, vel, omg, drv, bsc)
             W.hl[e, HL_OVERFLOW] = found
             W.hl[e, HL_STATUS] = ST_OVERFLOW
             return
         npairs = found
         touching = prepare(e, npairs, prs, pos, ang, epar, bint, bflt, pint, pvert, pflt, sint,
                            svert, sflt, tol, gravity, movable, bsc, bis, vbuf, cbuf, pfl,
-                           W.cstart, W.cadj, W.bq, W.bvis, W.bmask, W.dscr)
+                           W.gsc)
         if touching == 0:
             # Nothing touches after free motion, so no correction can start: the free motion
             # stands (positions and velocities are already written).
@@ -308,10 +309,10 @@ def step_env(e, W):
             # Contacts made during the sweeps (a pushed row reaching a wall) change the
             # levels: order again from the new graph and sweep on, so the wall's block runs
             # back to the drive instead of jamming the row between them.
-            if new_contacts(e, npairs, pfl) == 0:
+            if new_contacts(e, npairs, prs, bint, pfl) == 0:
                 break
-            contact_graph(e, npairs, prs, W.cstart, W.cadj, pfl)
-            contact_levels(e, npairs, prs, bint, movable, bis, W.cstart, W.cadj, W.bq, pfl)
+            contact_graph(e, npairs, prs, movable, bis, W.gsc, pfl)
+            contact_levels(e, npairs, prs, bint, movable, bis, W.gsc, pfl)
             order = W.pord[e, sort_pairs(e, npairs, prs, bis, pfl, W.pord)]
             ns += sweeps(e, npairs, order, max_sweeps, prs, pos, ang, epar, bint, pint, pvert,
                          pflt, sint, svert, sflt, tol, slop, bsc, bis, movable, vbuf, cbuf, pfl)

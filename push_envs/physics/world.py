@@ -22,7 +22,6 @@ import numpy as np
 
 from .arrays import WorldArrays
 from .config import load_scene
-from .contacts import MAX_DRIVE_SLOTS
 from .frames import com_offsets
 from .layout import (
     BI_DRIVE,
@@ -30,6 +29,7 @@ from .layout import (
     BS_LEN,
     CT_LEN,
     DRIVEN,
+    DS_ROWS,
     EP_FRICTION,
     EP_INERTIA,
     EP_LEN,
@@ -44,6 +44,7 @@ from .layout import (
     HL_SWEEPS,
     IMMOVABLE,
     IS_LEN,
+    MAX_DRIVE_SLOTS,
     OUT_LEN,
     PASSIVE,
     PFL_LEN,
@@ -58,7 +59,6 @@ from .layout import (
     PRS_LEN,
     ST_OVERFLOW,
     ST_SUBSTEPS,
-    SV_LEN,
 )
 from .narrowphase import MAX_VERTS
 from .params import SolverParams
@@ -140,15 +140,9 @@ class World:
         self.ctf = np.zeros((E, max_contacts, CT_LEN))
         self.ctn = np.zeros(E, np.int64)
         self.health = np.zeros((E, HL_LEN))
-        # Contact-graph scratch (CSR over touching pairs, BFS queue and stamps, drive slots)
-        # and the state saved at a step's start for a rollback.
-        self._cstart = np.zeros((E, B + 1), np.int64)
-        self._cadj = np.zeros((E, 2 * max_pairs), np.int64)
-        self._bq = np.zeros((E, max(B, 1)), np.int64)
-        self._bvis = np.zeros((E, max(B, 1)), np.int64)
-        self._bmask = np.zeros((E, max(B, 1)), np.int64)
-        self._dscr = np.zeros((E, 4, MAX_DRIVE_SLOTS), np.int64)
-        self._save = np.zeros((E, B, SV_LEN))
+        # Contact-graph scratch (touching pairs by body, then the drive-slot table).
+        self._gsc = np.zeros((E, 2 * max_pairs + DS_ROWS * MAX_DRIVE_SLOTS), np.int64)
+        self._gsc_pairs = max_pairs
         self.steps = np.zeros(E, np.int64)
         # Envs with active == 0 are skipped by a step (e.g. rows being reset by a vector env).
         self.active = np.ones(E, np.uint8)
@@ -161,8 +155,7 @@ class World:
             vel=self.vel, omg=self.omg, drv=self.drv, cmd=self.cmd, active=self.active,
             bsc=self._bsc, bis=self._bis, aabb=self._aabb, stamp=self._stamp, prs=self._prs,
             pfl=self._pfl, pord=self._pord, vbuf=self._vbuf, cbuf=self._cbuf, cti=self.cti,
-            ctf=self.ctf, ctn=self.ctn, hl=self.health, cstart=self._cstart, cadj=self._cadj,
-            bq=self._bq, bvis=self._bvis, bmask=self._bmask, dscr=self._dscr, save=self._save)
+            ctf=self.ctf, ctn=self.ctn, hl=self.health, gsc=self._gsc)
         self.reset()
 
     def _grow_pairs(self, need: int) -> None:
@@ -173,7 +166,12 @@ class World:
         self._prs = np.zeros((E, cap, PRS_LEN), np.int64)
         self._pfl = np.zeros((E, cap, PFL_LEN))
         self._pord = np.zeros((E, 2, cap), np.int64)
-        self._cadj = np.zeros((E, 2 * cap), np.int64)
+        # The drive-slot table lives after the pairs: it is rebuilt each sub-step, so a fresh
+        # array is enough, except for the BFS stamp, which must keep counting up.
+        stamp = self._gsc[:, 2 * self._gsc_pairs + DS_ROWS * MAX_DRIVE_SLOTS - MAX_DRIVE_SLOTS]
+        self._gsc = np.zeros((E, 2 * cap + DS_ROWS * MAX_DRIVE_SLOTS), np.int64)
+        self._gsc[:, 2 * cap + (DS_ROWS - 1) * MAX_DRIVE_SLOTS] = stamp
+        self._gsc_pairs = cap
         cti = np.zeros((E, cap, 3), np.int64)
         ctf = np.zeros((E, cap, CT_LEN))
         n = self.cti.shape[1]
@@ -181,7 +179,7 @@ class World:
         ctf[:, :n] = self.ctf
         self.cti, self.ctf = cti, ctf
         self.arrays = self.arrays._replace(prs=self._prs, pfl=self._pfl, pord=self._pord,
-                                           cadj=self._cadj, cti=cti, ctf=ctf)
+                                           gsc=self._gsc, cti=cti, ctf=ctf)
 
     # ------------------------------------------------------------------------------ set-up
     @classmethod
