@@ -320,8 +320,8 @@ def step_env(e, W):
             most = ns
         _refresh(e, npairs, prs, pos, ang, epar, bint, pint, pvert, pflt, sint, svert, sflt, tol,
                  bis, vbuf, cbuf, pfl)
-        velocity_pass(e, npairs, order, dts, prs, pos, ang, vel, omg, epar, bint, movable, bsc,
-                      bis, pfl)
+        velocity_pass(e, npairs, order, dts, prs, pos, ang, vel, omg, epar, bint, bflt, movable,
+                      bsc, bis, pfl)
     write_contacts(e, npairs, dts, gravity, prs, bint, epar, bsc, bis, pfl, W.cti, W.ctf,
                    W.ctn, W.hl)
     W.hl[e, HL_SWEEPS] = most

@@ -14,6 +14,7 @@ from numba import njit
 
 from .contacts import LEVEL_INF
 from .layout import (
+    BF_BRAD,
     BI_KIND,
     BS_TP,
     BS_VX0,
@@ -27,6 +28,7 @@ from .layout import (
     DRIVEN,
     EP_INERTIA,
     EP_MASS,
+    EP_SCALE,
     IMMOVABLE,
     IS_LEVEL,
     MODE_PUSH,
@@ -125,8 +127,8 @@ def _vel_row(e, k, j, a, b, nx, ny, static_b, pos, vel, omg, bsc, pfl):
 
 
 @njit(cache=True)
-def velocity_pass(e, npairs, order, dt, prs, pos, ang, vel, omg, epar, bint, movable, bsc, bis,
-                  pfl):
+def velocity_pass(e, npairs, order, dt, prs, pos, ang, vel, omg, epar, bint, bflt, movable, bsc,
+                  bis, pfl):
     """Recover velocities from the displacement, then sequential impulses at the contacts.
 
     v = v_free + (x - x_free) / dt is the mean velocity over the sub-step; a contact made
@@ -153,7 +155,12 @@ def velocity_pass(e, npairs, order, dt, prs, pos, ang, vel, omg, epar, bint, mov
             vy *= vcap / sp
         vel[e, b, 0] = vx
         vel[e, b, 1] = vy
-        omg[e, b] = bsc[e, b, BS_WF] + (ang[e, b] - bsc[e, b, BS_TP]) / dt
+        w = bsc[e, b, BS_WF] + (ang[e, b] - bsc[e, b, BS_TP]) / dt
+        # The same bound on the spin: no point of the body [m] faster than vcap.
+        reach = bflt[b, BF_BRAD] * epar[e, b, EP_SCALE]
+        if bint[b, BI_KIND] == PASSIVE and abs(w) * reach > vcap:
+            w = math.copysign(vcap / reach, w)
+        omg[e, b] = w
     for _ in range(_VEL_ITERS):
         change = 0.0
         for idx in range(npairs):
