@@ -74,12 +74,15 @@ from .layout import (
     HL_STATUS,
     HL_SWEEPS,
     IS_MOVED,
+    MODE_PUSH,
+    MODE_STALL,
     PF_TOUCH,
     PR_A,
     PR_B,
     PR_DT,
     PR_G,
     PR_MAXSUB,
+    PR_MODE,
     PR_REST,
     PR_SLOP,
     PR_SP,
@@ -303,8 +306,9 @@ def step_env(e, W):
             # stands (positions and velocities are already written).
             continue
         order = W.pord[e, sort_pairs(e, npairs, prs, bis, pfl, W.pord)]
-        ns = sweeps(e, npairs, order, max_sweeps, prs, pos, ang, epar, bint, pint, pvert, pflt,
-                    sint, svert, sflt, tol, slop, bsc, bis, movable, vbuf, cbuf, pfl)
+        last = sweeps(e, npairs, order, max_sweeps, prs, pos, ang, epar, bint, pint, pvert,
+                      pflt, sint, svert, sflt, tol, slop, bsc, bis, movable, vbuf, cbuf, pfl)
+        ns = last
         for _ in range(_RELEVELS):
             # Contacts made during the sweeps (a pushed row reaching a wall) change the
             # levels: order again from the new graph and sweep on, so the wall's block runs
@@ -314,6 +318,16 @@ def step_env(e, W):
             contact_graph(e, npairs, prs, movable, bis, W.gsc, pfl)
             contact_levels(e, npairs, prs, bint, movable, bis, W.gsc, pfl)
             order = W.pord[e, sort_pairs(e, npairs, prs, bis, pfl, W.pord)]
+            last = sweeps(e, npairs, order, max_sweeps, prs, pos, ang, epar, bint, pint, pvert,
+                          pflt, sint, svert, sflt, tol, slop, bsc, bis, movable, vbuf, cbuf, pfl)
+            ns += last
+        if last >= max_sweeps:
+            # Still moving at the cap: the drives have jammed their loads (a pile wedged in a
+            # corner). A jam is a load no traction moves, so the drives yield, as a stall
+            # does, and the passive bodies settle among themselves and the walls.
+            for k in range(npairs):
+                if prs[e, k, PR_MODE] == MODE_PUSH:
+                    prs[e, k, PR_MODE] = MODE_STALL
             ns += sweeps(e, npairs, order, max_sweeps, prs, pos, ang, epar, bint, pint, pvert,
                          pflt, sint, svert, sflt, tol, slop, bsc, bis, movable, vbuf, cbuf, pfl)
         if ns > most:
