@@ -1,8 +1,15 @@
-"""Physics step throughput: world steps/s and env-steps/s for four scenes.
+"""Physics step throughput: world steps/s and env-steps/s, worst overlap and sweeps.
 
     python benchmarks/physics.py               # full table
     python benchmarks/physics.py --quick       # fewer steps/repeats, smaller batches
     python benchmarks/physics.py --repeats 7 --steps 500
+    python benchmarks/physics.py --only grid --peers   # + Box2D v3 and pymunk, same scene
+
+The "grid" scene is the peer scene of ``benchmarks/peers/common.py`` (10 robots under a
+50 x 20 grid of 0.4 m boxes in a 32 m arena); ``--peers`` runs Box2D v3 (through
+``--box2d-python``, an interpreter with the ``box2d-python`` wheel, Python 3.12) and pymunk
+(if importable) on it as subprocesses, in the same run, and adds their rows. Reference
+engines are never imported by push_envs.
 
 Each scene is a walled arena sized to its body count, with robots (diff drive, circles) on
 fixed pre-generated commands that drive them into the boxes. The first step (which includes
@@ -29,7 +36,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from push_envs.physics import World  # noqa: E402
 
-TARGETS = {("1 robot + 1 box", 1): 100_000.0, ("10 robots + 1000 boxes", 1): 200.0}
+TARGETS = {("1 robot + 1 box", 1): 100_000.0, ("10 robots + 1000 boxes", 1): 200.0,
+           ("10 robots + 1000 boxes, grid (peer scene)", 1): 1_300.0}
 
 
 def _walls(half_x: float, half_y: float, t: float = 0.2) -> list[dict]:
@@ -70,6 +78,23 @@ def make_scene(n_robots: int, n_boxes: int, seed: int = 0) -> dict:
             "obstacle": boxes + _walls(half_x, half_y)}
 
 
+def grid_scene() -> dict:
+    """The peer scene (benchmarks/peers/common.py) for this engine: omni robots of 20 kg
+    (98.1 N of traction, above a 20-box column's 49 N), so they push like the peers'
+    kinematic robots."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "peers"))
+    import common as pc
+
+    robots = [{"name": f"robot{k}", "kinematics": {"name": "omni"}, "mass": 20.0,
+               "shape": {"name": "circle", "radius": pc.ROBOT_R}, "state": [x, y, 0.0]}
+              for k, (x, y) in enumerate(pc.robots())]
+    boxes = [{"name": f"box{k}", "shape": {"name": "rectangle", "length": pc.BOX,
+                                          "width": pc.BOX},
+              "state": [x, y, 0.0], "mass": pc.BOX_MASS} for k, (x, y) in enumerate(pc.boxes())]
+    return {"world": {"step_time": pc.DT}, "robot": robots,
+            "obstacle": boxes + _walls(pc.ARENA, pc.ARENA)}
+
+
 def command_table(w: World, length: int = 64, seed: int = 1) -> np.ndarray:
     """(length, E, B, 2) commands: forward at 0.5-1 m/s with slowly varying turn rates."""
     rng = np.random.default_rng(seed)
@@ -85,11 +110,16 @@ def command_table(w: World, length: int = 64, seed: int = 1) -> np.ndarray:
     return table
 
 
-def bench(n_robots: int, n_boxes: int, num_envs: int, steps: int, repeats: int) -> dict:
+def bench(n_robots: int, n_boxes: int, num_envs: int, steps: int, repeats: int,
+          grid: bool = False) -> dict:
     t0 = time.perf_counter()
-    w = World.from_config(make_scene(n_robots, n_boxes), num_envs=num_envs)
+    w = World.from_config(grid_scene() if grid else make_scene(n_robots, n_boxes),
+                          num_envs=num_envs)
     build = time.perf_counter() - t0
     table = command_table(w)
+    if grid:
+        table[:] = 0.0
+        table[:, :, [w.index(f"robot{k}") for k in range(n_robots)], 1] = 1.0  # +y, 1 m/s
     t0 = time.perf_counter()
     w.cmd[:] = table[0]
     w.step_raw()
@@ -99,6 +129,8 @@ def bench(n_robots: int, n_boxes: int, num_envs: int, steps: int, repeats: int) 
         w.cmd[:] = table[i % len(table)]
         w.step_raw()
     times = []
+    worst = 0.0
+    most = 0
     for _ in range(repeats):
         w.reset()
         t0 = time.perf_counter()
@@ -106,10 +138,47 @@ def bench(n_robots: int, n_boxes: int, num_envs: int, steps: int, repeats: int) 
             w.cmd[:] = table[i % len(table)]
             w.step_raw()
         times.append(time.perf_counter() - t0)
+    # One more, untimed run for the health figures: max_penetration is the overlap at the
+    # final poses (checked against an independent SAT in tests/physics/test_scale.py), so
+    # its largest value is the worst overlap of any step; reading it in the timed loop
+    # would cost a few us per step.
+    w.reset()
+    for i in range(steps):
+        w.cmd[:] = table[i % len(table)]
+        w.step_raw()
+        worst = max(worst, float(w.max_penetration.max()))
+        most = max(most, int(w.sweeps.max()))
     rates = sorted(steps / t for t in times)
     return {"build": build, "first": first, "median": statistics.median(rates),
-            "min": rates[0], "max": rates[-1], "maxpen": float(w.max_penetration.max()),
-            "sweeps": int(w.sweeps.max())}
+            "min": rates[0], "max": rates[-1], "maxpen": worst, "sweeps": most}
+
+
+def peer_rows(steps: int, repeats: int, box2d_python: str) -> list[tuple[str, list[float], float]]:
+    """(engine, steps/s per round, worst overlap [m]) of the peers, run as subprocesses."""
+    import json
+    import subprocess
+
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "peers")
+    runs = []
+    if box2d_python:
+        runs += [[box2d_python, os.path.join(here, "box2d_bench.py"), "--sleep", str(sl)]
+                 for sl in (0, 1)]
+    runs.append([sys.executable, os.path.join(here, "pymunk_bench.py")])
+    out = []
+    for cmd in runs:
+        rates, worst, name = [], 0.0, cmd[1]
+        for _ in range(repeats):
+            p = subprocess.run(cmd + ["--steps", str(steps)], capture_output=True, text=True)
+            if p.returncode != 0:
+                print(f"# {os.path.basename(cmd[1])}: not run ({p.stderr.strip()[-200:]})")
+                break
+            r = json.loads(p.stdout.strip().splitlines()[-1])
+            rates.append(r["steps_per_s"])
+            worst = max(worst, r["worst_overlap_m"])
+            name = r["engine"]
+        if rates:
+            out.append((name, sorted(rates), worst))
+    return out
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -121,6 +190,10 @@ def main(argv: list[str] | None = None) -> None:
                     help="3 repeats, few steps, 1024 instead of 4096 envs")
     ap.add_argument("--only", default="",
                     help="run only scenes whose label contains this text (e.g. '50 boxes')")
+    ap.add_argument("--peers", action="store_true",
+                    help="also run Box2D v3 and pymunk on the grid scene (subprocesses)")
+    ap.add_argument("--box2d-python", default="/work/venv312/bin/python",
+                    help="interpreter with the box2d-python wheel (Python 3.12)")
     args = ap.parse_args(argv)
     repeats = 3 if args.quick else args.repeats
     big = 1024 if args.quick else 4096
@@ -129,6 +202,7 @@ def main(argv: list[str] | None = None) -> None:
         ("5 robots + 10 boxes", 5, 10, [1, big], 5_000),
         ("10 robots + 50 boxes", 10, 50, [1, big], 1_000),
         ("10 robots + 1000 boxes", 10, 1000, [1, 16], 100),
+        ("10 robots + 1000 boxes, grid (peer scene)", 10, 1000, [1], 200),
     ]
     print(f"# Physics benchmark ({platform.processor() or platform.machine()}, "
           f"{os.cpu_count()} CPUs, numba {numba.__version__}, "
@@ -144,7 +218,7 @@ def main(argv: list[str] | None = None) -> None:
             steps = args.steps or max(3, int(base_steps / max(1, num_envs // 16)))
             if args.quick:
                 steps = max(3, steps // 10)
-            r = bench(nr, nb, num_envs, steps, repeats)
+            r = bench(nr, nb, num_envs, steps, repeats, grid="grid" in label)
             target = TARGETS.get((label, num_envs))
             if target is None:
                 tgt = ""
@@ -155,6 +229,12 @@ def main(argv: list[str] | None = None) -> None:
                   f"{r['median']:,.0f} [{r['min']:,.0f}, {r['max']:,.0f}] | "
                   f"{r['median'] * num_envs:,.0f} | {tgt} | {r['maxpen']:.1e} | "
                   f"{r['sweeps']} |", flush=True)
+    if args.peers:
+        steps = args.steps or (20 if args.quick else 200)
+        for name, rates, worst in peer_rows(steps, repeats, args.box2d_python):
+            med = statistics.median(rates)
+            print(f"| {name}: grid (peer scene) | 1 | | | {med:,.0f} [{rates[0]:,.0f}, "
+                  f"{rates[-1]:,.0f}] | {med:,.0f} | | {worst:.1e} | |", flush=True)
 
 
 if __name__ == "__main__":

@@ -26,7 +26,15 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from ..physics import SceneError, World, load_scene
 from ..physics.errors import short_repr
 from ..physics.fastcall import entry_point
-from ..physics.layout import BI_KIND, DRIVEN
+from ..physics.layout import (
+    BI_KIND,
+    DRIVEN,
+    HL_NEED,
+    HL_OVERFLOW,
+    HL_STATUS,
+    ST_OVERFLOW,
+    ST_SUBSTEPS,
+)
 from ..physics.safe_yaml import read_scene_yaml
 from ..physics.scene import compile_scene
 from ..physics.world import PARALLEL_MIN_ENVS
@@ -386,8 +394,29 @@ class PushVectorEnv(VectorEnv):
         if self._parallel and self._num_threads is not None:
             numba.set_num_threads(self._num_threads)
         # The entry point takes exactly a C-contiguous float64 (E, 2R) array.
-        self._step_fn(a, *self._args)
+        if self._step_fn(a, *self._args):
+            self._retry()
         w.steps += w.active
+
+    def _retry(self) -> None:
+        """Envs whose physics step was rolled back: grow the pair buffers and step them again
+        (observation, reward and autoreset included), or raise when the bodies move too fast
+        for the sub-step cap. Never a silent step."""
+        w = self.world
+        while True:
+            status = (w.health[:, HL_STATUS].astype(np.int64) * w.active)
+            if np.any(status & ST_SUBSTEPS):
+                e = int(np.flatnonzero(status & ST_SUBSTEPS)[0])
+                raise RuntimeError(
+                    f"{self.task_class.id}: env {e} needs {int(w.health[e, HL_NEED])} sub-steps "
+                    f"but the scene allows {w.params.max_substeps}; its step was not taken "
+                    f"(lower world.step_time or the speeds, or raise max_substeps)")
+            over = (status & ST_OVERFLOW) != 0
+            if not np.any(over):
+                return
+            w._grow_pairs(int(w.health[over, HL_OVERFLOW].max()))
+            self._args = (w.arrays, self.env_arrays, self.task_arrays)
+            self._kernels.retry_rows(over.astype(np.uint8), *self._args)
 
     # ------------------------------------------------------------------------------ outputs
     def _observation(self, source: np.ndarray | None = None) -> Any:

@@ -9,6 +9,7 @@ kernels name the hooks as globals and hand them to the generic helpers of ``step
         from <task module> import spawn, observe, evaluate, start, is_success, goal_reward
         step_serial(actions, W, V, T)     one env after the other
         step_parallel(actions, W, V, T)   prange over envs
+        retry_rows(mask, W, V, T)         physics and post-step again for rolled-back envs
         reset_rows(mask, W, V, T)         new episodes where mask is set
         goal_rewards(ag, dg, fp, sparse, out)
 
@@ -40,6 +41,8 @@ Task source hash: {digest}
 from numba import njit, prange
 
 from push_envs.envs.step import apply_action, goal_rewards as _goal_rewards, post_env, reset_env
+from push_envs.envs.step import rolled_back
+from push_envs.physics.layout import HL_STATUS
 from push_envs.physics.pipeline import step_env
 from {module} import spawn, observe, evaluate, start, is_success, goal_reward
 
@@ -60,11 +63,16 @@ def reset(e, W, V, T):
 
 @njit(cache=True, _nrt=False)
 def step_serial(actions, W, V, T):
+    bad = 0
     for e in range(actions.shape[0]):
         apply_action(e, actions, W, V)
         if W.active[e]:
             step_env(e, W)
+            if W.hl[e, HL_STATUS] != 0.0:
+                bad += 1  # rolled back: Python grows the buffers and retries this env
+                continue
         post(e, W, V, T)
+    return bad
 
 
 @njit(cache=True, parallel=True, _nrt=False)
@@ -73,7 +81,23 @@ def step_parallel(actions, W, V, T):
         apply_action(e, actions, W, V)
         if W.active[e]:
             step_env(e, W)
+            if W.hl[e, HL_STATUS] != 0.0:
+                continue
         post(e, W, V, T)
+    return rolled_back(W)
+
+
+@njit(cache=True, _nrt=False)
+def retry_rows(mask, W, V, T):
+    bad = 0
+    for e in range(mask.shape[0]):
+        if mask[e]:
+            step_env(e, W)
+            if W.hl[e, HL_STATUS] != 0.0:
+                bad += 1
+                continue
+            post(e, W, V, T)
+    return bad
 
 
 @njit(cache=True, _nrt=False)

@@ -34,7 +34,15 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from ..physics.layout import EP_FRICTION, EP_INERTIA, EP_MASS, EP_SCALE, HL_MAXPEN, HL_SWEEPS
+from ..physics.layout import (
+    EP_FRICTION,
+    EP_INERTIA,
+    EP_MASS,
+    EP_SCALE,
+    HL_MAXPEN,
+    HL_STATUS,
+    HL_SWEEPS,
+)
 
 # Autoreset modes (as Gymnasium's AutoresetMode).
 AR_NEXT_STEP = 0
@@ -124,6 +132,17 @@ def apply_action(e, actions, W, V):
             a = -1.0 if a < -1.0 else (1.0 if a > 1.0 else a)
             W.cmd[e, b, j] = V.act_lo[k] + 0.5 * (a + 1.0) * V.act_span[k]
     W.active[e] = 0 if (V.cfg[CFG_MODE] == AR_NEXT_STEP and V.need_reset[e]) else 1
+
+
+@njit(cache=True)
+def rolled_back(W):
+    """Active envs whose physics step was rolled back (``hl[e, HL_STATUS]`` != 0), counted
+    after a ``prange`` loop (an integer count, no float reduction across envs)."""
+    bad = 0
+    for e in range(W.pos.shape[0]):
+        if W.active[e] and W.hl[e, HL_STATUS] != 0.0:
+            bad += 1
+    return bad
 
 
 @njit(cache=True)

@@ -81,9 +81,9 @@ BS_WF = 8
 BS_VX0 = 9  # velocity at the start of the sub-step
 BS_VY0 = 10
 BS_W0 = 11
-BS_LOAD = 12  # ground friction of the passive chain (component root) [N]
-BS_DRIVE = 13  # traction of the drives pushing the passive chain (component root) [N]
-BS_LEN = 14
+BS_DRIVE = 12  # traction of the drives touching the passive chain (component root) [N]
+BS_SAVE = 13  # SV_LEN columns: state at the step's start, restored when a step is rolled back
+BS_LEN = 21
 
 # bis[E, B, :]
 IS_LEVEL = 0  # contact-graph distance from immovable bodies (then from drives)
@@ -92,7 +92,13 @@ IS_NBLK = 2  # number of blocking pairs this sweep
 IS_BLK = 3  # first of MAX_BLOCK blocking pair indices
 MAX_BLOCK = 4
 IS_MOVED = IS_BLK + MAX_BLOCK  # bit 0: moved in this sweep; bit 1: moved in the last one
-IS_LEN = IS_MOVED + 1
+IS_GROUP = IS_MOVED + 1  # union-find parent over drives pushing one load the same way
+IS_CS = IS_GROUP + 1  # first entry of the body's touching pairs in gsc (contact-graph CSR)
+IS_CN = IS_CS + 1  # number of the body's touching movable-movable pairs
+IS_QUEUE = IS_CN + 1  # row i: i-th entry of the breadth-first queue (a body index)
+IS_VIS = IS_QUEUE + 1  # breadth-first visit stamp
+IS_MASK = IS_VIS + 1  # bits of the drive slots whose push carries the body
+IS_LEN = IS_MASK + 1
 
 # prs[E, K, :] candidate pairs
 PR_A = 0
@@ -104,21 +110,34 @@ MODE_SHARE = 0  # both yield by inverse mass (or only the movable one against an
 MODE_PUSH = 1  # a is a drive with enough traction: only b yields, a keeps its heading
 MODE_STALL = 2  # a is a drive that cannot move b's load: only a yields
 
-# pfl[E, K, :] per-pair floats (the first OUT_LEN hold the latest narrow-phase contact)
-PF_OUT = 0
-PF_LPOS = 10  # accumulated normal position lambda [kg m]
-PF_LTAN = 11  # accumulated tangential (friction) position lambda [kg m]
-PF_DMAX = 12  # deepest overlap removed this step [m]
-PF_KEY = 13  # sort key: depth at the start of the sweeps
-PF_LVEL = 14  # velocity-pass normal impulse at the first patch point [N s]
-PF_LVT = 15  # velocity-pass tangential impulse [N s]
-PF_MU = 16  # friction coefficient of the contact (0: frictionless)
-PF_E = 17  # restitution of the contact
-PF_TOUCH = 18  # 1 when touching in the latest narrow phase
-PF_PJN = 19  # projection scratch (solver._project): normal lambdas of patch points 1, 2 [kg m]
-PF_LVEL2 = 21  # velocity-pass normal impulse at the second patch point [N s]
-PF_PJT = 22  # projection scratch: tangential lambda [kg m]
-PFL_LEN = 23
+# pfl[E, K, :] per-pair floats. The first OUT_LEN columns hold the latest narrow-phase
+# contact, in the layout narrowphase.collide writes its ``out`` buffer:
+PF_NX = 0  # unit normal from b toward a
+PF_NY = 1
+PF_DEPTH = 2  # overlap along the normal [m]: > 0 overlapping, <= 0 a gap within tolerance
+PF_NPTS = 3  # patch points, 1 or 2 (stored as a float)
+PF_P1X = 4  # patch point 1 [m] (midway through the overlap), deepest first
+PF_P1Y = 5
+PF_P1D = 6  # depth at point 1 [m]
+PF_P2X = 7  # patch point 2 [m] (a copy of point 1 when npts == 1)
+PF_P2Y = 8
+PF_P2D = 9
+PF_PSTRIDE = 3  # columns per patch point: point j starts at PF_P1X + PF_PSTRIDE * j
+PF_CORNER = 10  # 1: corner-to-corner contact, its normal one of two (no push carried)
+OUT_LEN = 11
+PF_LPOS = 11  # accumulated normal position lambda [kg m]
+PF_LTAN = 12  # accumulated tangential (friction) position lambda [kg m]
+PF_DMAX = 13  # deepest overlap removed this step [m]
+PF_KEY = 14  # sort key: depth at the start of the sweeps
+PF_LVEL = 15  # velocity-pass normal impulse at the first patch point [N s]
+PF_LVT = 16  # velocity-pass tangential impulse [N s]
+PF_MU = 17  # friction coefficient of the contact (0: frictionless)
+PF_E = 18  # restitution of the contact
+PF_TOUCH = 19  # 1 when touching in the latest narrow phase
+PF_PJN = 20  # projection scratch (solver._project): normal lambdas of patch points 1, 2 [kg m]
+PF_LVEL2 = 22  # velocity-pass normal impulse at the second patch point [N s]
+PF_PJT = 23  # projection scratch: tangential lambda [kg m]
+PFL_LEN = 24
 
 # ctf[E, C, :] contact output
 CT_NX = 0
@@ -139,5 +158,17 @@ CT_LEN = 12
 HL_MAXPEN = 0  # deepest overlap left after the solve [m]
 HL_SWEEPS = 1  # most sweeps used by a sub-step
 HL_NSUB = 2  # sub-steps taken
-HL_OVERFLOW = 3  # candidate pairs dropped because the pair buffer was full
-HL_LEN = 4
+HL_OVERFLOW = 3  # candidate pairs a sub-step found beyond the pair buffer (step rolled back)
+HL_STATUS = 4  # 0 ok, else ST_* bits: the env's step was rolled back to its start
+HL_NEED = 5  # sub-steps the step needed (> PR_MAXSUB when rolled back for ST_SUBSTEPS)
+HL_LEN = 6
+ST_OVERFLOW = 1  # the pair buffer was too small: World grows it and steps the env again
+ST_SUBSTEPS = 2  # a body moved too fast for PR_MAXSUB sub-steps: World raises
+
+# bsc[E, B, BS_SAVE:BS_SAVE + SV_LEN]: x, y, theta, vx, vy, omega, drive 0, drive 1
+SV_LEN = 8
+
+# gsc[E, :] graph scratch (int64): the touching pairs by body (2 K entries, CSR through
+# IS_CS / IS_CN), then the drive-slot table, DS_ROWS rows of MAX_DRIVE_SLOTS (contacts.py)
+MAX_DRIVE_SLOTS = 64
+DS_ROWS = 4

@@ -6,13 +6,15 @@ Every piece is one of three kinds, held as world-frame vertices in a small scrat
 * ``POLYGON``: ``n`` CCW vertices of a convex polygon;
 * ``SEGMENT``: 2 vertices; treated as a two-sided 2-gon whose two "edges" have opposite normals.
 
-A contact is written into ``out`` (a float64 array of length ``OUT_LEN``)::
+A contact is written into ``out`` (a float64 array of length ``OUT_LEN``), in the column
+layout of the pair rows (``layout.PF_*``), so the solver copies it as it is::
 
-    out[0:2]  unit normal from piece b toward piece a
-    out[2]    depth [m]: overlap along the normal, > 0 when overlapping, <= 0 for a gap
-    out[3]    number of patch points (1 or 2)
-    out[4:7]  point 1: x, y [m] (midway through the overlap), its own depth [m]
-    out[7:10] point 2: x, y [m], depth [m]
+    PF_NX, PF_NY          unit normal from piece b toward piece a
+    PF_DEPTH              depth [m]: overlap along the normal, > 0 when overlapping, <= 0 a gap
+    PF_NPTS               number of patch points (1 or 2)
+    PF_P1X, PF_P1Y, PF_P1D  point 1: x, y [m] (midway through the overlap), its own depth [m]
+    PF_P2X, PF_P2Y, PF_P2D  point 2: x, y [m], depth [m] (a copy of point 1 when npts == 1)
+    PF_CORNER             1 when two polygons meet corner to corner (the normal is ambiguous)
 
 A gap up to ``tol`` [m] still counts as a (resting) contact with negative depth.
 
@@ -29,6 +31,19 @@ Polygon–polygon (the patch follows Coal's ContactPatchSolver, reduced to 2D)::
        incident edge clipped to the reference face's side planes: a segment, i.e. up to two
        points. Each kept point carries its own depth, so a box lying flat on a wall gets two
        points and is held without a spurious torque.
+
+   Sketch (A's reference face on top of A, normal n out of A; B's incident edge dipped in)::
+
+                          ^ n
+            side plane    :                    :  side plane
+          ================v1===================v2=======   reference face (A lies below)
+            w1 o----------x--------------------x------o w2 incident edge of B, inside A
+                          c1                   c2
+          patch = [c1, c2], the incident edge clipped to the slab between the side planes;
+          depth_i = -n.(c_i - v1) > 0 while overlapping.
+
+   Each patch point is reported midway between c_i and its projection on the face, so both
+   bodies' corrections act at the same point.
 """
 
 from __future__ import annotations
@@ -38,10 +53,27 @@ import math
 import numpy as np
 from numba import njit
 
+from .layout import (
+    OUT_LEN,
+    PF_CORNER,
+    PF_DEPTH,
+    PF_NPTS,
+    PF_NX,
+    PF_NY,
+    PF_P1D,
+    PF_P1X,
+    PF_P1Y,
+    PF_P2D,
+    PF_P2X,
+    PF_P2Y,
+)
+
+__all__ = ["CIRCLE", "POLYGON", "SEGMENT", "MAX_VERTS", "OUT_LEN", "collide",
+           "collide_polygons", "collide_circle_polygon", "collide_circles"]
+
 CIRCLE = 0
 POLYGON = 1
 SEGMENT = 2
-OUT_LEN = 10
 MAX_VERTS = 8
 # Relative preference for piece a's reference face, so that near-equal separations do not
 # flip the reference face between sweeps (which would make the patch jitter).
@@ -59,9 +91,18 @@ def _edge_normal(v, n, i):
 
 @njit(cache=True)
 def _max_separation(va, na, vb, nb):
-    """Best SAT axis among the edges of a against the vertices of b -> (separation, edge)."""
+    """Best SAT axis among the edges of a against the vertices of b.
+
+    Returns (separation [m], edge, cross [m]): ``cross`` is the runner-up separation when its
+    edge is not parallel to the best one (else -inf). Two non-parallel axes both at about
+    zero separation mean the pieces meet corner to corner (two boxes diagonal in a grid),
+    where the chosen normal is one of two equally good ones.
+    """
     best = -np.inf
     best_i = 0
+    bx = by = 0.0
+    second = -np.inf
+    sx = sy = 0.0
     for i in range(na):
         nx, ny = _edge_normal(va, na, i)
         s = np.inf
@@ -70,18 +111,23 @@ def _max_separation(va, na, vb, nb):
             if d < s:
                 s = d
         if s > best:
+            second, sx, sy = best, bx, by
             best = s
             best_i = i
-    return best, best_i
+            bx, by = nx, ny
+        elif s > second:
+            second, sx, sy = s, nx, ny
+    cross = second if abs(bx * sx + by * sy) < 0.999 else -np.inf
+    return best, best_i, cross
 
 
 @njit(cache=True)
 def collide_polygons(va, na, vb, nb, tol, out):
     """Polygon/segment against polygon/segment. Returns True on contact (see module doc)."""
-    sa, ia = _max_separation(va, na, vb, nb)
+    sa, ia, ca = _max_separation(va, na, vb, nb)
     if sa > tol:
         return False
-    sb, ib = _max_separation(vb, nb, va, na)
+    sb, ib, cb = _max_separation(vb, nb, va, na)
     if sb > tol:
         return False
     if sb > sa + _REF_TOL:
@@ -148,25 +194,27 @@ def collide_polygons(va, na, vb, nb, tol, out):
     elif k2 and s2 < s1:
         c1x, c1y, s1, c2x, c2y, s2 = c2x, c2y, s2, c1x, c1y, s1
     if flip:
-        out[0] = rnx
-        out[1] = rny
+        out[PF_NX] = rnx
+        out[PF_NY] = rny
     else:
-        out[0] = -rnx
-        out[1] = -rny
-    out[2] = -s1
-    out[3] = 2.0 if k2 else 1.0
+        out[PF_NX] = -rnx
+        out[PF_NY] = -rny
+    out[PF_DEPTH] = -s1
+    out[PF_NPTS] = 2.0 if k2 else 1.0
+    # Corner to corner: a second, non-parallel axis also at (about) zero separation.
+    out[PF_CORNER] = 1.0 if max(ca, cb) >= -tol else 0.0
     # Midway between the incident point and its projection on the reference face.
-    out[4] = c1x - 0.5 * s1 * rnx
-    out[5] = c1y - 0.5 * s1 * rny
-    out[6] = -s1
+    out[PF_P1X] = c1x - 0.5 * s1 * rnx
+    out[PF_P1Y] = c1y - 0.5 * s1 * rny
+    out[PF_P1D] = -s1
     if k2:
-        out[7] = c2x - 0.5 * s2 * rnx
-        out[8] = c2y - 0.5 * s2 * rny
-        out[9] = -s2
+        out[PF_P2X] = c2x - 0.5 * s2 * rnx
+        out[PF_P2Y] = c2y - 0.5 * s2 * rny
+        out[PF_P2D] = -s2
     else:
-        out[7] = out[4]
-        out[8] = out[5]
-        out[9] = out[6]
+        out[PF_P2X] = out[PF_P1X]
+        out[PF_P2Y] = out[PF_P1Y]
+        out[PF_P2D] = out[PF_P1D]
     return True
 
 
@@ -206,17 +254,18 @@ def collide_circle_polygon(cx, cy, r, vb, nb, tol, out):
             dist = sep
             qx, qy = cx - sep * nx, cy - sep * ny
     depth = r - dist
-    out[0] = nx
-    out[1] = ny
-    out[2] = depth
-    out[3] = 1.0
+    out[PF_NX] = nx
+    out[PF_NY] = ny
+    out[PF_DEPTH] = depth
+    out[PF_NPTS] = 1.0
+    out[PF_CORNER] = 0.0
     # Midway between the polygon's surface point and the circle's deepest point.
-    out[4] = 0.5 * (qx + cx - nx * r)
-    out[5] = 0.5 * (qy + cy - ny * r)
-    out[6] = depth
-    out[7] = out[4]
-    out[8] = out[5]
-    out[9] = depth
+    out[PF_P1X] = 0.5 * (qx + cx - nx * r)
+    out[PF_P1Y] = 0.5 * (qy + cy - ny * r)
+    out[PF_P1D] = depth
+    out[PF_P2X] = out[PF_P1X]
+    out[PF_P2Y] = out[PF_P1Y]
+    out[PF_P2D] = depth
     return True
 
 
@@ -232,17 +281,18 @@ def collide_circles(ax, ay, ra, bx, by, rb, tol, out):
         nx, ny = dx / d, dy / d
     else:
         nx, ny = 1.0, 0.0
-    out[0] = nx
-    out[1] = ny
-    out[2] = depth
-    out[3] = 1.0
+    out[PF_NX] = nx
+    out[PF_NY] = ny
+    out[PF_DEPTH] = depth
+    out[PF_NPTS] = 1.0
+    out[PF_CORNER] = 0.0
     # Midway between the two deepest points.
-    out[4] = 0.5 * ((ax - nx * ra) + (bx + nx * rb))
-    out[5] = 0.5 * ((ay - ny * ra) + (by + ny * rb))
-    out[6] = depth
-    out[7] = out[4]
-    out[8] = out[5]
-    out[9] = depth
+    out[PF_P1X] = 0.5 * ((ax - nx * ra) + (bx + nx * rb))
+    out[PF_P1Y] = 0.5 * ((ay - ny * ra) + (by + ny * rb))
+    out[PF_P1D] = depth
+    out[PF_P2X] = out[PF_P1X]
+    out[PF_P2Y] = out[PF_P1Y]
+    out[PF_P2D] = depth
     return True
 
 
@@ -256,7 +306,7 @@ def collide(ka, va, na, ra, kb, vb, nb, rb, tol, out):
     if kb == CIRCLE:
         hit = collide_circle_polygon(vb[0, 0], vb[0, 1], rb, va, na, tol, out)
         if hit:
-            out[0] = -out[0]
-            out[1] = -out[1]
+            out[PF_NX] = -out[PF_NX]
+            out[PF_NY] = -out[PF_NY]
         return hit
     return collide_polygons(va, na, vb, nb, tol, out)

@@ -22,7 +22,7 @@ class SolverParams:
     slop: float = 1e-6
     rest_tolerance: float = 1e-5
     max_sweeps: int = 32
-    max_substeps: int = 16
+    max_substeps: int = 64
     substep_fraction: float = 0.9
     max_pairs: int | None = None
     max_contacts: int | None = None

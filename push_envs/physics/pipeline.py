@@ -6,8 +6,8 @@
 2. drive:      commands -> drive state (limits, lag, acceleration and grip caps).
 3. integrate:  driven bodies follow their drive exactly; passive bodies coast.
 4. broad:      candidate pairs within the sub-step's travel.
-5. solve:      prepare -> sort -> Gauss-Seidel sweeps (solver.py).
-6. apply:      velocities from the displacement, restitution and friction.
+5. solve:      prepare -> sort (contacts.py) -> Gauss-Seidel sweeps (position_solver.py).
+6. apply:      velocities from the displacement, restitution and friction (velocity_solver.py).
 7. sensors:    touching contacts of the last sub-step are written to the contact buffers.
 
 ``step_serial`` runs envs one after the other; ``step_parallel`` runs them with ``prange``.
@@ -25,6 +25,14 @@ import math
 from numba import njit, prange
 
 from .broadphase import body_boxes, find_pairs
+from .contacts import (
+    contact_graph,
+    contact_levels,
+    new_contacts,
+    pair_contact,
+    prepare,
+    sort_pairs,
+)
 from .frames import com_offset
 from .kinematics import DRIVE_ACKER, DRIVE_OMNI, coast, drive_motion, drive_twist, drive_update
 from .layout import (
@@ -42,6 +50,7 @@ from .layout import (
     BF_WHEELBASE,
     BI_DRIVE,
     BI_KIND,
+    BS_SAVE,
     BS_T0,
     BS_TP,
     BS_VX0,
@@ -59,28 +68,50 @@ from .layout import (
     EP_INERTIA,
     EP_MASS,
     EP_SCALE,
+    HL_NEED,
     HL_NSUB,
     HL_OVERFLOW,
+    HL_STATUS,
     HL_SWEEPS,
+    IS_MOVED,
+    MODE_PUSH,
+    MODE_STALL,
+    PF_TOUCH,
+    PR_A,
+    PR_B,
     PR_DT,
     PR_G,
     PR_MAXSUB,
+    PR_MODE,
     PR_REST,
     PR_SLOP,
+    PR_SP,
     PR_SUBFRAC,
     PR_SWEEPS,
+    ST_OVERFLOW,
+    ST_SUBSTEPS,
 )
+from .position_solver import sweeps
 from .sensors import write_contacts
-from .solver import prepare, sort_pairs, sweeps, velocity_pass
+from .velocity_solver import velocity_pass
 
-_MIN_HALF = 1e-3  # [m] floor on the half-thickness used to size sub-steps
+_RELEVELS = 2  # times a sub-step may re-order its sweeps for contacts made while sweeping
+_MIN_HALF = 1e-6  # [m] floor on the half-thickness used to size sub-steps (no division by 0)
 
 
 @njit(cache=True)
 def _substeps(e, prm, bint, bflt, movable, epar, vel, omg, drv, cmd):
-    """Sub-steps needed so each body travels at most PR_SUBFRAC of its half-thickness."""
+    """Sub-steps the step needs so that no body travels more than PR_SUBFRAC of the thinnest
+    movable body's half-thickness per sub-step.
+
+    The thinnest body, not each body's own: a robot moves whatever it pushes as far as it
+    moves itself, so a 1 m/s robot pushing 1 cm discs into a wall must not move more than a
+    disc's half-thickness per sub-step either, or SAT pushes the disc out through the far side
+    of the wall. Returns the count uncapped; the caller compares it with PR_MAXSUB.
+    """
     dt = prm[PR_DT]
-    worst = 0.0
+    fastest = 0.0
+    thinnest = math.inf
     for i in range(movable.shape[0]):
         b = movable[i]
         sc = epar[e, b, EP_SCALE]
@@ -100,12 +131,44 @@ def _substeps(e, prm, bint, bflt, movable, epar, vel, omg, drv, cmd):
                 speed = d0 + d1 * reach
         else:
             speed = math.sqrt(vel[e, b, 0] ** 2 + vel[e, b, 1] ** 2) + abs(omg[e, b]) * reach
+        if speed > fastest:
+            fastest = speed
         half = max(bflt[b, BF_HALF] * sc, _MIN_HALF)
-        r = speed * dt / (prm[PR_SUBFRAC] * half)
-        if r > worst:
-            worst = r
-    n = int(math.ceil(worst)) if worst > 1.0 else 1
-    return min(n, int(prm[PR_MAXSUB]))
+        if half < thinnest:
+            thinnest = half
+    r = fastest * dt / (prm[PR_SUBFRAC] * thinnest) if fastest > 0.0 else 0.0
+    if not r < 1e9:
+        return 1 << 30
+    return int(math.ceil(r)) if r > 1.0 else 1
+
+
+@njit(cache=True)
+def _save(e, movable, pos, ang, vel, omg, drv, bsc):
+    """Keep env e's state at the step's start, so an aborted step can be rolled back."""
+    for i in range(movable.shape[0]):
+        b = movable[i]
+        bsc[e, b, BS_SAVE + 0] = pos[e, b, 0]
+        bsc[e, b, BS_SAVE + 1] = pos[e, b, 1]
+        bsc[e, b, BS_SAVE + 2] = ang[e, b]
+        bsc[e, b, BS_SAVE + 3] = vel[e, b, 0]
+        bsc[e, b, BS_SAVE + 4] = vel[e, b, 1]
+        bsc[e, b, BS_SAVE + 5] = omg[e, b]
+        bsc[e, b, BS_SAVE + 6] = drv[e, b, 0]
+        bsc[e, b, BS_SAVE + 7] = drv[e, b, 1]
+
+
+@njit(cache=True)
+def _restore(e, movable, pos, ang, vel, omg, drv, bsc):
+    for i in range(movable.shape[0]):
+        b = movable[i]
+        pos[e, b, 0] = bsc[e, b, BS_SAVE + 0]
+        pos[e, b, 1] = bsc[e, b, BS_SAVE + 1]
+        ang[e, b] = bsc[e, b, BS_SAVE + 2]
+        vel[e, b, 0] = bsc[e, b, BS_SAVE + 3]
+        vel[e, b, 1] = bsc[e, b, BS_SAVE + 4]
+        omg[e, b] = bsc[e, b, BS_SAVE + 5]
+        drv[e, b, 0] = bsc[e, b, BS_SAVE + 6]
+        drv[e, b, 1] = bsc[e, b, BS_SAVE + 7]
 
 
 @njit(cache=True)
@@ -170,8 +233,37 @@ def _free_motion(e, dt, gravity, bint, bflt, movable, epar, pos, ang, vel, omg, 
 
 
 @njit(cache=True)
+def _refresh(e, npairs, prs, pos, ang, epar, bint, pint, pvert, pflt, sint, svert, sflt, tol,
+             bis, vbuf, cbuf, pfl):
+    """Re-evaluate the pairs of bodies the last sweep moved, at their final poses.
+
+    A pair's stored contact is the one of its last evaluation; a body moved after that (later
+    in the last sweep, or in any sweep when the cap cut them off) makes it stale. Refreshing
+    those pairs gives the velocity pass current normals and makes max_penetration the true
+    overlap left, not the one of some earlier evaluation. Pairs of unmoved bodies are current.
+    """
+    for k in range(npairs):
+        a = prs[e, k, PR_A]
+        b = prs[e, k, PR_B]
+        if bis[e, a, IS_MOVED] == 0 and (prs[e, k, PR_SP] >= 0 or bis[e, b, IS_MOVED] == 0):
+            continue
+        if pair_contact(e, k, prs, pos, ang, epar, bint, pint, pvert, pflt, sint, svert, sflt,
+                        tol, vbuf, cbuf, pfl):
+            pfl[e, k, PF_TOUCH] = 1.0
+        else:
+            pfl[e, k, PF_TOUCH] = 0.0
+
+
+@njit(cache=True)
 def step_env(e, W):
-    """Advance env ``e`` of the worlds ``W`` (a :class:`WorldArrays`) by ``W.prm[PR_DT]`` s."""
+    """Advance env ``e`` of the worlds ``W`` (a :class:`WorldArrays`) by ``W.prm[PR_DT]`` s.
+
+    Never silent: when the pair buffer is too small for some sub-step (``ST_OVERFLOW``, with
+    the pairs needed in ``hl[e, HL_OVERFLOW]``) or the bodies move too fast for PR_MAXSUB
+    sub-steps (``ST_SUBSTEPS``, needed count in ``hl[e, HL_NEED]``), the env is rolled back to
+    the step's start and ``hl[e, HL_STATUS]`` says why; World grows the buffers and steps the
+    env again, or raises. Callers stepping envs themselves must check HL_STATUS.
+    """
     prm, bint, bflt, movable, epar = W.prm, W.bint, W.bflt, W.movable, W.epar
     pos, ang, vel, omg, drv, cmd = W.pos, W.ang, W.vel, W.omg, W.drv, W.cmd
     pint, pvert, pflt, sint, svert, sflt = W.pint, W.pvert, W.pflt, W.sint, W.svert, W.sflt
@@ -179,13 +271,20 @@ def step_env(e, W):
     gravity = prm[PR_G]
     slop = prm[PR_SLOP]
     tol = prm[PR_REST]
-    nsub = _substeps(e, prm, bint, bflt, movable, epar, vel, omg, drv, cmd)
+    W.hl[e, HL_STATUS] = 0.0
+    W.hl[e, HL_OVERFLOW] = 0.0
+    need = _substeps(e, prm, bint, bflt, movable, epar, vel, omg, drv, cmd)
+    W.hl[e, HL_NEED] = need
+    if need > int(prm[PR_MAXSUB]):
+        W.hl[e, HL_STATUS] = ST_SUBSTEPS
+        return
+    nsub = need
     dts = prm[PR_DT] / nsub
     cap = prs.shape[1]
     max_sweeps = int(prm[PR_SWEEPS])
     most = 0
-    overflow = 0
     npairs = 0
+    _save(e, movable, pos, ang, vel, omg, drv, bsc)
     for _ in range(nsub):
         _free_motion(e, dts, gravity, bint, bflt, movable, epar, pos, ang, vel, omg, drv, cmd,
                      bsc)
@@ -193,39 +292,82 @@ def step_env(e, W):
         found = find_pairs(e, movable, W.aabb, sint, sflt, W.grid, W.gstart, W.gitem, W.stamp,
                            prs)
         if found > cap:
-            overflow += found - cap
-        npairs = min(found, cap)
+            # Dropping pairs would drop contacts: roll back and let World grow the buffers.
+            _restore(e, movable, pos, ang, vel, omg, drv, bsc)
+            W.hl[e, HL_OVERFLOW] = found
+            W.hl[e, HL_STATUS] = ST_OVERFLOW
+            return
+        npairs = found
         touching = prepare(e, npairs, prs, pos, ang, epar, bint, bflt, pint, pvert, pflt, sint,
-                           svert, sflt, tol, gravity, movable, bsc, bis, vbuf, cbuf, pfl)
+                           svert, sflt, tol, gravity, movable, bsc, bis, vbuf, cbuf, pfl,
+                           W.gsc)
         if touching == 0:
             # Nothing touches after free motion, so no correction can start: the free motion
             # stands (positions and velocities are already written).
             continue
         order = W.pord[e, sort_pairs(e, npairs, prs, bis, pfl, W.pord)]
-        ns = sweeps(e, npairs, order, max_sweeps, prs, pos, ang, epar, bint, pint, pvert, pflt,
-                    sint, svert, sflt, tol, slop, bsc, bis, movable, vbuf, cbuf, pfl)
+        last = sweeps(e, npairs, order, max_sweeps, prs, pos, ang, epar, bint, pint, pvert,
+                      pflt, sint, svert, sflt, tol, slop, bsc, bis, movable, vbuf, cbuf, pfl)
+        ns = last
+        for _ in range(_RELEVELS):
+            # Contacts made during the sweeps (a pushed row reaching a wall) change the
+            # levels: order again from the new graph and sweep on, so the wall's block runs
+            # back to the drive instead of jamming the row between them.
+            if new_contacts(e, npairs, prs, bint, pfl) == 0:
+                break
+            contact_graph(e, npairs, prs, movable, bis, W.gsc, pfl)
+            contact_levels(e, npairs, prs, bint, movable, bis, W.gsc, pfl)
+            order = W.pord[e, sort_pairs(e, npairs, prs, bis, pfl, W.pord)]
+            last = sweeps(e, npairs, order, max_sweeps, prs, pos, ang, epar, bint, pint, pvert,
+                          pflt, sint, svert, sflt, tol, slop, bsc, bis, movable, vbuf, cbuf, pfl)
+            ns += last
+        if last >= max_sweeps:
+            # Still moving at the cap: the drives have jammed their loads (a pile wedged in a
+            # corner). A jam is a load no traction moves, so the drives yield, as a stall
+            # does, and the passive bodies settle among themselves and the walls.
+            for k in range(npairs):
+                if prs[e, k, PR_MODE] == MODE_PUSH:
+                    prs[e, k, PR_MODE] = MODE_STALL
+            ns += sweeps(e, npairs, order, max_sweeps, prs, pos, ang, epar, bint, pint, pvert,
+                         pflt, sint, svert, sflt, tol, slop, bsc, bis, movable, vbuf, cbuf, pfl)
         if ns > most:
             most = ns
-        velocity_pass(e, npairs, order, dts, prs, pos, ang, vel, omg, epar, bint, movable, bsc,
-                      bis, pfl)
+        _refresh(e, npairs, prs, pos, ang, epar, bint, pint, pvert, pflt, sint, svert, sflt, tol,
+                 bis, vbuf, cbuf, pfl)
+        velocity_pass(e, npairs, order, dts, prs, pos, ang, vel, omg, epar, bint, bflt, movable,
+                      bsc, bis, pfl)
     write_contacts(e, npairs, dts, gravity, prs, bint, epar, bsc, bis, pfl, W.cti, W.ctf,
                    W.ctn, W.hl)
     W.hl[e, HL_SWEEPS] = most
     W.hl[e, HL_NSUB] = nsub
-    W.hl[e, HL_OVERFLOW] = overflow
 
 
 @njit(cache=True, _nrt=False)
 def step_serial(W):
-    """Step every env whose ``W.active`` flag is set, one after the other (fastest for a few)."""
+    """Step every env whose ``W.active`` flag is set, one after the other (fastest for a few).
+
+    Returns the number of active envs whose step was rolled back (``hl[e, HL_STATUS]`` != 0).
+    """
+    bad = 0
     for e in range(W.pos.shape[0]):
         if W.active[e]:
             step_env(e, W)
+            if W.hl[e, HL_STATUS] != 0.0:
+                bad += 1
+    return bad
 
 
 @njit(cache=True, parallel=True, _nrt=False)
 def step_parallel(W):
-    """Step the active envs with ``prange`` over envs (no reductions: bit-identical to serial)."""
+    """Step the active envs with ``prange`` over envs (no reductions: bit-identical to serial).
+
+    Returns the number of active envs whose step was rolled back, counted after the loop.
+    """
     for e in prange(W.pos.shape[0]):
         if W.active[e]:
             step_env(e, W)
+    bad = 0
+    for e in range(W.pos.shape[0]):
+        if W.active[e] and W.hl[e, HL_STATUS] != 0.0:
+            bad += 1
+    return bad

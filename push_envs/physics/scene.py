@@ -264,7 +264,56 @@ def compile_scene(spec: SceneSpec, params: SolverParams | None = None) -> Compil
         steer0=steer0, sensors=sensors, map_segments=map_segments,
     )
     check_spawn_overlaps(scene, params.rest_tolerance)
+    check_substeps(scene)
     return scene
+
+
+def speed_bound(scene: CompiledScene, i: int) -> float:
+    """Largest speed [m/s] of any point of movable body i: from its drive limits, or from its
+    initial velocity for a passive body (what a push can add is bounded by the drives)."""
+    b = scene.bflt[i]
+    reach = float(b[BF_BRAD])
+    drive = int(scene.bint[i, BI_DRIVE])
+    v0 = max(abs(b[BF_VMIN0]), abs(b[BF_VMAX0]))
+    v1 = max(abs(b[BF_VMIN1]), abs(b[BF_VMAX1]))
+    if scene.bint[i, BI_KIND] != DRIVEN:
+        return float(np.hypot(*scene.vel0[i]) + abs(scene.omega0[i]) * reach)
+    if drive == DRIVE_NAMES["omni"]:
+        return float(math.hypot(v0, v1))
+    if drive == DRIVE_NAMES["acker"]:
+        return float(v0 * (1.0 + reach * abs(math.tan(min(v1, 1.5))) / b[BF_WHEELBASE]))
+    return float(v0 + v1 * reach)
+
+
+def check_substeps(scene: CompiledScene) -> int:
+    """Sub-steps the fastest possible motion needs; SceneError when above the cap.
+
+    A body may travel at most ``substep_fraction`` of the thinnest movable body's
+    half-thickness per sub-step (a robot pushes a thin body as far as it moves itself). The
+    fastest motion is the fastest drive's limit, times (1 + the largest restitution) for what
+    a bounce adds, or a passive body's initial speed. Returns the count.
+    """
+    p = scene.params
+    mov = [int(i) for i in scene.movable]
+    if not mov:
+        return 1
+    dt = float(scene.spec.world.step_time)
+    bounce = 1.0 + max(0.0, float(np.max(scene.bflt[mov, BF_REST])))
+    speeds = [speed_bound(scene, i) * (bounce if scene.bint[i, BI_KIND] == DRIVEN else 1.0)
+              for i in mov]
+    fast = mov[int(np.argmax(speeds))]
+    thin = mov[int(np.argmin(scene.bflt[mov, BF_HALF]))]
+    half = max(float(scene.bflt[thin, BF_HALF]), 1e-6)
+    need = max(1, math.ceil(max(speeds) * dt / (p.substep_fraction * half)))
+    if need > p.max_substeps:
+        dt_ok = p.max_substeps * p.substep_fraction * half / max(speeds)
+        raise SceneError(
+            f"{scene.spec.source}: world.step_time: {dt:g} s needs {need} sub-steps: "
+            f"'{scene.names[fast]}' can move at {max(speeds):.3g} m/s and '{scene.names[thin]}' "
+            f"is {2 * half:.3g} m thick (a body may travel at most {p.substep_fraction:g} of "
+            f"the thinnest half-thickness per sub-step), but SolverParams.max_substeps is "
+            f"{p.max_substeps}; use step_time <= {dt_ok:.3g} s or raise max_substeps")
+    return need
 
 
 def body_geometry(scene: CompiledScene, i: int, pose) -> shapely.Geometry:

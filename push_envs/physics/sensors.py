@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numba import njit
 
+from .contacts import uf_find
 from .layout import (
     BI_KIND,
     BS_DRIVE,
@@ -40,18 +41,25 @@ from .layout import (
     EP_MASS,
     HL_MAXPEN,
     PASSIVE,
+    PF_DEPTH,
     PF_DMAX,
     PF_LPOS,
     PF_LTAN,
     PF_LVEL,
     PF_LVEL2,
     PF_LVT,
+    PF_NPTS,
+    PF_NX,
+    PF_NY,
+    PF_P1X,
+    PF_P1Y,
+    PF_P2X,
+    PF_P2Y,
     PF_TOUCH,
     PR_A,
     PR_B,
     PR_SP,
 )
-from .solver import _find
 
 if TYPE_CHECKING:
     from .world import World
@@ -199,7 +207,7 @@ def write_contacts(e, npairs, dts, gravity, prs, bint, epar, bsc, bis, pfl, cti,
             continue
         a = prs[e, k, PR_A]
         b = prs[e, k, PR_B]
-        depth_now = pfl[e, k, 2]
+        depth_now = pfl[e, k, PF_DEPTH]
         if depth_now > maxpen:
             maxpen = depth_now
         if n >= cap:
@@ -214,7 +222,7 @@ def write_contacts(e, npairs, dts, gravity, prs, bint, epar, bsc, bis, pfl, cti,
             fn = min(fn, epar[e, b, EP_FRICTION] * epar[e, b, EP_MASS] * gravity)
         # Inside a passive chain that drives push, no contact carries more than their traction.
         if bint[a, BI_KIND] == PASSIVE:
-            drive = bsc[e, _find(e, a, bis), BS_DRIVE]
+            drive = bsc[e, uf_find(e, a, bis), BS_DRIVE]
             if drive > 0.0:
                 fn = min(fn, drive)
         if raw > fn:
@@ -222,15 +230,15 @@ def write_contacts(e, npairs, dts, gravity, prs, bint, epar, bsc, bis, pfl, cti,
         cti[e, n, 0] = a
         cti[e, n, 1] = b
         cti[e, n, 2] = prs[e, k, PR_SP]
-        ctf[e, n, CT_NX] = pfl[e, k, 0]
-        ctf[e, n, CT_NY] = pfl[e, k, 1]
-        npts = pfl[e, k, 3]
-        ctf[e, n, CT_P1X] = pfl[e, k, 4]
-        ctf[e, n, CT_P1Y] = pfl[e, k, 5]
-        ctf[e, n, CT_P2X] = pfl[e, k, 7]
-        ctf[e, n, CT_P2Y] = pfl[e, k, 8]
-        ctf[e, n, CT_PX] = 0.5 * (pfl[e, k, 4] + pfl[e, k, 7])
-        ctf[e, n, CT_PY] = 0.5 * (pfl[e, k, 5] + pfl[e, k, 8])
+        ctf[e, n, CT_NX] = pfl[e, k, PF_NX]
+        ctf[e, n, CT_NY] = pfl[e, k, PF_NY]
+        npts = pfl[e, k, PF_NPTS]
+        ctf[e, n, CT_P1X] = pfl[e, k, PF_P1X]
+        ctf[e, n, CT_P1Y] = pfl[e, k, PF_P1Y]
+        ctf[e, n, CT_P2X] = pfl[e, k, PF_P2X]
+        ctf[e, n, CT_P2Y] = pfl[e, k, PF_P2Y]
+        ctf[e, n, CT_PX] = 0.5 * (pfl[e, k, PF_P1X] + pfl[e, k, PF_P2X])
+        ctf[e, n, CT_PY] = 0.5 * (pfl[e, k, PF_P1Y] + pfl[e, k, PF_P2Y])
         ctf[e, n, CT_NPTS] = npts
         dmax = pfl[e, k, PF_DMAX]
         ctf[e, n, CT_DEPTH] = dmax if dmax > 0.0 else depth_now

@@ -31,6 +31,7 @@ from .layout import (
     BS_LEN,
     CT_LEN,
     DRIVEN,
+    DS_ROWS,
     EP_FRICTION,
     EP_INERTIA,
     EP_LEN,
@@ -38,11 +39,15 @@ from .layout import (
     EP_SCALE,
     HL_LEN,
     HL_MAXPEN,
+    HL_NEED,
     HL_NSUB,
     HL_OVERFLOW,
+    HL_STATUS,
     HL_SWEEPS,
     IMMOVABLE,
     IS_LEN,
+    MAX_DRIVE_SLOTS,
+    OUT_LEN,
     PASSIVE,
     PFL_LEN,
     PR_DT,
@@ -54,9 +59,11 @@ from .layout import (
     PR_SUBFRAC,
     PR_SWEEPS,
     PRS_LEN,
+    ST_OVERFLOW,
+    ST_SUBSTEPS,
 )
 from .limits import MAX_COORD, MAX_MAGNITUDE, MAX_SCALE, MIN_MASS, MIN_SCALE
-from .narrowphase import MAX_VERTS, OUT_LEN
+from .narrowphase import MAX_VERTS
 from .params import SolverParams
 from .pipeline import step_parallel, step_serial
 from .scene import CompiledScene, compile_scene
@@ -122,7 +129,8 @@ class World:
         # Sized to the scene: per-env scratch is walked every step, so oversizing it costs
         # cache misses at large batches (overflow is counted in pair_overflow).
         max_pairs = p.max_pairs or (6 * nm + min(len(scene.sint), 4 * nm) + 8)
-        max_contacts = p.max_contacts or max_pairs
+        # Every touching pair is reported: the contact buffer is never smaller than the pairs'.
+        max_contacts = max(p.max_contacts or 0, max_pairs)
         # Per-env body parameters (domain randomisation writes here).
         self.epar = np.zeros((E, B, EP_LEN))
         # State.
@@ -149,6 +157,9 @@ class World:
         self.ctf = np.zeros((E, max_contacts, CT_LEN))
         self.ctn = np.zeros(E, np.int64)
         self.health = np.zeros((E, HL_LEN))
+        # Contact-graph scratch (touching pairs by body, then the drive-slot table).
+        self._gsc = np.zeros((E, 2 * max_pairs + DS_ROWS * MAX_DRIVE_SLOTS), np.int64)
+        self._gsc_pairs = max_pairs
         self.steps = np.zeros(E, np.int64)
         # Envs with active == 0 are skipped by a step (e.g. rows being reset by a vector env).
         self.active = np.ones(E, np.uint8)
@@ -161,11 +172,34 @@ class World:
             vel=self.vel, omg=self.omg, drv=self.drv, cmd=self.cmd, active=self.active,
             bsc=self._bsc, bis=self._bis, aabb=self._aabb, stamp=self._stamp, prs=self._prs,
             pfl=self._pfl, pord=self._pord, vbuf=self._vbuf, cbuf=self._cbuf, cti=self.cti,
-            ctf=self.ctf, ctn=self.ctn, hl=self.health)
+            ctf=self.ctf, ctn=self.ctn, hl=self.health, gsc=self._gsc)
         self._parallel = self.num_envs >= PARALLEL_MIN_ENVS
-        self._step_fn = entry_point(step_parallel if self._parallel else step_serial,
-                                    self.arrays)
+        self._kernel = step_parallel if self._parallel else step_serial
+        self._step_fn = entry_point(self._kernel, self.arrays)
         self.reset()
+
+    def _grow_pairs(self, need: int) -> None:
+        """Enlarge the pair buffers (and the contact buffers with them) to hold ``need`` pairs
+        with room to spare; the arrays the kernels receive are rebound."""
+        E = self.num_envs
+        cap = int(need * 1.5) + 8
+        self._prs = np.zeros((E, cap, PRS_LEN), np.int64)
+        self._pfl = np.zeros((E, cap, PFL_LEN))
+        self._pord = np.zeros((E, 2, cap), np.int64)
+        # The drive-slot table lives after the pairs: it is rebuilt each sub-step, so a fresh
+        # array is enough, except for the BFS stamp, which must keep counting up.
+        stamp = self._gsc[:, 2 * self._gsc_pairs + DS_ROWS * MAX_DRIVE_SLOTS - MAX_DRIVE_SLOTS]
+        self._gsc = np.zeros((E, 2 * cap + DS_ROWS * MAX_DRIVE_SLOTS), np.int64)
+        self._gsc[:, 2 * cap + (DS_ROWS - 1) * MAX_DRIVE_SLOTS] = stamp
+        self._gsc_pairs = cap
+        cti = np.zeros((E, cap, 3), np.int64)
+        ctf = np.zeros((E, cap, CT_LEN))
+        n = self.cti.shape[1]
+        cti[:, :n] = self.cti
+        ctf[:, :n] = self.ctf
+        self.cti, self.ctf = cti, ctf
+        self.arrays = self.arrays._replace(prs=self._prs, pfl=self._pfl, pord=self._pord,
+                                           gsc=self._gsc, cti=cti, ctf=ctf)
 
     # ------------------------------------------------------------------------------ set-up
     @classmethod
@@ -313,8 +347,34 @@ class World:
         """
         if self._parallel and self.num_threads is not None:
             numba.set_num_threads(self.num_threads)
-        self._step_fn(self.arrays)
+        if self._step_fn(self.arrays):
+            self._recover(self._kernel)
         self.steps += self.active
+
+    def _recover(self, kernel: Any) -> None:
+        """Envs whose step was rolled back: grow the pair buffers and step them again, or
+        raise when the bodies move too fast for the sub-step cap (never a silent step)."""
+        active = self.active.copy()
+        try:
+            while True:
+                status = self.health[:, HL_STATUS].astype(np.int64) * active
+                if np.any(status & ST_SUBSTEPS):
+                    e = int(np.flatnonzero(status & ST_SUBSTEPS)[0])
+                    need = int(self.health[e, HL_NEED])
+                    raise RuntimeError(
+                        f"World.step: env {e} needs {need} sub-steps (a body would travel more "
+                        f"than {self.params.substep_fraction:g} of the thinnest body's "
+                        f"half-thickness per sub-step) but SolverParams.max_substeps is "
+                        f"{self.params.max_substeps}; the step was not taken. Lower "
+                        f"world.step_time, slow the bodies, or raise max_substeps.")
+                over = (status & ST_OVERFLOW) != 0
+                if not np.any(over):
+                    return
+                self._grow_pairs(int(self.health[over, HL_OVERFLOW].max()))
+                self.active[:] = over
+                kernel(self.arrays)
+        finally:
+            self.active[:] = active
 
     # ------------------------------------------------------------------------------ poses
     def _com_offset(self, i: int, theta: np.ndarray, sel: Any) -> np.ndarray:
@@ -499,8 +559,15 @@ class World:
 
     @property
     def pair_overflow(self) -> np.ndarray:
-        """Candidate pairs dropped in the last step for lack of buffer space, per env."""
-        return self.health[:, HL_OVERFLOW].astype(np.int64)
+        """Candidate pairs dropped in the last step, per env: always 0, since a step that
+        finds more pairs than the buffer holds is rolled back, the buffer grown and the step
+        taken again (see :attr:`pair_capacity`)."""
+        return np.zeros(self.num_envs, np.int64)
+
+    @property
+    def pair_capacity(self) -> int:
+        """Candidate pairs the buffers hold per env (grows on demand)."""
+        return int(self._prs.shape[1])
 
     # ------------------------------------------------------------------------------ misc
     def state_hash(self) -> str:

@@ -1,5 +1,6 @@
-"""Contact solver (solver.py via World): pushing, collisions, friction cone, torque, flat
-patches, order independence, tunnelling and convergence, checked against analytic numbers.
+"""Contact solver (contacts.py, position_solver.py, velocity_solver.py via World): pushing,
+collisions, friction cone, torque, flat patches, order independence, tunnelling and
+convergence, checked against analytic numbers.
 
 Engine conventions used below: contacts between two movable bodies are frictionless; only a
 passive body against an immovable one has (Coulomb) friction, with the mean coefficient.

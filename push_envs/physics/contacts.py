@@ -1,0 +1,572 @@
+"""Contact preparation and ordering: the first stage of a sub-step's contact solve.
+
+For one env, at the predicted poses (after free motion), this stage
+
+* computes the deepest contact of every candidate pair (``pair_contact``: bounding-circle
+  pre-check, then SAT per piece pair, see narrowphase.py);
+* decides each drive -> passive pair's mode (push or stall) by the traction rule;
+* gives every body its contact-graph level (graph distance from immovable bodies, then from
+  drives) and
+* sorts the pairs into the sweep order (level, then deepest first, then contact point), so the
+  order never depends on how the bodies were listed.
+
+The union-find helpers (``uf_find``) group touching passive bodies into chains; sensors.py reads
+the same groups to cap reported forces.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from .layout import (
+    BF_REST,
+    BI_KIND,
+    BI_PCOUNT,
+    BI_PSTART,
+    BS_DRIVE,
+    DRIVEN,
+    EP_FRICTION,
+    EP_MASS,
+    EP_SCALE,
+    IMMOVABLE,
+    IS_CN,
+    IS_CS,
+    IS_GROUP,
+    IS_LEVEL,
+    IS_MASK,
+    IS_MOVED,
+    IS_QUEUE,
+    IS_UF,
+    IS_VIS,
+    MAX_DRIVE_SLOTS,
+    MODE_PUSH,
+    MODE_STALL,
+    OUT_LEN,
+    PASSIVE,
+    PF_BCX,
+    PF_BCY,
+    PF_BRAD,
+    PF_CORNER,
+    PF_DEPTH,
+    PF_DMAX,
+    PF_E,
+    PF_KEY,
+    PF_MAXX,
+    PF_MAXY,
+    PF_MINX,
+    PF_MINY,
+    PF_MU,
+    PF_NX,
+    PF_NY,
+    PF_P1X,
+    PF_P1Y,
+    PF_RAD,
+    PF_TOUCH,
+    PI_KIND,
+    PI_NV,
+    PR_A,
+    PR_B,
+    PR_MODE,
+    PR_SP,
+)
+from .narrowphase import collide
+
+LEVEL_INF = 1 << 40  # level of a body no immovable body or drive backs
+LEVEL_DRIVE = 1 << 30  # start level of a drive (below LEVEL_INF)
+
+
+# --------------------------------------------------------------------------------------------
+# Narrow phase of one candidate pair
+# --------------------------------------------------------------------------------------------
+@njit(cache=True, inline="always")
+def _place(e, p, cx, cy, c, s, sc, pint, pvert, vb):
+    """World vertices of movable piece p of a body at COM (cx, cy), rotation (c, s), scale sc."""
+    nv = pint[p, PI_NV]
+    for i in range(nv):
+        lx = pvert[p, i, 0] * sc
+        ly = pvert[p, i, 1] * sc
+        vb[i, 0] = cx + c * lx - s * ly
+        vb[i, 1] = cy + s * lx + c * ly
+    return nv
+
+
+@njit(cache=True, inline="always")
+def pair_contact(e, k, prs, pos, ang, epar, bint, pint, pvert, pflt, sint, svert, sflt, tol,
+                 vbuf, cbuf, pfl):
+    """Deepest contact between the pieces of pair k's bodies into ``pfl[e, k, :OUT_LEN]``.
+
+    Returns True when some piece pair touches (gap <= tol).
+    """
+    a = prs[e, k, PR_A]
+    b = prs[e, k, PR_B]
+    sp = prs[e, k, PR_SP]
+    va = vbuf[e, 0]
+    vb = vbuf[e, 1]
+    out = cbuf[e]
+    best = -np.inf
+    ax, ay, th = pos[e, a, 0], pos[e, a, 1], ang[e, a]
+    ca, sa, sca = math.cos(th), math.sin(th), epar[e, a, EP_SCALE]
+    if sp < 0:
+        bx, by, th = pos[e, b, 0], pos[e, b, 1], ang[e, b]
+        cb, sb, scb = math.cos(th), math.sin(th), epar[e, b, EP_SCALE]
+        q0, q1 = bint[b, BI_PSTART], bint[b, BI_PSTART] + bint[b, BI_PCOUNT]
+    else:
+        q0, q1 = sp, sp + 1
+    for p in range(bint[a, BI_PSTART], bint[a, BI_PSTART] + bint[a, BI_PCOUNT]):
+        pcx = ax + (ca * pflt[p, PF_BCX] - sa * pflt[p, PF_BCY]) * sca
+        pcy = ay + (sa * pflt[p, PF_BCX] + ca * pflt[p, PF_BCY]) * sca
+        prad = pflt[p, PF_BRAD] * sca
+        placed = False
+        for q in range(q0, q1):
+            if sp < 0:
+                qcx = bx + (cb * pflt[q, PF_BCX] - sb * pflt[q, PF_BCY]) * scb
+                qcy = by + (sb * pflt[q, PF_BCX] + cb * pflt[q, PF_BCY]) * scb
+                qrad = pflt[q, PF_BRAD] * scb
+                dx, dy = pcx - qcx, pcy - qcy
+                reach = prad + qrad + tol
+                if dx * dx + dy * dy > reach * reach:
+                    continue
+            else:
+                # Static pieces are long (walls): test the piece's circle against their box.
+                dx = max(sflt[q, PF_MINX] - pcx, 0.0, pcx - sflt[q, PF_MAXX])
+                dy = max(sflt[q, PF_MINY] - pcy, 0.0, pcy - sflt[q, PF_MAXY])
+                reach = prad + tol
+                if dx * dx + dy * dy > reach * reach:
+                    continue
+            if not placed:
+                na = _place(e, p, ax, ay, ca, sa, sca, pint, pvert, va)
+                placed = True
+            if sp < 0:
+                nb = _place(e, q, bx, by, cb, sb, scb, pint, pvert, vb)
+                kb, rb, vv = pint[q, PI_KIND], pflt[q, PF_RAD] * scb, vb
+            else:
+                nb, kb, rb, vv = sint[q, PI_NV], sint[q, PI_KIND], sflt[q, PF_RAD], svert[q]
+            if collide(pint[p, PI_KIND], va, na, pflt[p, PF_RAD] * sca, kb, vv, nb, rb, tol, out):
+                if out[PF_DEPTH] > best:
+                    best = out[PF_DEPTH]
+                    for i in range(OUT_LEN):
+                        pfl[e, k, i] = out[i]
+    return best > -np.inf
+
+
+# --------------------------------------------------------------------------------------------
+# Preparation: traction decisions, levels and order
+# --------------------------------------------------------------------------------------------
+@njit(cache=True)
+def uf_find(e, x, bis):
+    while bis[e, x, IS_UF] != x:
+        bis[e, x, IS_UF] = bis[e, bis[e, x, IS_UF], IS_UF]
+        x = bis[e, x, IS_UF]
+    return x
+
+
+_CARRY_COS = 0.05  # a contact carries a push when its normal is within ~87 deg of the push
+# Drive-slot table rows in gsc (MAX_DRIVE_SLOTS touching drive -> passive pairs can share a
+# load: one bit of a mask each), after the 2 K contact-graph entries:
+_DS_PAIR = 0  # pair index of drive slot i
+_DS_OPP = 1  # mask of the slots pushing slot i's load from the other side
+_DS_GROUP = 2  # mask of the slots in slot i's group
+_DS_MISC = 3  # entry 0: running BFS stamp (never reset, so visit stamps never need clearing)
+
+
+@njit(cache=True, inline="always")
+def _ds(prs, row, i):
+    """Index in gsc[e] of entry i of drive-slot row ``row``."""
+    return 2 * prs.shape[1] + row * MAX_DRIVE_SLOTS + i
+
+
+@njit(cache=True, inline="always")
+def _push_dir(e, k, prs, pos, pfl):
+    """Direction [unit] in which the drive of pair k pushes its passive body b: along the
+    contact normal while they touch, else along the line between their centres."""
+    if pfl[e, k, PF_TOUCH] > 0.0:
+        return -pfl[e, k, PF_NX], -pfl[e, k, PF_NY]
+    a = prs[e, k, PR_A]
+    b = prs[e, k, PR_B]
+    dx, dy = pos[e, b, 0] - pos[e, a, 0], pos[e, b, 1] - pos[e, a, 1]
+    d = math.sqrt(dx * dx + dy * dy)
+    if d <= 0.0:
+        return 0.0, 0.0
+    return dx / d, dy / d
+
+
+@njit(cache=True)
+def carried_load(e, b0, dx, dy, bit, gravity, prs, bint, epar, bis, gsc, pfl):
+    """Ground friction [N] of the bodies a push along (dx, dy) on passive body b0 carries.
+
+    Breadth-first from b0 over touching passive-passive contacts, crossing a contact only when
+    its normal, oriented from the body already reached to the next, has a component
+    > _CARRY_COS along the push. Contacts between bodies are frictionless, so a body that
+    touches from the side carries none of the push and is not counted. Every reached body
+    gets ``bit`` in ``bis[e, b, IS_MASK]`` (the drive slot's bit; 0 for none)::
+
+        robot -> [b0][b1][b2]      carried: b0, b1, b2 (normals along the push)
+                 [s0][s1][s2]      not carried: side contacts, normal across the push, and
+                                   b0-s1, b1-s2 corner to corner (PF_CORNER)
+    """
+    gsc[e, _ds(prs, _DS_MISC, 0)] += 1
+    stamp = gsc[e, _ds(prs, _DS_MISC, 0)]
+    load = 0.0
+    head = 0
+    tail = 1
+    bis[e, 0, IS_QUEUE] = b0
+    bis[e, b0, IS_VIS] = stamp
+    while head < tail:
+        x = bis[e, head, IS_QUEUE]
+        head += 1
+        load += epar[e, x, EP_FRICTION] * epar[e, x, EP_MASS] * gravity
+        bis[e, x, IS_MASK] |= bit
+        for s in range(bis[e, x, IS_CS], bis[e, x, IS_CS] + bis[e, x, IS_CN]):
+            j = gsc[e, s]
+            a = prs[e, j, PR_A]
+            y = prs[e, j, PR_B] if a == x else a
+            if bint[y, BI_KIND] != PASSIVE or bis[e, y, IS_VIS] == stamp:
+                continue
+            if pfl[e, j, PF_CORNER] > 0.0:
+                continue  # corner to corner: a push slides past, along the shared line
+            # PF_N points from B toward A: the push crosses from x to y along -n when x is A.
+            sgn = -1.0 if a == x else 1.0
+            if sgn * (pfl[e, j, PF_NX] * dx + pfl[e, j, PF_NY] * dy) > _CARRY_COS:
+                bis[e, y, IS_VIS] = stamp
+                bis[e, tail, IS_QUEUE] = y
+                tail += 1
+    return load
+
+
+@njit(cache=True)
+def _group_find(e, x, bis):
+    while bis[e, x, IS_GROUP] != x:
+        bis[e, x, IS_GROUP] = bis[e, bis[e, x, IS_GROUP], IS_GROUP]
+        x = bis[e, x, IS_GROUP]
+    return x
+
+
+@njit(cache=True)
+def _slots_traction(e, mask, nd, prs, epar, gravity, gsc):
+    """Summed traction mu m g [N] of the distinct drives of the slots in ``mask``."""
+    total = 0.0
+    for i in range(nd):
+        if not (mask >> i) & 1:
+            continue
+        a = prs[e, gsc[e, _ds(prs, _DS_PAIR, i)], PR_A]
+        seen = False
+        for j in range(i):
+            if (mask >> j) & 1 and prs[e, gsc[e, _ds(prs, _DS_PAIR, j)], PR_A] == a:
+                seen = True
+                break
+        if not seen:
+            total += epar[e, a, EP_FRICTION] * epar[e, a, EP_MASS] * gravity
+    return total
+
+
+@njit(cache=True)
+def traction_modes(e, npairs, gravity, prs, pos, bint, epar, movable, bis, gsc, pfl):
+    """The traction rule: which drive -> passive pairs push (MODE_PUSH) and which stall.
+
+    1. Each touching drive -> passive pair gets a slot i (bit 1 << i) and marks the bodies its
+       push carries (``carried_load``).
+    2. Drives whose carried sets share a body and push the same way (d_i . d_j > 0) form one
+       group; drives whose sets share a body from opposite sides oppose each other.
+    3. A group pushes while its summed traction sum(mu m g) covers the ground friction of the
+       union of its carried sets plus the traction of the drives opposing it, otherwise all
+       its pairs stall::
+
+           two 1 kg robots (4.905 N each) -> one 1.5 kg box (7.358 N):
+               alone: 4.905 < 7.358 stall;  together: 9.81 >= 7.358 push
+
+    Pairs beyond MAX_DRIVE_SLOTS, and drives not yet touching, decide alone on their own
+    carried load.
+    """
+    nm = movable.shape[0]
+    for i in range(nm):
+        b = movable[i]
+        bis[e, b, IS_MASK] = 0
+        bis[e, b, IS_GROUP] = b
+    nd = 0
+    for k in range(npairs):
+        a = prs[e, k, PR_A]
+        b = prs[e, k, PR_B]
+        if prs[e, k, PR_SP] >= 0 or bint[a, BI_KIND] != DRIVEN or bint[b, BI_KIND] != PASSIVE:
+            continue
+        dx, dy = _push_dir(e, k, prs, pos, pfl)
+        if pfl[e, k, PF_TOUCH] > 0.0 and nd < MAX_DRIVE_SLOTS:
+            gsc[e, _ds(prs, _DS_PAIR, nd)] = k
+            gsc[e, _ds(prs, _DS_OPP, nd)] = 0
+            carried_load(e, b, dx, dy, 1 << nd, gravity, prs, bint, epar, bis, gsc, pfl)
+            nd += 1
+        else:
+            load = carried_load(e, b, dx, dy, 0, gravity, prs, bint, epar, bis, gsc, pfl)
+            traction = epar[e, a, EP_FRICTION] * epar[e, a, EP_MASS] * gravity
+            prs[e, k, PR_MODE] = MODE_PUSH if traction >= load * (1.0 - 1e-12) else MODE_STALL
+    if nd == 0:
+        return
+    # Shared bodies: group the drives pushing one load the same way; note the opposing ones.
+    for i in range(nm):
+        m = bis[e, movable[i], IS_MASK]
+        if m & (m - 1) == 0:
+            continue  # reached by at most one slot
+        for s1 in range(nd):
+            if not (m >> s1) & 1:
+                continue
+            k1 = gsc[e, _ds(prs, _DS_PAIR, s1)]
+            d1x, d1y = _push_dir(e, k1, prs, pos, pfl)
+            for s2 in range(s1 + 1, nd):
+                if not (m >> s2) & 1:
+                    continue
+                k2 = gsc[e, _ds(prs, _DS_PAIR, s2)]
+                d2x, d2y = _push_dir(e, k2, prs, pos, pfl)
+                if d1x * d2x + d1y * d2y > 0.0:
+                    r1 = _group_find(e, prs[e, k1, PR_A], bis)
+                    r2 = _group_find(e, prs[e, k2, PR_A], bis)
+                    if r1 < r2:
+                        bis[e, r2, IS_GROUP] = r1
+                    elif r2 < r1:
+                        bis[e, r1, IS_GROUP] = r2
+                else:
+                    gsc[e, _ds(prs, _DS_OPP, s1)] |= 1 << s2
+                    gsc[e, _ds(prs, _DS_OPP, s2)] |= 1 << s1
+    for s in range(nd):
+        r = _group_find(e, prs[e, gsc[e, _ds(prs, _DS_PAIR, s)], PR_A], bis)
+        g = 0
+        for s2 in range(nd):
+            if _group_find(e, prs[e, gsc[e, _ds(prs, _DS_PAIR, s2)], PR_A], bis) == r:
+                g |= 1 << s2
+        gsc[e, _ds(prs, _DS_GROUP, s)] = g
+    for s in range(nd):
+        g = gsc[e, _ds(prs, _DS_GROUP, s)]
+        opp = 0
+        for s2 in range(nd):
+            if (g >> s2) & 1:
+                opp |= gsc[e, _ds(prs, _DS_OPP, s2)]
+        opp &= ~g
+        load = 0.0
+        for i in range(nm):
+            b = movable[i]
+            if bis[e, b, IS_MASK] & g:
+                load += epar[e, b, EP_FRICTION] * epar[e, b, EP_MASS] * gravity
+        load += _slots_traction(e, opp, nd, prs, epar, gravity, gsc)
+        traction = _slots_traction(e, g, nd, prs, epar, gravity, gsc)
+        k = gsc[e, _ds(prs, _DS_PAIR, s)]
+        prs[e, k, PR_MODE] = MODE_PUSH if traction >= load * (1.0 - 1e-12) else MODE_STALL
+
+
+@njit(cache=True)
+def contact_levels(e, npairs, prs, bint, movable, bis, gsc, pfl):
+    """Contact-graph level of each body: hops over touching contacts from the bodies touching
+    an immovable one (level 1), then, for bodies no immovable body backs, from the drives
+    (LEVEL_DRIVE + hops). Bodies reached by neither keep LEVEL_INF.
+
+    Only touching contacts count: a candidate pair that merely lies within the broad phase's
+    margin is no path for a push, and counting it put the far end of a pushed row on the
+    robot's level, so the sweep met the links out of order and converged one link per sweep.
+    Breadth-first search gives exact hop counts, independent of the order pairs are listed in.
+    """
+    nm = movable.shape[0]
+    for i in range(nm):
+        b = movable[i]
+        bis[e, b, IS_LEVEL] = LEVEL_DRIVE if bint[b, BI_KIND] == DRIVEN else LEVEL_INF
+    tail = 0
+    for k in range(npairs):
+        if prs[e, k, PR_SP] >= 0 and pfl[e, k, PF_TOUCH] > 0.0:
+            a = prs[e, k, PR_A]
+            if bis[e, a, IS_LEVEL] != 1:
+                bis[e, a, IS_LEVEL] = 1
+                bis[e, tail, IS_QUEUE] = a
+                tail += 1
+    for phase in range(2):
+        if phase == 1:
+            for i in range(nm):
+                b = movable[i]
+                if bint[b, BI_KIND] == DRIVEN and bis[e, b, IS_LEVEL] == LEVEL_DRIVE:
+                    bis[e, tail, IS_QUEUE] = b
+                    tail += 1
+        head = 0
+        while head < tail:
+            x = bis[e, head, IS_QUEUE]
+            head += 1
+            lx = bis[e, x, IS_LEVEL]
+            for s in range(bis[e, x, IS_CS], bis[e, x, IS_CS] + bis[e, x, IS_CN]):
+                j = gsc[e, s]
+                a = prs[e, j, PR_A]
+                y = prs[e, j, PR_B] if a == x else a
+                if bis[e, y, IS_LEVEL] > lx + 1:
+                    bis[e, y, IS_LEVEL] = lx + 1
+                    bis[e, tail, IS_QUEUE] = y
+                    tail += 1
+        tail = 0
+
+
+@njit(cache=True)
+def contact_graph(e, npairs, prs, movable, bis, gsc, pfl):
+    """CSR of the touching movable-movable pairs: the pairs of body b are
+    ``gsc[e, bis[e, b, IS_CS] + i]`` for i < ``bis[e, b, IS_CN]`` (a counting sort by body)."""
+    nm = movable.shape[0]
+    for i in range(nm):
+        bis[e, movable[i], IS_CN] = 0
+    for k in range(npairs):
+        if pfl[e, k, PF_TOUCH] > 0.0 and prs[e, k, PR_SP] < 0:
+            bis[e, prs[e, k, PR_A], IS_CN] += 1
+            bis[e, prs[e, k, PR_B], IS_CN] += 1
+    start = 0
+    for i in range(nm):
+        b = movable[i]
+        bis[e, b, IS_CS] = start
+        bis[e, b, IS_QUEUE] = start  # fill cursor (the queue is free until the searches)
+        start += bis[e, b, IS_CN]
+    for k in range(npairs):
+        if pfl[e, k, PF_TOUCH] > 0.0 and prs[e, k, PR_SP] < 0:
+            for side in range(2):
+                x = prs[e, k, PR_A + side]
+                gsc[e, bis[e, x, IS_QUEUE]] = k
+                bis[e, x, IS_QUEUE] += 1
+
+
+@njit(cache=True)
+def new_contacts(e, npairs, prs, bint, pfl):
+    """Pairs that touch now but did not when the order was made get their sort key. Returns
+    how many of them are not a drive meeting a body: those change what backs what (a row
+    reaching a wall mid-solve is then re-levelled from the wall; discs landing on a pile,
+    from the pile's floor). A drive catching up with the box it pushes changes nothing the
+    order needs, and re-ordering for it would cost a sort in most steps of a pushing task."""
+    n = 0
+    for k in range(npairs):
+        if pfl[e, k, PF_TOUCH] > 0.0 and pfl[e, k, PF_KEY] == -np.inf:
+            pfl[e, k, PF_KEY] = pfl[e, k, PF_DEPTH]
+            if bint[prs[e, k, PR_A], BI_KIND] != DRIVEN and (
+                    prs[e, k, PR_SP] >= 0 or bint[prs[e, k, PR_B], BI_KIND] != DRIVEN):
+                n += 1
+    return n
+
+
+@njit(cache=True)
+def prepare(e, npairs, prs, pos, ang, epar, bint, bflt, pint, pvert, pflt, sint, svert, sflt,
+            tol, gravity, movable, bsc, bis, vbuf, cbuf, pfl, gsc):
+    """Contacts at the predicted poses, pair modes, friction/restitution and body levels.
+
+    Also builds the touching contact graph of the movable bodies (``contact_graph``) for the
+    traction rule and the levels. Returns the number of touching pairs.
+    """
+    nm = movable.shape[0]
+    touching = 0
+    for i in range(nm):
+        b = movable[i]
+        bis[e, b, IS_UF] = b
+        # Every pair is evaluated below at these poses: none is stale. The sweeps (and any
+        # re-ordered sweeps after them) then track moves in IS_MOVED.
+        bis[e, b, IS_MOVED] = 0
+        bsc[e, b, BS_DRIVE] = 0.0
+    for k in range(npairs):
+        a = prs[e, k, PR_A]
+        b = prs[e, k, PR_B]
+        sp = prs[e, k, PR_SP]
+        ka = bint[a, BI_KIND]
+        kb = IMMOVABLE if sp >= 0 else bint[b, BI_KIND]
+        if ka == PASSIVE and kb == DRIVEN:
+            # Keep the drive on side a: the mode rules below read it there.
+            prs[e, k, PR_A] = b
+            prs[e, k, PR_B] = a
+            a, b, ka, kb = b, a, kb, ka
+        for j in range(OUT_LEN, pfl.shape[2]):
+            pfl[e, k, j] = 0.0
+        pfl[e, k, PF_DMAX] = -np.inf
+        mu = 0.0
+        if ka == PASSIVE and kb == IMMOVABLE:
+            mu = 0.5 * (epar[e, a, EP_FRICTION] + epar[e, b, EP_FRICTION])
+        pfl[e, k, PF_MU] = mu
+        rest = 0.0
+        if ka == PASSIVE or kb == PASSIVE:
+            rest = 0.5 * (bflt[a, BF_REST] + bflt[b, BF_REST])
+        pfl[e, k, PF_E] = rest
+        if pair_contact(e, k, prs, pos, ang, epar, bint, pint, pvert, pflt, sint, svert, sflt,
+                        tol, vbuf, cbuf, pfl):
+            touching += 1
+            pfl[e, k, PF_TOUCH] = 1.0
+            pfl[e, k, PF_KEY] = pfl[e, k, PF_DEPTH]
+            if ka == PASSIVE and kb == PASSIVE:
+                ra, rb = uf_find(e, a, bis), uf_find(e, b, bis)
+                if ra != rb:
+                    if ra < rb:
+                        bis[e, rb, IS_UF] = ra
+                    else:
+                        bis[e, ra, IS_UF] = rb
+        else:
+            pfl[e, k, PF_TOUCH] = 0.0
+            pfl[e, k, PF_KEY] = -np.inf
+    if touching == 0:
+        return 0
+    contact_graph(e, npairs, prs, movable, bis, gsc, pfl)
+    # Traction of the drives touching each passive chain [N] (caps the reported forces).
+    for k in range(npairs):
+        a = prs[e, k, PR_A]
+        b = prs[e, k, PR_B]
+        if pfl[e, k, PF_TOUCH] > 0.0 and prs[e, k, PR_SP] < 0 and bint[a, BI_KIND] == DRIVEN \
+                and bint[b, BI_KIND] == PASSIVE:
+            bsc[e, uf_find(e, b, bis), BS_DRIVE] += \
+                epar[e, a, EP_FRICTION] * epar[e, a, EP_MASS] * gravity
+    traction_modes(e, npairs, gravity, prs, pos, bint, epar, movable, bis, gsc, pfl)
+    contact_levels(e, npairs, prs, bint, movable, bis, gsc, pfl)
+    return touching
+
+
+@njit(cache=True, inline="always")
+def _pair_level(e, k, prs, bis):
+    if prs[e, k, PR_SP] >= 0:
+        return 0
+    return min(bis[e, prs[e, k, PR_A], IS_LEVEL], bis[e, prs[e, k, PR_B], IS_LEVEL])
+
+
+@njit(cache=True)
+def _before(e, k1, k2, prs, bis, pfl):
+    """Sweep order: lower level, then deeper, then by contact point x, y."""
+    l1 = _pair_level(e, k1, prs, bis)
+    l2 = _pair_level(e, k2, prs, bis)
+    if l1 != l2:
+        return l1 < l2
+    d1, d2 = pfl[e, k1, PF_KEY], pfl[e, k2, PF_KEY]
+    if d1 != d2:
+        return d1 > d2
+    x1, x2 = pfl[e, k1, PF_P1X], pfl[e, k2, PF_P1X]
+    if x1 != x2:
+        return x1 < x2
+    y1, y2 = pfl[e, k1, PF_P1Y], pfl[e, k2, PF_P1Y]
+    if y1 != y2:
+        return y1 < y2
+    return k1 < k2
+
+
+@njit(cache=True)
+def sort_pairs(e, npairs, prs, bis, pfl, pord):
+    """Stable bottom-up merge sort of pair indices by ``_before``; returns the row of
+    ``pord[e]`` holding the order (a row index, not a view: the entry kernels run without
+    numba's reference counting, which returning a view would need)."""
+    s, d = 0, 1
+    for i in range(npairs):
+        pord[e, s, i] = i
+    width = 1
+    while width < npairs:
+        for lo in range(0, npairs, 2 * width):
+            mid = min(lo + width, npairs)
+            hi = min(lo + 2 * width, npairs)
+            i, j, o = lo, mid, lo
+            while i < mid and j < hi:
+                if _before(e, pord[e, s, j], pord[e, s, i], prs, bis, pfl):
+                    pord[e, d, o] = pord[e, s, j]
+                    j += 1
+                else:
+                    pord[e, d, o] = pord[e, s, i]
+                    i += 1
+                o += 1
+            while i < mid:
+                pord[e, d, o] = pord[e, s, i]
+                i += 1
+                o += 1
+            while j < hi:
+                pord[e, d, o] = pord[e, s, j]
+                j += 1
+                o += 1
+        s, d = d, s
+        width *= 2
+    return s

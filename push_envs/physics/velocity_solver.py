@@ -1,0 +1,224 @@
+"""Velocity solver: velocities from the position pass, then restitution and friction.
+
+Velocities are recovered from the displacement the contacts caused
+(v = v_free + (x - x_free) / dt); then each resolved contact that still approaches is given the
+separating speed -e * (approach speed before the sub-step), passive bodies only, and static
+surfaces add Coulomb friction, by sequential impulses with accumulated, clamped lambdas.
+"""
+
+from __future__ import annotations
+
+import math
+
+from numba import njit
+
+from .contacts import LEVEL_INF
+from .layout import (
+    BF_BRAD,
+    BI_KIND,
+    BS_TP,
+    BS_VX0,
+    BS_VXF,
+    BS_VY0,
+    BS_VYF,
+    BS_W0,
+    BS_WF,
+    BS_XP,
+    BS_YP,
+    DRIVEN,
+    EP_INERTIA,
+    EP_MASS,
+    EP_SCALE,
+    IMMOVABLE,
+    IS_LEVEL,
+    MODE_PUSH,
+    MODE_STALL,
+    PASSIVE,
+    PF_E,
+    PF_LPOS,
+    PF_LTAN,
+    PF_LVEL,
+    PF_LVEL2,
+    PF_LVT,
+    PF_MU,
+    PF_NPTS,
+    PF_NX,
+    PF_NY,
+    PF_P1X,
+    PF_P1Y,
+    PF_PSTRIDE,
+    PF_TOUCH,
+    PR_A,
+    PR_B,
+    PR_MODE,
+    PR_SP,
+)
+from .position_solver import block2
+
+# --------------------------------------------------------------------------------------------
+# Velocity pass
+# --------------------------------------------------------------------------------------------
+_VEL_ITERS = 6
+_VEL_TOL = 1e-12  # [N s] impulse change below which the velocity passes stop
+
+
+@njit(cache=True)
+def _vel_weights(e, k, prs, bint, epar, bis):
+    """Velocity-pass weights: passive bodies take impulses (and turn); a drive that yielded
+    in this pair takes them on its translation only (it slides along what stopped it); a
+    drive that pushes is unaffected (its drive re-asserts its velocity)."""
+    a = prs[e, k, PR_A]
+    b = prs[e, k, PR_B]
+    mode = prs[e, k, PR_MODE]
+    static_b = prs[e, k, PR_SP] >= 0 or bint[b, BI_KIND] == IMMOVABLE
+    wa = 1.0 / epar[e, a, EP_MASS]
+    ia = 1.0 / epar[e, a, EP_INERTIA]
+    if bint[a, BI_KIND] == DRIVEN:
+        ia = 0.0
+        if mode == MODE_PUSH:
+            wa = 0.0
+    wb = ib = 0.0
+    if not static_b and mode != MODE_STALL:
+        wb = 1.0 / epar[e, b, EP_MASS]
+        ib = 1.0 / epar[e, b, EP_INERTIA]
+        if bint[b, BI_KIND] == DRIVEN:
+            ib = 0.0
+        if bint[a, BI_KIND] == PASSIVE and bint[b, BI_KIND] == PASSIVE:
+            # Shock propagation at the velocity level: of two passive bodies in a chain that a
+            # wall or a drive backs, the one nearer the backing does not give way.
+            la = bis[e, a, IS_LEVEL]
+            lb = bis[e, b, IS_LEVEL]
+            if la < lb and la < LEVEL_INF:
+                wa = ia = 0.0
+            elif lb < la and lb < LEVEL_INF:
+                wb = ib = 0.0
+    return wa, ia, wb, ib, static_b
+
+
+@njit(cache=True, inline="always")
+def _point_vel(e, body, rx, ry, vel, omg):
+    return vel[e, body, 0] - omg[e, body] * ry, vel[e, body, 1] + omg[e, body] * rx
+
+
+@njit(cache=True, inline="always")
+def _vel_row(e, k, j, a, b, nx, ny, static_b, pos, vel, omg, bsc, pfl):
+    """Patch point j of pair k: (normal speed [m/s], speed wanted (the bounce) [m/s], lever
+    arms r_a x n and r_b x n [m])."""
+    px, py = pfl[e, k, PF_P1X + PF_PSTRIDE * j], pfl[e, k, PF_P1Y + PF_PSTRIDE * j]
+    rax, ray = px - pos[e, a, 0], py - pos[e, a, 1]
+    vax, vay = _point_vel(e, a, rax, ray, vel, omg)
+    rbx = rby = vbx = vby = 0.0
+    if not static_b:
+        rbx, rby = px - pos[e, b, 0], py - pos[e, b, 1]
+        vbx, vby = _point_vel(e, b, rbx, rby, vel, omg)
+    target = 0.0
+    if pfl[e, k, PF_E] > 0.0:
+        # Approach speed of this point before the sub-step.
+        p0x = bsc[e, a, BS_VX0] - bsc[e, a, BS_W0] * ray
+        p0y = bsc[e, a, BS_VY0] + bsc[e, a, BS_W0] * rax
+        if not static_b:
+            p0x -= bsc[e, b, BS_VX0] - bsc[e, b, BS_W0] * rby
+            p0y -= bsc[e, b, BS_VY0] + bsc[e, b, BS_W0] * rbx
+        pre = nx * p0x + ny * p0y
+        if pre < 0.0:
+            target = -pfl[e, k, PF_E] * pre
+    return (nx * (vax - vbx) + ny * (vay - vby), target, rax * ny - ray * nx,
+            rbx * ny - rby * nx)
+
+
+@njit(cache=True)
+def velocity_pass(e, npairs, order, dt, prs, pos, ang, vel, omg, epar, bint, bflt, movable, bsc,
+                  bis, pfl):
+    """Recover velocities from the displacement, then sequential impulses at the contacts.
+
+    v = v_free + (x - x_free) / dt is the mean velocity over the sub-step; a contact made
+    mid-step leaves some approach in it. A few Gauss-Seidel passes over the touching pairs,
+    in the sweep order and with accumulated impulses clamped >= 0, give every patch point a
+    normal speed of at least -e times its approach speed before the sub-step (the bounce,
+    for pairs that collided) and zero otherwise, and static surfaces add Coulomb friction.
+    """
+    # No body leaves a contact faster than the fastest free motion in the env: in an exact
+    # solve a push hands on at most the pusher's speed; more comes only from removing an
+    # overlap, and turning that into speed is what makes a jammed pile explode (Box2D caps
+    # it the same way with its contact push velocity). Bounces are added afterwards.
+    vcap = 0.0
+    for i in range(movable.shape[0]):
+        b = movable[i]
+        vcap = max(vcap, math.sqrt(bsc[e, b, BS_VXF] ** 2 + bsc[e, b, BS_VYF] ** 2))
+    for i in range(movable.shape[0]):
+        b = movable[i]
+        vx = bsc[e, b, BS_VXF] + (pos[e, b, 0] - bsc[e, b, BS_XP]) / dt
+        vy = bsc[e, b, BS_VYF] + (pos[e, b, 1] - bsc[e, b, BS_YP]) / dt
+        sp = math.sqrt(vx * vx + vy * vy)
+        if sp > vcap and bint[b, BI_KIND] == PASSIVE:
+            vx *= vcap / sp
+            vy *= vcap / sp
+        vel[e, b, 0] = vx
+        vel[e, b, 1] = vy
+        w = bsc[e, b, BS_WF] + (ang[e, b] - bsc[e, b, BS_TP]) / dt
+        # The same bound on the spin: no point of the body [m] faster than vcap.
+        reach = bflt[b, BF_BRAD] * epar[e, b, EP_SCALE]
+        if bint[b, BI_KIND] == PASSIVE and abs(w) * reach > vcap:
+            w = math.copysign(vcap / reach, w)
+        omg[e, b] = w
+    for _ in range(_VEL_ITERS):
+        change = 0.0
+        for idx in range(npairs):
+            k = order[idx]
+            if pfl[e, k, PF_TOUCH] <= 0.0:
+                continue
+            wa, ia, wb, ib, static_b = _vel_weights(e, k, prs, bint, epar, bis)
+            if wa + ia + wb + ib <= 0.0:
+                continue
+            a = prs[e, k, PR_A]
+            b = prs[e, k, PR_B]
+            nx, ny = pfl[e, k, PF_NX], pfl[e, k, PF_NY]
+            npts = int(pfl[e, k, PF_NPTS])
+            vn1, want1, ca1, cb1 = _vel_row(e, k, 0, a, b, nx, ny, static_b, pos, vel, omg, bsc,
+                                            pfl)
+            k11 = wa + ia * ca1 * ca1 + wb + ib * cb1 * cb1
+            old1 = pfl[e, k, PF_LVEL]
+            if npts == 2:
+                vn2, want2, ca2, cb2 = _vel_row(e, k, 1, a, b, nx, ny, static_b, pos, vel, omg,
+                                                bsc, pfl)
+                k22 = wa + ia * ca2 * ca2 + wb + ib * cb2 * cb2
+                k12 = wa + ia * ca1 * ca2 + wb + ib * cb1 * cb2
+                old2 = pfl[e, k, PF_LVEL2]
+                # Total impulses x >= 0 with K x = target - vn + K x_old, as one block.
+                x1, x2 = block2(k11, k12, k22,
+                                want1 - vn1 + k11 * old1 + k12 * old2,
+                                want2 - vn2 + k12 * old1 + k22 * old2)
+                l1, l2 = x1 - old1, x2 - old2
+                pfl[e, k, PF_LVEL2] = x2
+            else:
+                ca2 = cb2 = 0.0
+                x1 = max(old1 + (want1 - vn1) / k11, 0.0)
+                l1, l2 = x1 - old1, 0.0
+            pfl[e, k, PF_LVEL] = x1
+            change = max(change, abs(l1) + abs(l2))
+            lam = l1 + l2
+            if l1 != 0.0 or l2 != 0.0:
+                vel[e, a, 0] += nx * lam * wa
+                vel[e, a, 1] += ny * lam * wa
+                omg[e, a] += ia * (ca1 * l1 + ca2 * l2)
+                if wb + ib > 0.0:
+                    vel[e, b, 0] -= nx * lam * wb
+                    vel[e, b, 1] -= ny * lam * wb
+                    omg[e, b] -= ib * (cb1 * l1 + cb2 * l2)
+            mu = pfl[e, k, PF_MU]
+            if mu > 0.0 and wa > 0.0:
+                # Translation-only Coulomb friction against a static surface (see _friction).
+                tx, ty = -ny, nx
+                vt = vel[e, a, 0] * tx + vel[e, a, 1] * ty
+                normal = pfl[e, k, PF_LPOS] / dt + pfl[e, k, PF_LVEL] + pfl[e, k, PF_LVEL2]
+                lim = max(mu * normal - abs(pfl[e, k, PF_LTAN]) / dt, 0.0)
+                old = pfl[e, k, PF_LVT]
+                new = old - vt / wa
+                new = -lim if new < -lim else (lim if new > lim else new)
+                lt = new - old
+                change = max(change, abs(lt))
+                pfl[e, k, PF_LVT] = new
+                vel[e, a, 0] += tx * lt * wa
+                vel[e, a, 1] += ty * lt * wa
+        if change < _VEL_TOL:
+            break
