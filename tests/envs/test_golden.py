@@ -19,9 +19,9 @@ import pytest
 import push_envs  # noqa: F401
 
 GOLDEN = {
-    "PushBox-v0": "c40112d0af8abde8072950f6d75e36de",
+    "PushBox-v0": "7b04b4428493f99b37b152431d81a76e",
     "WallSlide-v0": "4a433f0b2fec646728fff40a5903075b",
-    "PushT-v0": "d080628021e0e59e3fbc8a56f0512b0b",
+    "PushT-v0": "95cc474a51d6ec3c0c429b3942ff5374",
 }
 
 
