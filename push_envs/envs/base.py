@@ -11,6 +11,7 @@ and env i of a batch agree bit for bit.
 from __future__ import annotations
 
 import copy
+import math
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -151,6 +152,10 @@ class PushVectorEnv(VectorEnv):
             [("max_penetration", float), ("sweeps", int)]
         self._info_cols = [IF_SUCCESS] + list(range(INFO_TASK, INFO_TASK + len(tc.info_fields))) \
             + [IF_MAXPEN, IF_SWEEPS]
+        # (key, column, 0 float / 1 bool / 2 int), for the per-step info of a single env.
+        self._info_spec = [(key, col, 1 if dtype is bool else 2 if dtype is int else 0)
+                           for (key, dtype), col in zip(self._info_names, self._info_cols,
+                                                        strict=True)]
         n_info = INFO_TASK + len(tc.info_fields)
         # The goal vectors ride at the end of each observation row, so a SAME_STEP final
         # observation keeps the goals of the episode that ended.
@@ -442,9 +447,8 @@ class PushVectorEnv(VectorEnv):
     def single_info(self, env: int = 0) -> dict[str, Any]:
         """Info of one env as Python scalars (the single-env fast path)."""
         row = self._info_f[env].tolist()
-        return {key: (row[col] > 0.5 if dtype is bool else int(row[col]) if dtype is int
-                      else row[col])
-                for (key, dtype), col in zip(self._info_names, self._info_cols, strict=True)}
+        return {key: (row[col] > 0.5 if kind == 1 else int(row[col]) if kind == 2 else row[col])
+                for key, col, kind in self._info_spec}
 
     # ------------------------------------------------------------------------------ render
     def _record_trails(self) -> None:
@@ -538,13 +542,13 @@ class PushEnv(gym.Env):
         if not self._started:
             raise gym.error.ResetNeeded("call reset() before step()")
         core = self.core
-        a = np.asarray(action, dtype=np.float64)
+        a = np.array(action, dtype=np.float64, ndmin=1)  # a fresh C-contiguous copy
         if a.shape != self.action_space.shape:
             raise ValueError(f"action must have shape {self.action_space.shape}, got "
                              f"{np.shape(action)}")
-        if not np.isfinite(a).all():
+        if not all(map(math.isfinite, a.tolist())):
             raise ValueError(f"action must be finite; got NaN or inf in {short_repr(action)}")
-        core._advance(np.ascontiguousarray(a.reshape(1, -1)))
+        core._advance(a.reshape(1, -1))
         rew = float(core._rew[0])
         if core.obs_mode == "goal":
             batch = core._observation()
