@@ -30,11 +30,6 @@ from ..physics.fastcall import entry_point
 from ..physics.layout import (
     BI_KIND,
     DRIVEN,
-    HL_NEED,
-    HL_OVERFLOW,
-    HL_STATUS,
-    ST_OVERFLOW,
-    ST_SUBSTEPS,
 )
 from ..physics.safe_yaml import read_scene_yaml
 from ..physics.scene import compile_scene
@@ -408,18 +403,7 @@ class PushVectorEnv(VectorEnv):
         (observation, reward and autoreset included), or raise when the bodies move too fast
         for the sub-step cap. Never a silent step."""
         w = self.world
-        while True:
-            status = (w.health[:, HL_STATUS].astype(np.int64) * w.active)
-            if np.any(status & ST_SUBSTEPS):
-                e = int(np.flatnonzero(status & ST_SUBSTEPS)[0])
-                raise RuntimeError(
-                    f"{self.task_class.id}: env {e} needs {int(w.health[e, HL_NEED])} sub-steps "
-                    f"but the scene allows {w.params.max_substeps}; its step was not taken "
-                    f"(lower world.step_time or the speeds, or raise max_substeps)")
-            over = (status & ST_OVERFLOW) != 0
-            if not np.any(over):
-                return
-            w._grow_pairs(int(w.health[over, HL_OVERFLOW].max()))
+        while (over := w._rolled_back(w.active)) is not None:
             self._args = (w.arrays, self.env_arrays, self.task_arrays)
             self._kernels.retry_rows(over.astype(np.uint8), *self._args)
 

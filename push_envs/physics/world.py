@@ -356,25 +356,31 @@ class World:
         raise when the bodies move too fast for the sub-step cap (never a silent step)."""
         active = self.active.copy()
         try:
-            while True:
-                status = self.health[:, HL_STATUS].astype(np.int64) * active
-                if np.any(status & ST_SUBSTEPS):
-                    e = int(np.flatnonzero(status & ST_SUBSTEPS)[0])
-                    need = int(self.health[e, HL_NEED])
-                    raise RuntimeError(
-                        f"World.step: env {e} needs {need} sub-steps (a body would travel more "
-                        f"than {self.params.substep_fraction:g} of the thinnest body's "
-                        f"half-thickness per sub-step) but SolverParams.max_substeps is "
-                        f"{self.params.max_substeps}; the step was not taken. Lower "
-                        f"world.step_time, slow the bodies, or raise max_substeps.")
-                over = (status & ST_OVERFLOW) != 0
-                if not np.any(over):
-                    return
-                self._grow_pairs(int(self.health[over, HL_OVERFLOW].max()))
+            while (over := self._rolled_back(active)) is not None:
                 self.active[:] = over
                 kernel(self.arrays)
         finally:
             self.active[:] = active
+
+    def _rolled_back(self, active: np.ndarray) -> np.ndarray | None:
+        """After a step: the envs among ``active`` rolled back for a full pair buffer (the
+        buffers already grown for them, so the caller steps them again), or None. Raises
+        when an env needs more sub-steps than allowed."""
+        status = self.health[:, HL_STATUS].astype(np.int64) * active
+        if np.any(status & ST_SUBSTEPS):
+            e = int(np.flatnonzero(status & ST_SUBSTEPS)[0])
+            need = int(self.health[e, HL_NEED])
+            raise RuntimeError(
+                f"World.step: env {e} needs {need} sub-steps (a body would travel more "
+                f"than {self.params.substep_fraction:g} of the thinnest body's "
+                f"half-thickness per sub-step) but SolverParams.max_substeps is "
+                f"{self.params.max_substeps}; the step was not taken. Lower "
+                f"world.step_time, slow the bodies, or raise max_substeps.")
+        over = (status & ST_OVERFLOW) != 0
+        if not np.any(over):
+            return None
+        self._grow_pairs(int(self.health[over, HL_OVERFLOW].max()))
+        return over
 
     # ------------------------------------------------------------------------------ poses
     def _com_offset(self, i: int, theta: np.ndarray, sel: Any) -> np.ndarray:
