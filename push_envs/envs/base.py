@@ -643,7 +643,12 @@ def task_envs(task: type[TaskSpec], doc: str) -> tuple[type[PushEnv], type[PushV
     it holds ``{obs_table}``.
     """
     defaults = {name: a.default for name, a in task.arguments.items()}
-    text = doc.replace("{obs_table}", L.table(task(defaults).observation()))
+    lidar_note = ("\n\n    With ``lidar=dict(number=N, ...)`` (lidar2d keys) N more columns "
+                  "follow the table: the robot's lidar ranges / range_max, in [0, 1], in beam "
+                  "order (``env.observation_layout``). ``obs_mode='pixels'`` observes an (H, W, 3) "
+                  "uint8 image instead (``pixel_size``, default 96), ``'pixels+state'`` a "
+                  "Dict of ``pixels`` and ``state``.")
+    text = doc.replace("{obs_table}", L.table(task(defaults).observation()) + lidar_note)
     stem = task.id.split("-")[0]
     vec = type(f"{stem}VectorEnv", (PushVectorEnv,), {"task_class": task, "__doc__": text,
                                                        "__module__": task.hooks})

@@ -171,7 +171,8 @@ def raster_arrays(world, height: int, width: int, num_envs: int,
         heads=heads, goal=np.array(goal_prims, np.int64),
         gbody=np.array([gbody], np.int64), gcols=np.array(gcols, np.int64),
         gcol=np.array([RD.GOAL_FILL[:3], RD.GOAL_EDGE[:3]], np.int64),
-        scratch=np.zeros((max(num_envs, 1), kmax, 2)))
+        scratch=np.zeros((max(num_envs, 1), kmax, 2)), xs=np.zeros((max(num_envs, 1), kmax + 2)),
+        ov=np.zeros((max(num_envs, 1), height, width, 3), np.uint8))
     R.bg[:] = RD.BACKGROUND
     draw_static(R, np.array(static, np.int64), R.bg)
     return R
@@ -186,4 +187,5 @@ def empty_raster() -> RasterArrays:
                         edge=np.zeros((0, 3), np.int64), mov=zi, heads=np.zeros((0, 4)),
                         goal=zi, gbody=np.full(1, -1, np.int64),
                         gcols=np.full(3, -1, np.int64), gcol=np.zeros((2, 3), np.int64),
-                        scratch=np.zeros((0, 1, 2)))
+                        scratch=np.zeros((0, 1, 2)), xs=np.zeros((0, 1)),
+                        ov=np.zeros((0, 1, 1, 3), np.uint8))

@@ -129,6 +129,8 @@ class EnvArrays(NamedTuple):
     ras_gcols: np.ndarray
     ras_gcol: np.ndarray
     ras_scratch: np.ndarray
+    ras_xs: np.ndarray
+    ras_ov: np.ndarray
     pix: np.ndarray
     final_pix: np.ndarray
 
@@ -212,7 +214,7 @@ def sense(e, W, V, T):
         R = RasterArrays(V.ras_geo, V.ras_bg, V.ras_kind, V.ras_body, V.ras_vstart,
                          V.ras_verts, V.ras_rad, V.ras_edge_px, V.ras_fill, V.ras_edge,
                          V.ras_mov, V.ras_heads, V.ras_goal, V.ras_gbody, V.ras_gcols,
-                         V.ras_gcol, V.ras_scratch)
+                         V.ras_gcol, V.ras_scratch, V.ras_xs, V.ras_ov)
         raster_env(e, W, R, T.goal[e], V.pix[e])
 
 

@@ -10,6 +10,11 @@ primitives made once at set-up (``push_envs.envs.pixels.raster_arrays``):
 * ``PRIM_LINE``: an open polyline, a band of ``rad`` pixels either side in ``fill``;
 * ``PRIM_CIRC``: a disc (centre = its one vertex, radius ``rad`` [m]) with an edge band.
 
+Everything is filled by scanlines: per pixel row, the crossings of the row's centre line with
+the outline (sorted; even-odd spans), so a frame costs a few operations per covered pixel.
+Bands (edges, lines, heading lines) are quads filled the same way, half a pixel down-right
+as pygame's even-width lines.
+
 Static primitives (immovable bodies, the grid map) are drawn once into the background
 ``bg``; each frame copies it, blends the goal overlay (the goal body's outline at the goal
 pose and the success circle, translucent as pygame's overlay), then draws the movable bodies
@@ -61,6 +66,8 @@ class RasterArrays(NamedTuple):
     gcols:  (3,) columns of the task's goal row holding x [m], y [m], theta [rad]; -1: none
     gcol:   (2, 3) goal fill and edge colours
     scratch: (E, KMAX, 2) pixel coordinates of one primitive
+    xs:     (E, KMAX) scanline crossings
+    ov:     (E, H, W, 3) uint8 goal overlay (0 between frames)
     """
 
     geo: np.ndarray
@@ -80,20 +87,116 @@ class RasterArrays(NamedTuple):
     gcols: np.ndarray
     gcol: np.ndarray
     scratch: np.ndarray
+    xs: np.ndarray
+    ov: np.ndarray
 
 
 @njit(cache=True, inline="always")
-def _seg_d2(px, py, ax, ay, bx, by):
-    """Squared distance from (px, py) to the segment a-b [px^2]."""
-    ex, ey = bx - ax, by - ay
-    wx, wy = px - ax, py - ay
-    ll = ex * ex + ey * ey
-    t = 0.0
+def _span(out, r, xl, xr, c0, c1, c2):
+    """Colour the pixels of row r whose centres lie in [xl, xr]."""
+    a = int(math.ceil(xl - 0.5))
+    b = int(math.floor(xr - 0.5))
+    if a < 0:
+        a = 0
+    if b > out.shape[1] - 1:
+        b = out.shape[1] - 1
+    for c in range(a, b + 1):
+        out[r, c, 0] = c0
+        out[r, c, 1] = c1
+        out[r, c, 2] = c2
+
+
+@njit(cache=True, inline="always")
+def _rows(lo, hi, H):
+    """Rows whose centres lie in [lo, hi]."""
+    r0 = int(math.ceil(lo - 0.5))
+    r1 = int(math.floor(hi - 0.5))
+    return max(r0, 0), min(r1, H - 1)
+
+
+@njit(cache=True)
+def fill_polygon(out, sp, n, xs, c0, c1, c2):
+    """Even-odd scanline fill of the polygon sp[:n] (pixel coordinates; any simple polygon),
+    deciding each pixel at its centre. ``xs`` is scratch for the crossings (>= n)."""
+    lo, hi = np.inf, -np.inf
+    for i in range(n):
+        lo = min(lo, sp[i, 1])
+        hi = max(hi, sp[i, 1])
+    r0, r1 = _rows(lo, hi, out.shape[0])
+    for r in range(r0, r1 + 1):
+        cy = r + 0.5
+        m = 0
+        for i in range(n):
+            j = i + 1 if i + 1 < n else 0
+            ay, by = sp[i, 1], sp[j, 1]
+            if (ay > cy) != (by > cy):
+                x = sp[i, 0] + (cy - ay) / (by - ay) * (sp[j, 0] - sp[i, 0])
+                k = m
+                while k > 0 and xs[k - 1] > x:  # insertion sort (few crossings)
+                    xs[k] = xs[k - 1]
+                    k -= 1
+                xs[k] = x
+                m += 1
+        for k in range(0, m - 1, 2):
+            _span(out, r, xs[k], xs[k + 1], c0, c1, c2)
+
+
+@njit(cache=True)
+def fill_segment(out, ax, ay, bx, by, h, c0, c1, c2):
+    """A segment drawn h pixels either side (square caps), as pygame draws a line 2h wide:
+    the band is shifted by half a pixel down-right, like pygame's even-width lines."""
+    ax += 0.5
+    ay += 0.5
+    bx += 0.5
+    by += 0.5
+    dx, dy = bx - ax, by - ay
+    ll = math.sqrt(dx * dx + dy * dy)
     if ll > 0.0:
-        t = (wx * ex + wy * ey) / ll
-        t = 0.0 if t < 0.0 else (1.0 if t > 1.0 else t)
-    dx, dy = wx - t * ex, wy - t * ey
-    return dx * dx + dy * dy
+        dx, dy = dx / ll * h, dy / ll * h
+    else:
+        dx, dy = h, 0.0
+    nx, ny = -dy, dx
+    # Corners of the quad (convex): a - d + n, b + d + n, b + d - n, a - d - n.
+    q0x, q0y = ax - dx + nx, ay - dy + ny
+    q1x, q1y = bx + dx + nx, by + dy + ny
+    q2x, q2y = bx + dx - nx, by + dy - ny
+    q3x, q3y = ax - dx - nx, ay - dy - ny
+    lo = min(min(q0y, q1y), min(q2y, q3y))
+    hi = max(max(q0y, q1y), max(q2y, q3y))
+    r0, r1 = _rows(lo, hi, out.shape[0])
+    for r in range(r0, r1 + 1):
+        cy = r + 0.5
+        xl, xr = np.inf, -np.inf
+        for e in range(4):
+            if e == 0:
+                px, py, qx, qy = q0x, q0y, q1x, q1y
+            elif e == 1:
+                px, py, qx, qy = q1x, q1y, q2x, q2y
+            elif e == 2:
+                px, py, qx, qy = q2x, q2y, q3x, q3y
+            else:
+                px, py, qx, qy = q3x, q3y, q0x, q0y
+            if (py > cy) != (qy > cy):
+                x = px + (cy - py) / (qy - py) * (qx - px)
+                xl = min(xl, x)
+                xr = max(xr, x)
+        if xl <= xr:
+            _span(out, r, xl, xr, c0, c1, c2)
+
+
+@njit(cache=True)
+def fill_disc(out, cx, cy, rad, c0, c1, c2):
+    """The disc of radius rad [px] about (cx, cy), decided at pixel centres."""
+    if rad <= 0.0:
+        return
+    r0, r1 = _rows(cy - rad, cy + rad, out.shape[0])
+    for r in range(r0, r1 + 1):
+        dy = r + 0.5 - cy
+        q = rad * rad - dy * dy
+        if q < 0.0:
+            continue
+        half = math.sqrt(q)
+        _span(out, r, cx - half, cx + half, c0, c1, c2)
 
 
 @njit(cache=True)
@@ -116,78 +219,36 @@ def _place(R, p, x, y, c, s, k, sp):
 
 
 @njit(cache=True)
-def _shade(kind, sp, n, rpx, h, cx, cy):
-    """What primitive (pixel coords sp[:n]) does at pixel centre (cx, cy): 0 nothing,
-    1 fill, 2 edge band."""
-    if kind == PRIM_CIRC:
-        dx, dy = cx - sp[0, 0], cy - sp[0, 1]
-        d = math.sqrt(dx * dx + dy * dy)
-        if h > 0.0 and abs(d - rpx) <= h:
-            return 2
-        return 1 if d < rpx else 0
-    if kind == PRIM_LINE:
-        for i in range(n - 1):
-            if _seg_d2(cx, cy, sp[i, 0], sp[i, 1], sp[i + 1, 0], sp[i + 1, 1]) <= rpx * rpx:
-                return 1
-        return 0
-    inside = False
-    d2 = np.inf
-    for i in range(n):
-        j = i + 1 if i + 1 < n else 0
-        ax, ay, bx, by = sp[i, 0], sp[i, 1], sp[j, 0], sp[j, 1]
-        if (ay > cy) != (by > cy):
-            xc = ax + (cy - ay) / (by - ay) * (bx - ax)
-            if cx < xc:
-                inside = not inside
-        if h > 0.0:
-            q = _seg_d2(cx, cy, ax, ay, bx, by)
-            if q < d2:
-                d2 = q
-    if h > 0.0 and d2 <= h * h:
-        return 2
-    return 1 if inside else 0
-
-
-@njit(cache=True)
-def _bbox(kind, sp, n, reach, H, W):
-    """Pixel rows and columns [r0, r1) x [c0, c1) a primitive can touch."""
-    if kind == PRIM_CIRC:
-        lx, hx, ly, hy = sp[0, 0], sp[0, 0], sp[0, 1], sp[0, 1]
-    else:
-        lx, hx, ly, hy = np.inf, -np.inf, np.inf, -np.inf
-        for i in range(n):
-            lx = min(lx, sp[i, 0])
-            hx = max(hx, sp[i, 0])
-            ly = min(ly, sp[i, 1])
-            hy = max(hy, sp[i, 1])
-    c0 = max(int(math.floor(lx - reach)), 0)
-    c1 = min(int(math.ceil(hx + reach)) + 1, W)
-    r0 = max(int(math.floor(ly - reach)), 0)
-    r1 = min(int(math.ceil(hy + reach)) + 1, H)
-    return r0, r1, c0, c1
-
-
-@njit(cache=True)
-def draw_prim(R, p, x, y, c, s, k, sp, out):
-    """Draw primitive p placed at origin (x, y) [m], rotation (c, s), size factor k."""
-    n = _place(R, p, x, y, c, s, k, sp)
+def _draw_placed(R, p, sp, n, k, out, fill, edge, xs):
+    """Draw primitive p (already placed into sp[:n]) with colours fill / edge (rows)."""
     kind = R.kind[p]
     h = R.edge_px[p]
-    rpx = R.rad[p] * R.geo[G_SCALE] * k if kind == PRIM_CIRC else R.rad[p]
-    reach = max(h, rpx if kind != PRIM_POLY else 0.0) + 1.0
-    r0, r1, c0, c1 = _bbox(kind, sp, n, reach, out.shape[0], out.shape[1])
-    for r in range(r0, r1):
-        cy = r + 0.5
-        for col in range(c0, c1):
-            m = _shade(kind, sp, n, rpx, h, col + 0.5, cy)
-            if m == 1:
-                out[r, col, 0] = R.fill[p, 0]
-                out[r, col, 1] = R.fill[p, 1]
-                out[r, col, 2] = R.fill[p, 2]
-            elif m == 2:
-                out[r, col, 0] = R.edge[p, 0]
-                out[r, col, 1] = R.edge[p, 1]
-                out[r, col, 2] = R.edge[p, 2]
+    if kind == PRIM_CIRC:
+        rpx = R.rad[p] * R.geo[G_SCALE] * k
+        if h > 0.0:
+            fill_disc(out, sp[0, 0], sp[0, 1], rpx + h, edge[0], edge[1], edge[2])
+            fill_disc(out, sp[0, 0], sp[0, 1], rpx - h, fill[0], fill[1], fill[2])
+        else:
+            fill_disc(out, sp[0, 0], sp[0, 1], rpx, fill[0], fill[1], fill[2])
+        return
+    if kind == PRIM_LINE:
+        for i in range(n - 1):
+            fill_segment(out, sp[i, 0], sp[i, 1], sp[i + 1, 0], sp[i + 1, 1], R.rad[p],
+                         fill[0], fill[1], fill[2])
+        return
+    fill_polygon(out, sp, n, xs, fill[0], fill[1], fill[2])
+    if h > 0.0:
+        for i in range(n):
+            j = i + 1 if i + 1 < n else 0
+            fill_segment(out, sp[i, 0], sp[i, 1], sp[j, 0], sp[j, 1], h,
+                         edge[0], edge[1], edge[2])
+
+
+@njit(cache=True)
+def draw_prim(R, p, x, y, c, s, k, sp, xs, out):
+    """Draw primitive p placed at origin (x, y) [m], rotation (c, s), size factor k."""
+    n = _place(R, p, x, y, c, s, k, sp)
+    _draw_placed(R, p, sp, n, k, out, R.fill[p], R.edge[p], xs)
 
 
 @njit(cache=True, inline="always")
@@ -196,52 +257,50 @@ def _blend(d, s, a):
     return d + (((s - d) * a + s) >> 8)
 
 
+_ONE = np.array([1, 1, 1], np.int64)
+_TWO = np.array([2, 2, 2], np.int64)
+
+
 @njit(cache=True)
-def _draw_goal(e, W, R, goal_row, sp, out):
+def _draw_goal(e, W, R, goal_row, sp, xs, ov, out):
     """The translucent goal: the goal body's outline at the goal pose, then the success
-    circle, decided per pixel as pygame's overlay (last drawn wins) and blended once."""
+    circle, drawn into the overlay ``ov`` (1: fill, 2: edge; last drawn wins, as on pygame's
+    overlay surface), blended once and cleared."""
     gx, gy, gt = goal_row[R.gcols[0]], goal_row[R.gcols[1]], goal_row[R.gcols[2]]
     S = R.geo[G_SCALE]
     H, Wd = out.shape[0], out.shape[1]
     k = W.epar[e, R.gbody[0], EP_SCALE] if R.gbody[0] >= 0 else 1.0
     c, s = math.cos(gt), math.sin(gt)
-    cpx = R.geo[G_MX] + (gx - R.geo[G_X0]) * S
-    cpy = H - R.geo[G_MY] - (gy - R.geo[G_Y0]) * S
-    crad = max(2.0, R.geo[G_GOAL_R] * S) if R.geo[G_GOAL_R] > 0.0 else 0.0
-    # Bounding box of the overlay: the outline's and the circle's.
-    r0, r1, c0, c1 = H, 0, Wd, 0
-    if crad > 0.0:
-        r0 = max(int(math.floor(cpy - crad)) - 1, 0)
-        r1 = min(int(math.ceil(cpy + crad)) + 2, H)
-        c0 = max(int(math.floor(cpx - crad)) - 1, 0)
-        c1 = min(int(math.ceil(cpx + crad)) + 2, Wd)
-    base = 0
+    lx, hx, ly, hy = np.inf, -np.inf, np.inf, -np.inf
     for gi in range(R.goal.shape[0]):
         p = R.goal[gi]
-        n = _place(R, p, gx, gy, c, s, k, sp[base:])
-        a0, a1, b0, b1 = _bbox(PRIM_POLY, sp[base:], n, 2.0, H, Wd)
-        r0, r1, c0, c1 = min(r0, a0), max(r1, a1), min(c0, b0), max(c1, b1)
-        base += n
+        n = _place(R, p, gx, gy, c, s, k, sp)
+        for i in range(n):
+            lx = min(lx, sp[i, 0])
+            hx = max(hx, sp[i, 0])
+            ly = min(ly, sp[i, 1])
+            hy = max(hy, sp[i, 1])
+        _draw_placed(R, p, sp, n, k, ov, _ONE, _TWO, xs)
+    if R.geo[G_GOAL_R] > 0.0:
+        cpx = R.geo[G_MX] + (gx - R.geo[G_X0]) * S
+        cpy = H - R.geo[G_MY] - (gy - R.geo[G_Y0]) * S
+        crad = max(2.0, R.geo[G_GOAL_R] * S)
+        fill_disc(ov, cpx, cpy, crad, 2, 2, 2)
+        fill_disc(ov, cpx, cpy, crad - 2.0, 1, 1, 1)
+        lx, hx = min(lx, cpx - crad), max(hx, cpx + crad)
+        ly, hy = min(ly, cpy - crad), max(hy, cpy + crad)
+    r0 = max(int(math.floor(ly)) - 3, 0)
+    r1 = min(int(math.ceil(hy)) + 4, H)
+    c0 = max(int(math.floor(lx)) - 3, 0)
+    c1 = min(int(math.ceil(hx)) + 4, Wd)
     for r in range(r0, r1):
-        cy = r + 0.5
         for col in range(c0, c1):
-            cx = col + 0.5
-            which = 0  # 0 none, 1 fill, 2 edge
-            base = 0
-            for gi in range(R.goal.shape[0]):
-                p = R.goal[gi]
-                n = R.vstart[p + 1] - R.vstart[p]
-                m = _shade(PRIM_POLY, sp[base:], n, 0.0, R.edge_px[p], cx, cy)
-                if m > 0:
-                    which = m
-                base += n
-            if crad > 0.0:
-                dx, dy = cx - cpx, cy - cpy
-                d = math.sqrt(dx * dx + dy * dy)
-                if d <= crad:
-                    which = 2 if d > crad - 2.0 else 1
+            which = ov[r, col, 0]
             if which == 0:
                 continue
+            ov[r, col, 0] = 0
+            ov[r, col, 1] = 0
+            ov[r, col, 2] = 0
             a = GOAL_FILL_A if which == 1 else GOAL_EDGE_A
             for ch in range(3):
                 out[r, col, ch] = _blend(np.int64(out[r, col, ch]),
@@ -254,18 +313,21 @@ def raster_env(e, W, R, goal_row, out):
     H, Wd = out.shape[0], out.shape[1]
     bg = R.bg
     for r in range(H):
+        orow = out[r]
+        brow = bg[r]
         for col in range(Wd):
-            out[r, col, 0] = bg[r, col, 0]
-            out[r, col, 1] = bg[r, col, 1]
-            out[r, col, 2] = bg[r, col, 2]
+            orow[col, 0] = brow[col, 0]
+            orow[col, 1] = brow[col, 1]
+            orow[col, 2] = brow[col, 2]
     sp = R.scratch[e]
+    xs = R.xs[e]
     if R.gcols[0] >= 0:
-        _draw_goal(e, W, R, goal_row, sp, out)
+        _draw_goal(e, W, R, goal_row, sp, xs, R.ov[e], out)
     for q in range(R.mov.shape[0]):
         p = R.mov[q]
         b = R.body[p]
         x, y, _th, c, s = origin_pose(e, b, W.pos, W.ang, W.bflt, W.epar)
-        draw_prim(R, p, x, y, c, s, W.epar[e, b, EP_SCALE], sp, out)
+        draw_prim(R, p, x, y, c, s, W.epar[e, b, EP_SCALE], sp, xs, out)
     S = R.geo[G_SCALE]
     for b in range(R.heads.shape[0]):
         length = R.heads[b, 0]
@@ -277,27 +339,18 @@ def raster_env(e, W, R, goal_row, out):
         ay = H - R.geo[G_MY] - (y - R.geo[G_Y0]) * S
         bx = ax + c * length * k * S
         by = ay - s * length * k * S
-        r0 = max(int(math.floor(min(ay, by) - 3.0)), 0)
-        r1 = min(int(math.ceil(max(ay, by) + 3.0)) + 1, H)
-        c0 = max(int(math.floor(min(ax, bx) - 3.0)), 0)
-        c1 = min(int(math.ceil(max(ax, bx) + 3.0)) + 1, Wd)
-        for r in range(r0, r1):
-            cy = r + 0.5
-            for col in range(c0, c1):
-                cx = col + 0.5
-                dx, dy = cx - ax, cy - ay
-                if _seg_d2(cx, cy, ax, ay, bx, by) <= 1.0 or dx * dx + dy * dy <= 6.25:
-                    out[r, col, 0] = np.uint8(R.heads[b, 1])
-                    out[r, col, 1] = np.uint8(R.heads[b, 2])
-                    out[r, col, 2] = np.uint8(R.heads[b, 3])
+        c0, c1, c2 = np.uint8(R.heads[b, 1]), np.uint8(R.heads[b, 2]), np.uint8(R.heads[b, 3])
+        fill_segment(out, ax, ay, bx, by, 1.0, c0, c1, c2)
+        fill_disc(out, ax, ay, 2.5, c0, c1, c2)
 
 
 @njit(cache=True)
 def draw_static(R, prims, out):
     """Draw the (world-frame) primitives ``prims`` into ``out`` (the background, once)."""
     sp = R.scratch[0]
+    xs = R.xs[0]
     for i in range(prims.shape[0]):
-        draw_prim(R, prims[i], 0.0, 0.0, 1.0, 0.0, 1.0, sp, out)
+        draw_prim(R, prims[i], 0.0, 0.0, 1.0, 0.0, 1.0, sp, xs, out)
 
 
 @njit(cache=True)

@@ -64,9 +64,9 @@ def test_pixels_agree_with_pygame(env_id):
         ref = ren.render(e, goals=venv.task.render_goals(venv, e))
         assert ref.shape == obs[e].shape
         diff = np.abs(ref.astype(int) - obs[e].astype(int)).max(axis=2)
-        # Edge pixels may fall either way; the picture agrees.
-        assert (diff <= 40).mean() >= 0.97, (e, (diff <= 40).mean())
-        assert diff.mean() < 6.0
+        # A few edge pixels fall the other way; the picture agrees (measured: 98.8-99.6 %).
+        assert (diff <= 40).mean() >= 0.98, (e, (diff <= 40).mean())
+        assert diff.mean() < 2.0
     ren.close()
 
 
