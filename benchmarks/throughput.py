@@ -5,6 +5,8 @@
     python benchmarks/throughput.py --compare       # also Gymnasium's SyncVectorEnv, for the ratio
     python benchmarks/throughput.py --cold-start    # only the import/compile timings
     python benchmarks/throughput.py --no-cold-start # only the throughput table
+    python benchmarks/throughput.py --sensors       # only lidar and pixel rows, beside
+                                                    # gym-pusht's pixel mode when installed
 
 Every figure is the median of ``--repeats`` timed runs (min and max beside it), measured
 with time.perf_counter around ``step()`` calls on pre-generated random actions (sampling an
@@ -46,10 +48,10 @@ def _time_batched(env, actions: np.ndarray, repeats: int) -> tuple[float, float,
     return _stats(rates)
 
 
-def bench_single(env_id: str, steps: int, repeats: int) -> tuple[float, float, float]:
+def bench_single(env_id: str, steps: int, repeats: int, **kwargs) -> tuple[float, float, float]:
     import gymnasium as gym
 
-    env = gym.make(env_id)
+    env = gym.make(env_id, **kwargs)
     env.reset(seed=0)
     actions = np.random.default_rng(0).uniform(-1, 1, (steps, 2)).astype(np.float32)
     for a in actions[:200]:
@@ -67,10 +69,10 @@ def bench_single(env_id: str, steps: int, repeats: int) -> tuple[float, float, f
 
 
 def bench_vec(env_id: str, n: int, steps: int, repeats: int,
-              num_threads: int | None) -> tuple[float, float, float]:
+              num_threads: int | None, **kwargs) -> tuple[float, float, float]:
     import gymnasium as gym
 
-    env = gym.make_vec(env_id, num_envs=n, num_threads=num_threads)
+    env = gym.make_vec(env_id, num_envs=n, num_threads=num_threads, **kwargs)
     env.reset(seed=0)
     actions = np.random.default_rng(0).uniform(-1, 1, (steps, n, 2)).astype(np.float32)
     for a in actions[: min(steps, 20)]:
@@ -106,6 +108,53 @@ def cold_start(repeats: int) -> tuple[float, list[float]]:
     return first, cached
 
 
+def bench_gym_pusht(steps: int, repeats: int) -> tuple[float, float, float] | None:
+    """gym-pusht's PushT-v0 in its pixel mode (96 x 96), or None when it is not installed."""
+    try:
+        import gym_pusht  # noqa: F401
+        import gymnasium as gym
+    except ImportError:
+        return None
+    env = gym.make("gym_pusht/PushT-v0", obs_type="pixels")
+    env.reset(seed=0)
+    actions = np.random.default_rng(0).uniform(0, 512, (steps, 2)).astype(np.float32)
+    rates = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        for a in actions:
+            _, _, term, trunc, _ = env.step(a)
+            if term or trunc:
+                env.reset()
+        rates.append(steps / (time.perf_counter() - t0))
+    return _stats(rates)
+
+
+LIDAR_32 = {"number": 32, "range_max": 3.0, "angle_range": 2 * np.pi}
+
+
+def sensor_rows(args) -> None:
+    """Lidar (N = 4096, 32 beams) and pixel (N = 1024, 96 x 96) rows, and gym-pusht's pixels."""
+    print("| task | env | env-steps/s (median) | min | max |")
+    print("|---|---|---|---|---|")
+    rows = [("PushBox-v0", 4096, "state (no sensor)", {}),
+            ("PushBox-v0", 4096, "lidar 32 beams", {"lidar": LIDAR_32}),
+            ("PushBox-v0", 1024, "obs_mode pixels 96x96", {"obs_mode": "pixels"}),
+            ("PushT-v0", 1024, "obs_mode pixels 96x96", {"obs_mode": "pixels"}),
+            ("PushBox-v0", 1024, "pixels+state, lidar 32", {"obs_mode": "pixels+state",
+                                                             "lidar": LIDAR_32})]
+    for task, n, what, kw in rows:
+        r = bench_vec(task, n, args.steps, args.repeats, args.threads, **kw)
+        print(f"| {task} | make_vec N={n}, {what} | {_fmt(r)} |", flush=True)
+    single = bench_single("PushT-v0", args.single_steps, args.repeats, obs_mode="pixels")
+    print(f"| PushT-v0 | gym.make, obs_mode pixels 96x96 | {_fmt(single)} |", flush=True)
+    ref = bench_gym_pusht(max(200, args.single_steps // 20), args.repeats)
+    if ref is None:
+        print("| gym-pusht | not installed | | | |")
+    else:
+        print(f"| gym-pusht PushT-v0 | gym.make, obs_type pixels 96x96 | {_fmt(ref)} |",
+              flush=True)
+
+
 def _fmt(s: tuple[float, float, float]) -> str:
     med, lo, hi = s
     return f"{med:,.0f} | {lo:,.0f} | {hi:,.0f}"
@@ -122,6 +171,7 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="2 repeats, fewer steps")
     ap.add_argument("--compare", action="store_true", help="add SyncVectorEnv over single envs")
     ap.add_argument("--cold-start", action="store_true", help="only measure the cold start")
+    ap.add_argument("--sensors", action="store_true", help="only the lidar and pixel rows")
     ap.add_argument("--no-cold-start", action="store_true",
                     help="skip the cold start (it compiles everything once: ~2.5 min)")
     args = ap.parse_args()
@@ -133,6 +183,9 @@ def main() -> None:
 
     print(f"# push_envs throughput ({os.cpu_count()} cores, numba threads "
           f"{args.threads or numba.get_num_threads()}, {args.repeats} repeats)\n")
+    if args.sensors:
+        sensor_rows(args)
+        return
     if not args.cold_start:
         print("| task | env | env-steps/s (median) | min | max |")
         print("|---|---|---|---|---|")

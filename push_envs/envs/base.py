@@ -25,6 +25,7 @@ from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 
 from ..physics import SceneError, World, load_scene
+from ..physics.config import parse_lidar
 from ..physics.errors import short_repr
 from ..physics.fastcall import entry_point
 from ..physics.layout import (
@@ -36,14 +37,18 @@ from ..physics.scene import compile_scene
 from ..physics.world import PARALLEL_MIN_ENVS
 from . import obs_layout as L
 from .codegen import task_kernels
+from .pixels import empty_raster, raster_arrays
 from .rng import seed_states
 from .step import (
     AR_DISABLED,
     AR_NEXT_STEP,
     AR_SAME_STEP,
     CFG_LEN,
+    CFG_LIDAR,
+    CFG_LIDAR_SENSOR,
     CFG_MAX_STEPS,
     CFG_MODE,
+    CFG_PIXELS,
     CFG_SPARSE,
     IF_MAXPEN,
     IF_SUCCESS,
@@ -51,15 +56,46 @@ from .step import (
     INFO_TASK,
     EnvArrays,
     TaskArrays,
+    sensor_fields,
 )
 from .task import TaskSpec, choice, integer
 
 CONFIG_DIR = Path(__file__).resolve().parent.parent / "configs"
 ROBOTS = ("diff", "omni", "acker")
-OBS_MODES = ("state", "goal")
+OBS_MODES = ("state", "goal", "pixels", "pixels+state")
+PIXEL_MODES = ("pixels", "pixels+state")
 REWARD_TYPES = ("dense", "sparse")
 COMMON_ARGS = ("robot", "reward_type", "obs_mode", "scene", "max_episode_steps", "render_mode",
-               "render_envs", "autoreset_mode", "num_threads")
+               "render_envs", "autoreset_mode", "num_threads", "lidar", "pixel_size")
+PIXEL_SIZE_LIMITS = (8, 1024)  # [px] per side
+
+
+def _check_pixel_size(value: Any) -> tuple[int, int]:
+    """``pixel_size``: an int (square) or (height, width), each in PIXEL_SIZE_LIMITS."""
+    lo, hi = PIXEL_SIZE_LIMITS
+    pair = (value, value) if isinstance(value, (int, np.integer)) else value
+    try:
+        h, w = pair
+    except (TypeError, ValueError):
+        h = w = None
+    ok = all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) and lo <= v <= hi
+             for v in (h, w))
+    if not ok:
+        raise ValueError(f"pixel_size must be an int or a (height, width) pair of ints in "
+                         f"[{lo}, {hi}], got {short_repr(value)}")
+    return int(h), int(w)
+
+
+def _check_lidar(value: Any) -> dict | None:
+    """``lidar``: None, or a mapping of lidar2d keys (IR-SIM's; see LidarSpec)."""
+    if value is None:
+        return None
+    if not isinstance(value, Mapping):
+        raise ValueError(f"lidar must be None or a dict of lidar2d keys (number, range_max, "
+                         f"angle_range, ...), got {short_repr(value)}")
+    raw = {"name": "lidar2d", **dict(value)}
+    parse_lidar(raw, "lidar")  # a SceneError (ValueError) naming the key
+    return raw
 SEED_LIMIT = 2**64  # per-env streams are seeded seed + i as 64-bit integers
 
 # Drive variants the `robot` argument swaps into the scene's robot.
@@ -105,11 +141,14 @@ class PushVectorEnv(VectorEnv):
                  max_episode_steps: int | None = None,
                  render_mode: str | None = None, render_envs: int = 4,
                  autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
-                 num_threads: int | None = None, **task_args: Any) -> None:
+                 num_threads: int | None = None, lidar: Mapping | None = None,
+                 pixel_size: int | tuple[int, int] = 96, **task_args: Any) -> None:
         tc = self.task_class
         self.robot = choice(*ROBOTS)("robot", tc.default_robot if robot is None else robot)
         self.reward_type = choice(*REWARD_TYPES)("reward_type", reward_type)
         self.obs_mode = choice(*OBS_MODES)("obs_mode", obs_mode)
+        self._lidar_arg = _check_lidar(lidar)
+        self.pixel_size = _check_pixel_size(pixel_size)
         if render_mode is not None:
             choice(*self.metadata["render_modes"])("render_mode", render_mode)
         self.render_mode = render_mode
@@ -139,7 +178,11 @@ class PushVectorEnv(VectorEnv):
         act_lo = np.array(spec.vel_min, np.float64)
         act_span = np.array(spec.vel_max, np.float64) - act_lo
 
-        self._layout = self.task.observation()
+        self._layout = tuple(self.task.observation())
+        n_task = L.size(self._layout, self.task.args)
+        lidar_slot = w._lidar_slot.get(robot_index, -1)
+        if lidar_slot >= 0:
+            self._layout += (self._lidar_field(robot_index),)
         n_state = L.size(self._layout, self.task.args)
         n_goal = len(tc.goal_fields)
         self._n_state = n_state
@@ -159,6 +202,11 @@ class PushVectorEnv(VectorEnv):
         cfg[CFG_MODE] = _AR[self.autoreset_mode]
         cfg[CFG_MAX_STEPS] = self.max_episode_steps
         cfg[CFG_SPARSE] = 1 if self.reward_type == "sparse" else 0
+        cfg[CFG_LIDAR] = n_task if lidar_slot >= 0 else -1
+        cfg[CFG_LIDAR_SENSOR] = max(lidar_slot, 0)
+        pixels = self.obs_mode in PIXEL_MODES
+        cfg[CFG_PIXELS] = 1 if pixels else 0
+        H, Wd = self.pixel_size
         obs = np.zeros((E, n_row))
         self.env_arrays = EnvArrays(
             robots=np.array([robot_index], np.int64), act_lo=act_lo, act_span=act_span,
@@ -170,8 +218,15 @@ class PushVectorEnv(VectorEnv):
             tstep=np.zeros(E, np.int64), need_reset=np.zeros(E, np.uint8), obs=obs,
             final_obs=np.zeros((E, n_row)), rew=np.zeros(E), term=np.zeros(E, np.bool_),
             trunc=np.zeros(E, np.bool_), info=np.zeros((E, n_info)),
-            final_info=np.zeros((E, n_info)))
+            final_info=np.zeros((E, n_info)), **sensor_fields(w.lidar_arrays, empty_raster()),
+            pix=np.zeros((E if pixels else 0, H, Wd, 3), np.uint8),
+            final_pix=np.zeros((E if pixels and self.autoreset_mode == AutoresetMode.SAME_STEP
+                                else 0, H, Wd, 3), np.uint8))
         t = self.task.build(self)
+        if pixels:
+            self.raster = raster_arrays(w, H, Wd, E, self.task.raster_goal(self))
+            self.env_arrays = self.env_arrays._replace(
+                **sensor_fields(w.lidar_arrays, self.raster))
         self.task_arrays = TaskArrays(ip=t.ip, fp=t.fp, goal=t.goal, mem=t.mem,
                                       ag=obs[:, n_state:n_state + n_goal],
                                       dg=obs[:, n_state + n_goal:])
@@ -236,6 +291,15 @@ class PushVectorEnv(VectorEnv):
                 for key in ("vel_min", "vel_max", "shape"):
                     if key in variant:
                         body[key] = copy.deepcopy(variant[key])
+                if self._lidar_arg is not None:
+                    # The `lidar` argument replaces a lidar2d the scene gives the robot.
+                    sensors = body.get("sensors") or []
+                    sensors = list(sensors) if isinstance(sensors, (list, tuple)) else sensors
+                    if isinstance(sensors, list):
+                        body["sensors"] = [x for x in sensors if not (
+                            isinstance(x, Mapping) and "lidar2d" in (x.get("name"),
+                                                                     x.get("type")))] + \
+                            [dict(self._lidar_arg)]
                 state = body.get("state", [0, 0, 0])
                 state = list(state)[:3] if isinstance(state, (list, tuple)) else state
                 if isinstance(state, list):
@@ -249,6 +313,24 @@ class PushVectorEnv(VectorEnv):
                              f"task drives it")
         raw["robot"] = robots
         return compile_scene(load_scene(raw, source=source, base_dir=base_dir))
+
+    def _lidar_field(self, robot_index: int) -> L.Field:
+        """The observation block of the robot's lidar: ranges / range_max, beam order."""
+        name = self.world.scene.names[robot_index]
+        spec = self.world.lidar_spec(name)
+
+        def expect(ctx: Any) -> np.ndarray:
+            return ctx.world.lidar_array(name) / spec.range_max
+
+        return L.Field("lidar", spec.number,
+                       f"lidar2d ranges / range_max ({spec.number} beams from "
+                       f"-angle_range/2 to +angle_range/2 about the heading, "
+                       f"range_max {spec.range_max:g} m)", "-", 0.0, 1.0, expect)
+
+    @property
+    def observation_layout(self) -> tuple:
+        """The state observation's layout: the task's, then the lidar block if observed."""
+        return self._layout
 
     def _reach(self) -> float:
         """Largest coordinate magnitude a body can have in the scene [m]."""
@@ -277,6 +359,11 @@ class PushVectorEnv(VectorEnv):
         state = spaces.Box(lo, hi, dtype=np.float32)
         if self.obs_mode == "state":
             return state
+        if self.obs_mode in PIXEL_MODES:
+            img = spaces.Box(0, 255, (*self.pixel_size, 3), np.uint8)
+            if self.obs_mode == "pixels":
+                return img
+            return spaces.Dict({"pixels": img, "state": state})
         g = spaces.Box(-r, r, (len(self.task_class.goal_fields),), np.float32)
         return spaces.Dict({"observation": state, "achieved_goal": g, "desired_goal": g})
 
@@ -358,7 +445,7 @@ class PushVectorEnv(VectorEnv):
         rew = self._rew.copy()
         final_obs = None
         if ar == AR_SAME_STEP and done.any():
-            final_obs = self._observation(self._final_obs)
+            final_obs = self._observation(final=True)
             info["final_obs"] = final_obs
             info["_final_obs"] = done.copy()
             info["final_info"] = self._info(self._final_info, done)
@@ -408,9 +495,15 @@ class PushVectorEnv(VectorEnv):
             self._kernels.retry_rows(over.astype(np.uint8), *self._args)
 
     # ------------------------------------------------------------------------------ outputs
-    def _observation(self, source: np.ndarray | None = None) -> Any:
-        """The batch observation from ``source`` (default: the current observation buffer)."""
-        rows = (self._obs if source is None else source).astype(np.float32)
+    def _observation(self, final: bool = False) -> Any:
+        """The batch observation (``final``: the final observations of a SAME_STEP step)."""
+        V = self.env_arrays
+        if self.obs_mode == "pixels":
+            return (V.final_pix if final else V.pix).copy()
+        rows = (self._final_obs if final else self._obs)[:, :self._n_state].astype(np.float32)
+        if self.obs_mode == "pixels+state":
+            return {"pixels": (V.final_pix if final else V.pix).copy(), "state": rows}
+        rows = (self._final_obs if final else self._obs).astype(np.float32)
         n = self._n_state
         if self.obs_mode == "goal":
             g = len(self.task_class.goal_fields)
@@ -538,8 +631,10 @@ class PushEnv(gym.Env):
             batch = core._observation()
             rew = float(core._goal_rewards(batch, None, core._term, None)[0])
             obs = self._unbatch(batch)
-        else:
+        elif core.obs_mode == "state":
             obs = core._obs[0, :core._n_state].astype(np.float32)
+        else:
+            obs = self._unbatch(core._observation())
         if self.render_mode == "human":
             self.render()
         core._record_trails()
@@ -569,7 +664,12 @@ def task_envs(task: type[TaskSpec], doc: str) -> tuple[type[PushEnv], type[PushV
     it holds ``{obs_table}``.
     """
     defaults = {name: a.default for name, a in task.arguments.items()}
-    text = doc.replace("{obs_table}", L.table(task(defaults).observation()))
+    lidar_note = ("\n\n    With ``lidar=dict(number=N, ...)`` (lidar2d keys) N more columns "
+                  "follow the table: the robot's lidar ranges / range_max, in [0, 1], in beam "
+                  "order (``env.observation_layout``). ``obs_mode='pixels'`` observes an (H, W, 3) "
+                  "uint8 image instead (``pixel_size``, default 96), ``'pixels+state'`` a "
+                  "Dict of ``pixels`` and ``state``.")
+    text = doc.replace("{obs_table}", L.table(task(defaults).observation()) + lidar_note)
     stem = task.id.split("-")[0]
     vec = type(f"{stem}VectorEnv", (PushVectorEnv,), {"task_class": task, "__doc__": text,
                                                        "__module__": task.hooks})

@@ -555,6 +555,11 @@ class SingleObjectTask(TaskSpec):
             robot_slots=w.contact_array(self.robot_body, m)[0],
             touching_wall=touching_wall, touching_robot=touching_robot)
 
+    def raster_goal(self, env: Any) -> tuple[int, tuple[int, int, int], float]:
+        """The object's outline at the goal pose and the success circle (as render_goals)."""
+        return (env.world.scene.index[self.object_body], (GOAL.x, GOAL.y, GOAL.theta),
+                float(env.success_distance))
+
     def render_goals(self, env: Any, e: int) -> list:
         from .render import Goal
 

@@ -54,6 +54,8 @@ TRAIL = (120, 150, 210, 130)
 CONTACT = (215, 25, 25)
 HUD_TEXT = (20, 20, 20)
 HUD_BACK = (255, 255, 255, 170)
+LIDAR_BEAM = (230, 60, 60, 70)
+LIDAR_HIT = (200, 30, 30)
 
 GRID_STEP = 0.5  # [m] spacing of the faint grid lines
 MARGIN_PX = 12  # empty border around the world rectangle [px]
@@ -146,14 +148,27 @@ class Renderer:
         width_px: frame width [px]; the height follows from the world's aspect ratio.
         fps: frame rate of ``"human"`` mode [1/s].
         title: window caption of ``"human"`` mode.
+        margin_px: empty border around the world rectangle [px].
+        decorations: draw the grid lines, the world's bounds, contacts, trails and text
+            (False: only what the pixel observations draw, for comparing with them).
+
+    lidar2d sensors are drawn as their beams (translucent red) ending at the latest readings
+    in ``world.lidar_arrays`` (written by an env's step, or by ``World.lidar``).
     """
 
     def __init__(self, world: World, mode: str = "rgb_array", *, width_px: int = 600,
-                 fps: int = 10, title: str = "push_envs") -> None:
+                 fps: int = 10, title: str = "push_envs", margin_px: int = MARGIN_PX,
+                 decorations: bool = True) -> None:
         if mode not in RENDER_MODES:
             raise ValueError(f"Renderer: mode must be one of {RENDER_MODES}, got {mode!r}")
-        if width_px < 4 * MARGIN_PX:
-            raise ValueError(f"Renderer: width_px must be >= {4 * MARGIN_PX}, got {width_px}")
+        if not 0 <= margin_px <= width_px // 4:
+            raise ValueError(f"Renderer: margin_px must be in [0, width_px / 4], got "
+                             f"{margin_px}")
+        if width_px < 4 * margin_px or width_px < 8:
+            raise ValueError(f"Renderer: width_px must be >= max(8, 4 margin_px), got "
+                             f"{width_px}")
+        self.margin = int(margin_px)
+        self.decorations = bool(decorations)
         if mode == "rgb_array":
             # Off-screen drawing needs no video device; the dummy driver keeps SDL from
             # looking for one on headless machines (setdefault: a user's choice wins).
@@ -170,8 +185,8 @@ class Renderer:
         self._x0, self._y0 = float(w.offset[0]), float(w.offset[1])
         self._wm, self._hm = float(w.width), float(w.height)
         self.width_px = int(width_px)
-        self.scale = (self.width_px - 2 * MARGIN_PX) / self._wm  # [px/m]
-        self.height_px = int(round(self._hm * self.scale)) + 2 * MARGIN_PX
+        self.scale = (self.width_px - 2 * self.margin) / self._wm  # [px/m]
+        self.height_px = int(round(self._hm * self.scale)) + 2 * self.margin
 
         self._font = None
         try:
@@ -203,8 +218,8 @@ class Renderer:
         """World points (..., 2) [m] to pixel coordinates (..., 2) (float, y down)."""
         p = np.asarray(xy, dtype=np.float64)
         out = np.empty_like(p)
-        out[..., 0] = MARGIN_PX + (p[..., 0] - self._x0) * self.scale
-        out[..., 1] = self.height_px - MARGIN_PX - (p[..., 1] - self._y0) * self.scale
+        out[..., 0] = self.margin + (p[..., 0] - self._x0) * self.scale
+        out[..., 1] = self.height_px - self.margin - (p[..., 1] - self._y0) * self.scale
         return out
 
     @staticmethod
@@ -265,15 +280,18 @@ class Renderer:
         surf = pg.Surface((self.width_px, self.height_px))
         surf.fill(BACKGROUND)
         x1, y1 = self._x0 + self._wm, self._y0 + self._hm
-        for gx in np.arange(math.ceil(self._x0 / GRID_STEP) * GRID_STEP, x1 + 1e-9, GRID_STEP):
-            a, b = self.world_to_px([[gx, self._y0], [gx, y1]])
-            pg.draw.line(surf, GRID_LINE, a, b)
-        for gy in np.arange(math.ceil(self._y0 / GRID_STEP) * GRID_STEP, y1 + 1e-9, GRID_STEP):
-            a, b = self.world_to_px([[self._x0, gy], [x1, gy]])
-            pg.draw.line(surf, GRID_LINE, a, b)
-        corners = self.world_to_px([[self._x0, self._y0], [x1, self._y0], [x1, y1],
-                                    [self._x0, y1]])
-        pg.draw.lines(surf, BOUNDS_LINE, True, corners.tolist())
+        if self.decorations:
+            for gx in np.arange(math.ceil(self._x0 / GRID_STEP) * GRID_STEP, x1 + 1e-9,
+                                GRID_STEP):
+                a, b = self.world_to_px([[gx, self._y0], [gx, y1]])
+                pg.draw.line(surf, GRID_LINE, a, b)
+            for gy in np.arange(math.ceil(self._y0 / GRID_STEP) * GRID_STEP, y1 + 1e-9,
+                                GRID_STEP):
+                a, b = self.world_to_px([[self._x0, gy], [x1, gy]])
+                pg.draw.line(surf, GRID_LINE, a, b)
+            corners = self.world_to_px([[self._x0, self._y0], [x1, self._y0], [x1, y1],
+                                        [self._x0, y1]])
+            pg.draw.lines(surf, BOUNDS_LINE, True, corners.tolist())
 
         w = self.world.scene.spec.world
         if w.obstacle_map is not None:
@@ -329,6 +347,8 @@ class Renderer:
         pg = self._pg
         canvas = self._canvas
         canvas.blit(self._background, (0, 0))
+        if not self.decorations:
+            trail, hud = None, ()
         if goals or (trail is not None and len(trail) > 1):
             self._overlay.fill((0, 0, 0, 0))
             self._draw_goals(goals, env)
@@ -337,7 +357,9 @@ class Renderer:
                 pg.draw.lines(self._overlay, TRAIL, False, pts, 2)
             canvas.blit(self._overlay, (0, 0))
         self._draw_movable(env)
-        self._draw_contacts(env)
+        self._draw_lidar(env)
+        if self.decorations:
+            self._draw_contacts(env)
         if hud:
             self._draw_hud(hud)
 
@@ -409,6 +431,31 @@ class Renderer:
             if b.heading > 0:
                 pg.draw.line(self._canvas, edge, origin_px[j], tip_px[j], 2)
                 pg.draw.circle(self._canvas, edge, origin_px[j], 2.5)
+
+    def _draw_lidar(self, env: int) -> None:
+        """Beams of every lidar2d, from the sensor to the latest reading, and the returns."""
+        w = self.world
+        L = getattr(w, "lidar_arrays", None)
+        if L is None or len(L.body) == 0:
+            return
+        pg = self._pg
+        self._overlay.fill((0, 0, 0, 0))
+        hits = []
+        for s, b in enumerate(L.body):
+            name = w.names[int(b)]
+            origin, angles = w.lidar_beams(name, env)
+            r = L.ranges[env, s, :len(angles)]
+            ends = origin + r[:, None] * np.stack([np.cos(angles), np.sin(angles)], 1)
+            o = self.world_to_px(origin)
+            px = self.world_to_px(ends)
+            rmax = float(L.prm[s, 1])
+            for k in range(len(angles)):
+                pg.draw.line(self._overlay, LIDAR_BEAM, o, px[k])
+                if r[k] < rmax:
+                    hits.append(px[k])
+        self._canvas.blit(self._overlay, (0, 0))
+        for p in hits:
+            pg.draw.circle(self._canvas, LIDAR_HIT, p, 2)
 
     def _force_scale(self, env: int) -> float:
         """Arrow length per newton [m/N]: ARROW_PER_TRACTION per robot traction."""

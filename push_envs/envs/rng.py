@@ -6,6 +6,8 @@ the numbers of a single env seeded ``s + i``, whichever kernel (serial or ``pran
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import njit
 
@@ -45,3 +47,11 @@ def next_u64(rng, e):
 def uniform(rng, e, lo, hi):
     """A float uniform in [lo, hi) from stream ``e``."""
     return lo + (hi - lo) * (float(next_u64(rng, e) >> _S11) * _INV53)
+
+
+@njit(cache=True)
+def normal(rng, e, mean, std):
+    """A normal draw N(mean, std^2) from stream ``e`` (Box-Muller; two uniforms per draw)."""
+    u1 = 1.0 - float(next_u64(rng, e) >> _S11) * _INV53  # in (0, 1]: log is finite
+    u2 = float(next_u64(rng, e) >> _S11) * _INV53
+    return mean + std * math.sqrt(-2.0 * math.log(u1)) * math.cos(2.0 * math.pi * u2)

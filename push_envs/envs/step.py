@@ -43,6 +43,8 @@ from ..physics.layout import (
     HL_STATUS,
     HL_SWEEPS,
 )
+from ..physics.lidar import LP_RMAX, LidarArrays, scan_sensor
+from ..physics.raster import RasterArrays, raster_env
 
 # Autoreset modes (as Gymnasium's AutoresetMode).
 AR_NEXT_STEP = 0
@@ -53,7 +55,10 @@ AR_DISABLED = 2
 CFG_MODE = 0  # autoreset mode (AR_*)
 CFG_MAX_STEPS = 1  # truncation length (0: never)
 CFG_SPARSE = 2  # 1: sparse reward
-CFG_LEN = 3
+CFG_LIDAR = 3  # first observation column of the lidar block, or -1 (no lidar observed)
+CFG_LIDAR_SENSOR = 4  # the observed lidar's row in the LidarArrays
+CFG_PIXELS = 5  # 1: rasterise the pixel observation
+CFG_LEN = 6
 
 # Generic info columns; a task's own info columns follow from INFO_TASK on.
 IF_SUCCESS = 0
@@ -76,6 +81,15 @@ class EnvArrays(NamedTuple):
     obs, final_obs: (E, n_obs) observation rows (final: before a SAME_STEP autoreset)
     rew:    (E,) reward;  term, trunc: (E,) bool episode ends
     info, final_info: (E, n_info) info columns (generic, then the task's)
+    lid_*:  the fields of the World's LidarArrays (readings written by the step when a lidar
+            is observed)
+    ras_*:  the fields of the rasteriser's RasterArrays (push_envs.envs.pixels); empty unless
+            pixels are observed
+    pix, final_pix: (E, H, W, 3) uint8 pixel observations (final: before a SAME_STEP reset)
+
+    The sensor structures ride flattened (``lid_body`` is ``LidarArrays.body``): a prange
+    kernel cannot take a NamedTuple nested in its argument (numba's parfor wrapper refuses
+    it), so :func:`sense` rebuilds them inside the kernel (no copy: a tuple of the arrays).
     """
 
     robots: np.ndarray
@@ -100,6 +114,40 @@ class EnvArrays(NamedTuple):
     trunc: np.ndarray
     info: np.ndarray
     final_info: np.ndarray
+    lid_body: np.ndarray
+    lid_nbeam: np.ndarray
+    lid_prm: np.ndarray
+    lid_angles: np.ndarray
+    lid_ranges: np.ndarray
+    lid_vels: np.ndarray
+    ras_geo: np.ndarray
+    ras_bg: np.ndarray
+    ras_kind: np.ndarray
+    ras_body: np.ndarray
+    ras_vstart: np.ndarray
+    ras_verts: np.ndarray
+    ras_rad: np.ndarray
+    ras_edge_px: np.ndarray
+    ras_fill: np.ndarray
+    ras_edge: np.ndarray
+    ras_mov: np.ndarray
+    ras_heads: np.ndarray
+    ras_goal: np.ndarray
+    ras_gbody: np.ndarray
+    ras_gcols: np.ndarray
+    ras_gcol: np.ndarray
+    ras_scratch: np.ndarray
+    ras_xs: np.ndarray
+    ras_ov: np.ndarray
+    pix: np.ndarray
+    final_pix: np.ndarray
+
+
+def sensor_fields(lidar: LidarArrays, raster: RasterArrays) -> dict:
+    """EnvArrays' flattened sensor fields (``lid_*``, ``ras_*``) of these structures."""
+    out = {f"lid_{k}": v for k, v in lidar._asdict().items()}
+    out.update({f"ras_{k}": v for k, v in raster._asdict().items()})
+    return out
 
 
 class TaskArrays(NamedTuple):
@@ -167,6 +215,28 @@ def restore_bodies(e, W, V):
         W.cmd[e, b, 1] = 0.0
 
 
+@njit(cache=True)
+def sense(e, W, V, T):
+    """The generic sensor observations of env e, after the task's ``observe``: the robot's
+    lidar ranges / range_max into its block of the observation row (noise from env e's
+    stream), and the pixel observation. Both are skipped unless the env observes them."""
+    at = V.cfg[CFG_LIDAR]
+    if at >= 0:
+        s = V.cfg[CFG_LIDAR_SENSOR]
+        L = LidarArrays(V.lid_body, V.lid_nbeam, V.lid_prm, V.lid_angles, V.lid_ranges,
+                        V.lid_vels)
+        scan_sensor(e, s, W, L, V.rng)
+        inv = 1.0 / L.prm[s, LP_RMAX]
+        for k in range(L.nbeam[s]):
+            V.obs[e, at + k] = L.ranges[e, s, k] * inv
+    if V.cfg[CFG_PIXELS]:
+        R = RasterArrays(V.ras_geo, V.ras_bg, V.ras_kind, V.ras_body, V.ras_vstart,
+                         V.ras_verts, V.ras_rad, V.ras_edge_px, V.ras_fill, V.ras_edge,
+                         V.ras_mov, V.ras_heads, V.ras_goal, V.ras_gbody, V.ras_gcols,
+                         V.ras_gcol, V.ras_scratch, V.ras_xs, V.ras_ov)
+        raster_env(e, W, R, T.goal[e], V.pix[e])
+
+
 @njit(cache=True, inline="always")
 def reset_env(e, W, V, T, spawn, observe, start):
     """A new episode in env e: restore, spawn, observe; ``start`` fills the first info."""
@@ -175,6 +245,7 @@ def reset_env(e, W, V, T, spawn, observe, start):
     W.ctn[e] = 0
     V.tstep[e] = 0
     observe(e, W, V, T)
+    sense(e, W, V, T)
     for j in range(V.info.shape[1]):
         V.info[e, j] = 0.0
     start(e, W, V, T)
@@ -193,6 +264,7 @@ def post_env(e, W, V, T, spawn, observe, evaluate, start):
         return
     V.tstep[e] += 1
     observe(e, W, V, T)
+    sense(e, W, V, T)
     success, terminated, dense = evaluate(e, W, V, T)
     V.info[e, IF_SUCCESS] = 1.0 if success else 0.0
     V.info[e, IF_MAXPEN] = W.hl[e, HL_MAXPEN]
@@ -212,6 +284,12 @@ def post_env(e, W, V, T, spawn, observe, evaluate, start):
                 V.final_obs[e, j] = V.obs[e, j]
             for j in range(V.info.shape[1]):
                 V.final_info[e, j] = V.info[e, j]
+            if V.cfg[CFG_PIXELS]:
+                src, dst = V.pix[e], V.final_pix[e]
+                for r in range(src.shape[0]):
+                    for c in range(src.shape[1]):
+                        for ch in range(3):
+                            dst[r, c, ch] = src[r, c, ch]
             reset_env(e, W, V, T, spawn, observe, start)
 
 

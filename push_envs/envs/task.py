@@ -160,3 +160,9 @@ class TaskSpec:
         """What the renderer draws as env e's goal (a list of render.Goal)."""
         return []
 
+    def raster_goal(self, env: Any) -> tuple[int, tuple[int, int, int], float] | None:
+        """The goal the pixel observation draws: (body whose outline is drawn at the goal
+        pose, or -1; the columns of ``TaskArrays.goal`` holding x [m], y [m], theta [rad];
+        the radius [m] of the success circle, 0 for none), or None (no goal drawn)."""
+        return None
+

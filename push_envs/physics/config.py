@@ -45,7 +45,8 @@ from .limits import (
 from .safe_yaml import read_scene_yaml
 from .shapes import ShapeInfo, build_shape
 
-__all__ = ["SceneError", "WorldSpec", "KinematicsSpec", "BodySpec", "SceneSpec", "load_scene"]
+__all__ = ["SceneError", "WorldSpec", "KinematicsSpec", "LidarSpec", "BodySpec", "SceneSpec",
+           "load_scene"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -89,6 +90,35 @@ class KinematicsSpec:
 
 
 @dataclass(frozen=True)
+class LidarSpec:
+    """A ``lidar2d`` sensor, with IR-SIM's keys and defaults (``irsim.world.sensors.Lidar2D``).
+
+    ``number`` beams spread evenly from ``-angle_range / 2`` to ``+angle_range / 2``
+    (inclusive, ``numpy.linspace``) about the body heading plus ``offset[2]``; the beams start
+    at the body origin moved by ``offset[:2]`` (body frame) [m]. A beam that hits nothing
+    reads ``range_max`` [m]; a return nearer than ``range_min`` [m] reads ``range_min``.
+    With ``noise``, each beam's angle is perturbed by a normal draw of deviation
+    ``angle_std`` [rad] and each return's range by one of deviation ``std`` [m] (then clipped
+    to [range_min, range_max]; a miss still reads range_max). ``has_velocity``: the reading
+    also carries the world velocity [m/s] of the hit body at the hit point.
+    ``scan_time`` [s] and ``alpha`` (drawing opacity) are accepted for IR-SIM compatibility;
+    push_envs scans at every step.
+    """
+
+    range_min: float = 0.0
+    range_max: float = 10.0
+    angle_range: float = math.pi
+    number: int = 100
+    noise: bool = False
+    std: float = 0.2
+    angle_std: float = 0.02
+    offset: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    has_velocity: bool = False
+    scan_time: float = 0.1
+    alpha: float = 0.3
+
+
+@dataclass(frozen=True)
 class BodySpec:
     """One robot or obstacle, with defaults already applied.
 
@@ -115,12 +145,13 @@ class BodySpec:
     vel_min: tuple[float, float]
     vel_max: tuple[float, float]
     acce: tuple[float, float]
-    sensors: tuple[str, ...]
+    sensors: tuple[str, ...]  # sensor names: "contact2d", "lidar2d"
     color: str | None
     # (shape dict, its compiled ShapeInfo) as built by load_scene, so that compile_scene
     # does not build the shape again; ignored if `shape` is replaced by another dict.
     built_shape: tuple[dict, ShapeInfo] | None = field(default=None, compare=False,
                                                        repr=False)
+    lidar: LidarSpec | None = None  # the body's lidar2d, when "lidar2d" is in ``sensors``
 
     def shape_info(self, where: str) -> ShapeInfo:
         """The compiled shape (built once by load_scene; rebuilt only if ``shape`` changed)."""
@@ -155,7 +186,10 @@ BODY_KEYS = (
 KINEMATICS_KEYS = ("name", "wheelbase", "tau")
 KINEMATICS_NAMES = ("diff", "omni", "acker")
 SENSOR_KEYS = ("name", "type")
-SENSOR_NAMES = ("contact2d",)
+SENSOR_NAMES = ("contact2d", "lidar2d")
+LIDAR_KEYS = ("name", "type", "range_min", "range_max", "angle_range", "number", "noise", "std",
+              "angle_std", "offset", "has_velocity", "scan_time", "alpha")
+MAX_LIDAR_BEAMS = 4096
 SHAPE_KEYS = {
     "circle": ("name", "radius", "center"),
     "rectangle": ("name", "length", "width"),
@@ -289,23 +323,72 @@ def _parse_shape(raw: Any, where: str, *, in_compound: bool = False) -> dict:
     return shape
 
 
-def _parse_sensors(raw: Any, where: str) -> tuple[str, ...]:
+def _flag(value: Any, where: str) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise _fail(where, f"must be true or false, got {short_repr(value)}")
+    return bool(value)
+
+
+def parse_lidar(sensor: Mapping, where: str) -> LidarSpec:
+    """Check a ``lidar2d`` mapping (IR-SIM's keys; unknown keys and bad values are errors)."""
+    lidar = _check_keys(sensor, LIDAR_KEYS, where)
+    values: dict[str, Any] = {}
+    for key in ("range_min", "std", "angle_std"):
+        if _optional(lidar, key) is not None:
+            values[key] = _bounded(lidar[key], f"{where}.{key}", low=0.0, magnitude=MAX_COORD)
+    if _optional(lidar, "range_max") is not None:
+        values["range_max"] = checks.size(lidar["range_max"], f"{where}.range_max")
+    if _optional(lidar, "angle_range") is not None:
+        values["angle_range"] = _bounded(lidar["angle_range"], f"{where}.angle_range", low=0.0,
+                                         high=2.0 * math.pi + 1e-9)
+    for key in ("scan_time",):
+        if _optional(lidar, key) is not None:
+            values[key] = _bounded(lidar[key], f"{where}.{key}", low=0.0, strict=True)
+    if _optional(lidar, "alpha") is not None:
+        values["alpha"] = _bounded(lidar["alpha"], f"{where}.alpha", low=0.0, high=1.0)
+    if _optional(lidar, "number") is not None:
+        n = lidar["number"]
+        if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) \
+                or not 1 <= n <= MAX_LIDAR_BEAMS:
+            raise _fail(f"{where}.number", f"must be an integer in [1, {MAX_LIDAR_BEAMS}], "
+                                           f"got {short_repr(n)}")
+        values["number"] = int(n)
+    for key in ("noise", "has_velocity"):
+        if _optional(lidar, key) is not None:
+            values[key] = _flag(lidar[key], f"{where}.{key}")
+    if _optional(lidar, "offset") is not None:
+        values["offset"] = _vector(lidar["offset"], f"{where}.offset", 3, magnitude=MAX_COORD)
+    spec = LidarSpec(**values)
+    if spec.range_min >= spec.range_max:
+        raise _fail(f"{where}.range_min", f"must be < range_max ({spec.range_max:g} m), got "
+                                          f"{spec.range_min:g}")
+    return spec
+
+
+def _parse_sensors(raw: Any, where: str) -> tuple[tuple[str, ...], LidarSpec | None]:
+    """Sensor names in order, and the lidar2d spec (or None)."""
     if not isinstance(raw, (list, tuple)):
         raise _fail(where, f"must be a list of sensor mappings, got {short_repr(raw)}")
     names: list[str] = []
+    lidar = None
     for k, item in enumerate(raw):
         item_where = f"{where}[{k}]"
-        sensor = _check_keys(item, SENSOR_KEYS, item_where)
+        if not isinstance(item, Mapping):
+            raise _fail(item_where, f"must be a mapping, got {type(item).__name__}")
         # `type` is accepted as an alias of `name` (IR-SIM style configs use either).
-        given = [_choice(sensor[key], SENSOR_NAMES, item_where, "sensor")
-                 for key in SENSOR_KEYS if key in sensor]
+        given = [_choice(item[key], SENSOR_NAMES, item_where, "sensor")
+                 for key in SENSOR_KEYS if key in item]
         if not given or (len(given) == 2 and given[0] != given[1]):
             raise _fail(item_where, "needs one sensor name (key 'name', or its alias 'type')")
         name = given[0]
+        if name == "lidar2d":
+            lidar = parse_lidar(item, item_where)
+        else:
+            _check_keys(item, SENSOR_KEYS, item_where)
         if name in names:
             raise _fail(item_where, f"duplicate sensor '{name}'")
         names.append(name)
-    return tuple(names)
+    return tuple(names), lidar
 
 
 def _parse_state(raw: Any, where: str, kinematics: KinematicsSpec | None) -> tuple[float, ...]:
@@ -408,9 +491,10 @@ def _parse_body(raw: Any, where: str, role: str, index: int) -> BodySpec:
     color = body.get("color")
     if color is not None and not isinstance(color, str):
         raise _fail(f"{where}.color", f"must be a string, got {short_repr(color)}")
-    sensors = ()
+    sensors: tuple[str, ...] = ()
+    lidar = None
     if _optional(body, "sensors") is not None:
-        sensors = _parse_sensors(body["sensors"], f"{where}.sensors")
+        sensors, lidar = _parse_sensors(body["sensors"], f"{where}.sensors")
     driven = kinematics is not None
     velocity, omega = _parse_velocity(body, where, driven)
     return BodySpec(
@@ -429,6 +513,7 @@ def _parse_body(raw: Any, where: str, role: str, index: int) -> BodySpec:
         sensors=sensors,
         color=color,
         built_shape=(shape, info),
+        lidar=lidar,
         **_parse_limits(body, where),
     )
 

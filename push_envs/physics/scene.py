@@ -9,12 +9,12 @@ grid for the broad phase. shapely is used here (through shapes.py) and never per
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import shapely
 
-from .config import BodySpec, SceneSpec
+from .config import BodySpec, LidarSpec, SceneSpec
 from .errors import SceneError, clip
 from .grid import grid_boundary_segments, grid_rectangles
 from .kinematics import DRIVE_NAMES, DRIVE_NONE
@@ -93,6 +93,7 @@ class CompiledScene:
     steer0: np.ndarray  # (B,) initial steering angle of acker drives [rad]
     sensors: list[int]  # bodies with a contact2d sensor
     map_segments: np.ndarray  # (k, 2, 2) boundary of the grid map, for drawing
+    lidars: list[tuple[int, LidarSpec]] = field(default_factory=list)  # (body, lidar2d spec)
 
     @property
     def num_bodies(self) -> int:
@@ -174,6 +175,7 @@ def compile_scene(spec: SceneSpec, params: SolverParams | None = None) -> Compil
     pieces_m: list[tuple] = []
     pieces_s: list[tuple] = []
     sensors: list[int] = []
+    lidars: list[tuple[int, LidarSpec]] = []
     for i, body in enumerate(bodies):
         where = f"{spec.source}: {body.role}[{body.name}]"
         info = body.shape_info(where)  # built by load_scene; not built again
@@ -196,6 +198,8 @@ def compile_scene(spec: SceneSpec, params: SolverParams | None = None) -> Compil
         omega0[i] = body.omega
         if "contact2d" in body.sensors:
             sensors.append(i)
+        if body.lidar is not None:
+            lidars.append((i, body.lidar))
         com = np.asarray(info.centroid, dtype=np.float64) if info.area > 0 else np.zeros(2)
         if kind == IMMOVABLE:
             bint[i, BI_PSTART] = len(pieces_s)
@@ -261,7 +265,7 @@ def compile_scene(spec: SceneSpec, params: SolverParams | None = None) -> Compil
         shapes=shapes, bint=bint, bflt=bflt, pint=pint, pvert=pvert, pflt=pflt, sint=sint,
         svert=svert, sflt=sflt, grid=grid, gstart=gstart, gitem=gitem, movable=movable,
         mass=mass, inertia=inertia, friction=friction, pose0=pose0, vel0=vel0, omega0=omega0,
-        steer0=steer0, sensors=sensors, map_segments=map_segments,
+        steer0=steer0, sensors=sensors, map_segments=map_segments, lidars=lidars,
     )
     check_spawn_overlaps(scene, params.rest_tolerance)
     check_substeps(scene)

@@ -20,6 +20,7 @@ from typing import Any
 import numba
 import numpy as np
 
+from ..envs.rng import seed_states
 from .arrays import WorldArrays
 from .config import load_scene
 from .errors import short_repr
@@ -62,6 +63,7 @@ from .layout import (
     ST_OVERFLOW,
     ST_SUBSTEPS,
 )
+from .lidar import LP_OFFT, LP_OFFX, LP_OFFY, lidar_arrays, scan_env, scan_parallel, scan_serial
 from .limits import MAX_COORD, MAX_MAGNITUDE, MAX_SCALE, MIN_MASS, MIN_SCALE
 from .narrowphase import MAX_VERTS
 from .params import SolverParams
@@ -163,6 +165,10 @@ class World:
         self.steps = np.zeros(E, np.int64)
         # Envs with active == 0 are skipped by a step (e.g. rows being reset by a vector env).
         self.active = np.ones(E, np.uint8)
+        # lidar2d sensors: readings (computed on demand) and the noise streams they draw from.
+        self.lidar_arrays = lidar_arrays(scene.lidars, E)
+        self._lidar_slot = {b: k for k, (b, _) in enumerate(scene.lidars)}
+        self.lidar_rng = seed_states(0, E)
         # What the step kernels receive, bound once: every array is updated in place.
         s = scene
         self.arrays = WorldArrays(
@@ -547,6 +553,69 @@ class World:
             for r in reports_for(self, i, e):
                 out[e] += r.force * r.normal + r.friction * np.array([-r.normal[1], r.normal[0]])
         return out
+
+    def _lidar_sensor(self, name: str, what: str) -> int:
+        i = self.index(name)
+        if i not in self._lidar_slot:
+            with_lidar = [self.scene.names[b] for b in self._lidar_slot]
+            raise ValueError(f"World.{what}: body {name!r} has no lidar2d sensor; bodies with "
+                             f"one: {with_lidar}")
+        return self._lidar_slot[i]
+
+    def seed_lidar(self, seed: int) -> None:
+        """Seed the lidar noise streams: env i draws as a single world seeded ``seed + i``."""
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+            raise ValueError(f"World.seed_lidar: seed must be an int >= 0, got "
+                             f"{short_repr(seed)}")
+        self.lidar_rng[:] = seed_states(int(seed), self.num_envs)
+
+    def lidar(self, name: str, env: int = 0) -> Any:
+        """Scan ``name``'s lidar2d in ``env`` now: ranges (number,) [m], or, for a sensor with
+        ``has_velocity``, (ranges, velocities (number, 2) [m/s, world frame] of the hit bodies
+        at the hit points)."""
+        s = self._lidar_sensor(name, "lidar")
+        if isinstance(env, bool) or not isinstance(env, (int, np.integer)) \
+                or not 0 <= env < self.num_envs:
+            raise IndexError(f"World.lidar: env {short_repr(env)} out of range "
+                             f"[0, {self.num_envs})")
+        L = self.lidar_arrays
+        scan_env(int(env), self.arrays, L, self.lidar_rng)
+        n = int(L.nbeam[s])
+        ranges = L.ranges[env, s, :n].copy()
+        if self.scene.lidars[s][1].has_velocity:
+            return ranges, L.vels[env, s, :n].copy()
+        return ranges
+
+    def lidar_array(self, name: str) -> Any:
+        """Scan every env now: ranges (num_envs, number) [m], or (ranges, velocities
+        (num_envs, number, 2) [m/s]) for a sensor with ``has_velocity``."""
+        s = self._lidar_sensor(name, "lidar_array")
+        L = self.lidar_arrays
+        parallel = self.num_envs >= PARALLEL_MIN_ENVS
+        if parallel and self.num_threads is not None:
+            numba.set_num_threads(self.num_threads)
+        (scan_parallel if parallel else scan_serial)(self.arrays, L, self.lidar_rng)
+        n = int(L.nbeam[s])
+        ranges = L.ranges[:, s, :n].copy()
+        if self.scene.lidars[s][1].has_velocity:
+            return ranges, L.vels[:, s, :n].copy()
+        return ranges
+
+    def lidar_spec(self, name: str) -> Any:
+        """The :class:`~push_envs.physics.config.LidarSpec` of ``name``'s lidar2d."""
+        return self.scene.lidars[self._lidar_sensor(name, "lidar_spec")][1]
+
+    def lidar_beams(self, name: str, env: int = 0) -> tuple[np.ndarray, np.ndarray]:
+        """Noise-free beam geometry of ``name``'s lidar in ``env``: the sensor origin (2,) [m]
+        and the world angle of every beam (number,) [rad]."""
+        s = self._lidar_sensor(name, "lidar_beams")
+        L = self.lidar_arrays
+        x, y, th = self.state(name)[env, :3]
+        prm = L.prm[s]
+        c, sn = np.cos(th), np.sin(th)
+        origin = np.array([x + c * prm[LP_OFFX] - sn * prm[LP_OFFY],
+                           y + sn * prm[LP_OFFX] + c * prm[LP_OFFY]])
+        return origin, th + prm[LP_OFFT] + L.angles[s, :int(L.nbeam[s])]
 
     @property
     def max_penetration(self) -> np.ndarray:

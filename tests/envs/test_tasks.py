@@ -113,7 +113,7 @@ def test_out_of_range_action_is_clipped():
 
 
 @pytest.mark.parametrize(("kwarg", "value", "choices"), [
-    ("robot", "tank", "diff"), ("obs_mode", "pixels", "goal"), ("reward_type", "x", "sparse")])
+    ("robot", "tank", "diff"), ("obs_mode", "depth", "pixels"), ("reward_type", "x", "sparse")])
 def test_bad_choice_lists_valid_ones(kwarg, value, choices):
     with pytest.raises(ValueError, match=choices):
         gym.make("PushBox-v0", **{kwarg: value})
