@@ -14,14 +14,15 @@ import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
+import tyro
 from PIL import Image
 from stable_baselines3.common.vec_env import VecEnv, VecNormalize
 
 from push_envs.sb3 import make_vec_env
-from train import load_model, parse_dataclass  # train/train.py: this folder is on sys.path
+from train import load_model  # train/train.py: this folder is on sys.path
 
 
 @dataclass
@@ -34,14 +35,14 @@ class Args:
     """write a GIF here instead of opening a window"""
     deterministic: bool = False
     """use the mean action (default: sample, as during training)"""
-    model: str = "best"
-    """which model: best (falls back to final) or final"""
+    model: Literal["best", "final"] = "best"
+    """which model (best falls back to final)"""
     seed: int = 12_345
     """seed of the played episodes"""
 
 
 def parse_args(argv: list[str] | None = None) -> Args:
-    return parse_dataclass(Args, argv, __doc__.split("\n\n")[0], {"model": ("best", "final")})
+    return tyro.cli(Args, args=argv, description=__doc__.split("\n\n")[0])
 
 
 def load_run(run: Path, which: str = "best", render_mode: str | None = None,

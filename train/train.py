@@ -14,28 +14,25 @@ ep_lengths, successes), ``result.json`` (the final evaluation) and tensorboard l
 
 from __future__ import annotations
 
-import argparse
-import ast
 import dataclasses
-import inspect
 import json
 import os
 import sys
-import textwrap
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
 
 import numpy as np
 import torch
+import tyro
 import yaml
 from stable_baselines3 import PPO, SAC, HerReplayBuffer
 from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.common.callbacks import BaseCallback, EvalCallback
 from stable_baselines3.common.evaluation import evaluate_policy
 from stable_baselines3.common.utils import set_random_seed
-from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper, VecNormalize
+from stable_baselines3.common.vec_env import VecEnv, VecNormalize
 from stable_baselines3.her.goal_selection_strategy import GoalSelectionStrategy
 
 import push_envs
@@ -49,16 +46,16 @@ FINAL_SEED_OFFSET = 20_000  # the final evaluation: seed + 20_000 (fresh episode
 
 @dataclass
 class Args:
-    algo: str = "ppo"
-    """the algorithm: ppo or sac (sac uses HER when the yml says so)"""
+    algo: Literal["ppo", "sac"] = "ppo"
+    """the algorithm (sac uses HER when the yml says so)"""
     env: str = "PushBox-v0"
     """the task id (registered by push_envs)"""
-    robot: str | None = None
-    """drive: diff, omni or acker (default: the yml's env_kwargs, else the task's default)"""
+    robot: Literal["diff", "omni", "acker"] | None = None
+    """drive (default: the yml's env_kwargs, else the task's default)"""
     seed: int = 0
     """seed of the training envs, torch and numpy (eval envs use seed + 10000 / + 20000)"""
-    timesteps: int | None = None
-    """total env steps (default: the yml's n_timesteps)"""
+    timesteps: float | None = None
+    """total env steps, e.g. 2e6 (default: the yml's n_timesteps)"""
     n_envs: int | None = None
     """number of parallel envs in the batch (default: the yml's n_envs)"""
     eval_episodes: int = 100
@@ -67,7 +64,7 @@ class Args:
     """env steps between evaluations (default: the yml's eval_freq, else timesteps / 20)"""
     eval_envs: int = 20
     """envs in the evaluation batch"""
-    eval_model: str = "final"
+    eval_model: Literal["best", "final"] = "final"
     """model the final line reports: best (highest mean eval return) or final"""
     run_dir: str = "runs"
     """root of the run folders: <run_dir>/<env>[-<robot>]/<algo>/<seed>/"""
@@ -77,132 +74,43 @@ class Args:
     """numba threads stepping the batch (default: the yml's env_threads, else the cores)"""
     hyperparams: str | None = None
     """yml file to read instead of train/hyperparams/<algo>.yml"""
-    hp: list[str] = dataclasses.field(default_factory=list)
-    """overrides key=value, value parsed as YAML (dicts merge), e.g. --hp n_epochs=5"""
-    no_progress: bool = False
-    """disable the progress bar"""
+    hp: Annotated[list[str], tyro.conf.UseAppendAction] = dataclasses.field(
+        default_factory=list)
+    """override key=value, value parsed as YAML (mappings merge); repeat the flag, e.g.
+    --hp n_epochs=5 --hp 'env_kwargs={max_episode_steps: 50}'"""
+    progress: bool = True
+    """show the progress bar"""
     verbose: int = 0
     """SB3 verbosity (0: quiet, 1: training stats)"""
 
 
-# ------------------------------------------------------------------------------ CLI parsing
-def _field_docs(cls: type) -> dict[str, str]:
-    """The docstring under each dataclass field (as CleanRL's tyro shows them)."""
-    tree = ast.parse(textwrap.dedent(inspect.getsource(cls)))
-    body = tree.body[0].body  # type: ignore[attr-defined]
-    docs: dict[str, str] = {}
-    for node, nxt in zip(body, body[1:], strict=False):
-        if (isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)
-                and isinstance(nxt, ast.Expr) and isinstance(nxt.value, ast.Constant)
-                and isinstance(nxt.value.value, str)):
-            docs[node.target.id] = nxt.value.value.strip()
-    return docs
-
-
-def _int(text: str) -> int:
-    """An int that also accepts ``2e6`` and ``2_000_000``."""
-    value = float(text.replace("_", ""))
-    if not value.is_integer():
-        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}")
-    return int(value)
-
-
-def parse_dataclass(cls: type, argv: list[str] | None = None, description: str = "",
-                    choices: dict[str, tuple[str, ...]] | None = None) -> Any:
-    """Build an argparse parser from a dataclass's fields (flag ``--field-name``, help from
-    the field's docstring, bool fields as switches) and return ``cls(**parsed)``."""
-    parser = argparse.ArgumentParser(description=description,
-                                     formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    docs = _field_docs(cls)
-    for f in dataclasses.fields(cls):
-        flag = "--" + f.name.replace("_", "-")
-        kind = str(f.type)
-        extra: dict[str, Any] = {"help": docs.get(f.name)}
-        if f.default is not dataclasses.MISSING:
-            extra["default"] = f.default
-        elif f.default_factory is not dataclasses.MISSING:
-            extra["default"] = f.default_factory()
-        else:
-            extra["required"] = True
-        if kind == "bool":
-            parser.add_argument(flag, action="store_true", **extra)
-        elif kind.startswith("list"):
-            parser.add_argument(flag, action="extend", nargs="+", **extra)
-        else:
-            typ = _int if kind.startswith("int") else str
-            parser.add_argument(flag, type=typ, choices=(choices or {}).get(f.name), **extra)
-    return cls(**vars(parser.parse_args(argv)))
-
-
 def parse_args(argv: list[str] | None = None) -> Args:
-    """The training :class:`Args` from the command line."""
-    choices = {"algo": ALGOS, "robot": ("diff", "omni", "acker"), "eval_model": ("best", "final")}
-    return parse_dataclass(Args, argv, __doc__.split("\n\n")[0], choices)
+    """The training :class:`Args` from the command line (tyro: ``--help`` lists them)."""
+    return tyro.cli(Args, args=argv, description=__doc__.split("\n\n")[0])
 
 
 # --------------------------------------------------------------------------- hyperparameters
-_SAFE_NAMES: dict[str, str] = {  # names allowed in policy_kwargs strings -> import path
-    "nn.Tanh": "torch.nn.Tanh", "nn.ReLU": "torch.nn.ReLU", "nn.ELU": "torch.nn.ELU",
-    "nn.LeakyReLU": "torch.nn.LeakyReLU", "nn.GELU": "torch.nn.GELU",
-    "nn.SiLU": "torch.nn.SiLU",
-}
-_SAFE_NAMES.update({f"th.{k}": v for k, v in list(_SAFE_NAMES.items())})
-_SAFE_NAMES.update({f"torch.{k}": v for k, v in list(_SAFE_NAMES.items()) if k[:3] == "nn."})
+# Activations a yml may name in policy_kwargs (a mapping, read with yaml.safe_load: nothing in
+# the file is evaluated).
+ACTIVATIONS = {name: getattr(torch.nn, name)
+               for name in ("Tanh", "ReLU", "ELU", "LeakyReLU", "GELU", "SiLU")}
 
 
-def _resolve(path: str) -> Any:
-    module, _, name = path.rpartition(".")
-    return getattr(__import__(module, fromlist=[name]), name)
-
-
-def _literal(node: ast.AST, text: str) -> Any:
-    """Evaluate a restricted expression node: literals, dict(...), [..], and _SAFE_NAMES."""
-    if isinstance(node, ast.Call):
-        if not (isinstance(node.func, ast.Name) and node.func.id == "dict") or node.args:
-            raise ValueError(f"unsafe or unsupported call in {text!r}: only dict(key=value, ...) "
-                             f"is allowed")
-        if any(k.arg is None for k in node.keywords):
-            raise ValueError(f"unsupported **kwargs in {text!r}")
-        return {k.arg: _literal(k.value, text) for k in node.keywords}
-    if isinstance(node, ast.Dict):
-        if any(k is None for k in node.keys):
-            raise ValueError(f"unsupported ** in {text!r}")
-        return {_literal(k, text): _literal(v, text)  # type: ignore[arg-type]
-                for k, v in zip(node.keys, node.values, strict=True)}
-    if isinstance(node, (ast.List, ast.Tuple)):
-        items = [_literal(e, text) for e in node.elts]
-        return items if isinstance(node, ast.List) else tuple(items)
-    if isinstance(node, (ast.Name, ast.Attribute)):
-        dotted = ast.unparse(node)
-        if dotted in ("True", "False", "None"):
-            return ast.literal_eval(dotted)
-        if dotted not in _SAFE_NAMES:
-            raise ValueError(f"name {dotted!r} is not allowed in {text!r} (allowed: "
-                             f"{sorted(k for k in _SAFE_NAMES if k.startswith('nn.'))})")
-        return _resolve(_SAFE_NAMES[dotted])
-    try:
-        return ast.literal_eval(node)
-    except ValueError:
-        raise ValueError(f"unsafe or unsupported expression {ast.unparse(node)!r} in "
-                         f"{text!r}") from None
-
-
-def parse_kwargs(text: str | dict | None) -> dict[str, Any]:
-    """Parse a zoo-style kwargs string such as ``"dict(net_arch=[256, 256], activation_fn=
-    nn.Tanh)"`` or ``"{'n_sampled_goal': 4}"`` without ``eval``: only literals, ``dict(...)``
-    and a few ``nn.*`` activation classes are accepted; anything else raises ValueError."""
-    if text is None:
+def policy_kwargs(value: Any, source: str = "policy_kwargs") -> dict[str, Any]:
+    """SB3 ``policy_kwargs`` from the yml's mapping: ``activation_fn`` by name."""
+    if value is None:
         return {}
-    if isinstance(text, dict):
-        return dict(text)
-    try:
-        tree = ast.parse(str(text).strip(), mode="eval")
-    except SyntaxError as err:
-        raise ValueError(f"cannot parse kwargs {text!r}: {err.msg}") from None
-    value = _literal(tree.body, str(text))
     if not isinstance(value, dict):
-        raise ValueError(f"kwargs must be a dict, got {text!r}")
-    return value
+        raise ValueError(f"{source} must be a YAML mapping such as {{net_arch: [64, 64], "
+                         f"activation_fn: Tanh}}, got {value!r}")
+    kw = dict(value)
+    act = kw.get("activation_fn")
+    if act is not None:
+        if act not in ACTIVATIONS:
+            raise ValueError(f"{source}: activation_fn must be one of {sorted(ACTIVATIONS)}, "
+                             f"got {act!r}")
+        kw["activation_fn"] = ACTIVATIONS[act]
+    return kw
 
 
 def load_hyperparams(algo: str, env_id: str, path: str | os.PathLike | None = None) -> dict:
@@ -242,7 +150,7 @@ def apply_overrides(hp: dict[str, Any], args: Args) -> dict[str, Any]:
             value = {**hp[key], **value}  # e.g. --hp "env_kwargs={max_episode_steps: 50}"
         hp[key] = value
     if args.timesteps is not None:
-        hp["n_timesteps"] = args.timesteps
+        hp["n_timesteps"] = args.timesteps  # a float from the CLI: 2e6
     if args.n_envs is not None:
         hp["n_envs"] = args.n_envs
     if args.robot is not None:
@@ -265,14 +173,14 @@ def _schedule(value: Any) -> Any:
 
 
 _RUN_KEYS = ("n_envs", "n_timesteps", "policy", "normalize", "env_kwargs", "eval_freq",
-             "env_threads", "push_pose_shaping")
+             "env_threads")
 
 
 def algo_kwargs(hp: dict[str, Any]) -> dict[str, Any]:
     """SB3 constructor kwargs from the hyperparameters (strings mapped to objects)."""
     kwargs = {k: v for k, v in hp.items() if k not in _RUN_KEYS}
     if "policy_kwargs" in kwargs:
-        kwargs["policy_kwargs"] = parse_kwargs(kwargs["policy_kwargs"])
+        kwargs["policy_kwargs"] = policy_kwargs(kwargs["policy_kwargs"])
     for key in ("learning_rate", "clip_range"):
         if key in kwargs:
             kwargs[key] = _schedule(kwargs[key])
@@ -285,7 +193,7 @@ def algo_kwargs(hp: dict[str, Any]) -> dict[str, Any]:
             raise ValueError(f"replay_buffer_class must be one of {list(buffers)}, got {buffer!r}")
         kwargs["replay_buffer_class"] = buffers[buffer]
     if "replay_buffer_kwargs" in kwargs:
-        rb = parse_kwargs(kwargs["replay_buffer_kwargs"])
+        rb = dict(kwargs["replay_buffer_kwargs"] or {})
         if isinstance(rb.get("goal_selection_strategy"), str):
             rb["goal_selection_strategy"] = GoalSelectionStrategy[
                 rb["goal_selection_strategy"].upper()]
@@ -296,8 +204,9 @@ def algo_kwargs(hp: dict[str, Any]) -> dict[str, Any]:
 def normalize_kwargs(hp: dict[str, Any]) -> dict[str, Any] | None:
     """VecNormalize kwargs (None: no normalisation); ``normalize`` is a bool or a dict."""
     norm = hp.get("normalize", False)
-    if isinstance(norm, str):
-        norm = parse_kwargs(norm) if norm.strip()[:1] in "{d" else norm.lower() == "true"
+    if not isinstance(norm, (bool, dict)):
+        raise ValueError(f"normalize must be true, false or a mapping of VecNormalize "
+                         f"arguments, got {norm!r}")
     if norm is False:
         return None
     kwargs = dict(norm) if isinstance(norm, dict) else {}
@@ -326,51 +235,12 @@ def run_dir_of(args: Args, yml_robot: str | None = None) -> Path:
     return Path(args.run_dir) / env / args.algo / str(args.seed)
 
 
-class PushPoseShaping(VecEnvWrapper):
-    """EXPERIMENT (training envs only, off by default): add ``weight * (progress of the robot
-    toward the push pose)``, the point ``standoff`` behind the object on the goal->object
-    line, to the task's reward. A potential-based term read from the state observation
-    (indices 0-3, 7-8, 15-16), so the optimal policy is unchanged; evaluation and the
-    logged returns keep the task's own reward. Enable with ``push_pose_shaping: <weight>``.
-    """
-
-    def __init__(self, venv: VecEnv, weight: float = 1.0, standoff: float = 0.3) -> None:
-        super().__init__(venv)
-        self.weight, self.standoff = weight, standoff
-        self._phi = np.zeros(venv.num_envs)
-
-    def _potential(self, obs: np.ndarray) -> np.ndarray:
-        rx, ry, c, s = obs[:, 0], obs[:, 1], obs[:, 2], obs[:, 3]
-        bx = rx + c * obs[:, 7] - s * obs[:, 8]
-        by = ry + s * obs[:, 7] + c * obs[:, 8]
-        ux, uy = obs[:, 15] - bx, obs[:, 16] - by
-        norm = np.hypot(ux, uy) + 1e-6
-        px, py = bx - self.standoff * ux / norm, by - self.standoff * uy / norm
-        return -np.hypot(px - rx, py - ry)
-
-    def reset(self) -> np.ndarray:
-        obs = self.venv.reset()
-        self._phi = self._potential(obs)
-        return obs
-
-    def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
-        obs, rew, dones, infos = self.venv.step_wait()
-        reached = obs.copy()
-        for i in np.flatnonzero(dones):
-            reached[i] = infos[i]["terminal_observation"]
-        shaped = rew + self.weight * (self._potential(reached) - self._phi)
-        self._phi = self._potential(obs)  # a reset env starts from its new episode's pose
-        return obs, shaped.astype(np.float32), dones, infos
-
-
 def make_env(env_id: str, n_envs: int, seed: int, hp: dict[str, Any], stats: Path | None = None,
              training: bool = True, **extra: Any) -> VecEnv:
     """A batch VecEnv (VecNormalize'd when the yml says so; ``stats`` loads saved stats)."""
     env_kwargs = {**(hp.get("env_kwargs") or {}), **extra}
     venv = make_vec_env(env_id, n_envs=n_envs, seed=seed, num_threads=hp.get("env_threads"),
                         **env_kwargs)
-    if hp.get("push_pose_shaping"):  # eval envs get a no-op copy: same wrapper chain
-        venv = PushPoseShaping(venv, weight=float(hp["push_pose_shaping"]) if training else 0.0)
     norm = normalize_kwargs(hp)
     if stats is not None and stats.exists():
         venv = VecNormalize.load(str(stats), venv)
@@ -440,7 +310,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                            callback_on_new_best=on_best, verbose=0)
     t_train = time.perf_counter()
     model.learn(total_timesteps=hp["n_timesteps"], callback=eval_cb,
-                progress_bar=not args.no_progress, tb_log_name=args.algo)
+                progress_bar=args.progress, tb_log_name=args.algo)
     train_time = time.perf_counter() - t_train
     model.save(out / "final_model.zip")
     if isinstance(env, VecNormalize):

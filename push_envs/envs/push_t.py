@@ -4,21 +4,28 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from numba import njit
 
+from ..physics.layout import BF_COMX, BF_COMY, BI_PCOUNT, BI_PSTART, PI_NV
 from . import pushing as P
 from .base import task_envs
+from .coverage import coverage, piece_table, table_area
 from .pushing import (
     GOAL,
     MEM,
     goal_distance,
     heading_error,
-    start,  # noqa: F401 (a hook shared with the family)
 )
 from .rng import uniform
-from .task import columns
+from .task import Arg, choice, columns, number
 
-FP = columns(P.FP_NAMES, "goal_x goal_y goal_t")
+# success_mode: 0 pose, 1 coverage; area [m^2] of the object; the object's convex pieces in
+# its origin frame follow the named columns (coverage.piece_table).
+FP = columns(P.FP_NAMES, "goal_x goal_y goal_t success_mode coverage_min area")
+FP_PIECES = len(FP)  # the piece table starts here
+INFO = columns(P.INFO._fields, "coverage")
+SUCCESS_MODES = ("pose", "coverage")
 
 
 class PushT(P.SingleObjectTask):
@@ -37,11 +44,43 @@ class PushT(P.SingleObjectTask):
     wall_margin = 0.2
     fp_names = tuple(FP._fields)
     goal_fields = ("x", "y", "cos", "sin")
+    info_fields = P.SingleObjectTask.info_fields + (("coverage", float),)
+    arguments = {
+        **P.shared_arguments(),
+        "success": Arg("pose", choice(*SUCCESS_MODES),
+                       "success test: 'pose' (origin within success_distance and heading "
+                       "within 5 deg) or 'coverage' (gym-pusht's: the T covers at least "
+                       "coverage_threshold of the goal's area)"),
+        "coverage_threshold": Arg(0.95, number(0.0, 1.0, strict=True),
+                                  "share of the goal area the T must cover, success='coverage'"),
+    }
 
     def build(self, env):
+        a = self.args
+        if a["success"] == "coverage" and a["box_size_range"] is not None:
+            raise ValueError("success='coverage' compares the T with a goal outline of the "
+                             "scene's size, so it cannot be combined with box_size_range="
+                             f"{a['box_size_range']!r}; pass box_size_range=None")
         t = super().build(env)
-        t.fp[[FP.goal_x, FP.goal_y, FP.goal_t]] = self.fixed_goal or (math.nan,) * 3
-        return t
+        tab = piece_table(self.object_pieces(env))
+        fp = np.concatenate([t.fp, tab])
+        fp[[FP.goal_x, FP.goal_y, FP.goal_t]] = self.fixed_goal or (math.nan,) * 3
+        fp[FP.success_mode] = SUCCESS_MODES.index(a["success"])
+        fp[FP.coverage_min] = a["coverage_threshold"]
+        fp[FP.area] = table_area(tab)
+        return t._replace(fp=fp)
+
+    def object_pieces(self, env) -> list[np.ndarray]:
+        """The object's convex pieces, vertices [m] in its origin frame (scene size)."""
+        sc = env.world.scene
+        o = sc.index[self.object_body]
+        com = sc.bflt[o, [BF_COMX, BF_COMY]]
+        p0, n = sc.bint[o, BI_PSTART], sc.bint[o, BI_PCOUNT]
+        pieces = [sc.pvert[p, : sc.pint[p, PI_NV]] + com for p in range(p0, p0 + n)]
+        if any(sc.pint[p, PI_NV] < 3 for p in range(p0, p0 + n)):
+            raise ValueError(f"{sc.spec.source}: PushT's coverage needs a polygon object; "
+                             f"'{self.object_body}' has a circle or segment piece")
+        return pieces
 
 
 # ------------------------------------------------------------------------------ hooks
@@ -74,11 +113,26 @@ def observe(e, W, V, T):
 
 
 @njit(cache=True)
-def is_success(ag, dg, fp):
-    """The T's origin within ``success_distance`` [m] of the goal AND its heading within
-    ``success_angle`` [rad]."""
+def goal_coverage(ag, dg, fp):
+    """Share of the goal pose's area covered by the T at its achieved pose, in [0, 1]."""
+    return coverage(fp[FP_PIECES:], fp[FP.area], ag[0], ag[1], ag[2], ag[3],
+                    dg[0], dg[1], dg[2], dg[3])
+
+
+@njit(cache=True)
+def _judge(ag, dg, fp, cov):
+    if fp[FP.success_mode] == 1.0:
+        return cov >= fp[FP.coverage_min]
     return goal_distance(ag, dg) <= fp[FP.success_distance] and \
         heading_error(ag[2], ag[3], dg[2], dg[3]) <= fp[FP.success_angle]
+
+
+@njit(cache=True)
+def is_success(ag, dg, fp):
+    """success='pose': the T's origin within ``success_distance`` [m] of the goal AND its
+    heading within ``success_angle`` [rad]; success='coverage': the T covers at least
+    ``coverage_min`` of the goal's area."""
+    return _judge(ag, dg, fp, goal_coverage(ag, dg, fp))
 
 
 @njit(cache=True)
@@ -92,7 +146,16 @@ def goal_reward(ag, dg, fp, success):
 
 @njit(cache=True)
 def evaluate(e, W, V, T):
-    return P.evaluate_single(e, W, V, T, is_success(T.ag[e], T.dg[e], T.fp))
+    ag, dg = T.ag[e], T.dg[e]
+    cov = goal_coverage(ag, dg, T.fp)
+    V.info[e, INFO.coverage] = cov
+    return P.evaluate_single(e, W, V, T, _judge(ag, dg, T.fp, cov))
+
+
+@njit(cache=True)
+def start(e, W, V, T):
+    P.start(e, W, V, T)
+    V.info[e, INFO.coverage] = goal_coverage(T.ag[e], T.dg[e], T.fp)
 
 
 _DOC = """Push the T block onto a fixed goal pose, on real ground friction.
@@ -123,12 +186,20 @@ _DOC = """Push the T block onto a fixed goal pose, on real ground friction.
     heading error [rad], plus the success bonus.
 
     ## Episode End
-    Success is judged on the pose, not IoU: the T's origin within 2 cm of the goal AND its
-    heading within 5 deg (computed in the kernel, no shapely per step). Terminates on
-    success; truncates after 300 steps.
+    Two success tests (``success=``), both computed in the kernel (no shapely per step):
+
+    * ``"pose"`` (default): the T's origin within 2 cm of the goal AND its heading within
+      5 deg;
+    * ``"coverage"``: gym-pusht's, the T covers at least ``coverage_threshold`` (0.95) of the
+      goal pose's area (the T's convex pieces at both poses, clipped pairwise).
+
+    ``info["coverage"]`` carries the covered share on every step and at reset, whichever test
+    is used. Terminates on success; truncates after 300 steps.
 
     ## Arguments
-    As PushBox-v0 (the scene default is configs/push_t.yaml).
+    As PushBox-v0 (the scene default is configs/push_t.yaml), plus ``success`` ("pose" or
+    "coverage") and ``coverage_threshold`` (0.95). ``success="coverage"`` refuses
+    ``box_size_range`` (the goal outline has the scene's size).
 
     ## Version History
     * v0: initial release.

@@ -37,7 +37,7 @@ def yml(tmp_path: Path) -> Path:
         "  n_envs: 8\n"
         "  n_timesteps: !!float 1e5\n"
         "  gamma: 0.99\n"
-        "  policy_kwargs: \"dict(net_arch=[64, 64])\"\n"
+        "  policy_kwargs: {net_arch: [64, 64]}\n"
         "  env_kwargs: {robot: diff, reward_type: dense}\n"
         "PushBox-v0:\n"
         "  gamma: 0.98\n"
@@ -59,7 +59,7 @@ def test_default_merge_and_env_override(yml: Path):
 
 def test_cli_overrides_yml(yml: Path):
     args = T.parse_args(["--env", "PushBox-v0", "--timesteps", "2e3", "--n-envs", "4",
-                         "--robot", "acker", "--hp", "gamma=0.9", "n_epochs=3",
+                         "--robot", "acker", "--hp", "gamma=0.9", "--hp", "n_epochs=3",
                          "--hp", "env_kwargs={max_episode_steps: 9}"])
     hp = T.apply_overrides(T.load_hyperparams("ppo", args.env, yml), args)
     assert hp["n_timesteps"] == 2000 and hp["n_envs"] == 4
@@ -95,38 +95,40 @@ def test_shipped_files_load_for_every_env():
                                            "goal_selection_strategy": GoalSelectionStrategy.FUTURE}
 
 
-def test_policy_kwargs_parsing():
+def test_policy_kwargs_mapping():
     import torch.nn as nn
 
-    assert T.parse_kwargs("dict(net_arch=[256, 256])") == {"net_arch": [256, 256]}
-    assert T.parse_kwargs("{'net_arch': dict(pi=[64], vf=[64]), 'ortho_init': False}") == {
-        "net_arch": {"pi": [64], "vf": [64]}, "ortho_init": False}
-    kw = T.parse_kwargs("dict(activation_fn=nn.Tanh, log_std_init=-0.5)")
+    assert T.policy_kwargs({"net_arch": [256, 256]}) == {"net_arch": [256, 256]}
+    kw = T.policy_kwargs({"activation_fn": "Tanh", "log_std_init": -0.5})
     assert kw == {"activation_fn": nn.Tanh, "log_std_init": -0.5}
-    assert T.parse_kwargs(None) == {} and T.parse_kwargs({"a": 1}) == {"a": 1}
+    assert T.policy_kwargs(None) == {}
 
 
-@pytest.mark.parametrize("text", [
-    "__import__('os').system('echo pwned')",
-    "dict(a=open('/etc/passwd'))",
-    "dict(net_arch=[64] * 2)",
-    "dict(f=lambda: 0)",
-    "dict(a=os.system)",
-    "dict(a=nn.Module.__subclasses__)",
-    "dict(**x)",
-    "[1, 2]",
-    "dict(net_arch=[64,",
+@pytest.mark.parametrize(("value", "match"), [
+    ("dict(net_arch=[64, 64])", "must be a YAML mapping"),
+    ({"activation_fn": "os.system"}, r"activation_fn must be one of \['ELU', 'GELU'"),
+    ([64, 64], "must be a YAML mapping"),
 ])
-def test_policy_kwargs_rejects_unsafe_strings(text: str):
-    with pytest.raises(ValueError):
-        T.parse_kwargs(text)
+def test_policy_kwargs_rejects_strings_and_unknown_names(value, match):
+    with pytest.raises(ValueError, match=match):
+        T.policy_kwargs(value)
+
+
+def test_cli_rejects_bad_choices(capsys):
+    with pytest.raises(SystemExit):
+        T.parse_args(["--algo", "dqn"])
+    with pytest.raises(SystemExit):
+        T.parse_args(["--robot", "tank"])
+    assert T.parse_args(["--timesteps", "3e6"]).timesteps == 3e6
 
 
 def test_normalize_kwargs():
     assert T.normalize_kwargs({"normalize": False}) is None
     assert T.normalize_kwargs({"normalize": True, "gamma": 0.98}) == {"gamma": 0.98}
-    assert T.normalize_kwargs({"normalize": "{'norm_reward': False}"}) == {
+    assert T.normalize_kwargs({"normalize": {"norm_reward": False}}) == {
         "norm_reward": False, "gamma": 0.99}
+    with pytest.raises(ValueError, match="normalize must be"):
+        T.normalize_kwargs({"normalize": "yes"})
 
 
 # ------------------------------------------------------------------------------ smoke runs
@@ -167,8 +169,8 @@ def test_ppo_smoke_then_enjoy_gif(tmp_path: Path):
 def test_sac_her_smoke(tmp_path: Path):
     out = _run(["train/train.py", "--algo", "sac", "--timesteps", "300", "--n-envs", "2",
                 "--eval-episodes", "2", "--eval-envs", "2", "--run-dir", str(tmp_path),
-                "--no-progress", "--hp", "learning_starts=100", "batch_size=32",
-                "--hp", "buffer_size=1000", "--hp", "policy_kwargs=dict(net_arch=[32, 32])",
+                "--no-progress", "--hp", "learning_starts=100", "--hp", "batch_size=32",
+                "--hp", "buffer_size=1000", "--hp", "policy_kwargs={net_arch: [32, 32]}",
                 "--hp", "env_kwargs={max_episode_steps: 40}", "--eval-freq", "150"], 240)
     assert "final evaluation: success" in out.stdout
     run = tmp_path / "PushBox-v0" / "sac" / "0"

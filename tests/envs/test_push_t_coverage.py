@@ -1,0 +1,137 @@
+"""PushT-v0's coverage success (gym-pusht's test): the compiled overlap against shapely and
+analytic areas, and the env's info, success and compute_reward."""
+
+from __future__ import annotations
+
+import math
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from shapely import affinity
+from shapely.geometry import Polygon
+
+import push_envs  # noqa: F401
+from push_envs.envs.coverage import coverage, overlap_area, piece_table, table_area
+
+# The T of configs/push_t.yaml in its origin frame: bar 0.6 x 0.15 over a 0.15 x 0.45 stem.
+T_OUTLINE = [(-0.3, 0.0), (-0.075, 0.0), (-0.075, -0.45), (0.075, -0.45), (0.075, 0.0),
+             (0.3, 0.0), (0.3, 0.15), (-0.3, 0.15)]
+T_AREA = 0.6 * 0.15 + 0.15 * 0.45  # [m^2]
+
+
+@pytest.fixture(scope="module")
+def env():
+    e = gym.make("PushT-v0", success="coverage", reward_type="sparse")
+    yield e.unwrapped
+    e.close()
+
+
+@pytest.fixture(scope="module")
+def table(env):
+    return piece_table(env.core.task.object_pieces(env.core))
+
+
+def _placed(x, y, t):
+    return affinity.translate(affinity.rotate(Polygon(T_OUTLINE), t, origin=(0, 0),
+                                              use_radians=True), x, y)
+
+
+def _cov(tab, x1, y1, t1, x2, y2, t2):
+    return coverage(tab, table_area(tab), x1, y1, math.cos(t1), math.sin(t1), x2, y2,
+                    math.cos(t2), math.sin(t2))
+
+
+def test_pieces_are_the_scene_t(table):
+    assert table_area(table) == pytest.approx(T_AREA, abs=1e-15)
+    assert table[0] == 2  # bar and stem
+
+
+def test_coverage_matches_shapely_on_random_poses(table):
+    rng = np.random.default_rng(7)
+    worst = 0.0
+    for i in range(2000):
+        x1, y1 = rng.uniform(0.0, 3.0, 2)
+        t1 = rng.uniform(-math.pi, math.pi)
+        if i % 2:  # near the goal, where coverage decides success
+            x2, y2 = x1 + rng.normal(0, 0.08), y1 + rng.normal(0, 0.08)
+            t2 = t1 + rng.normal(0, 0.4)
+        else:
+            x2, y2 = x1 + rng.uniform(-0.8, 0.8), y1 + rng.uniform(-0.8, 0.8)
+            t2 = rng.uniform(-math.pi, math.pi)
+        ref = _placed(x1, y1, t1).intersection(_placed(x2, y2, t2)).area / T_AREA
+        worst = max(worst, abs(_cov(table, x1, y1, t1, x2, y2, t2) - ref))
+    assert worst < 1e-9
+
+
+@pytest.mark.parametrize(("pose", "expected"), [
+    ((0.0, 0.0, 0.0), 1.0),                                  # on the goal
+    ((0.1, 0.0, 0.0), (0.5 * 0.15 + 0.05 * 0.45) / T_AREA),  # slid 0.1 m along the bar
+    ((0.0, 0.0, math.pi), 2 * 0.15 * 0.15 / T_AREA),         # half a turn: bar over stem
+    ((0.0, 0.2, 0.0), (0.15 * 0.15 + 0.15 * 0.25) / T_AREA),  # stem up through the bar
+    ((2.0, 0.0, 0.0), 0.0),                                  # apart
+])
+def test_coverage_analytic(table, pose, expected):
+    """Exact coincidences (shared edges, half turns) are where clipping double-counts."""
+    for gx, gy, gt in [(1.5, 1.6, math.pi / 4), (0.0, 0.0, 0.0), (2.9, 0.3, -2.0)]:
+        c, s = math.cos(gt), math.sin(gt)
+        dx, dy, dt = pose
+        x, y = gx + c * dx - s * dy, gy + s * dx + c * dy
+        assert _cov(table, x, y, gt + dt, gx, gy, gt) == pytest.approx(expected, abs=1e-12)
+
+
+def test_overlap_is_symmetric(table):
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        p, q = rng.uniform(0, 1, 3), rng.uniform(0, 1, 3)
+        a = overlap_area(table, p[0], p[1], math.cos(p[2]), math.sin(p[2]),
+                         q[0], q[1], math.cos(q[2]), math.sin(q[2]))
+        b = overlap_area(table, q[0], q[1], math.cos(q[2]), math.sin(q[2]),
+                         p[0], p[1], math.cos(p[2]), math.sin(p[2]))
+        assert a == pytest.approx(b, abs=1e-13)
+
+
+def test_info_coverage_follows_the_world(env, table):
+    _, info = env.reset(seed=1)
+    rng = np.random.default_rng(1)
+    goal = env.core.task_arrays.goal[0]
+    for step in range(60):
+        if step:
+            _, _, _, _, info = env.step(rng.uniform(-1, 1, 2).astype(np.float32))
+        x, y, t = env.world.state("tee")[0, :3]
+        expected = _cov(table, x, y, t, goal[0], goal[1], goal[2])
+        assert info["coverage"] == pytest.approx(expected, abs=1e-12)
+
+
+def test_coverage_success_and_compute_reward(env):
+    env.reset(seed=2)
+    goal = env.core.task_arrays.goal[0]
+    # Put the T 5 mm beside its goal and let it rest: covered share 1 - 5 mm x 0.75 m / area.
+    c, s = math.cos(goal[2]), math.sin(goal[2])
+    env.world.set_state("tee", [goal[0] + 0.005 * c, goal[1] + 0.005 * s, goal[2]], env=0)
+    env.world.set_state("robot", [0.3, 0.3, 0.0], env=0)
+    _, _, terminated, _, info = env.step(np.zeros(2, np.float32))
+    assert info["coverage"] == pytest.approx(1 - 0.005 * (0.15 + 0.45) / T_AREA, abs=1e-9)
+    assert terminated and info["is_success"]
+    ag = np.array([[goal[0], goal[1], c, s], [goal[0] + 0.05 * c, goal[1] + 0.05 * s, c, s]])
+    dg = np.array([[goal[0], goal[1], c, s]] * 2)
+    # 5 cm along the bar covers 1 - 0.05 x 0.6 / area = 0.81 < 0.95: fails.
+    np.testing.assert_array_equal(env.core.compute_reward(ag, dg, None), [0.0, -1.0])
+
+
+def test_pose_success_reports_coverage_too():
+    e = gym.make("PushT-v0")
+    _, info = e.reset(seed=0)
+    assert 0.0 <= info["coverage"] < 1.0
+    assert e.unwrapped.core.task.args["success"] == "pose"
+    e.close()
+
+
+@pytest.mark.parametrize(("kwargs", "match"), [
+    ({"success": "iou"}, r"success must be one of \['pose', 'coverage'\]"),
+    ({"coverage_threshold": 1.5}, "coverage_threshold"),
+    ({"success": "coverage", "box_size_range": (0.9, 1.1)}, "box_size_range"),
+])
+def test_bad_arguments(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        gym.make("PushT-v0", **kwargs)
