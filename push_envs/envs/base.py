@@ -221,7 +221,7 @@ class PushVectorEnv(VectorEnv):
         if not isinstance(raw, Mapping):
             raise SceneError(f"{source}: a scene is a mapping with world / robot / obstacle "
                              f"sections, got {short_repr(raw)}")
-        raw = dict(raw)
+        raw = self.task.edit_scene(dict(raw), source)
         robots = raw.get("robot") or []
         robots = [robots] if isinstance(robots, Mapping) else list(robots)
         for i, body in enumerate(robots):

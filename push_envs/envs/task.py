@@ -148,6 +148,14 @@ class TaskSpec:
         """The state observation's layout for these arguments."""
         raise NotImplementedError
 
+    def edit_scene(self, raw: dict, source: str) -> dict:
+        """The scene mapping ``raw`` (read from ``source``) as this task compiles it.
+
+        Called before the scene is checked and compiled; a task whose body list follows its
+        arguments (e.g. how many objects) drops or adds bodies here. The default keeps it.
+        """
+        return raw
+
     def build(self, env: Any) -> Any:
         """The task's TaskArrays for ``env`` (its world is compiled, its buffers made)."""
         raise NotImplementedError
