@@ -141,7 +141,7 @@ class PushVectorEnv(VectorEnv):
 
         self._layout = self.task.observation()
         n_state = L.size(self._layout, self.task.args)
-        n_goal = len(tc.goal_fields)
+        n_goal = len(self.task.goal_fields)
         self._n_state = n_state
         self._info_names = [("is_success", bool)] + list(tc.info_fields) + \
             [("max_penetration", float), ("sweeps", int)]
@@ -277,7 +277,7 @@ class PushVectorEnv(VectorEnv):
         state = spaces.Box(lo, hi, dtype=np.float32)
         if self.obs_mode == "state":
             return state
-        g = spaces.Box(-r, r, (len(self.task_class.goal_fields),), np.float32)
+        g = spaces.Box(-r, r, (len(self.task.goal_fields),), np.float32)
         return spaces.Dict({"observation": state, "achieved_goal": g, "desired_goal": g})
 
     # --------------------------------------------------------------------------- goals (HER)
@@ -290,7 +290,7 @@ class PushVectorEnv(VectorEnv):
         """
         a = np.asarray(achieved_goal, dtype=np.float64)
         g = np.asarray(desired_goal, dtype=np.float64)
-        n = len(self.task_class.goal_fields)
+        n = len(self.task.goal_fields)
         if a.shape != g.shape or a.shape[-1:] != (n,):
             raise ValueError(f"achieved_goal and desired_goal must have the same shape (..., "
                              f"{n}), got {a.shape} and {g.shape}")
@@ -413,7 +413,7 @@ class PushVectorEnv(VectorEnv):
         rows = (self._obs if source is None else source).astype(np.float32)
         n = self._n_state
         if self.obs_mode == "goal":
-            g = len(self.task_class.goal_fields)
+            g = len(self.task.goal_fields)
             return {"observation": rows[:, :n], "achieved_goal": rows[:, n:n + g],
                     "desired_goal": rows[:, n + g:]}
         return rows[:, :n]

@@ -138,7 +138,9 @@ class TaskSpec:
     robot_body: ClassVar[str] = "robot"  # the scene body the action drives
     default_robot: ClassVar[str] = "diff"
     arguments: ClassVar[Mapping[str, Arg]] = {}  # task arguments beyond the shared ones
-    goal_fields: ClassVar[tuple[str, ...]] = ()  # names of the goal vector's columns
+    # names of the goal vector's columns; a task whose goal grows with its arguments (one
+    # per object) sets them on the instance, which the env reads
+    goal_fields: tuple[str, ...] = ()
     info_fields: ClassVar[tuple[tuple[str, type], ...]] = ()  # task info columns, in order
 
     def __init__(self, args: Mapping[str, Any]) -> None:
