@@ -1,9 +1,13 @@
 """Render the first frame of each headline task to docs/<id>.png.
 
-    python docs/make_figures.py [--out docs] [--seed 0]
+    python docs/make_figures.py [--out docs] [--seed 0] [ids ...]
+    python docs/make_figures.py --gif PushMulti-v0 Sweep-v0 PushClutter-v0
 
 Each env is reset with the seed and drawn in ``rgb_array`` mode (no window, works headless);
 the frame is saved with pygame, so no image library beyond the core dependencies is needed.
+``--gif`` also writes docs/<id>-scripted.gif: one episode of the task's scripted policy
+(push_envs.scripted), with the step and the task's progress in the corner (needs Pillow,
+which the ``[train]`` extra brings with matplotlib).
 """
 
 from __future__ import annotations
@@ -15,7 +19,15 @@ from pathlib import Path
 
 import numpy as np
 
-ENV_IDS = ("PushBox-v0", "WallSlide-v0", "PushT-v0")
+ENV_IDS = ("PushBox-v0", "WallSlide-v0", "PushT-v0", "PushMulti-v0", "PushClutter-v0",
+           "Sweep-v0")
+# Scripted policy and the info key shown in the GIF's corner, per task that has one.
+SCRIPTED = {
+    "PushBox-v0": ("push_box_action", "box_to_goal"),
+    "PushMulti-v0": ("push_multi_action", "boxes_at_goal"),
+    "PushClutter-v0": ("push_clutter_action", "clutter_contacts_episode"),
+    "Sweep-v0": ("sweep_action", "fraction_inside"),
+}
 
 
 def save_png(frame: np.ndarray, path: str | os.PathLike) -> None:
@@ -31,12 +43,47 @@ def save_png(frame: np.ndarray, path: str | os.PathLike) -> None:
     pygame.image.save(surf, os.fspath(path))
 
 
+def save_gif(env_id: str, path: str | os.PathLike, seed: int, max_steps: int = 500,
+             every: int = 2) -> tuple[int, bool]:
+    """One episode of ``env_id``'s scripted policy as a GIF (every ``every``-th step);
+    returns (steps, success)."""
+    import gymnasium as gym
+    from PIL import Image
+
+    from push_envs import scripted
+
+    name, key = SCRIPTED[env_id]
+    policy = getattr(scripted, name)
+    env = gym.make(env_id, render_mode="rgb_array")
+    frames = []
+    try:
+        obs, info = env.reset(seed=seed)
+        for t in range(max_steps):
+            if t % every == 0:
+                env.unwrapped.hud = [f"{env_id} scripted  step {t}",
+                                     f"{key}: {info.get(key, 0):.3g}" if key else ""]
+                frames.append(Image.fromarray(env.render()))
+            obs, _, term, trunc, info = env.step(policy(obs))
+            if term or trunc:
+                break
+        env.unwrapped.hud = [f"{env_id} scripted  step {t + 1}",
+                             f"success: {bool(info['is_success'])}"]
+        frames.extend([Image.fromarray(env.render())] * 8)  # hold the last frame
+    finally:
+        env.close()
+    frames[0].save(os.fspath(path), save_all=True, append_images=frames[1:],
+                   duration=1000 // 10 * every, loop=0, optimize=True)
+    return t + 1, bool(info["is_success"])
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """Write one PNG per id in ENV_IDS."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent,
                         help="output folder (default: this docs folder)")
     parser.add_argument("--seed", type=int, default=0, help="reset seed")
+    parser.add_argument("--gif", action="store_true",
+                        help="also write <id>-scripted.gif with the scripted policy")
     parser.add_argument("ids", nargs="*", default=list(ENV_IDS), help="env ids to draw")
     args = parser.parse_args(argv)
     os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
@@ -56,6 +103,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         path = args.out / f"{env_id}.png"
         save_png(frame, path)
         print(f"{env_id}: {frame.shape[1]}x{frame.shape[0]} -> {path}")
+        if args.gif and env_id in SCRIPTED:
+            gif = args.out / f"{env_id}-scripted.gif"
+            steps, ok = save_gif(env_id, gif, args.seed)
+            print(f"{env_id}: {steps} steps, success {ok} -> {gif}")
 
 
 if __name__ == "__main__":

@@ -17,6 +17,9 @@ TASKS = {
     "PushBox-v0": ("push_envs.envs.push_box", 200),
     "WallSlide-v0": ("push_envs.envs.wall_slide", 300),
     "PushT-v0": ("push_envs.envs.push_t", 300),
+    "PushMulti-v0": ("push_envs.envs.push_multi", 500),
+    "PushClutter-v0": ("push_envs.envs.push_clutter", 300),
+    "Sweep-v0": ("push_envs.envs.sweep", 500),
 }
 
 

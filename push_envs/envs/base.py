@@ -184,7 +184,7 @@ class PushVectorEnv(VectorEnv):
         if lidar_slot >= 0:
             self._layout += (self._lidar_field(robot_index),)
         n_state = L.size(self._layout, self.task.args)
-        n_goal = len(tc.goal_fields)
+        n_goal = len(self.task.goal_fields)
         self._n_state = n_state
         self._info_names = [("is_success", bool)] + list(tc.info_fields) + \
             [("max_penetration", float), ("sweeps", int)]
@@ -276,7 +276,7 @@ class PushVectorEnv(VectorEnv):
         if not isinstance(raw, Mapping):
             raise SceneError(f"{source}: a scene is a mapping with world / robot / obstacle "
                              f"sections, got {short_repr(raw)}")
-        raw = dict(raw)
+        raw = self.task.edit_scene(dict(raw), source)
         robots = raw.get("robot") or []
         robots = [robots] if isinstance(robots, Mapping) else list(robots)
         for i, body in enumerate(robots):
@@ -364,7 +364,7 @@ class PushVectorEnv(VectorEnv):
             if self.obs_mode == "pixels":
                 return img
             return spaces.Dict({"pixels": img, "state": state})
-        g = spaces.Box(-r, r, (len(self.task_class.goal_fields),), np.float32)
+        g = spaces.Box(-r, r, (len(self.task.goal_fields),), np.float32)
         return spaces.Dict({"observation": state, "achieved_goal": g, "desired_goal": g})
 
     # --------------------------------------------------------------------------- goals (HER)
@@ -377,7 +377,7 @@ class PushVectorEnv(VectorEnv):
         """
         a = np.asarray(achieved_goal, dtype=np.float64)
         g = np.asarray(desired_goal, dtype=np.float64)
-        n = len(self.task_class.goal_fields)
+        n = len(self.task.goal_fields)
         if a.shape != g.shape or a.shape[-1:] != (n,):
             raise ValueError(f"achieved_goal and desired_goal must have the same shape (..., "
                              f"{n}), got {a.shape} and {g.shape}")
@@ -506,7 +506,7 @@ class PushVectorEnv(VectorEnv):
         rows = (self._final_obs if final else self._obs).astype(np.float32)
         n = self._n_state
         if self.obs_mode == "goal":
-            g = len(self.task_class.goal_fields)
+            g = len(self.task.goal_fields)
             return {"observation": rows[:, :n], "achieved_goal": rows[:, n:n + g],
                     "desired_goal": rows[:, n + g:]}
         return rows[:, :n]

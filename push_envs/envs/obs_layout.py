@@ -103,11 +103,12 @@ def bounds(layout: Layout, args: Mapping[str, Any]) -> tuple[np.ndarray, np.ndar
     return lo, hi
 
 
-def _index(const: int, per: int, symbol: str, extra: str = "") -> str:
-    """``const + per*symbol + extra`` as a table index, e.g. ``21 + 6M`` or ``22 + 6j``."""
-    parts = [str(const)] if const or not (per or extra) else []
-    if per:
-        parts.append(f"{per}{symbol}" if per != 1 else symbol)
+def _index(const: int, per: Mapping[str, int], extra: str = "") -> str:
+    """``const + Σ per[symbol]·symbol + extra`` as a table index, e.g. ``21 + 6M`` or
+    ``28 + 6M + 10K + 3j`` after two repeated blocks."""
+    terms = [f"{n}{sym}" if n != 1 else sym for sym, n in per.items() if n]
+    parts = [str(const)] if const or not (terms or extra) else []
+    parts += terms
     if extra:
         parts.append(extra)
     return " + ".join(parts)
@@ -120,12 +121,17 @@ def _fmt(x: float) -> str:
 
 
 def table(layout: Layout) -> str:
-    """The Markdown table of a layout: index, quantity, bounds and unit of every field."""
+    """The Markdown table of a layout: index, quantity, bounds and unit of every field.
+
+    Columns after a repeated block are written with its width times its symbol (``6M``);
+    several blocks add their terms in order (``6M + 10K``).
+    """
     rows = ["| index | quantity | bounds | unit |", "|---|---|---|---|"]
-    const, per, symbol = 0, 0, "M"
+    const = 0
+    per: dict[str, int] = {}
 
     def idx(offset_: int, span: int, slot: str = "") -> str:
-        cols = [_index(const + offset_ + i, per, symbol, slot) for i in range(span)]
+        cols = [_index(const + offset_ + i, per, slot) for i in range(span)]
         return ", ".join(cols) if span <= 4 else f"{cols[0]} ... {cols[-1]}"
 
     for item in layout:
@@ -140,6 +146,5 @@ def table(layout: Layout) -> str:
             rows.append(f"| {idx(k, f.size, f'{width}j')} | slot j < {item.symbol}: {f.doc} | "
                         f"[{_fmt(f.low)}, {_fmt(f.high)}] | {f.unit} |")
             k += f.size
-        per += width
-        symbol = item.symbol
+        per[item.symbol] = per.get(item.symbol, 0) + width
     return "\n".join(rows)

@@ -71,6 +71,8 @@ class Goal:
     kind:   ``"circle"``: a disc of ``radius`` [m] at ``center`` (x, y) [m];
             ``"outline"``: the outline of body ``body`` placed at ``pose`` (x [m], y [m],
             theta [rad]) of its origin, e.g. the target pose of a pushed object.
+    color:  (R, G, B) fill of the goal (drawn translucent, edge darker), so a task with several
+            objects can match each goal to its object; None: the default green.
     """
 
     kind: str
@@ -78,6 +80,7 @@ class Goal:
     radius: float = 0.1
     body: str = ""
     pose: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    color: tuple[int, int, int] | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in ("circle", "outline"):
@@ -378,11 +381,15 @@ class Renderer:
     def _draw_goals(self, goals: Sequence[Goal], env: int) -> None:
         pg = self._pg
         for g in goals:
+            fill, edge = GOAL_FILL, GOAL_EDGE
+            if g.color is not None:
+                fill = (*g.color[:3], GOAL_FILL[3])
+                edge = (*_darker(g.color), GOAL_EDGE[3])
             if g.kind == "circle":
                 c = self.world_to_px(g.center)
                 r = max(2.0, g.radius * self.scale)
-                pg.draw.circle(self._overlay, GOAL_FILL, c, r)
-                pg.draw.circle(self._overlay, GOAL_EDGE, c, r, 2)
+                pg.draw.circle(self._overlay, fill, c, r)
+                pg.draw.circle(self._overlay, edge, c, r, 2)
                 continue
             body = self._by_name.get(g.body)
             if body is None:
@@ -393,8 +400,8 @@ class Renderer:
             for o, cl in zip(body.outlines, body.closed, strict=True):
                 px = self.world_to_px(self._place(o, g.pose, scale)).tolist()
                 if cl:
-                    pg.draw.polygon(self._overlay, GOAL_FILL, px)
-                pg.draw.lines(self._overlay, GOAL_EDGE, cl, px, 2)
+                    pg.draw.polygon(self._overlay, fill, px)
+                pg.draw.lines(self._overlay, edge, cl, px, 2)
 
     def _draw_movable(self, env: int) -> None:
         pg = self._pg

@@ -138,7 +138,9 @@ class TaskSpec:
     robot_body: ClassVar[str] = "robot"  # the scene body the action drives
     default_robot: ClassVar[str] = "diff"
     arguments: ClassVar[Mapping[str, Arg]] = {}  # task arguments beyond the shared ones
-    goal_fields: ClassVar[tuple[str, ...]] = ()  # names of the goal vector's columns
+    # names of the goal vector's columns; a task whose goal grows with its arguments (one
+    # per object) sets them on the instance, which the env reads
+    goal_fields: tuple[str, ...] = ()
     info_fields: ClassVar[tuple[tuple[str, type], ...]] = ()  # task info columns, in order
 
     def __init__(self, args: Mapping[str, Any]) -> None:
@@ -147,6 +149,14 @@ class TaskSpec:
     def observation(self) -> Layout:
         """The state observation's layout for these arguments."""
         raise NotImplementedError
+
+    def edit_scene(self, raw: dict, source: str) -> dict:
+        """The scene mapping ``raw`` (read from ``source``) as this task compiles it.
+
+        Called before the scene is checked and compiled; a task whose body list follows its
+        arguments (e.g. how many objects) drops or adds bodies here. The default keeps it.
+        """
+        return raw
 
     def build(self, env: Any) -> Any:
         """The task's TaskArrays for ``env`` (its world is compiled, its buffers made)."""

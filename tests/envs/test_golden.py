@@ -39,7 +39,7 @@ def rollout_hash(env_id: str, num_envs: int = 8, steps: int = 400) -> tuple[str,
         for a in (obs, rew, term, trunc):
             h.update(np.ascontiguousarray(a).tobytes())
         ends += int(np.sum(term | trunc))
-        touched += int(np.sum(obs[:, 21] > 0))
+        touched += int(np.sum(info["contacts"] > 0))
     env.close()
     return h.hexdigest()[:32], {"ends": ends, "contact_steps": touched}
 

@@ -58,6 +58,9 @@ def test_space_bounds_and_docstring_come_from_the_layout(env_id):
     # Position columns are bounded by the scene's extent, not left infinite.
     assert np.isfinite(space.low).all() and np.isfinite(space.high).all()
     doc = type(env).__doc__
+    assert L.table(env.task.observation()) in doc
     for f, _, _ in L.columns(env.task.observation(), {**env.task.args, "max_contacts": 1}):
         assert f.doc in doc
-    assert "21 + 6M" in doc and "22 + 6j" in doc
+    # Columns after the contact slots are written with the slots' width: "21 + 6M" after the
+    # single-object head, "7 + 6M + 10j" for the first per-object block of PushMulti.
+    assert "+ 6M" in doc and "+ 6j" in doc

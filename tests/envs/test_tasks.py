@@ -74,9 +74,9 @@ def test_reset_seed_then_reset_continues_the_stream():
 
 
 def test_registered_limits_and_ids():
-    assert set(ENV_IDS) == {"PushBox-v0", "WallSlide-v0", "PushT-v0"}
     steps = {i: gym.spec(i).max_episode_steps for i in ENV_IDS}
-    assert steps == {"PushBox-v0": 200, "WallSlide-v0": 300, "PushT-v0": 300}
+    assert steps == {"PushBox-v0": 200, "WallSlide-v0": 300, "PushT-v0": 300,
+                     "PushMulti-v0": 500, "PushClutter-v0": 300, "Sweep-v0": 500}
 
 
 def test_truncates_at_max_episode_steps():

@@ -1,0 +1,544 @@
+"""Building blocks of many-object tasks: one robot among several movable bodies.
+
+PushMulti (boxes, each to its own goal), PushClutter (a target box through movable clutter)
+and Sweep (pucks into a goal circle) are this family, as PushBox, WallSlide and PushT are the
+single-object family of ``pushing.py``. They share:
+
+* the body list built from the arguments: the scene holds numbered bodies (``box_0`` ...
+  ``box_5``) and :meth:`ManyObjectTask.edit_scene` keeps the first ``num_objects`` of them
+  before the scene compiles, so an unused body costs nothing in the step (a parked body
+  would still be swept by the broad phase every sub-step);
+* the robot's observation head and contact slots (the single-object family's fields);
+* spawns that draw bodies, goals and the robot clear of each other (circles kept in
+  ``T.mem``), and the domain randomisation of each body;
+* the progress terms of the dense reward (toward a push pose, toward a goal).
+
+Columns of the task arrays (``T``, see step.TaskArrays):
+
+* ``IP`` ints: the robot, contact slots, the number of objects, where the object body indices
+  start in ``ip`` and where the body -> object-slot map starts (``-1`` for other bodies); a
+  task appends its own ints after those;
+* ``FP`` floats: spawn region [m], success distance [m], reward weights, radii [m], the
+  robot's traction [N], the spawn clearances [m]; a task appends with
+  ``columns(FP_NAMES, "...")``;
+* ``MEM`` per env: a head (see ``MEM``), then per-object blocks of ``n_obj`` columns
+  (``B_*``) and the spawn circles (``3 x n_circ``).
+"""
+
+from __future__ import annotations
+
+import math
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from ..physics import SceneError
+from ..physics.frames import origin_pose, place_origin
+from ..physics.layout import (
+    BF_BRAD,
+    BF_HALF,
+    CT_FN,
+    CT_NX,
+    CT_NY,
+    CT_PX,
+    CT_PY,
+    EP_FRICTION,
+    EP_INERTIA,
+    EP_MASS,
+    EP_SCALE,
+)
+from ..physics.sensors import sorted_slot
+from . import pushing as P
+from .obs_layout import Repeat
+from .rng import uniform
+from .step import TaskArrays
+from .task import Arg, TaskSpec, columns, integer, optional_range, region
+
+IP = columns("robot max_contacts n_obj obj0 slot0")
+FP_NAMES = ("x0 y0 x1 y1 success_distance w_robot w_object w_place w_disturb bonus "
+            "step_penalty robot_r traction margin gap").split()
+FP = columns(FP_NAMES)
+MEM = columns("n_circ target prev_robot contacts tally total")
+# Per-object blocks of T.mem after the head, each n_obj columns wide.
+B_DIST = 0  # previous progress distance of the object [m]
+B_FLAG = 1  # object at its goal / inside the region (0/1) after the last step
+B_TOUCH = 2  # object touches the robot (0/1), written by observe_robot
+B_X = 3  # object origin x, y [m] at the last evaluation (what a step moved it by)
+B_Y = 4
+B_KEY = 5  # task scratch (e.g. distances for a nearest-k selection)
+N_BLOCKS = 6
+_TRIES = 64  # rejection-sampling attempts of a spawn draw
+HEAD = 7  # robot x, y, cos, sin, vx, vy, omega
+CONTACT_FIELDS = P.CONTACT_FIELDS
+
+
+# ------------------------------------------------------------------------------ columns
+@njit(cache=True, inline="always")
+def obj(T, i):
+    """Body index of object i."""
+    return T.ip[T.ip[IP.obj0] + i]
+
+
+@njit(cache=True, inline="always")
+def col(T, block, i):
+    """Column of object i's entry in the per-object memory block ``block``."""
+    return len(MEM) + block * T.ip[IP.n_obj] + i
+
+
+@njit(cache=True, inline="always")
+def slot_of(T, b):
+    """Object slot of body b, or -1."""
+    return T.ip[T.ip[IP.slot0] + b]
+
+
+@njit(cache=True, inline="always")
+def rot(c, s, x, y):
+    """World vector (x, y) in the frame of heading (c, s)."""
+    return c * x + s * y, -s * x + c * y
+
+
+# ------------------------------------------------------------------------------ observe
+@njit(cache=True)
+def observe_robot(e, W, V, T):
+    """Write env e's robot head and contact slots (the first ``HEAD + 6M`` columns) and mark
+    in ``B_TOUCH`` which objects touch the robot; returns (rx, ry, c, s) of its origin."""
+    ip, fp, mem = T.ip, T.fp, T.mem
+    pos, ang, vel, omg, bflt, epar = W.pos, W.ang, W.vel, W.omg, W.bflt, W.epar
+    cti, ctf = W.cti, W.ctf
+    r = ip[IP.robot]
+    rx, ry, _th, c, s = origin_pose(e, r, pos, ang, bflt, epar)
+    row = V.obs[e]
+    row[0] = rx
+    row[1] = ry
+    row[2] = c
+    row[3] = s
+    row[4] = P._clip(vel[e, r, 0], P.VEL_CLIP)
+    row[5] = P._clip(vel[e, r, 1], P.VEL_CLIP)
+    row[6] = P._clip(omg[e, r], P.OMEGA_CLIP)
+    n_obj = ip[IP.n_obj]
+    for i in range(n_obj):
+        mem[e, col(T, B_TOUCH, i)] = 0.0
+    m = ip[IP.max_contacts]
+    for j in range(CONTACT_FIELDS * m):
+        row[HEAD + j] = 0.0
+    trac = fp[FP.traction]
+    n = 0
+    for k in range(W.ctn[e]):
+        a = cti[e, k, 0]
+        b = cti[e, k, 1]
+        if a != r and b != r:
+            continue
+        sgn = 1.0 if a == r else -1.0
+        q = b if a == r else a
+        if cti[e, k, 2] < 0:
+            i = slot_of(T, q)
+            if i >= 0:
+                mem[e, col(T, B_TOUCH, i)] = 1.0
+        f = min(ctf[e, k, CT_FN] / trac, P.FORCE_CLIP)
+        slot = sorted_slot(row, HEAD, CONTACT_FIELDS, 3, n, m, f)
+        n += 1
+        if slot < m:
+            nx, ny = sgn * ctf[e, k, CT_NX], sgn * ctf[e, k, CT_NY]
+            px, py = ctf[e, k, CT_PX] - rx, ctf[e, k, CT_PY] - ry
+            q0 = HEAD + CONTACT_FIELDS * slot
+            row[q0] = 1.0
+            row[q0 + 1] = c * nx + s * ny
+            row[q0 + 2] = -s * nx + c * ny
+            row[q0 + 3] = f
+            row[q0 + 4] = c * px + s * py
+            row[q0 + 5] = -s * px + c * py
+    mem[e, MEM.contacts] = n
+    return rx, ry, c, s
+
+
+@njit(cache=True)
+def object_pose(e, W, T, i):
+    """Origin pose (x, y [m], cos, sin) of object i."""
+    ox, oy, _th, co, so = origin_pose(e, obj(T, i), W.pos, W.ang, W.bflt, W.epar)
+    return ox, oy, co, so
+
+
+# ------------------------------------------------------------------------------- reward
+@njit(cache=True)
+def push_pose_distance(e, W, T, b, gx, gy):
+    """Distance [m] from the robot to the push pose of body b toward (gx, gy): behind b's
+    centre on that line, one robot radius plus b's bounding radius away (the single-object
+    family's push pose, for any body)."""
+    pos = W.pos
+    r = T.ip[IP.robot]
+    dx, dy = gx - pos[e, b, 0], gy - pos[e, b, 1]
+    d = math.sqrt(dx * dx + dy * dy)
+    stand = T.fp[FP.robot_r] + W.bflt[b, BF_BRAD] * W.epar[e, b, EP_SCALE]
+    if d > 1e-9:
+        px, py = pos[e, b, 0] - dx / d * stand, pos[e, b, 1] - dy / d * stand
+    else:
+        px, py = pos[e, b, 0], pos[e, b, 1]
+    ex, ey = pos[e, r, 0] - px, pos[e, r, 1] - py
+    return math.sqrt(ex * ex + ey * ey)
+
+
+@njit(cache=True)
+def robot_progress(e, T, target, d):
+    """``w_robot`` x the robot's progress [m] toward its push pose ``d``; a change of target
+    object (``-1``: none) earns nothing that step, so switching cannot be farmed."""
+    mem = T.mem
+    out = 0.0
+    if target >= 0 and mem[e, MEM.target] == target:
+        out = T.fp[FP.w_robot] * (mem[e, MEM.prev_robot] - d)
+    mem[e, MEM.target] = target
+    mem[e, MEM.prev_robot] = d
+    return out
+
+
+@njit(cache=True, inline="always")
+def pair_distance(ag, dg, i):
+    """Distance [m] between the i-th (x, y) pairs of two goal vectors."""
+    dx, dy = ag[2 * i] - dg[2 * i], ag[2 * i + 1] - dg[2 * i + 1]
+    return math.sqrt(dx * dx + dy * dy)
+
+
+@njit(cache=True)
+def count_within(ag, dg, radius):
+    """How many (x, y) pairs of ``ag`` lie within ``radius`` [m] of those of ``dg``."""
+    k = 0
+    for i in range(ag.shape[0] // 2):
+        if pair_distance(ag, dg, i) <= radius:
+            k += 1
+    return k
+
+
+@njit(cache=True)
+def distance_sum(ag, dg):
+    """Sum of the distances [m] of the (x, y) pairs of two goal vectors."""
+    out = 0.0
+    for i in range(ag.shape[0] // 2):
+        out += pair_distance(ag, dg, i)
+    return out
+
+
+# ------------------------------------------------------------------------------- spawn
+@njit(cache=True)
+def randomise(e, W, V, b, mass_lo, mass_hi, fric_lo, fric_hi, scale_lo, scale_hi):
+    """Draw body b's mass [kg] (when ``mass_hi`` > 0), ground friction (``fric_hi`` >= 0)
+    and size factor (``scale_hi`` > 0); inertia follows mass and size. Returns the factor."""
+    rng = V.rng
+    m = V.base_mass[b]
+    if mass_hi > 0.0:
+        m = uniform(rng, e, mass_lo, mass_hi)
+    mu = V.base_fric[b]
+    if fric_hi >= 0.0:
+        mu = uniform(rng, e, fric_lo, fric_hi)
+    s = 1.0
+    if scale_hi > 0.0:
+        s = uniform(rng, e, scale_lo, scale_hi)
+    W.epar[e, b, EP_MASS] = m
+    W.epar[e, b, EP_INERTIA] = V.base_inertia[b] * (m / V.base_mass[b]) * s * s
+    W.epar[e, b, EP_FRICTION] = mu
+    W.epar[e, b, EP_SCALE] = s
+    return s
+
+
+@njit(cache=True)
+def clear_circles(e, T):
+    T.mem[e, MEM.n_circ] = 0.0
+
+
+@njit(cache=True)
+def add_circle(e, T, x, y, rad):
+    """Keep a circle (x, y, rad) [m] that later spawn draws stay clear of."""
+    mem = T.mem
+    n = int(mem[e, MEM.n_circ])
+    k = col(T, N_BLOCKS, 0) + 3 * n
+    if k + 3 > mem.shape[1]:
+        return  # out of circle slots: later draws ignore this one (sized in build)
+    mem[e, k] = x
+    mem[e, k + 1] = y
+    mem[e, k + 2] = rad
+    mem[e, MEM.n_circ] = n + 1
+
+
+@njit(cache=True)
+def _clear(e, T, x, y, rad, gap):
+    mem = T.mem
+    k0 = col(T, N_BLOCKS, 0)
+    for j in range(int(mem[e, MEM.n_circ])):
+        k = k0 + 3 * j
+        dx, dy = x - mem[e, k], y - mem[e, k + 1]
+        need = rad + mem[e, k + 2] + gap
+        if dx * dx + dy * dy < need * need:
+            return False
+    return True
+
+
+@njit(cache=True)
+def free_spot(e, V, T, rad, gap, ax, ay, bx, by, spread, fx, fy, far):
+    """A point [m] whose circle of radius ``rad`` lies in the spawn region (``margin`` off its
+    edges), clears every kept circle by ``gap`` and lies at least ``far`` from (fx, fy); kept
+    itself. Drawn uniformly in the region, or, when ``spread`` > 0, along the segment
+    (ax, ay)-(bx, by) (its middle 80 %) at most ``spread`` [m] to either side. After
+    ``_TRIES`` failed draws the last one is used (the solver separates any overlap on the
+    first step)."""
+    fp, rng = T.fp, V.rng
+    m = fp[FP.margin]
+    x0, y0 = fp[FP.x0] + rad + m, fp[FP.y0] + rad + m
+    x1, y1 = fp[FP.x1] - rad - m, fp[FP.y1] - rad - m
+    x = 0.5 * (x0 + x1)
+    y = 0.5 * (y0 + y1)
+    ux, uy = bx - ax, by - ay
+    L = math.sqrt(ux * ux + uy * uy)
+    for _ in range(_TRIES):
+        if spread > 0.0 and L > 1e-9:
+            t = uniform(rng, e, 0.1, 0.9)
+            w = uniform(rng, e, -spread, spread)
+            x = ax + t * ux - w * uy / L
+            y = ay + t * uy + w * ux / L
+            if x < x0 or x > x1 or y < y0 or y > y1:
+                continue
+        else:
+            x = uniform(rng, e, x0, x1)
+            y = uniform(rng, e, y0, y1)
+        if (x - fx) ** 2 + (y - fy) ** 2 >= far * far and _clear(e, T, x, y, rad, gap):
+            break
+    add_circle(e, T, x, y, rad)
+    return x, y
+
+
+@njit(cache=True)
+def place_body(e, W, V, T, b, gap, ax, ay, bx, by, spread, fx, fy, far):
+    """Body b's centre at a free spot (see :func:`free_spot`), heading drawn uniformly."""
+    rad = W.bflt[b, BF_BRAD] * W.epar[e, b, EP_SCALE]
+    x, y = free_spot(e, V, T, rad, gap, ax, ay, bx, by, spread, fx, fy, far)
+    W.pos[e, b, 0] = x
+    W.pos[e, b, 1] = y
+    W.ang[e, b] = uniform(V.rng, e, -math.pi, math.pi)
+    return x, y
+
+
+@njit(cache=True)
+def place_robot(e, W, V, T):
+    """The robot at a free spot (5 cm clear of every kept circle), heading drawn uniformly."""
+    r = T.ip[IP.robot]
+    x, y = free_spot(e, V, T, T.fp[FP.robot_r], 0.05, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+                     0.0)
+    place_origin(e, r, x, y, uniform(V.rng, e, -math.pi, math.pi), W.pos, W.ang, W.bflt,
+                 W.epar)
+
+
+@njit(cache=True)
+def half_size(W, e, b):
+    """Smallest half-thickness of body b at its size factor [m] (a disc's radius)."""
+    return W.bflt[b, BF_HALF] * W.epar[e, b, EP_SCALE]
+
+
+# ------------------------------------------------------------------------ Python side
+def _rot(ctx: Any, v: np.ndarray) -> np.ndarray:
+    """World vectors (E, 2) into the robot frame."""
+    return P._rot(ctx, v)
+
+
+def head_layout(max_contacts_arg: str = "max_contacts") -> tuple:
+    """The robot head and its contact slots: the single-object family's own fields."""
+    fields = P.layout(max_contacts_arg)
+    head = tuple(f for f in fields[:4])
+    contacts = next(f for f in fields if isinstance(f, Repeat))
+    assert sum(f.size for f in head) == HEAD
+    return (*head, contacts)
+
+
+def shared_arguments(object_word: str = "box") -> dict[str, Arg]:
+    """Constructor arguments every many-object task takes (ranges apply to each object)."""
+    return {
+        "max_contacts": Arg(4, integer(1, 64), "robot contact slots in the observation"),
+        f"{object_word}_mass_range": Arg(None, optional_range(0.0, strict=True),
+                                         f"each {object_word}'s mass drawn per episode [kg], "
+                                         "or None"),
+        f"{object_word}_friction_range": Arg(None, optional_range(0.0, strict=False),
+                                             f"each {object_word}'s ground friction drawn per "
+                                             "episode, or None"),
+        "spawn_region": Arg(None, region(), "(x0, y0, x1, y1) spawn area [m], inside the "
+                            "walls; None: the task's"),
+        "success_distance": P.shared_arguments()["success_distance"],
+        "wall_margin": P.shared_arguments()["wall_margin"],
+    }
+
+
+class ManyObjectTask(TaskSpec):
+    """Shared declaration of the many-object tasks; subclasses set the class attributes.
+
+    ``numbered``: (scene name prefix, argument) pairs: the scene holds bodies ``prefix_0``,
+    ``prefix_1`` ... and the task keeps the first ``args[argument]`` of them.
+    """
+
+    numbered: tuple[tuple[str, str], ...] = ()
+    region: tuple[float, float, float, float] = (0.0, 0.0, 4.0, 4.0)  # spawn area [m]
+    success_distance: float = 0.1  # [m]
+    wall_margin: float = 0.3  # [m]
+    w_robot: float = 1.0  # dense reward per metre of robot -> push-pose progress
+    w_object: float = 10.0  # per metre of object -> goal progress
+    w_place: float = 0.0  # per object entering its goal (minus per object leaving it)
+    w_disturb: float = 0.0  # per metre that an object already at its goal is moved
+    success_bonus: float = 10.0
+    step_penalty: float = 0.01
+    spawn_gap: float = 0.1  # [m] least clearance between spawned bodies and goals
+    fp_names: tuple[str, ...] = tuple(FP_NAMES)
+    n_ip_extra: int = 0  # task ints after the objects' slot map
+    info_fields = ()
+
+    # -------------------------------------------------------------------- the body list
+    def objects(self) -> list[str]:
+        """Scene names of the objects, in slot order."""
+        return [f"{p}_{i}" for p, arg in self.numbered for i in range(self.args[arg])]
+
+    def edit_scene(self, raw: dict, source: str) -> dict:
+        """Keep the first ``args[arg]`` of each numbered body list; refuse a scene that holds
+        fewer, naming the file and the missing bodies."""
+        obstacles = raw.get("obstacle") or []
+        if not isinstance(obstacles, list):
+            return raw  # the scene checker reports the bad section with its key path
+        names = [b.get("name") if isinstance(b, dict) else None for b in obstacles]
+        keep = set(self.objects())
+        missing = [n for n in self.objects() if n not in names]
+        if missing:
+            raise SceneError(f"{source}: obstacle bodies {missing} are missing; {self.id} with "
+                             + ", ".join(f"{a}={self.args[a]}" for _, a in self.numbered)
+                             + f" needs them (bodies: {[n for n in names if n]})")
+        prefixes = tuple(f"{p}_" for p, _ in self.numbered)
+
+        def unused(n: Any) -> bool:
+            return isinstance(n, str) and n.startswith(prefixes) and \
+                n[n.rindex("_") + 1:].isdigit() and n not in keep
+
+        return dict(raw, obstacle=[b for b, n in zip(obstacles, names, strict=True)
+                                   if not unused(n)])
+
+    # ---------------------------------------------------------------------------- build
+    def mem_width(self) -> int:
+        """Head, per-object blocks, and spawn circles for every object, goal and the robot."""
+        n = len(self.objects())
+        return len(MEM) + N_BLOCKS * n + 3 * (2 * n + 2)
+
+    def pack(self, env: Any) -> tuple[np.ndarray, np.ndarray]:
+        """ip and fp of the family (a task fills its own appended columns)."""
+        w = env.world
+        sc = w.scene
+        a = self.args
+        objs = self.objects()
+        r = sc.index[self.robot_body]
+        n = len(objs)
+        ip = np.zeros(len(IP) + n + sc.num_bodies + self.n_ip_extra, np.int64)
+        ip[IP.robot] = r
+        ip[IP.max_contacts] = a["max_contacts"]
+        ip[IP.n_obj] = n
+        ip[IP.obj0] = len(IP)
+        ip[IP.slot0] = len(IP) + n
+        idx = [sc.index[o] for o in objs]
+        ip[len(IP):len(IP) + n] = idx
+        slots = np.full(sc.num_bodies, -1, np.int64)
+        slots[idx] = np.arange(n)
+        ip[len(IP) + n:len(IP) + n + sc.num_bodies] = slots
+        reg = a["spawn_region"] or self.region
+        succ = a["success_distance"] if a.get("success_distance") is not None \
+            else self.success_distance
+        margin = a["wall_margin"] if a["wall_margin"] is not None else self.wall_margin
+        env.success_distance, env.wall_margin = succ, margin
+        robot_r = float(sc.bflt[r, BF_BRAD])
+        x0, y0, x1, y1 = reg
+        biggest = max(float(sc.bflt[i, BF_BRAD]) for i in idx) * self.max_scale()
+        if 2 * (biggest + margin) > min(x1 - x0, y1 - y0):
+            raise SceneError(f"{sc.spec.source}: spawn_region {reg} is too small for the "
+                             f"objects (bounding radius up to {biggest:.3g} m) with wall_margin "
+                             f"{margin:.3g} m")
+        fpc = columns(self.fp_names)
+        fp = np.zeros(len(fpc))
+        fp[[fpc.x0, fpc.y0, fpc.x1, fpc.y1]] = reg
+        fp[fpc.success_distance] = succ
+        fp[fpc.w_robot] = self.w_robot
+        fp[fpc.w_object] = self.w_object
+        fp[fpc.w_place] = self.w_place
+        fp[fpc.w_disturb] = self.w_disturb
+        fp[fpc.bonus] = self.success_bonus
+        fp[fpc.step_penalty] = self.step_penalty
+        fp[fpc.robot_r] = robot_r
+        fp[fpc.traction] = float(w.traction(self.robot_body)[0])
+        fp[fpc.margin] = margin
+        fp[fpc.gap] = self.spawn_gap
+        return ip, fp
+
+    def max_scale(self) -> float:
+        """Largest size factor a spawn may draw (sizes the region check)."""
+        return 1.0
+
+    def goal_width(self) -> int:
+        """Columns of ``T.goal``."""
+        return 2
+
+    def build(self, env: Any) -> TaskArrays:
+        ip, fp = self.pack(env)
+        E = env.num_envs
+        g = len(self.goal_fields)
+        return TaskArrays(ip=ip, fp=fp, goal=np.zeros((E, self.goal_width())),
+                          mem=np.zeros((E, self.mem_width())), ag=np.zeros((E, g)),
+                          dg=np.zeros((E, g)))
+
+    def range_columns(self, fp: np.ndarray, cols: Any, prefix: str, mass: str, fric: str,
+                      scale: str | None = None) -> None:
+        """Fill fp's ``{prefix}mass_lo`` ... columns from the range arguments (unset ranges as
+        the kernels' "keep the scene's value" markers)."""
+        a = self.args
+        m, f = a[mass], a[fric]
+        fp[[getattr(cols, f"{prefix}mass_lo"), getattr(cols, f"{prefix}mass_hi")]] = \
+            m if m else (0.0, 0.0)
+        fp[[getattr(cols, f"{prefix}fric_lo"), getattr(cols, f"{prefix}fric_hi")]] = \
+            f if f else (-1.0, -1.0)
+        if scale is not None:
+            s = a[scale]
+            fp[[getattr(cols, f"{prefix}scale_lo"), getattr(cols, f"{prefix}scale_hi")]] = \
+                s if s else (0.0, 0.0)
+
+    # ------------------------------------------------------------------------ test readers
+    def reading_context(self, env: Any) -> Any:
+        """What the layout's ``expect`` readers read: the world state in plain numpy."""
+        w = env.world
+        m = self.args["max_contacts"]
+        objs = self.objects()
+        touching = np.zeros((env.num_envs, len(objs)))
+        for e in range(env.num_envs):
+            for rep in w.contacts(self.robot_body, e):
+                if rep.other in objs:
+                    touching[e, objs.index(rep.other)] = 1.0
+        return SimpleNamespace(
+            world=w, env=env, robot_name=self.robot_body,
+            robot=w.state(self.robot_body)[:, :3],
+            objs=np.stack([w.state(o)[:, :3] for o in objs], 1),
+            goal=env.task_arrays.goal.copy(),
+            traction=float(w.traction(self.robot_body)[0]),
+            robot_slots=w.contact_array(self.robot_body, m)[0],
+            touching=touching)
+
+    def render_colours(self, env: Any) -> list[tuple[int, int, int] | None]:
+        """The drawn fill of each object (its scene colour), for goals in the same colour."""
+        from .render import PASSIVE_FILL
+
+        sc = env.world.scene
+        out = []
+        for name in self.objects():
+            c = sc.spec.bodies[sc.index[name]].color
+            if c is None:
+                out.append(PASSIVE_FILL)
+                continue
+            import pygame
+
+            col_ = pygame.Color(c)
+            out.append((col_.r, col_.g, col_.b))
+        return out
+
+
+def rel_xy(ctx: Any, i: int) -> np.ndarray:
+    """Object i's origin relative to the robot, robot frame [m]."""
+    return _rot(ctx, ctx.objs[:, i, :2] - ctx.robot[:, :2])
+
+
+def rel_heading(ctx: Any, i: int) -> np.ndarray:
+    return P._cs(ctx.objs[:, i, 2] - ctx.robot[:, 2])

@@ -1,0 +1,287 @@
+"""PushMulti-v0: push several boxes, each to its own goal."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from . import many as M
+from .base import task_envs
+from .many import IP, MEM, col, count_within, pair_distance, rot
+from .obs_layout import Field, Repeat
+from .task import Arg, columns, integer, optional_range
+
+FP = columns(M.FP_NAMES, "mass_lo mass_hi fric_lo fric_hi scale_lo scale_hi")
+MAX_OBJECTS = 6  # boxes in configs/push_multi.yaml
+BLOCK = 10  # observation columns per box
+
+
+class PushMulti(M.ManyObjectTask):
+    id = "PushMulti-v0"
+    hooks = __name__
+    scene = "push_multi.yaml"
+    max_episode_steps = 500
+    numbered = (("box", "num_objects"),)
+    w_place = 2.0
+    w_disturb = 10.0
+    fp_names = tuple(FP._fields)
+    info_fields = (("boxes_at_goal", int), ("box_to_goal", float), ("reward_robot_box", float),
+                   ("reward_box_goal", float), ("reward_placed", float),
+                   ("reward_disturb", float), ("reward_success", float), ("contacts", int))
+    arguments = {
+        "num_objects": Arg(3, integer(1, MAX_OBJECTS), "boxes, each with its own goal "
+                           f"(1 to {MAX_OBJECTS})"),
+        **M.shared_arguments("box"),
+        "box_size_range": Arg(None, optional_range(0.0, strict=True),
+                              "each box's size factor drawn per episode, or None"),
+    }
+
+    def __init__(self, args: Any) -> None:
+        super().__init__(args)
+        self.goal_fields = tuple(f"box_{i}_{c}" for i in range(args["num_objects"])
+                                 for c in "xy")
+
+    def goal_width(self) -> int:
+        return 2 * self.args["num_objects"]
+
+    def max_scale(self) -> float:
+        size = self.args["box_size_range"]
+        return size[1] if size else 1.0
+
+    def build(self, env: Any):
+        t = super().build(env)
+        self.range_columns(t.fp, FP, "", "box_mass_range", "box_friction_range",
+                           "box_size_range")
+        return t
+
+    def observation(self) -> tuple:
+        inf = np.inf
+
+        def goal(c: Any, j: int) -> np.ndarray:
+            return c.goal[:, 2 * j:2 * j + 2]
+
+        def at_goal(c: Any, j: int) -> np.ndarray:
+            d = np.hypot(*(goal(c, j) - c.objs[:, j, :2]).T)
+            return (d <= c.env.success_distance).astype(float)[:, None]
+
+        return (*M.head_layout(), Repeat("num_objects", "K", (
+            Field("box_rel", 2, "box j origin relative to the robot (robot frame)", "m", -inf,
+                  inf, M.rel_xy),
+            Field("box_heading_rel", 2, "cos, sin of box j's heading relative to the robot",
+                  "-", -1, 1, M.rel_heading),
+            Field("goal_minus_box", 2, "goal j minus box j (robot frame)", "m", -inf, inf,
+                  lambda c, j: M._rot(c, goal(c, j) - c.objs[:, j, :2])),
+            Field("goal_from_robot", 2, "goal j relative to the robot (robot frame)", "m",
+                  -inf, inf, lambda c, j: M._rot(c, goal(c, j) - c.robot[:, :2])),
+            Field("box_at_goal", 1, "box j within success_distance of goal j (0/1)", "-", 0,
+                  1, at_goal),
+            Field("box_touches_robot", 1, "box j touches the robot (0/1)", "-", 0, 1,
+                  lambda c, j: c.touching[:, j:j + 1]),
+        )))
+
+    def render_goals(self, env: Any, e: int) -> list:
+        from .render import Goal
+
+        g = env.task_arrays.goal[e]
+        return [Goal(kind="circle", center=(float(g[2 * i]), float(g[2 * i + 1])),
+                     radius=env.success_distance * 1.5, color=colour)
+                for i, colour in enumerate(self.render_colours(env))]
+
+
+# ------------------------------------------------------------------------------ hooks
+@njit(cache=True)
+def spawn(e, W, V, T):
+    """Each box's mass, friction and size drawn, then its goal, then the boxes (clear of every
+    goal, so each must be moved), then the robot, all clear of each other by ``gap``."""
+    fp = T.fp
+    n = T.ip[IP.n_obj]
+    M.clear_circles(e, T)
+    for i in range(n):
+        b = M.obj(T, i)
+        s = M.randomise(e, W, V, b, fp[FP.mass_lo], fp[FP.mass_hi], fp[FP.fric_lo],
+                        fp[FP.fric_hi], fp[FP.scale_lo], fp[FP.scale_hi])
+        rad = W.bflt[b, M.BF_BRAD] * s
+        gx, gy = M.free_spot(e, V, T, rad, fp[FP.gap], 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+                             0.0)
+        T.goal[e, 2 * i] = gx
+        T.goal[e, 2 * i + 1] = gy
+    for i in range(n):
+        M.place_body(e, W, V, T, M.obj(T, i), fp[FP.gap], 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+                     0.0)
+    M.place_robot(e, W, V, T)
+
+
+@njit(cache=True)
+def observe(e, W, V, T):
+    rx, ry, c, s = M.observe_robot(e, W, V, T)
+    row = V.obs[e]
+    n = T.ip[IP.n_obj]
+    base = M.HEAD + M.CONTACT_FIELDS * T.ip[IP.max_contacts]
+    succ = T.fp[FP.success_distance]
+    for i in range(n):
+        ox, oy, co, so = M.object_pose(e, W, T, i)
+        gx, gy = T.goal[e, 2 * i], T.goal[e, 2 * i + 1]
+        k = base + BLOCK * i
+        row[k], row[k + 1] = rot(c, s, ox - rx, oy - ry)
+        row[k + 2] = co * c + so * s
+        row[k + 3] = so * c - co * s
+        row[k + 4], row[k + 5] = rot(c, s, gx - ox, gy - oy)
+        row[k + 6], row[k + 7] = rot(c, s, gx - rx, gy - ry)
+        dx, dy = gx - ox, gy - oy
+        row[k + 8] = 1.0 if math.sqrt(dx * dx + dy * dy) <= succ else 0.0
+        row[k + 9] = T.mem[e, col(T, M.B_TOUCH, i)]
+        T.ag[e, 2 * i] = ox
+        T.ag[e, 2 * i + 1] = oy
+        T.dg[e, 2 * i] = gx
+        T.dg[e, 2 * i + 1] = gy
+
+
+@njit(cache=True)
+def is_success(ag, dg, fp):
+    """Every box within ``success_distance`` [m] of its goal."""
+    return count_within(ag, dg, fp[FP.success_distance]) == ag.shape[0] // 2
+
+
+@njit(cache=True)
+def goal_reward(ag, dg, fp, success):
+    """Dense HER reward: minus the summed box-to-goal distances [m], plus the success bonus."""
+    return -M.distance_sum(ag, dg) + (fp[FP.bonus] if success else 0.0)
+
+
+@njit(cache=True)
+def _target(e, W, T):
+    """The first box (by index) not at its goal, and the robot's distance to its push pose
+    (-1 and 0 when all are placed)."""
+    for i in range(T.ip[IP.n_obj]):
+        if T.mem[e, col(T, M.B_FLAG, i)] < 0.5:
+            return i, M.push_pose_distance(e, W, T, M.obj(T, i), T.goal[e, 2 * i],
+                                           T.goal[e, 2 * i + 1])
+    return -1, 0.0
+
+
+@njit(cache=True)
+def start(e, W, V, T):
+    """Progress memory of a new episode (distances, placed flags, box poses, robot target)."""
+    mem, ag, dg = T.mem, T.ag[e], T.dg[e]
+    succ = T.fp[FP.success_distance]
+    placed = 0
+    worst = 0.0
+    for i in range(T.ip[IP.n_obj]):
+        d = pair_distance(ag, dg, i)
+        mem[e, col(T, M.B_DIST, i)] = d
+        mem[e, col(T, M.B_FLAG, i)] = 1.0 if d <= succ else 0.0
+        mem[e, col(T, M.B_X, i)] = ag[2 * i]
+        mem[e, col(T, M.B_Y, i)] = ag[2 * i + 1]
+        if d <= succ:
+            placed += 1
+        worst = max(worst, d)
+    target, d = _target(e, W, T)
+    mem[e, MEM.target] = target
+    mem[e, MEM.prev_robot] = d
+    V.info[e, INFO.boxes_at_goal] = placed
+    V.info[e, INFO.box_to_goal] = worst
+
+
+@njit(cache=True)
+def evaluate(e, W, V, T):
+    """Dense reward: robot -> push pose of the first unplaced box, box -> goal progress of
+    every box, +-``w_place`` per box entering / leaving its goal, ``w_disturb`` per metre a
+    placed box is moved, the success bonus, minus the step penalty."""
+    fp, mem, info, ag, dg = T.fp, T.mem, V.info, T.ag[e], T.dg[e]
+    succ = fp[FP.success_distance]
+    success = is_success(ag, dg, fp)
+    r_obj = r_place = r_disturb = 0.0
+    placed = 0
+    worst = 0.0
+    for i in range(T.ip[IP.n_obj]):
+        d = pair_distance(ag, dg, i)
+        r_obj += fp[FP.w_object] * (mem[e, col(T, M.B_DIST, i)] - d)
+        mem[e, col(T, M.B_DIST, i)] = d
+        was = mem[e, col(T, M.B_FLAG, i)] > 0.5
+        at = d <= succ
+        if was:
+            mx = ag[2 * i] - mem[e, col(T, M.B_X, i)]
+            my = ag[2 * i + 1] - mem[e, col(T, M.B_Y, i)]
+            r_disturb -= fp[FP.w_disturb] * math.sqrt(mx * mx + my * my)
+        if at and not was:
+            r_place += fp[FP.w_place]
+        elif was and not at:
+            r_place -= fp[FP.w_place]
+        mem[e, col(T, M.B_FLAG, i)] = 1.0 if at else 0.0
+        mem[e, col(T, M.B_X, i)] = ag[2 * i]
+        mem[e, col(T, M.B_Y, i)] = ag[2 * i + 1]
+        if at:
+            placed += 1
+        worst = max(worst, d)
+    target, d_robot = _target(e, W, T)
+    r_robot = M.robot_progress(e, T, target, d_robot)
+    bonus = fp[FP.bonus] if success else 0.0
+    info[e, INFO.boxes_at_goal] = placed
+    info[e, INFO.box_to_goal] = worst
+    info[e, INFO.reward_robot_box] = r_robot
+    info[e, INFO.reward_box_goal] = r_obj
+    info[e, INFO.reward_placed] = r_place
+    info[e, INFO.reward_disturb] = r_disturb
+    info[e, INFO.reward_success] = bonus
+    info[e, INFO.contacts] = mem[e, MEM.contacts]
+    return success, success, r_robot + r_obj + r_place + r_disturb + bonus - \
+        fp[FP.step_penalty]
+
+
+INFO = columns([f"generic{i}" for i in range(3)], [k for k, _ in PushMulti.info_fields])
+
+_DOC = """A robot pushes ``num_objects`` boxes (default 3, up to 6), each to its own goal.
+
+    ## Description
+    A 1 kg disc robot (r = 0.15 m) and ``num_objects`` boxes (0.3 m, 0.5 kg; red, orange,
+    yellow, green, purple, cyan, in index order) in a walled 4 m x 4 m arena. Each episode
+    draws every goal, every box and the robot clear of each other (and ``wall_margin``, 0.3 m,
+    off the walls), so no box starts on any goal. Each goal is drawn in its box's colour, and
+    box j's block of the observation holds goal j. The scene holds six boxes; the task keeps
+    the first ``num_objects`` and drops the rest before the scene compiles, so unused boxes
+    cost nothing (a user's ``scene=`` must name its boxes ``box_0``, ``box_1`` ...).
+
+    ## Action Space
+    As PushBox-v0: ``Box(-1, 1, (2,), float32)`` scaled to the drive's limits.
+
+    ## Observation Space
+    ``obs_mode="state"``: a flat float32 Box; ``M = max_contacts`` (default 4), ``K =
+    num_objects`` (default 3, so 7 + 24 + 30 = 61 numbers):
+
+{obs_table}
+
+    ``obs_mode="goal"``: ``achieved_goal`` is every box's x, y [m] (2K numbers, box order),
+    ``desired_goal`` every goal's; their reward is exactly ``compute_reward``: sparse 0 / -1,
+    dense minus the summed distances [m] plus the success bonus.
+
+    ## Rewards
+    Dense, per step: ``1.0 * (robot -> push-pose progress [m] of the first box not at its
+    goal) + 10 * sum over boxes of (box -> goal progress [m]) + 2 * (boxes entering their goal
+    - boxes leaving it) - 10 * (metres moved by boxes that were at their goal) + 10 * success
+    - 0.01``. The last term makes pushing one box through another that is already placed cost
+    reward even when the placed box stays inside its 0.1 m. When the first unplaced box
+    changes, the robot term earns nothing that step. Terms in ``info``:
+    ``reward_robot_box``, ``reward_box_goal``, ``reward_placed``, ``reward_disturb``,
+    ``reward_success``. Sparse: 0 on success, -1 otherwise.
+
+    ## Episode End
+    Terminates when every box centre is within ``success_distance`` (0.1 m) of its goal;
+    truncates after ``max_episode_steps`` (500). ``info["boxes_at_goal"]`` counts the boxes
+    at their goals, ``info["box_to_goal"]`` is the largest box-to-goal distance [m].
+
+    ## Arguments
+    ``num_objects`` (1-6), ``robot`` ("diff" | "omni" | "acker"), ``reward_type`` ("dense" |
+    "sparse"), ``obs_mode`` ("state" | "goal"), ``scene`` (YAML path or mapping replacing
+    configs/push_multi.yaml), ``max_episode_steps``, ``max_contacts``, ``box_mass_range``
+    [kg], ``box_friction_range``, ``box_size_range`` (size factor), each drawn per box and
+    episode, ``spawn_region`` (x0, y0, x1, y1) [m], ``wall_margin`` [m], ``success_distance``
+    [m], ``render_mode``.
+
+    ## Version History
+    * v0: initial release.
+"""
+
+PushMultiEnv, PushMultiVectorEnv = task_envs(PushMulti, _DOC)

@@ -1,0 +1,298 @@
+"""Sweep-v0: sweep many small pucks into a goal circle."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from . import many as M
+from .base import task_envs
+from .many import IP, MEM, col, pair_distance, rot
+from .obs_layout import Field, Repeat
+from .task import Arg, columns, integer, number
+
+FP = columns(M.FP_NAMES, "mass_lo mass_hi fric_lo fric_hi goal_radius need")
+MAX_PUCKS = 40  # pucks in configs/sweep.yaml
+BLOCK = 5  # observation columns per puck
+GOAL_COLS = 5  # goal from the robot (2), goal x, y (2), fraction inside (1)
+
+
+class Sweep(M.ManyObjectTask):
+    id = "Sweep-v0"
+    hooks = __name__
+    scene = "sweep.yaml"
+    max_episode_steps = 500
+    numbered = (("puck", "num_pucks"),)
+    region = (0.0, 0.0, 3.0, 3.0)
+    wall_margin = 0.35
+    w_object = 3.0
+    w_place = 1.0
+    spawn_gap = 0.02
+    fp_names = tuple(FP._fields)
+    info_fields = (("fraction_inside", float), ("pucks_inside", int),
+                   ("reward_robot_puck", float), ("reward_puck_goal", float),
+                   ("reward_inside", float), ("reward_success", float), ("contacts", int))
+    arguments = {
+        "num_pucks": Arg(20, integer(1, MAX_PUCKS), f"pucks (r = 0.05 m; 1 to {MAX_PUCKS})"),
+        "goal_radius": Arg(0.5, number(0.05, 1.2, strict=False, unit=" [m]"),
+                           "radius of the goal circle [m]"),
+        "success_fraction": Arg(0.9, number(0.0, 1.0, strict=True),
+                                "fraction of the pucks inside that counts as success"),
+        **{k: v for k, v in M.shared_arguments("puck").items() if k != "success_distance"},
+    }
+
+    def __init__(self, args: Any) -> None:
+        super().__init__(args)
+        self.goal_fields = tuple(f"puck_{i}_{c}" for i in range(args["num_pucks"])
+                                 for c in "xy")
+
+    def build(self, env: Any):
+        t = super().build(env)
+        self.range_columns(t.fp, FP, "", "puck_mass_range", "puck_friction_range")
+        a = self.args
+        t.fp[FP.goal_radius] = a["goal_radius"]
+        # Pucks needed inside; the small slack keeps 0.9 x 20 = 18 from rounding up to 19.
+        t.fp[FP.need] = math.ceil(a["success_fraction"] * a["num_pucks"] - 1e-9)
+        x0, y0, x1, y1 = a["spawn_region"] or self.region
+        if 2 * (a["goal_radius"] + env.wall_margin) >= min(x1 - x0, y1 - y0):
+            raise ValueError(f"goal_radius {a['goal_radius']} m with wall_margin "
+                             f"{env.wall_margin} m does not fit the spawn region "
+                             f"{(x0, y0, x1, y1)} [m]")
+        return t
+
+    def observation(self) -> tuple:
+        inf = np.inf
+
+        def centre(c: Any) -> np.ndarray:
+            return c.goal[:, :2]
+
+        def inside(c: Any) -> np.ndarray:
+            d = np.hypot(*(c.objs[:, :, :2] - centre(c)[:, None]).transpose(2, 0, 1))
+            return d <= self.args["goal_radius"]
+
+        return (*M.head_layout(),
+                Field("goal_from_robot", 2, "goal centre relative to the robot (robot frame)",
+                      "m", -inf, inf, lambda c: M._rot(c, centre(c) - c.robot[:, :2])),
+                Field("goal_xy", 2, "goal centre x, y (world)", "m", -inf, inf, centre),
+                Field("fraction_inside", 1, "fraction of the pucks inside the goal circle",
+                      "-", 0, 1, lambda c: inside(c).mean(1)[:, None]),
+                Repeat("num_pucks", "N", (
+                    Field("puck_rel", 2, "puck j relative to the robot (robot frame)", "m",
+                          -inf, inf, M.rel_xy),
+                    Field("goal_minus_puck", 2, "goal centre minus puck j (robot frame)", "m",
+                          -inf, inf, lambda c, j: M._rot(c, centre(c) - c.objs[:, j, :2])),
+                    Field("puck_inside", 1, "puck j's centre inside the goal circle (0/1)",
+                          "-", 0, 1, lambda c, j: inside(c)[:, j:j + 1].astype(float)),
+                )))
+
+    def render_goals(self, env: Any, e: int) -> list:
+        from .render import Goal
+
+        g = env.task_arrays.goal[e]
+        return [Goal(kind="circle", center=(float(g[0]), float(g[1])),
+                     radius=self.args["goal_radius"])]
+
+
+# ------------------------------------------------------------------------------ hooks
+@njit(cache=True)
+def spawn(e, W, V, T):
+    """Puck masses and friction drawn, the goal centre (its circle ``margin`` off the walls),
+    the pucks outside the circle and clear of each other, then the robot."""
+    fp = T.fp
+    n = T.ip[IP.n_obj]
+    M.clear_circles(e, T)
+    for i in range(n):
+        M.randomise(e, W, V, M.obj(T, i), fp[FP.mass_lo], fp[FP.mass_hi], fp[FP.fric_lo],
+                    fp[FP.fric_hi], 0.0, 0.0)
+    gx, gy = M.free_spot(e, V, T, fp[FP.goal_radius], 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+                         0.0)
+    T.goal[e, 0] = gx
+    T.goal[e, 1] = gy
+    for i in range(n):
+        M.place_body(e, W, V, T, M.obj(T, i), fp[FP.gap], 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+                     0.0)
+    M.place_robot(e, W, V, T)
+
+
+@njit(cache=True)
+def observe(e, W, V, T):
+    rx, ry, c, s = M.observe_robot(e, W, V, T)
+    row = V.obs[e]
+    n = T.ip[IP.n_obj]
+    base = M.HEAD + M.CONTACT_FIELDS * T.ip[IP.max_contacts]
+    R = T.fp[FP.goal_radius]
+    gx, gy = T.goal[e, 0], T.goal[e, 1]
+    row[base], row[base + 1] = rot(c, s, gx - rx, gy - ry)
+    row[base + 2] = gx
+    row[base + 3] = gy
+    inside = 0
+    for i in range(n):
+        ox, oy, _co, _so = M.object_pose(e, W, T, i)
+        k = base + GOAL_COLS + BLOCK * i
+        row[k], row[k + 1] = rot(c, s, ox - rx, oy - ry)
+        row[k + 2], row[k + 3] = rot(c, s, gx - ox, gy - oy)
+        dx, dy = gx - ox, gy - oy
+        if math.sqrt(dx * dx + dy * dy) <= R:
+            row[k + 4] = 1.0
+            inside += 1
+        else:
+            row[k + 4] = 0.0
+        T.ag[e, 2 * i] = ox
+        T.ag[e, 2 * i + 1] = oy
+        T.dg[e, 2 * i] = gx
+        T.dg[e, 2 * i + 1] = gy
+    row[base + 4] = inside / n
+
+
+@njit(cache=True)
+def is_success(ag, dg, fp):
+    """At least ``need`` (``success_fraction`` of the pucks, rounded up) puck centres within
+    ``goal_radius`` [m] of their desired points (all the goal centre, unless relabelled)."""
+    return M.count_within(ag, dg, fp[FP.goal_radius]) >= fp[FP.need]
+
+
+@njit(cache=True)
+def _outside(ag, dg, i, R):
+    """How far [m] puck i's centre is outside the goal circle (0 inside)."""
+    return max(0.0, pair_distance(ag, dg, i) - R)
+
+
+@njit(cache=True)
+def goal_reward(ag, dg, fp, success):
+    """Dense HER reward: minus the summed distances [m] of the pucks outside the circle to
+    it, plus the success bonus."""
+    out = 0.0
+    for i in range(ag.shape[0] // 2):
+        out += _outside(ag, dg, i, fp[FP.goal_radius])
+    return -out + (fp[FP.bonus] if success else 0.0)
+
+
+@njit(cache=True)
+def _target(e, W, T):
+    """The puck outside the circle whose push pose (toward the centre) is nearest the robot,
+    and that distance [m] (-1 and 0 when every puck is inside)."""
+    best = -1
+    d_best = math.inf
+    gx, gy = T.goal[e, 0], T.goal[e, 1]
+    for i in range(T.ip[IP.n_obj]):
+        if T.mem[e, col(T, M.B_FLAG, i)] > 0.5:
+            continue
+        d = M.push_pose_distance(e, W, T, M.obj(T, i), gx, gy)
+        if d < d_best:
+            best, d_best = i, d
+    return best, (d_best if best >= 0 else 0.0)
+
+
+@njit(cache=True)
+def start(e, W, V, T):
+    """Progress memory of a new episode (distances outside, inside flags, robot target)."""
+    mem, ag, dg = T.mem, T.ag[e], T.dg[e]
+    R = T.fp[FP.goal_radius]
+    n = T.ip[IP.n_obj]
+    inside = 0
+    for i in range(n):
+        d = _outside(ag, dg, i, R)
+        mem[e, col(T, M.B_DIST, i)] = d
+        mem[e, col(T, M.B_FLAG, i)] = 1.0 if d <= 0.0 else 0.0
+        if d <= 0.0:
+            inside += 1
+    target, d = _target(e, W, T)
+    mem[e, MEM.target] = target
+    mem[e, MEM.prev_robot] = d
+    V.info[e, INFO.fraction_inside] = inside / n
+    V.info[e, INFO.pucks_inside] = inside
+
+
+@njit(cache=True)
+def evaluate(e, W, V, T):
+    """Dense reward: robot -> push pose of the nearest puck outside, puck -> circle progress of
+    every puck, +-``w_place`` per puck entering / leaving, the success bonus, minus the step
+    penalty."""
+    fp, mem, info, ag, dg = T.fp, T.mem, V.info, T.ag[e], T.dg[e]
+    R = fp[FP.goal_radius]
+    n = T.ip[IP.n_obj]
+    success = is_success(ag, dg, fp)
+    r_obj = r_in = 0.0
+    inside = 0
+    for i in range(n):
+        d = _outside(ag, dg, i, R)
+        r_obj += fp[FP.w_object] * (mem[e, col(T, M.B_DIST, i)] - d)
+        mem[e, col(T, M.B_DIST, i)] = d
+        was = mem[e, col(T, M.B_FLAG, i)] > 0.5
+        now = d <= 0.0
+        if now and not was:
+            r_in += fp[FP.w_place]
+        elif was and not now:
+            r_in -= fp[FP.w_place]
+        mem[e, col(T, M.B_FLAG, i)] = 1.0 if now else 0.0
+        if now:
+            inside += 1
+    target, d_robot = _target(e, W, T)
+    r_robot = M.robot_progress(e, T, target, d_robot)
+    bonus = fp[FP.bonus] if success else 0.0
+    info[e, INFO.fraction_inside] = inside / n
+    info[e, INFO.pucks_inside] = inside
+    info[e, INFO.reward_robot_puck] = r_robot
+    info[e, INFO.reward_puck_goal] = r_obj
+    info[e, INFO.reward_inside] = r_in
+    info[e, INFO.reward_success] = bonus
+    info[e, INFO.contacts] = mem[e, MEM.contacts]
+    return success, success, r_robot + r_obj + r_in + bonus - fp[FP.step_penalty]
+
+
+INFO = columns([f"generic{i}" for i in range(3)], [k for k, _ in Sweep.info_fields])
+
+_DOC = """A sweeper robot pushes ``num_pucks`` small pucks (default 20) into a goal circle.
+
+    ## Description
+    The robot is a 0.3 m x 0.4 m, 1 kg box on a diff drive (its flat front face pushes a puck
+    straight ahead); the pucks are discs of r = 0.05 m and 40 g, so twenty of them load it
+    with 3.9 N of ground friction, under its 4.9 N traction. Each episode draws the goal circle
+    (r = ``goal_radius``, 0.5 m) ``wall_margin`` (0.35 m) off the walls of a 3 m x 3 m arena,
+    the pucks outside it and the robot anywhere free. The scene holds 40 pucks; the task keeps
+    the first ``num_pucks`` before the scene compiles. Sub-steps are sized by the pucks
+    (0.05 m): about four per step at full speed.
+
+    ## Action Space
+    As PushBox-v0: ``Box(-1, 1, (2,), float32)``; diff [v in [-1, 1] m/s, omega in [-2, 2]
+    rad/s].
+
+    ## Observation Space
+    ``obs_mode="state"``: a flat float32 Box; ``M = max_contacts`` (default 4), ``N =
+    num_pucks`` (default 20, so 7 + 24 + 5 + 100 = 136 numbers):
+
+{obs_table}
+
+    ``obs_mode="goal"``: ``achieved_goal`` is every puck's x, y [m] (2N numbers),
+    ``desired_goal`` the goal centre repeated N times, so HER may relabel each puck's target;
+    a puck counts as inside within ``goal_radius`` of its desired point.
+
+    ## Rewards
+    Dense, per step: ``1.0 * (robot -> push-pose progress [m] toward the nearest puck
+    outside) + 3.0 * sum over pucks of (progress [m] of their distance outside the circle) +
+    1.0 * (pucks entering - pucks leaving) + 10 * success - 0.01``; the robot term earns
+    nothing on a step where its target puck changes. Terms in ``info``: ``reward_robot_puck``,
+    ``reward_puck_goal``, ``reward_inside``, ``reward_success``. Sparse: 0 on success, -1
+    otherwise.
+
+    ## Episode End
+    Terminates when at least ``success_fraction`` (90 %) of the puck centres are inside the
+    circle; truncates after ``max_episode_steps`` (500). ``info["fraction_inside"]`` and
+    ``info["pucks_inside"]`` give the state.
+
+    ## Arguments
+    ``num_pucks`` (1-40), ``goal_radius`` [m], ``success_fraction``, ``robot``,
+    ``reward_type``, ``obs_mode``, ``scene`` (YAML path or mapping replacing
+    configs/sweep.yaml; its pucks are named ``puck_0``, ``puck_1`` ...),
+    ``max_episode_steps``, ``max_contacts``, ``puck_mass_range`` [kg],
+    ``puck_friction_range`` (each drawn per puck and episode), ``spawn_region`` (x0, y0, x1,
+    y1) [m], ``wall_margin`` [m], ``render_mode``.
+
+    ## Version History
+    * v0: initial release.
+"""
+
+SweepEnv, SweepVectorEnv = task_envs(Sweep, _DOC)
