@@ -17,6 +17,7 @@ TASKS = {
     "PushBox-v0": ("push_envs.envs.push_box", 200),
     "WallSlide-v0": ("push_envs.envs.wall_slide", 300),
     "PushT-v0": ("push_envs.envs.push_t", 300),
+    "CoopPush-v0": ("push_envs.envs.coop_push", 300),
 }
 
 
