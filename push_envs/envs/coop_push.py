@@ -223,11 +223,7 @@ def evaluate(e, W, V, T):
     success = is_success(T.ag[e], T.dg[e], fp)
     d_rb = mem[e, MEM.d_rb]
     d_og = goal_distance(T.ag[e], T.dg[e])
-    r_rb = fp[FP.w_robot_object] * (mem[e, MEM.prev_rb] - d_rb)
-    r_og = fp[FP.w_object_goal] * (mem[e, MEM.prev_og] - d_og)
-    bonus = fp[FP.bonus] if success else 0.0
-    mem[e, MEM.prev_rb] = d_rb
-    mem[e, MEM.prev_og] = d_og
+    r_rb, r_og, bonus = P.progress_terms(e, T, d_rb, d_og, success)
     info[e, INFO.box_to_goal] = d_og
     info[e, INFO.reward_robots_box] = r_rb
     info[e, INFO.reward_box_goal] = r_og

@@ -259,6 +259,19 @@ def evaluate_single(e, W, V, T, success):
 
 
 @njit(cache=True)
+def progress_terms(e, T, d_rb, d_og, success):
+    """(robot progress, object progress, bonus) reward terms of env e for the new distances
+    d_rb (robot -> where it should push) and d_og (object -> goal) [m], which replace the
+    previous ones in ``T.mem``. For tasks whose ``MEM`` and ``FP`` extend the family's."""
+    fp, mem = T.fp, T.mem
+    r_rb = fp[FP.w_robot_object] * (mem[e, MEM.prev_rb] - d_rb)
+    r_og = fp[FP.w_object_goal] * (mem[e, MEM.prev_og] - d_og)
+    mem[e, MEM.prev_rb] = d_rb
+    mem[e, MEM.prev_og] = d_og
+    return r_rb, r_og, fp[FP.bonus] if success else 0.0
+
+
+@njit(cache=True)
 def start(e, W, V, T):
     """First info of an episode, and the distances its progress rewards start from."""
     d_rb, d_og, d_ang = distances(e, W, T)
