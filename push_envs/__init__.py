@@ -18,6 +18,7 @@ TASKS = {
     "WallSlide-v0": ("push_envs.envs.wall_slide", 300),
     "PushT-v0": ("push_envs.envs.push_t", 300),
     "CoopPush-v0": ("push_envs.envs.coop_push", 300),
+    "PushMaze-v0": ("push_envs.envs.push_maze", 400),
 }
 
 

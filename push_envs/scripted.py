@@ -2,7 +2,9 @@
 
 * :func:`push_box_action`, PushBox-v0: go behind the box, push it to the goal;
 * :func:`coop_push_action`, CoopPush-v0: both robots line up on one box face, then push
-  together (one alone cannot move the box).
+  together (one alone cannot move the box);
+* :func:`push_maze_action`, PushMaze-v0: PushBox's policy aimed at a point ahead on the box's
+  geodesic path (it does not plan the robot's own way around walls to the box).
 
 They read only the observation (see each task docstring's table), so they double as a check
 that it carries what a controller needs.
@@ -124,3 +126,18 @@ def coop_push_action(obs: np.ndarray, max_contacts: int = 4, half: float = 0.3,
                               1.0, 0.2)
         out += [v, w]
     return np.array(out, np.float32)
+
+
+def push_maze_action(obs: np.ndarray, max_contacts: int = 4, lead: float = 0.5) -> np.ndarray:
+    """Action in [-1, 1]^2 for PushMaze-v0 (diff): :func:`push_box_action` with the goal
+    replaced by the point ``lead`` [m] ahead of the box along its path direction (the goal
+    itself once the path is shorter), so the box is steered through the doorways."""
+    at = 29 + 6 * max_contacts  # path_distance, then path_dir (world)
+    c, s = obs[2], obs[3]
+    bx = obs[0] + c * obs[7] - s * obs[8]
+    by = obs[1] + s * obs[7] + c * obs[8]
+    o = np.array(obs, dtype=np.float64)
+    if obs[at] > lead:
+        o[15] = bx + lead * obs[at + 1]
+        o[16] = by + lead * obs[at + 2]
+    return push_box_action(o)

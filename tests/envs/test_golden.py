@@ -23,6 +23,7 @@ GOLDEN = {
     "WallSlide-v0": "4a433f0b2fec646728fff40a5903075b",
     "PushT-v0": "95cc474a51d6ec3c0c429b3942ff5374",
     "CoopPush-v0": "83d22a05ba73e4278d46cdafbddbb065",
+    "PushMaze-v0": "f89a1b9f5f76b7a92abd4a4021bcabbd",
 }
 
 

@@ -77,7 +77,7 @@ def test_reset_seed_then_reset_continues_the_stream():
 def test_registered_limits_and_ids():
     steps = {i: gym.spec(i).max_episode_steps for i in ENV_IDS}
     assert steps == {"PushBox-v0": 200, "WallSlide-v0": 300, "PushT-v0": 300,
-                     "CoopPush-v0": 300}
+                     "CoopPush-v0": 300, "PushMaze-v0": 400}
 
 
 def test_truncates_at_max_episode_steps():
