@@ -28,7 +28,8 @@ import time
 
 import numpy as np
 
-TASKS = ("PushBox-v0", "WallSlide-v0", "PushT-v0", "PushMulti-v0", "PushClutter-v0", "Sweep-v0")
+TASKS = ("PushBox-v0", "WallSlide-v0", "PushT-v0", "PushMulti-v0", "PushClutter-v0", "Sweep-v0",
+         "CoopPush-v0", "PushMaze-v0")
 TARGETS = {"vec4096": 1_000_000, "single": 50_000, "cold": 3.0}
 # make_vec N=1024 targets of the many-object tasks (issue 12) [env-steps/s]
 TARGETS_1024 = {"PushMulti-v0": 300_000, "PushClutter-v0": 300_000, "Sweep-v0": 100_000}
@@ -39,7 +40,7 @@ def _stats(values: list[float]) -> tuple[float, float, float]:
 
 
 def _time_batched(env, actions: np.ndarray, repeats: int) -> tuple[float, float, float]:
-    """Env-steps/s of a batched env stepped through ``actions`` (steps, n, 2), repeatedly."""
+    """Env-steps/s of a batched env stepped through ``actions`` (steps, n, A), repeatedly."""
     steps, n = actions.shape[:2]
     rates = []
     for _ in range(repeats):
@@ -55,7 +56,8 @@ def bench_single(env_id: str, steps: int, repeats: int, **kwargs) -> tuple[float
 
     env = gym.make(env_id, **kwargs)
     env.reset(seed=0)
-    actions = np.random.default_rng(0).uniform(-1, 1, (steps, 2)).astype(np.float32)
+    actions = np.random.default_rng(0).uniform(
+        -1, 1, (steps, *env.action_space.shape)).astype(np.float32)
     for a in actions[:200]:
         if any(env.step(a)[2:4]):
             env.reset()
@@ -76,7 +78,8 @@ def bench_vec(env_id: str, n: int, steps: int, repeats: int,
 
     env = gym.make_vec(env_id, num_envs=n, num_threads=num_threads, **kwargs)
     env.reset(seed=0)
-    actions = np.random.default_rng(0).uniform(-1, 1, (steps, n, 2)).astype(np.float32)
+    actions = np.random.default_rng(0).uniform(
+        -1, 1, (steps, *env.action_space.shape)).astype(np.float32)
     for a in actions[: min(steps, 20)]:
         env.step(a)
     return _time_batched(env, actions, repeats)
@@ -87,7 +90,8 @@ def bench_sync(env_id: str, n: int, steps: int, repeats: int) -> tuple[float, fl
 
     env = gym.make_vec(env_id, num_envs=n, vectorization_mode="sync")
     env.reset(seed=0)
-    actions = np.random.default_rng(0).uniform(-1, 1, (steps, n, 2)).astype(np.float32)
+    actions = np.random.default_rng(0).uniform(
+        -1, 1, (steps, *env.action_space.shape)).astype(np.float32)
     return _time_batched(env, actions, repeats)
 
 

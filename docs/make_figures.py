@@ -1,13 +1,14 @@
 """Render the first frame of each headline task to docs/<id>.png.
 
     python docs/make_figures.py [--out docs] [--seed 0] [ids ...]
-    python docs/make_figures.py --gif PushMulti-v0 Sweep-v0 PushClutter-v0
+    python docs/make_figures.py --gif PushMulti-v0 Sweep-v0 PushClutter-v0 CoopPush-v0 PushMaze-v0
 
 Each env is reset with the seed and drawn in ``rgb_array`` mode (no window, works headless);
 the frame is saved with pygame, so no image library beyond the core dependencies is needed.
 ``--gif`` also writes docs/<id>-scripted.gif: one episode of the task's scripted policy
 (push_envs.scripted), with the step and the task's progress in the corner (needs Pillow,
-which the ``[train]`` extra brings with matplotlib).
+which the ``[train]`` extra brings with matplotlib). PushMaze-v0's GIF is cropped to the
+episode's layout, enlarged.
 """
 
 from __future__ import annotations
@@ -20,13 +21,15 @@ from pathlib import Path
 import numpy as np
 
 ENV_IDS = ("PushBox-v0", "WallSlide-v0", "PushT-v0", "PushMulti-v0", "PushClutter-v0",
-           "Sweep-v0")
+           "Sweep-v0", "CoopPush-v0", "PushMaze-v0")
 # Scripted policy and the info key shown in the GIF's corner, per task that has one.
 SCRIPTED = {
     "PushBox-v0": ("push_box_action", "box_to_goal"),
     "PushMulti-v0": ("push_multi_action", "boxes_at_goal"),
     "PushClutter-v0": ("push_clutter_action", "clutter_contacts_episode"),
     "Sweep-v0": ("sweep_action", "fraction_inside"),
+    "CoopPush-v0": ("coop_push_action", "box_to_goal"),
+    "PushMaze-v0": ("push_maze_action", "box_to_goal"),
 }
 
 
@@ -56,8 +59,15 @@ def save_gif(env_id: str, path: str | os.PathLike, seed: int, max_steps: int = 5
     policy = getattr(scripted, name)
     env = gym.make(env_id, render_mode="rgb_array")
     frames = []
+    crop = None
     try:
         obs, info = env.reset(seed=seed)
+        if "layout" in info:  # PushMaze: the episode's 4 m x 4 m layout of the floor plan
+            env.render()
+            k = int(info["layout"])
+            x0, y0 = 4.0 * (k % 4), 4.0 * (k // 4)
+            a, b = env.unwrapped.core._renderer.world_to_px([[x0, y0 + 4.0], [x0 + 4.0, y0]])
+            crop = (int(a[0]), int(a[1]), int(b[0]), int(b[1]))
         for t in range(max_steps):
             if t % every == 0:
                 env.unwrapped.hud = [f"{env_id} scripted  step {t}",
@@ -71,6 +81,9 @@ def save_gif(env_id: str, path: str | os.PathLike, seed: int, max_steps: int = 5
         frames.extend([Image.fromarray(env.render())] * 8)  # hold the last frame
     finally:
         env.close()
+    if crop is not None:
+        size = (2 * (crop[2] - crop[0]), 2 * (crop[3] - crop[1]))
+        frames = [im.crop(crop).resize(size, Image.NEAREST) for im in frames]
     frames[0].save(os.fspath(path), save_all=True, append_images=frames[1:],
                    duration=1000 // 10 * every, loop=0, optimize=True)
     return t + 1, bool(info["is_success"])

@@ -20,6 +20,8 @@ TASKS = {
     "PushMulti-v0": ("push_envs.envs.push_multi", 500),
     "PushClutter-v0": ("push_envs.envs.push_clutter", 300),
     "Sweep-v0": ("push_envs.envs.sweep", 500),
+    "CoopPush-v0": ("push_envs.envs.coop_push", 300),
+    "PushMaze-v0": ("push_envs.envs.push_maze", 400),
 }
 
 

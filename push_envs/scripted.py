@@ -1,7 +1,16 @@
-"""Scripted pushing policies (diff drive): go behind the object, push it to the goal.
+"""Scripted pushing policies (diff drive) that read only the state observation.
 
-They read only the state observation (see the task docstring's table), so they double as a
-check that the observation carries what a controller needs.
+* :func:`push_box_action`, PushBox-v0: go behind the box, push it to the goal
+  (:func:`push_action` for any object and goal);
+* :func:`push_multi_action`, :func:`push_clutter_action`, :func:`sweep_action`: the same push
+  aimed at PushMulti-v0's next box, PushClutter-v0's target, Sweep-v0's nearest stray puck;
+* :func:`coop_push_action`, CoopPush-v0: both robots line up on one box face, then push
+  together (one alone cannot move the box);
+* :func:`push_maze_action`, PushMaze-v0: PushBox's policy aimed at a point ahead on the box's
+  geodesic path (it does not plan the robot's own way around walls to the box).
+
+They read only the observation (see each task docstring's table), so they double as a check
+that it carries what a controller needs.
 """
 
 from __future__ import annotations
@@ -13,6 +22,15 @@ import numpy as np
 
 def _wrap(a: float) -> float:
     return (a + math.pi) % (2.0 * math.pi) - math.pi
+
+
+def _drive(rx: float, ry: float, rth: float, tx: float, ty: float, speed: float = 1.0,
+           floor: float = 0.3) -> tuple[float, float]:
+    """Diff-drive action (v, omega in [-1, 1]) from pose (rx, ry [m], rth [rad]) toward
+    (tx, ty) [m]: turn toward it, drive forward as far as facing it, slowing near it."""
+    err = _wrap(math.atan2(ty - ry, tx - rx) - rth)
+    v = max(math.cos(err), 0.0) * min(speed, 2.0 * math.hypot(tx - rx, ty - ry) + floor)
+    return v, max(-1.0, min(1.0, 1.5 * err))
 
 
 def push_action(rx: float, ry: float, rth: float, bx: float, by: float, gx: float, gy: float,
@@ -39,10 +57,7 @@ def push_action(rx: float, ry: float, rth: float, bx: float, by: float, gx: floa
         side = 1.0 if (-dx * uy + dy * ux) >= 0.0 else -1.0
         tx = bx - uy * side * 0.45 - ux * 0.1
         ty = by + ux * side * 0.45 - uy * 0.1
-    err = _wrap(math.atan2(ty - ry, tx - rx) - rth)
-    v = max(math.cos(err), 0.0) * min(1.0, 2.0 * math.hypot(tx - rx, ty - ry) + 0.3)
-    w = max(-1.0, min(1.0, 1.5 * err))
-    return np.array([v, w], dtype=np.float32)
+    return np.array(_drive(rx, ry, rth, tx, ty), dtype=np.float32)
 
 
 def push_box_action(obs: np.ndarray, standoff: float = 0.32, align: float = 0.12) -> np.ndarray:
@@ -103,3 +118,84 @@ def sweep_action(obs: np.ndarray, num_pucks: int = 20, max_contacts: int = 4) ->
     px, py = _world(obs, base + 5 + 5 * best)
     return push_action(obs[0], obs[1], math.atan2(obs[3], obs[2]), px, py, gx, gy,
                        standoff=0.24, align=0.1)
+
+
+def coop_push_action(obs: np.ndarray, max_contacts: int = 4, half: float = 0.3,
+                     robot_r: float = 0.15, lateral: float = 0.16, orbit: float = 0.85,
+                     done: float = 0.03) -> np.ndarray:
+    """Joint action in [-1, 1]^4 for CoopPush-v0's two diff robots.
+
+    The box face to push is one whose outward normal still has more than ``done`` [m] of
+    goal distance against it; of those, the one whose push spots (as the task places them:
+    ``half`` [m] half-width of the box, ``robot_r`` + 5 cm out, ``lateral`` [m] to either
+    side) the robots reach with the least summed distance, so a face is kept while it is
+    worth pushing and the box travels an L to the goal. A robot away from its spot orbits
+    the box at ``orbit`` [m] (so it never leans on it alone), waits at the spot facing the
+    box, and both push through the face once both are ready.
+    """
+    common = 13
+    width = 22 + 6 * max_contacts
+    bx, by, cb, sb = (float(v) for v in obs[0:4])
+    gx, gy = float(obs[6]), float(obs[7])
+    robots = []
+    for k in range(2):
+        q = common + k * width
+        rx, ry, c, s = (float(v) for v in obs[q:q + 4])
+        robots.append((rx, ry, math.atan2(s, c), obs[q + 21] > 0.5))
+    # Candidate faces: outward normals n with some goal distance left along -n.
+    best = None
+    for nx, ny in ((cb, sb), (-cb, -sb), (-sb, cb), (sb, -cb)):
+        along = -((gx - bx) * nx + (gy - by) * ny)
+        if along < done:
+            continue
+        cx, cy = bx + nx * (half + robot_r + 0.05), by + ny * (half + robot_r + 0.05)
+        spots = ((cx - ny * lateral, cy + nx * lateral), (cx + ny * lateral, cy - nx * lateral))
+        d = [math.hypot(r[0] - p[0], r[1] - p[1]) for r in robots for p in spots]
+        cost, order = min((d[0] + d[3], (0, 1)), (d[1] + d[2], (1, 0)))
+        if best is None or cost < best[0]:
+            best = (cost, nx, ny, [spots[order[0]], spots[order[1]]])
+    if best is None:
+        return np.zeros(4, np.float32)
+    _, nx, ny, spots = best
+    ready = []
+    for (rx, ry, _, touch), (sx, sy) in zip(robots, spots, strict=True):
+        dx, dy = rx - bx, ry - by
+        behind = dx * nx + dy * ny  # distance out from the face's side of the box
+        lat = abs(-dx * ny + dy * nx)
+        ready.append(math.hypot(sx - rx, sy - ry) < 0.12 or
+                     (touch and behind > half and lat < half))
+    out = []
+    for (rx, ry, rth, _), (sx, sy), rdy in zip(robots, spots, ready, strict=True):
+        if all(ready):
+            # Push through the face, along -n, holding the spot's lateral line.
+            v, w = _drive(rx, ry, rth, sx - nx * 1.0, sy - ny * 1.0, 1.0, 0.2)
+        elif rdy:
+            err = _wrap(math.atan2(-ny, -nx) - rth)  # wait at the spot facing the box
+            v, w = 0.0, max(-1.0, min(1.0, 1.5 * err))
+        else:
+            # Orbit the box at a safe radius until the spot's bearing is near, then go to it.
+            pr = math.atan2(ry - by, rx - bx)
+            gap = _wrap(math.atan2(sy - by, sx - bx) - pr)
+            if abs(gap) < 0.35:
+                v, w = _drive(rx, ry, rth, sx, sy, 0.6, 0.2)
+            else:
+                a = pr + math.copysign(0.6, gap)
+                v, w = _drive(rx, ry, rth, bx + orbit * math.cos(a), by + orbit * math.sin(a),
+                              1.0, 0.2)
+        out += [v, w]
+    return np.array(out, np.float32)
+
+
+def push_maze_action(obs: np.ndarray, max_contacts: int = 4, lead: float = 0.5) -> np.ndarray:
+    """Action in [-1, 1]^2 for PushMaze-v0 (diff): :func:`push_box_action` with the goal
+    replaced by the point ``lead`` [m] ahead of the box along its path direction (the goal
+    itself once the path is shorter), so the box is steered through the doorways."""
+    at = 29 + 6 * max_contacts  # path_distance, then path_dir (world)
+    c, s = obs[2], obs[3]
+    bx = obs[0] + c * obs[7] - s * obs[8]
+    by = obs[1] + s * obs[7] + c * obs[8]
+    o = np.array(obs, dtype=np.float64)
+    if obs[at] > lead:
+        o[15] = bx + lead * obs[at + 1]
+        o[16] = by + lead * obs[at + 2]
+    return push_box_action(o)

@@ -170,13 +170,14 @@ class PushVectorEnv(VectorEnv):
         E = w.num_envs
         self.num_envs = E
         sc = w.scene
-        robot_index = sc.index[tc.robot_body]
-        if sc.bint[robot_index, BI_KIND] != DRIVEN:
-            raise SceneError(f"{sc.spec.source}: robot '{tc.robot_body}' must have kinematics")
+        robot_indices = [sc.index[name] for name in tc.driven_bodies()]
+        for name, i in zip(tc.driven_bodies(), robot_indices, strict=True):
+            if sc.bint[i, BI_KIND] != DRIVEN:
+                raise SceneError(f"{sc.spec.source}: robot '{name}' must have kinematics")
         self._check_region_inside_world()
-        spec = sc.spec.bodies[robot_index]
-        act_lo = np.array(spec.vel_min, np.float64)
-        act_span = np.array(spec.vel_max, np.float64) - act_lo
+        specs = [sc.spec.bodies[i] for i in robot_indices]
+        act_lo = np.concatenate([np.array(s.vel_min, np.float64) for s in specs])
+        act_span = np.concatenate([np.array(s.vel_max, np.float64) for s in specs]) - act_lo
 
         self._layout = tuple(self.task.observation())
         n_task = L.size(self._layout, self.task.args)
@@ -209,7 +210,7 @@ class PushVectorEnv(VectorEnv):
         H, Wd = self.pixel_size
         obs = np.zeros((E, n_row))
         self.env_arrays = EnvArrays(
-            robots=np.array([robot_index], np.int64), act_lo=act_lo, act_span=act_span,
+            robots=np.array(robot_indices, np.int64), act_lo=act_lo, act_span=act_span,
             cfg=cfg, init_pos=w.pos[0].copy(), init_ang=w.ang[0].copy(),
             init_vel=w.vel[0].copy(), init_omg=w.omg[0].copy(), init_drv=w.drv[0].copy(),
             base_mass=sc.mass.copy(), base_inertia=sc.inertia.copy(),
@@ -279,8 +280,17 @@ class PushVectorEnv(VectorEnv):
         raw = self.task.edit_scene(dict(raw), source)
         robots = raw.get("robot") or []
         robots = [robots] if isinstance(robots, Mapping) else list(robots)
+        for name in tc.driven_bodies():
+            robots = self._swap_robot(robots, name, source)
+        raw["robot"] = robots
+        return compile_scene(load_scene(raw, source=source, base_dir=base_dir))
+
+    def _swap_robot(self, robots: list, name: str, source: str) -> list:
+        """``robots`` (the scene's robot entries) with body ``name`` given the drive variant
+        of the ``robot`` argument; a SceneError when the scene lacks it."""
+        tc = self.task_class
         for i, body in enumerate(robots):
-            if isinstance(body, Mapping) and body.get("name", f"robot_{i}") == tc.robot_body:
+            if isinstance(body, Mapping) and body.get("name", f"robot_{i}") == name:
                 variant = ROBOT_VARIANTS[self.robot]
                 body = dict(body)
                 kin = body.get("kinematics")
@@ -307,12 +317,8 @@ class PushVectorEnv(VectorEnv):
                         ([0.0] if self.robot == "acker" else [])
                 body["state"] = state
                 robots[i] = body
-                break
-        else:
-            raise SceneError(f"{source}: robot body '{tc.robot_body}' is missing; the {tc.id} "
-                             f"task drives it")
-        raw["robot"] = robots
-        return compile_scene(load_scene(raw, source=source, base_dir=base_dir))
+                return robots
+        raise SceneError(f"{source}: robot body '{name}' is missing; the {tc.id} task drives it")
 
     def _lidar_field(self, robot_index: int) -> L.Field:
         """The observation block of the robot's lidar: ranges / range_max, beam order."""

@@ -72,12 +72,74 @@ def _clip(x, limit):
 
 
 @njit(cache=True)
+def object_contacts(e, W, o, wall, r0, r1):
+    """What env e's contacts tell about object o: (net contact force x, y [N, world], touches
+    the wall body (or, with wall < 0, any immovable body), touches robot r0, touches r1)."""
+    cti, ctf = W.cti, W.ctf
+    fx = fy = 0.0
+    touch_wall = False
+    touch_r0 = False
+    touch_r1 = False
+    for k in range(W.ctn[e]):
+        a = cti[e, k, 0]
+        b = cti[e, k, 1]
+        if a == o or b == o:
+            sgn = 1.0 if a == o else -1.0
+            q = b if a == o else a
+            nx, ny = sgn * ctf[e, k, CT_NX], sgn * ctf[e, k, CT_NY]
+            fn, ft = ctf[e, k, CT_FN], ctf[e, k, CT_FT]
+            fx += fn * nx - ft * ny
+            fy += fn * ny + ft * nx
+            if q == r0:
+                touch_r0 = True
+            if q == r1:
+                touch_r1 = True
+            if wall >= 0:
+                if q == wall:
+                    touch_wall = True
+            elif cti[e, k, 2] >= 0 or W.bint[q, BI_KIND] == IMMOVABLE:
+                touch_wall = True
+    return fx, fy, touch_wall, touch_r0, touch_r1
+
+
+@njit(cache=True)
+def robot_contacts(e, W, row, base, m, r, rx, ry, c, s, trac):
+    """Write robot r's contact block (``m`` slots of CONTACT_FIELDS from ``row[base]``: in
+    contact, normal toward the robot and point relative to its origin (rx, ry) [m], both in
+    its frame (heading cos c, sin s), force / ``trac`` [N]), largest force first; returns
+    the robot's contact count."""
+    cti, ctf = W.cti, W.ctf
+    for j in range(CONTACT_FIELDS * m):
+        row[base + j] = 0.0
+    n = 0
+    for k in range(W.ctn[e]):
+        a = cti[e, k, 0]
+        b = cti[e, k, 1]
+        if a != r and b != r:
+            continue
+        sgn = 1.0 if a == r else -1.0
+        f = min(ctf[e, k, CT_FN] / trac, FORCE_CLIP)
+        slot = sorted_slot(row, base, CONTACT_FIELDS, 3, n, m, f)
+        n += 1
+        if slot < m:
+            nx, ny = sgn * ctf[e, k, CT_NX], sgn * ctf[e, k, CT_NY]
+            px, py = ctf[e, k, CT_PX] - rx, ctf[e, k, CT_PY] - ry
+            q = base + CONTACT_FIELDS * slot
+            row[q] = 1.0
+            row[q + 1] = c * nx + s * ny
+            row[q + 2] = -s * nx + c * ny
+            row[q + 3] = f
+            row[q + 4] = c * px + s * py
+            row[q + 5] = -s * px + c * py
+    return n
+
+
+@njit(cache=True)
 def observe_single(e, W, V, T):
     """Write env e's state observation row (layout: :func:`layout`) and remember the
     object's origin pose, the robot's contact count and the wall touch in ``T.mem``."""
     ip, fp, goal, mem = T.ip, T.fp, T.goal, T.mem
     pos, ang, vel, omg, bflt, epar = W.pos, W.ang, W.vel, W.omg, W.bflt, W.epar
-    cti, ctf = W.cti, W.ctf
     r = ip[IP.robot]
     o = ip[IP.obj]
     rx, ry, _rth, c, s = origin_pose(e, r, pos, ang, bflt, epar)
@@ -110,47 +172,9 @@ def observe_single(e, W, V, T):
     # Robot contact block: the largest forces first, in the robot frame.
     m = ip[IP.max_contacts]
     base = 21
-    for j in range(CONTACT_FIELDS * m):
-        row[base + j] = 0.0
     trac = fp[FP.traction]
-    n = 0
-    fx = fy = 0.0
-    touch_wall = False
-    touch_robot = False
-    wall = ip[IP.wall]
-    for k in range(W.ctn[e]):
-        a = cti[e, k, 0]
-        b = cti[e, k, 1]
-        if a == o or b == o:
-            sgn = 1.0 if a == o else -1.0
-            q = b if a == o else a
-            nx, ny = sgn * ctf[e, k, CT_NX], sgn * ctf[e, k, CT_NY]
-            fn, ft = ctf[e, k, CT_FN], ctf[e, k, CT_FT]
-            fx += fn * nx - ft * ny
-            fy += fn * ny + ft * nx
-            if q == r:
-                touch_robot = True
-            if wall >= 0:
-                if q == wall:
-                    touch_wall = True
-            elif cti[e, k, 2] >= 0 or W.bint[q, BI_KIND] == IMMOVABLE:
-                touch_wall = True
-        if a != r and b != r:
-            continue
-        sgn = 1.0 if a == r else -1.0
-        f = min(ctf[e, k, CT_FN] / trac, FORCE_CLIP)
-        slot = sorted_slot(row, base, CONTACT_FIELDS, 3, n, m, f)
-        n += 1
-        if slot < m:
-            nx, ny = sgn * ctf[e, k, CT_NX], sgn * ctf[e, k, CT_NY]
-            px, py = ctf[e, k, CT_PX] - rx, ctf[e, k, CT_PY] - ry
-            q = base + CONTACT_FIELDS * slot
-            row[q] = 1.0
-            row[q + 1] = c * nx + s * ny
-            row[q + 2] = -s * nx + c * ny
-            row[q + 3] = f
-            row[q + 4] = c * px + s * py
-            row[q + 5] = -s * px + c * py
+    fx, fy, touch_wall, touch_robot, _ = object_contacts(e, W, o, ip[IP.wall], r, -1)
+    n = robot_contacts(e, W, row, base, m, r, rx, ry, c, s, trac)
     t = base + CONTACT_FIELDS * m
     row[t] = 1.0 if touch_wall else 0.0
     row[t + 1] = _clip(fx / trac, FORCE_CLIP)
@@ -232,6 +256,19 @@ def evaluate_single(e, W, V, T, success):
     info[e, INFO.contacts] = mem[e, MEM.contacts]
     info[e, INFO.touching_wall] = mem[e, MEM.touch_wall]
     return success, success, r_rb + r_og + r_ang + bonus - fp[FP.step_penalty]
+
+
+@njit(cache=True)
+def progress_terms(e, T, d_rb, d_og, success):
+    """(robot progress, object progress, bonus) reward terms of env e for the new distances
+    d_rb (robot -> where it should push) and d_og (object -> goal) [m], which replace the
+    previous ones in ``T.mem``. For tasks whose ``MEM`` and ``FP`` extend the family's."""
+    fp, mem = T.fp, T.mem
+    r_rb = fp[FP.w_robot_object] * (mem[e, MEM.prev_rb] - d_rb)
+    r_og = fp[FP.w_object_goal] * (mem[e, MEM.prev_og] - d_og)
+    mem[e, MEM.prev_rb] = d_rb
+    mem[e, MEM.prev_og] = d_og
+    return r_rb, r_og, fp[FP.bonus] if success else 0.0
 
 
 @njit(cache=True)

@@ -136,6 +136,9 @@ class TaskSpec:
     scene: ClassVar[str]  # YAML in configs/
     max_episode_steps: ClassVar[int]
     robot_body: ClassVar[str] = "robot"  # the scene body the action drives
+    # Several driven robots, in action order (2 action columns each); empty: (robot_body,).
+    # robot_body stays the one whose trail is drawn and whose contacts PushEnv.contacts reads.
+    robot_bodies: ClassVar[tuple[str, ...]] = ()
     default_robot: ClassVar[str] = "diff"
     arguments: ClassVar[Mapping[str, Arg]] = {}  # task arguments beyond the shared ones
     # names of the goal vector's columns; a task whose goal grows with its arguments (one
@@ -145,6 +148,11 @@ class TaskSpec:
 
     def __init__(self, args: Mapping[str, Any]) -> None:
         self.args = dict(args)
+
+    @classmethod
+    def driven_bodies(cls) -> tuple[str, ...]:
+        """The scene bodies the action drives, in action order."""
+        return tuple(cls.robot_bodies) or (cls.robot_body,)
 
     def observation(self) -> Layout:
         """The state observation's layout for these arguments."""

@@ -22,6 +22,8 @@ GOLDEN = {
     "PushBox-v0": "7b04b4428493f99b37b152431d81a76e",
     "WallSlide-v0": "4a433f0b2fec646728fff40a5903075b",
     "PushT-v0": "95cc474a51d6ec3c0c429b3942ff5374",
+    "CoopPush-v0": "83d22a05ba73e4278d46cdafbddbb065",
+    "PushMaze-v0": "f89a1b9f5f76b7a92abd4a4021bcabbd",
 }
 
 
@@ -35,7 +37,8 @@ def rollout_hash(env_id: str, num_envs: int = 8, steps: int = 400) -> tuple[str,
     ends = 0
     touched = 0
     for _ in range(steps):
-        obs, rew, term, trunc, info = env.step(rng.uniform(-1, 1, (num_envs, 2)))
+        obs, rew, term, trunc, info = env.step(
+            rng.uniform(-1, 1, (num_envs, *env.single_action_space.shape)))
         for a in (obs, rew, term, trunc):
             h.update(np.ascontiguousarray(a).tobytes())
         ends += int(np.sum(term | trunc))

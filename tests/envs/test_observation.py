@@ -25,8 +25,8 @@ def test_every_column_matches_the_world(env_id, max_contacts):
     seen_contact = False
     for step in range(90):
         # Full speed ahead half of the time, so robots reach walls and objects.
-        a = rng.uniform(-1, 1, (n, 2))
-        a[: n // 2, 0] = 1.0
+        a = rng.uniform(-1, 1, (n, *env.single_action_space.shape))
+        a[: n // 2, 0::2] = 1.0
         obs, *_ = env.step(a)
         seen_contact |= bool(np.any(env.world.ctn > 0))
         if step % 30 != 29:

@@ -37,7 +37,7 @@ def test_observation_stays_in_space(env_id, robot, obs_mode):
     env = gym.make(env_id, robot=robot, obs_mode=obs_mode)
     obs, _ = env.reset(seed=3)
     rng = np.random.default_rng(3)
-    actions = rng.uniform(-1, 1, (10_000, 2)).astype(np.float32)
+    actions = rng.uniform(-1, 1, (10_000, *env.action_space.shape)).astype(np.float32)
     space = env.observation_space
     for a in actions:
         assert space.contains(obs), obs
@@ -48,7 +48,8 @@ def test_observation_stays_in_space(env_id, robot, obs_mode):
 
 @pytest.mark.parametrize("env_id", ENV_IDS)
 def test_same_seed_same_trajectory(env_id):
-    actions = np.random.default_rng(1).uniform(-1, 1, (400, 2)).astype(np.float32)
+    dim = gym.spec(env_id).make().action_space.shape[0]
+    actions = np.random.default_rng(1).uniform(-1, 1, (400, dim)).astype(np.float32)
 
     def run():
         env = gym.make(env_id)
@@ -76,7 +77,8 @@ def test_reset_seed_then_reset_continues_the_stream():
 def test_registered_limits_and_ids():
     steps = {i: gym.spec(i).max_episode_steps for i in ENV_IDS}
     assert steps == {"PushBox-v0": 200, "WallSlide-v0": 300, "PushT-v0": 300,
-                     "PushMulti-v0": 500, "PushClutter-v0": 300, "Sweep-v0": 500}
+                     "PushMulti-v0": 500, "PushClutter-v0": 300, "Sweep-v0": 500,
+                     "CoopPush-v0": 300, "PushMaze-v0": 400}
 
 
 def test_truncates_at_max_episode_steps():
@@ -112,11 +114,18 @@ def test_out_of_range_action_is_clipped():
     assert np.array_equal(oa, ob)
 
 
+@pytest.mark.parametrize("env_id", ENV_IDS)
 @pytest.mark.parametrize(("kwarg", "value", "choices"), [
     ("robot", "tank", "diff"), ("obs_mode", "depth", "pixels"), ("reward_type", "x", "sparse")])
-def test_bad_choice_lists_valid_ones(kwarg, value, choices):
+def test_bad_choice_lists_valid_ones(env_id, kwarg, value, choices):
     with pytest.raises(ValueError, match=choices):
-        gym.make("PushBox-v0", **{kwarg: value})
+        gym.make(env_id, **{kwarg: value})
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_unknown_argument_lists_the_valid_ones(env_id):
+    with pytest.raises(TypeError, match=r"unknown argument\(s\) \['num_boxes'\].*max_contacts"):
+        gym.make(env_id, num_boxes=3)
 
 
 def test_bad_randomisation_range():

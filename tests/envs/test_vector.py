@@ -46,7 +46,8 @@ def test_sub_env_equals_single_env_bit_for_bit(env_id, n):
     singles, sobs = _single_envs(env_id, n, 100, max_episode_steps=horizon)
     for i in range(n):
         assert np.array_equal(vobs[i], sobs[i])
-    actions = np.random.default_rng(7).uniform(-1.2, 1.2, (steps, n, 2)).astype(np.float32)
+    dim = vec.single_action_space.shape[0]
+    actions = np.random.default_rng(7).uniform(-1.2, 1.2, (steps, n, dim)).astype(np.float32)
     pending = [False] * n
     resets = 0
     for t in range(steps):

@@ -1,0 +1,622 @@
+"""PushMaze-v0: push a box through doorways to a goal in a walled floor plan.
+
+The plan is a grid map (IR-SIM's ``obstacle_map``, a PNG) split into ``layouts`` = (columns,
+rows) equal tiles, each a walled layout; the default map holds the eight layouts of
+:mod:`push_envs.envs.floor_plans`. Every episode draws a layout index and places the goal, the
+box and the robot inside that tile.
+
+Why tiles: a batch is one compiled world with one static geometry (one broad-phase grid of
+static pieces) shared by every env. Switching map cells per env would need per-env static
+geometry in the broad and narrow phase; putting all layouts side by side keeps the world
+static and lets any env be in any layout, so a single env and env i of a batch stay equal
+bit for bit, and a layout costs only its static pieces (the broad phase looks at the cells
+near the bodies). A user's own map (``scene=``) is one layout with ``layouts=(1, 1)``.
+
+What is computed once per map, at construction (Python and numba, cached per process):
+
+* each free cell's clearance [m] to the nearest occupied cell (or the tile's edge);
+* the largest 4-connected region of each tile where the box's bounding circle fits, and the
+  robot cells connected to it: the box spawns and the goals lie there, so every goal is
+  reachable for the box and the box for the robot;
+* goal sites on a 0.4 m lattice of those cells (at least ``wall_margin`` plus the box's
+  bounding radius from walls), and for each site the geodesic distance field over its tile
+  (8-connected, no corner cutting). The dense reward is the progress of the box along it.
+
+The observation is the single-object one (see PushBox-v0) followed by the box's geodesic
+distance, the direction of its path, and two occupancy patches of the map (around the robot
+and around the box, world-aligned).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections import deque
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from ..physics import SceneError
+from ..physics.frames import place_origin
+from ..physics.layout import EP_SCALE
+from . import pushing as P
+from .base import task_envs
+from .obs_layout import Field
+from .pushing import GOAL, MEM, goal_distance, goal_reward  # noqa: F401 (shared hook)
+from .rng import uniform
+from .step import INFO_TASK, TaskArrays
+from .task import Arg, columns, integer, number
+
+IP = columns(P.IP._fields, "nx ny tnx tny ntiles patch_k tab_tiles tab_cells tab_sites "
+             "tab_rcells fp_occ fp_field")
+FP = columns(P.FP_NAMES, "res mx0 my0 patch_res")
+MEMZ = columns(P.MEM._fields, "tile site geo dirx diry")
+INFO = columns([f"generic{i}" for i in range(INFO_TASK)],
+               "box_to_goal path_distance reward_robot_box reward_box_goal reward_success "
+               "contacts touching_wall layout")
+TILE = columns("i0 j0 box_start box_count site_start site_count rob_start rob_count")
+FAR = 1e9  # field value of cells the box cannot reach
+SITE_STEP = 4  # goal sites every 4 cells (0.4 m at 0.1 m cells)
+LOOK = 2  # the path direction looks this many cells ahead (a 5 x 5 neighbourhood)
+PATH_CLIP = 100.0  # [m] the observed geodesic distance is clipped to this
+_TRIES = 64
+
+
+# ------------------------------------------------------------------------- map tables
+@njit(cache=True)
+def clearance(occ, i0, j0, tnx, tny, reach, res, out):
+    """Distance [m] from each cell centre of the tile at (i0, j0) to the nearest occupied
+    cell or the tile's edge, capped at ``reach`` cells; 0 on occupied cells."""
+    for i in range(tnx):
+        for j in range(tny):
+            if occ[i0 + i, j0 + j]:
+                out[i, j] = 0.0
+                continue
+            best = reach * res
+            for di in range(-reach, reach + 1):
+                for dj in range(-reach, reach + 1):
+                    a, b = i + di, j + dj
+                    if 0 <= a < tnx and 0 <= b < tny and not occ[i0 + a, j0 + b]:
+                        continue
+                    dx = max(abs(di) - 0.5, 0.0)
+                    dy = max(abs(dj) - 0.5, 0.0)
+                    d = math.sqrt(dx * dx + dy * dy) * res
+                    if d < best:
+                        best = d
+            out[i, j] = best
+
+
+@njit(cache=True)
+def distance_field(ok, si, sj, res, out):
+    """Geodesic distance [m] from cell (si, sj) over the cells where ``ok``: 8-connected
+    (a diagonal step only when both cells beside it are ok), by chamfer sweeps repeated until
+    nothing changes. Cells not reached get FAR."""
+    nx, ny = ok.shape
+    out[:, :] = FAR
+    out[si, sj] = 0.0
+    diag = res * math.sqrt(2.0)
+    changed = True
+    while changed:
+        changed = False
+        for sweep in range(2):
+            for a in range(nx):
+                i = a if sweep == 0 else nx - 1 - a
+                for b in range(ny):
+                    j = b if sweep == 0 else ny - 1 - b
+                    if not ok[i, j]:
+                        continue
+                    best = out[i, j]
+                    for di in range(-1, 2):
+                        for dj in range(-1, 2):
+                            p, q = i + di, j + dj
+                            if (di == 0 and dj == 0) or not (0 <= p < nx and 0 <= q < ny):
+                                continue
+                            if not ok[p, q]:
+                                continue
+                            if di != 0 and dj != 0 and not (ok[i + di, j] and ok[i, j + dj]):
+                                continue
+                            d = out[p, q] + (diag if di != 0 and dj != 0 else res)
+                            if d < best - 1e-12:
+                                best = d
+                    if best < out[i, j]:
+                        out[i, j] = best
+                        changed = True
+
+
+def _largest_region(ok: np.ndarray) -> np.ndarray:
+    """Mask of the largest 4-connected region of ``ok`` (ties: the first found in index
+    order)."""
+    seen = np.zeros(ok.shape, bool)
+    best = np.zeros(ok.shape, bool)
+    for start in zip(*np.nonzero(ok), strict=True):
+        if seen[start]:
+            continue
+        region = _flood(ok, [start])
+        seen |= region
+        if region.sum() > best.sum():
+            best = region
+    return best
+
+
+def _flood(ok: np.ndarray, starts: list) -> np.ndarray:
+    """Cells of ``ok`` 4-connected to any of ``starts``."""
+    out = np.zeros(ok.shape, bool)
+    queue = deque(s for s in starts if ok[s])
+    for s in queue:
+        out[s] = True
+    while queue:
+        i, j = queue.popleft()
+        for p, q in ((i + 1, j), (i - 1, j), (i, j + 1), (i, j - 1)):
+            if 0 <= p < ok.shape[0] and 0 <= q < ok.shape[1] and ok[p, q] and not out[p, q]:
+                out[p, q] = True
+                queue.append((p, q))
+    return out
+
+
+_TABLES: dict[str, tuple] = {}
+
+
+def map_tables(occ: np.ndarray, res: float, offset: tuple, layouts: tuple[int, int],
+               box_r: float, robot_r: float, margin: float, region: tuple | None,
+               where: str) -> tuple:
+    """The per-layout spawn cells, goal sites and distance fields of a map (cached).
+
+    Returns (tiles (ntiles, len(TILE)) int64, box cells, goal-site cells, robot cells (global
+    cell indices i * ny + j, int64), fields (n_sites, tnx * tny) float64). Layouts without a
+    goal site, a box cell or a robot cell are left out; none left is a SceneError.
+    """
+    occ = np.asarray(occ, bool)
+    nx, ny = occ.shape
+    cols, rows = layouts
+    if nx % cols or ny % rows:
+        raise ValueError(f"layouts {layouts} must divide the map's {nx} x {ny} cells into "
+                         f"equal tiles (columns divide {nx}, rows divide {ny})")
+    key = hashlib.sha1(np.packbits(occ).tobytes() + repr(
+        (occ.shape, res, offset, layouts, box_r, robot_r, margin, region)).encode()).hexdigest()
+    if key in _TABLES:
+        return _TABLES[key]
+    tnx, tny = nx // cols, ny // rows
+    reach = int(math.ceil((box_r + margin) / res)) + 2
+    tiles, box_cells, sites, rob_cells, fields = [], [], [], [], []
+    clear = np.zeros((tnx, tny))
+    centres_x = offset[0] + (np.arange(nx) + 0.5) * res
+    centres_y = offset[1] + (np.arange(ny) + 0.5) * res
+    if region is None:
+        inside = np.ones((nx, ny), bool)
+    else:
+        inside = (centres_x[:, None] >= region[0]) & (centres_x[:, None] <= region[2]) & \
+            (centres_y[None, :] >= region[1]) & (centres_y[None, :] <= region[3])
+    for r in range(rows):
+        for c in range(cols):
+            i0, j0 = c * tnx, r * tny
+            clearance(occ, i0, j0, tnx, tny, reach, res, clear)
+            box_ok = clear >= box_r
+            region_box = _largest_region(box_ok)
+            spawn = region_box & (clear >= box_r + margin) & inside[i0:i0 + tnx, j0:j0 + tny]
+            li, lj = np.nonzero(spawn)
+            lattice = (li % SITE_STEP == SITE_STEP // 2) & (lj % SITE_STEP == SITE_STEP // 2)
+            robot_region = _flood(clear >= robot_r + 0.02, list(zip(li, lj, strict=True)))
+            ri, rj = np.nonzero(robot_region & (clear >= robot_r + 0.05))
+            if lattice.sum() < 2 or len(ri) == 0:
+                continue
+            row = np.zeros(len(TILE), np.int64)
+            row[TILE.i0], row[TILE.j0] = i0, j0
+            row[[TILE.box_start, TILE.box_count]] = sum(map(len, box_cells)), len(li)
+            row[[TILE.site_start, TILE.site_count]] = sum(map(len, sites)), lattice.sum()
+            row[[TILE.rob_start, TILE.rob_count]] = sum(map(len, rob_cells)), len(ri)
+            tiles.append(row)
+            box_cells.append((i0 + li) * ny + (j0 + lj))
+            sites.append((i0 + li[lattice]) * ny + (j0 + lj[lattice]))
+            rob_cells.append((i0 + ri) * ny + (j0 + rj))
+            field = np.zeros((tnx, tny))
+            for si, sj in zip(li[lattice], lj[lattice], strict=True):
+                distance_field(box_ok & region_box, si, sj, res, field)
+                fields.append(field.ravel().copy())
+    if not tiles:
+        raise SceneError(f"{where}: no layout of the map has room for the box (bounding radius "
+                         f"{box_r:.3g} m plus wall_margin {margin:.3g} m) at two goal sites "
+                         f"and for the robot ({robot_r:.3g} m)")
+    out = (np.array(tiles, np.int64), np.concatenate(box_cells).astype(np.int64),
+           np.concatenate(sites).astype(np.int64), np.concatenate(rob_cells).astype(np.int64),
+           np.array(fields))
+    _TABLES[key] = out
+    return out
+
+
+# ------------------------------------------------------------------------------ hooks
+@njit(cache=True, inline="always")
+def _tile(ip, t, col):
+    return ip[ip[IP.tab_tiles] + t * len(TILE) + col]
+
+
+@njit(cache=True)
+def cell_centre(ip, fp, cell):
+    """World centre (x, y) [m] of global cell index ``cell``."""
+    ny = ip[IP.ny]
+    i, j = cell // ny, cell % ny
+    return fp[FP.mx0] + (i + 0.5) * fp[FP.res], fp[FP.my0] + (j + 0.5) * fp[FP.res]
+
+
+@njit(cache=True)
+def occupied(ip, fp, x, y):
+    """1.0 where (x, y) [m] lies in an occupied map cell or off the map, else 0.0."""
+    i = int(math.floor((x - fp[FP.mx0]) / fp[FP.res]))
+    j = int(math.floor((y - fp[FP.my0]) / fp[FP.res]))
+    if i < 0 or j < 0 or i >= ip[IP.nx] or j >= ip[IP.ny]:
+        return 1.0
+    return fp[ip[IP.fp_occ] + i * ip[IP.ny] + j]
+
+
+@njit(cache=True)
+def geodesic(ip, fp, tile, site, gx, gy, px, py):
+    """Geodesic distance [m] from (px, py) to the goal (gx, gy) of goal site ``site`` in
+    layout ``tile``, and the unit direction of the path there.
+
+    Over the 5 x 5 cells around the point: min of (field at the cell + straight distance to
+    its centre); the direction points at the cell of least field value (the goal itself
+    when the goal's cell is among them). Returns (-1, 0, 0) when no cell around is reachable.
+    """
+    res = fp[FP.res]
+    tnx, tny = ip[IP.tnx], ip[IP.tny]
+    ci = int(math.floor((px - fp[FP.mx0]) / res)) - _tile(ip, tile, TILE.i0)
+    cj = int(math.floor((py - fp[FP.my0]) / res)) - _tile(ip, tile, TILE.j0)
+    base = ip[IP.fp_field] + site * tnx * tny
+    best = -1.0
+    fmin = FAR
+    tx = ty = 0.0
+    for di in range(-LOOK, LOOK + 1):
+        for dj in range(-LOOK, LOOK + 1):
+            a, b = ci + di, cj + dj
+            if a < 0 or b < 0 or a >= tnx or b >= tny:
+                continue
+            f = fp[base + a * tny + b]
+            if f >= FAR:
+                continue
+            cx = fp[FP.mx0] + (_tile(ip, tile, TILE.i0) + a + 0.5) * res
+            cy = fp[FP.my0] + (_tile(ip, tile, TILE.j0) + b + 0.5) * res
+            d = f + math.sqrt((px - cx) ** 2 + (py - cy) ** 2)
+            if best < 0.0 or d < best:
+                best = d
+            if f < fmin:
+                fmin = f
+                tx, ty = (gx, gy) if f == 0.0 else (cx, cy)
+    if best < 0.0:
+        return -1.0, 0.0, 0.0
+    dx, dy = tx - px, ty - py
+    n = math.sqrt(dx * dx + dy * dy)
+    if n < 1e-9:
+        return best, 0.0, 0.0
+    return best, dx / n, dy / n
+
+
+@njit(cache=True)
+def spawn(e, W, V, T):
+    """A layout, a goal site in it, the box on a spawn cell at least ``goal_separation`` from
+    the goal (same region, so the goal is reachable), the robot on a robot cell clear of the
+    box; headings uniform."""
+    ip, fp, rng = T.ip, T.fp, V.rng
+    s = P.randomise_object(e, W, V, T)
+    t = min(int(uniform(rng, e, 0.0, ip[IP.ntiles])), ip[IP.ntiles] - 1)
+    k = min(int(uniform(rng, e, 0.0, _tile(ip, t, TILE.site_count))),
+            _tile(ip, t, TILE.site_count) - 1)
+    site = _tile(ip, t, TILE.site_start) + k
+    gx, gy = cell_centre(ip, fp, ip[ip[IP.tab_sites] + site])
+    P.set_goal(e, T, gx, gy, 0.0)
+    T.mem[e, MEMZ.tile] = t
+    T.mem[e, MEMZ.site] = site
+    n = _tile(ip, t, TILE.box_count)
+    bx = by = 0.0
+    for _ in range(_TRIES):
+        c = min(int(uniform(rng, e, 0.0, n)), n - 1)
+        bx, by = cell_centre(ip, fp, ip[ip[IP.tab_cells] + _tile(ip, t, TILE.box_start) + c])
+        if (bx - gx) ** 2 + (by - gy) ** 2 >= fp[FP.goal_separation] ** 2:
+            break
+    o = ip[IP.obj]
+    W.pos[e, o, 0] = bx
+    W.pos[e, o, 1] = by
+    W.ang[e, o] = uniform(rng, e, -math.pi, math.pi)
+    gap = fp[FP.robot_r] + fp[FP.obj_r] * s + 0.05
+    n = _tile(ip, t, TILE.rob_count)
+    rx = ry = 0.0
+    for _ in range(_TRIES):
+        c = min(int(uniform(rng, e, 0.0, n)), n - 1)
+        rx, ry = cell_centre(ip, fp, ip[ip[IP.tab_rcells] + _tile(ip, t, TILE.rob_start) + c])
+        if (rx - bx) ** 2 + (ry - by) ** 2 >= gap * gap:
+            break
+    place_origin(e, ip[IP.robot], rx, ry, uniform(rng, e, -math.pi, math.pi), W.pos, W.ang,
+                 W.bflt, W.epar)
+
+
+@njit(cache=True)
+def _patch(ip, fp, row, at, x, y):
+    """The k x k occupancy patch centred on (x, y) [m] (a along x outer, b along y inner)."""
+    k = ip[IP.patch_k]
+    h = 0.5 * (k - 1)
+    step = fp[FP.patch_res]
+    for a in range(k):
+        for b in range(k):
+            row[at + a * k + b] = occupied(ip, fp, x + (a - h) * step, y + (b - h) * step)
+
+
+@njit(cache=True)
+def observe(e, W, V, T):
+    """The single-object observation, then the path and the two occupancy patches."""
+    ip, fp, mem, goal = T.ip, T.fp, T.mem, T.goal
+    P.observe_single(e, W, V, T)
+    row = V.obs[e]
+    at = 29 + P.CONTACT_FIELDS * ip[IP.max_contacts]
+    o = ip[IP.obj]
+    geo, dx, dy = geodesic(ip, fp, int(mem[e, MEMZ.tile]), int(mem[e, MEMZ.site]),
+                           goal[e, GOAL.x], goal[e, GOAL.y], W.pos[e, o, 0], W.pos[e, o, 1])
+    if geo < 0.0:  # the box sits where no reachable cell is near: keep the last reading
+        geo, dx, dy = mem[e, MEMZ.geo], mem[e, MEMZ.dirx], mem[e, MEMZ.diry]
+    mem[e, MEMZ.geo] = geo
+    mem[e, MEMZ.dirx] = dx
+    mem[e, MEMZ.diry] = dy
+    c, s = row[2], row[3]
+    row[at] = min(geo, PATH_CLIP)
+    row[at + 1] = dx
+    row[at + 2] = dy
+    row[at + 3] = c * dx + s * dy
+    row[at + 4] = -s * dx + c * dy
+    k2 = ip[IP.patch_k] * ip[IP.patch_k]
+    _patch(ip, fp, row, at + 5, row[0], row[1])
+    _patch(ip, fp, row, at + 5 + k2, mem[e, MEM.ox], mem[e, MEM.oy])
+    T.ag[e, 0] = mem[e, MEM.ox]
+    T.ag[e, 1] = mem[e, MEM.oy]
+    T.dg[e, 0] = goal[e, GOAL.x]
+    T.dg[e, 1] = goal[e, GOAL.y]
+
+
+@njit(cache=True)
+def is_success(ag, dg, fp):
+    """Box centre within ``success_distance`` [m] of the goal."""
+    return goal_distance(ag, dg) <= fp[FP.success_distance]
+
+
+@njit(cache=True)
+def _push_distance(e, W, T):
+    """Robot -> push pose [m]: behind the box along its path direction."""
+    ip, fp, mem = T.ip, T.fp, T.mem
+    o, r = ip[IP.obj], ip[IP.robot]
+    stand = fp[FP.robot_r] + fp[FP.obj_r] * W.epar[e, o, EP_SCALE]
+    px = W.pos[e, o, 0] - mem[e, MEMZ.dirx] * stand
+    py = W.pos[e, o, 1] - mem[e, MEMZ.diry] * stand
+    return math.sqrt((W.pos[e, r, 0] - px) ** 2 + (W.pos[e, r, 1] - py) ** 2)
+
+
+@njit(cache=True)
+def evaluate(e, W, V, T):
+    """``w_robot_object`` x (robot -> push pose progress [m]) + ``w_object_goal`` x (box
+    progress along its path [m]) + bonus on success - step penalty."""
+    fp, mem, info = T.fp, T.mem, V.info
+    success = is_success(T.ag[e], T.dg[e], fp)
+    d_rb = _push_distance(e, W, T)
+    geo = mem[e, MEMZ.geo]
+    r_rb, r_og, bonus = P.progress_terms(e, T, d_rb, geo, success)
+    info[e, INFO.box_to_goal] = goal_distance(T.ag[e], T.dg[e])
+    info[e, INFO.path_distance] = geo
+    info[e, INFO.reward_robot_box] = r_rb
+    info[e, INFO.reward_box_goal] = r_og
+    info[e, INFO.reward_success] = bonus
+    info[e, INFO.contacts] = mem[e, MEM.contacts]
+    info[e, INFO.touching_wall] = mem[e, MEM.touch_wall]
+    info[e, INFO.layout] = mem[e, MEMZ.tile]
+    return success, success, r_rb + r_og + bonus - fp[FP.step_penalty]
+
+
+@njit(cache=True)
+def start(e, W, V, T):
+    """First info, and the distances the progress rewards start from."""
+    T.mem[e, MEM.prev_rb] = _push_distance(e, W, T)
+    T.mem[e, MEM.prev_og] = T.mem[e, MEMZ.geo]
+    V.info[e, INFO.box_to_goal] = goal_distance(T.ag[e], T.dg[e])
+    V.info[e, INFO.path_distance] = T.mem[e, MEMZ.geo]
+    V.info[e, INFO.layout] = T.mem[e, MEMZ.tile]
+
+
+# ------------------------------------------------------------------------ Python side
+def _layouts(name: str, value: Any) -> tuple[int, int] | None:
+    if value is None:
+        return None
+    try:
+        cols, rows = value
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be None or (columns, rows) of layouts, got "
+                         f"{value!r}") from None
+    check = integer(1, 64)
+    return check(f"{name}[0]", cols), check(f"{name}[1]", rows)
+
+
+def _odd(name: str, value: Any) -> int:
+    k = integer(1, 31)(name, value)
+    if k % 2 == 0:
+        raise ValueError(f"{name} must be an odd integer in [1, 31] (the patch is centred on "
+                         f"a cell), got {value!r}")
+    return k
+
+
+def numpy_patch(occ: np.ndarray, res: float, offset: tuple, xy: np.ndarray, k: int,
+                step: float) -> np.ndarray:
+    """(E, k*k) occupancy of the world-aligned k x k patch around each (x, y) [m]."""
+    h = 0.5 * (k - 1)
+    a = (np.arange(k) - h) * step
+    x = xy[:, 0, None, None] + a[None, :, None]
+    y = xy[:, 1, None, None] + a[None, None, :]
+    i = np.floor((x - offset[0]) / res).astype(np.int64)
+    j = np.floor((y - offset[1]) / res).astype(np.int64)
+    off = (i < 0) | (j < 0) | (i >= occ.shape[0]) | (j >= occ.shape[1])
+    val = occ[np.clip(i, 0, occ.shape[0] - 1), np.clip(j, 0, occ.shape[1] - 1)]
+    return np.where(off, 1.0, val.astype(float)).reshape(len(xy), k * k)
+
+
+class PushMaze(P.SingleObjectTask):
+    id = "PushMaze-v0"
+    hooks = __name__
+    scene = "push_maze.yaml"
+    max_episode_steps = 400
+    object_body = "box"
+    region = (0.0, 0.0, 16.0, 8.0)
+    success_distance = 0.1
+    wall_margin = 0.3
+    goal_separation = 1.5
+    layouts = (4, 2)
+    fp_names = tuple(FP._fields)
+    goal_fields = ("x", "y")
+    info_fields = (("box_to_goal", float), ("path_distance", float),
+                   ("reward_robot_box", float), ("reward_box_goal", float),
+                   ("reward_success", float), ("contacts", int), ("touching_wall", bool),
+                   ("layout", int))
+    arguments = {
+        **P.shared_arguments(),
+        "layouts": Arg(None, _layouts, "(columns, rows) of equal layouts the map is split "
+                       "into; None: (4, 2) for the default map, (1, 1) for a scene's own"),
+        "patch_size": Arg(9, _odd, "cells per side of each occupancy patch (odd)"),
+        "patch_resolution": Arg(0.2, number(0.01, 1.0, unit=" [m]"),
+                                "spacing of the occupancy patch samples [m]"),
+    }
+
+    def observation(self) -> tuple:
+        k = self.args["patch_size"]
+        step = self.args["patch_resolution"]
+        return (*P.layout(), *extra_fields(k, step))
+
+    def _tiles(self, env: Any) -> tuple[int, int]:
+        if self.args["layouts"] is not None:
+            return self.args["layouts"]
+        return self.layouts if env.world.scene.spec.source.endswith(
+            f"configs/{self.scene}") else (1, 1)
+
+    def build(self, env: Any) -> TaskArrays:
+        size = self.args["box_size_range"]
+        if size is not None and size[1] > 1.0:
+            raise ValueError(f"box_size_range {size} must stay <= 1 in PushMaze-v0: the spawn "
+                             f"cells and doorways are cleared for the scene's box")
+        ip0, fp0, radii = self.pack(env)
+        sc = env.world.scene
+        wspec = sc.spec.world
+        if wspec.obstacle_map is None:
+            raise SceneError(f"{sc.spec.source}: world.obstacle_map is missing; {self.id} reads "
+                             f"its floor plan from the grid map")
+        occ = np.asarray(wspec.obstacle_map, bool)
+        res = float(wspec.map_resolution)
+        tiles, cells, sites, rcells, fields = map_tables(
+            occ, res, tuple(wspec.offset), self._tiles(env), radii["obj_r"], radii["robot_r"],
+            env.wall_margin, self.args["spawn_region"], sc.spec.source)
+        nx, ny = occ.shape
+        tables = [tiles.ravel(), cells, sites, rcells]
+        ip = np.zeros(len(IP), np.int64)
+        ip[:len(ip0)] = ip0
+        ip[[IP.nx, IP.ny]] = nx, ny
+        ip[[IP.tnx, IP.tny]] = nx // self._tiles(env)[0], ny // self._tiles(env)[1]
+        ip[IP.ntiles] = len(tiles)
+        ip[IP.patch_k] = self.args["patch_size"]
+        at = len(IP)
+        for col, tab in zip((IP.tab_tiles, IP.tab_cells, IP.tab_sites, IP.tab_rcells), tables,
+                            strict=True):
+            ip[col] = at
+            at += len(tab)
+        ip[IP.fp_occ] = len(FP)
+        ip[IP.fp_field] = len(FP) + occ.size
+        ip = np.concatenate([ip, *tables])
+        fp = np.zeros(len(FP))
+        fp[:len(fp0)] = fp0
+        fp[FP.res] = res
+        fp[FP.mx0], fp[FP.my0] = wspec.offset
+        fp[FP.patch_res] = self.args["patch_resolution"]
+        fp = np.concatenate([fp, occ.ravel().astype(np.float64), fields.ravel()])
+        E = env.num_envs
+        self.map_info = SimpleNamespace(occ=occ, res=res, offset=tuple(wspec.offset),
+                                        tiles=tiles, sites=sites, fields=fields)
+        return TaskArrays(ip=ip, fp=fp, goal=np.zeros((E, len(GOAL))),
+                          mem=np.zeros((E, len(MEMZ))), ag=np.zeros((E, 2)),
+                          dg=np.zeros((E, 2)))
+
+    def reading_context(self, env: Any) -> Any:
+        ctx = super().reading_context(env)
+        t = env.task_arrays
+        m = self.map_info
+        k, step = self.args["patch_size"], self.args["patch_resolution"]
+        geo = np.array([geodesic.py_func(t.ip, t.fp, int(t.mem[e, MEMZ.tile]),
+                                         int(t.mem[e, MEMZ.site]), t.goal[e, GOAL.x],
+                                         t.goal[e, GOAL.y], *env.world.com("box")[e])
+                        for e in range(env.num_envs)])
+        ctx.path = geo
+        ctx.patch_robot = numpy_patch(m.occ, m.res, m.offset, ctx.robot[:, :2], k, step)
+        ctx.patch_box = numpy_patch(m.occ, m.res, m.offset, ctx.obj[:, :2], k, step)
+        return ctx
+
+
+def extra_fields(k: int, step: float) -> tuple:
+    """PushMaze's fields after the single-object layout."""
+    def rot(c, v):
+        return P._rot(c, v)
+
+    return (
+        Field("path_distance", 1, "geodesic distance of the box to the goal along free cells "
+              f"(clipped to {PATH_CLIP:g} m)", "m", 0.0, PATH_CLIP,
+              lambda c: np.minimum(c.path[:, :1], PATH_CLIP)),
+        Field("path_dir", 2, "unit direction of the box's path to the goal (world)", "-", -1, 1,
+              lambda c: c.path[:, 1:3]),
+        Field("path_dir_robot", 2, "that direction in the robot frame", "-", -1, 1,
+              lambda c: rot(c, c.path[:, 1:3])),
+        Field("patch_robot", k * k, f"occupancy (0/1, off the map 1) of a {k} x {k} patch "
+              f"around the robot, world-aligned, {step:g} m apart, x outer, y inner", "-", 0, 1,
+              lambda c: c.patch_robot),
+        Field("patch_box", k * k, "occupancy of the same patch around the box", "-", 0, 1,
+              lambda c: c.patch_box),
+    )
+
+
+_DOC = """Push a box through doorways to a goal in a walled floor plan.
+
+    ## Description
+    The floor plan is a grid map in IR-SIM's ``obstacle_map`` format (a PNG, 0.1 m cells):
+    configs/push_maze.png holds eight walled 4 m x 4 m layouts side by side (two rooms,
+    two rooms with a side door, three rooms, four rooms, a serpentine, a ring around a block,
+    T-shaped rooms, pillars and a spur; 0.8 m doorways). Each episode draws a layout, a goal
+    site in it (a 0.4 m lattice of cells where the box fits ``wall_margin`` (0.3 m) off the
+    walls), the box on such a cell at least ``goal_separation`` (1.5 m) from the goal, and
+    the robot clear of the box; box, goal and robot lie in one connected region, so the goal
+    is reachable. All layouts are one static world (any env can be in any layout, batches
+    stay bit-identical to single envs); ``scene=`` takes a user's map, split into
+    ``layouts=(columns, rows)`` tiles ((1, 1) by default for a user's scene). The robot is
+    PushBox's 1 kg disc, the box 0.3 m x 0.3 m, 0.5 kg.
+
+    ## Action Space
+    As PushBox-v0: ``Box(-1, 1, (2,), float32)`` scaled to the drive's limits.
+
+    ## Observation Space
+    ``obs_mode="state"``: the single-object columns of PushBox-v0, then the box's geodesic
+    distance and path direction and two occupancy patches (``k = patch_size``, default 9,
+    samples ``patch_resolution`` (0.2 m) apart: a 1.6 m square; with M = 4, 220 numbers).
+    The path direction points at the cell of least distance among the 5 x 5 cells around
+    the box.
+
+{obs_table}
+
+    ``obs_mode="goal"``: ``achieved_goal`` / ``desired_goal`` are the box's and the goal's
+    x, y [m]; HER's dense reward is minus their straight distance plus the success bonus.
+
+    ## Rewards
+    Dense: ``1.0 * (robot -> push-pose progress) + 10.0 * (box progress along its geodesic
+    path, m) + 10 * success - 0.01`` per step; the push pose is behind the box along its path
+    direction. Terms in ``info`` with ``path_distance`` [m] and ``layout`` (index). Sparse:
+    0 on success, -1 otherwise.
+
+    ## Episode End
+    Terminates when the box centre is within ``success_distance`` (0.1 m) of the goal;
+    truncates after ``max_episode_steps`` (400).
+
+    ## Arguments
+    As PushBox-v0 (``box_size_range`` at most 1), plus ``layouts`` ((columns, rows)),
+    ``patch_size`` (odd, cells per side) and ``patch_resolution`` [m]. ``spawn_region``
+    restricts the spawn and goal cells to a world rectangle.
+
+    ## Version History
+    * v0: initial release.
+"""
+
+PushMazeEnv, PushMazeVectorEnv = task_envs(PushMaze, _DOC)

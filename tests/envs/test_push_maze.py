@@ -1,0 +1,148 @@
+"""PushMaze-v0: the floor plans, collision-free and reachable spawns, the geodesic distance,
+a user's own map, bad arguments, and the scripted policy."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+from push_envs.envs.base import CONFIG_DIR
+from push_envs.envs.floor_plans import LAYOUTS, plan_map, png_bytes
+from push_envs.envs.push_maze import FAR, MEMZ, geodesic
+from push_envs.physics import SceneError
+from push_envs.physics.grid import load_grid
+from push_envs.scripted import push_maze_action
+
+BOX_R = 0.15 * np.sqrt(2)  # bounding radius of the 0.3 m box [m]
+
+
+@pytest.fixture(scope="module")
+def venv():
+    env = gym.make_vec("PushMaze-v0", num_envs=400)
+    env.reset(seed=9)
+    yield env
+    env.close()
+
+
+def _wall_distance(occ, res, xy):
+    """Distance [m] from each point (E, 2) to the nearest occupied cell (brute force)."""
+    cells = np.argwhere(occ)
+    lo = cells * res
+    d = np.maximum(np.maximum(lo[None] - xy[:, None], xy[:, None] - (lo[None] + res)), 0.0)
+    return np.sqrt((d ** 2).sum(-1)).min(1)
+
+
+def test_shipped_map_is_the_floor_plans():
+    occ = load_grid(str(CONFIG_DIR / "push_maze.png"), "test", None)
+    assert occ.shape == (160, 80) and np.array_equal(occ, plan_map())
+    assert (CONFIG_DIR / "push_maze.png").read_bytes() == png_bytes(plan_map())
+    assert len(LAYOUTS) == 8
+
+
+def test_every_layout_is_drawn_and_spawns_are_clear_and_reachable(venv):
+    w = venv.world
+    t = venv.task_arrays
+    m = venv.task.map_info
+    assert len(m.tiles) == 8
+    layouts = t.mem[:, MEMZ.tile].astype(int)
+    assert set(layouts) == set(range(8))
+    box, robot, goal = w.com("box"), w.com("robot"), t.goal[:, :2]
+    # The box's bounding circle keeps wall_margin (0.3 m) off every wall, the robot its
+    # radius; the box starts >= 1.5 m from the goal, the robot clear of the box.
+    assert _wall_distance(m.occ, m.res, box).min() >= BOX_R + 0.3 - 1e-9
+    assert _wall_distance(m.occ, m.res, goal).min() >= BOX_R + 0.3 - 1e-9
+    assert _wall_distance(m.occ, m.res, robot).min() >= 0.15 + 0.05 - 1e-9
+    assert np.linalg.norm(box - goal, axis=1).min() >= 1.5 - 1e-9
+    assert np.linalg.norm(box - robot, axis=1).min() >= 0.15 + BOX_R + 0.05 - 1e-9
+    # Each stays inside its own layout's 4 m x 4 m tile.
+    for xy in (box, robot, goal):
+        tile = (xy[:, 0] // 4.0).astype(int) + 4 * (xy[:, 1] // 4.0).astype(int)
+        assert np.array_equal(tile, layouts)
+    # Reachable: the box starts at a finite geodesic distance from its goal.
+    _, info = venv.reset(seed=9)
+    assert np.all(info["path_distance"] < 100.0) and np.all(info["path_distance"] > 1.5 - 1e-9)
+    assert np.all(info["path_distance"] >= info["box_to_goal"] - 1e-9)
+
+
+def _site(m, x, y):
+    """Index of the goal site whose cell centre is (x, y) [m]."""
+    ny = m.occ.shape[1]
+    cells = np.stack([(m.sites // ny + 0.5) * m.res, (m.sites % ny + 0.5) * m.res], 1)
+    return int(np.flatnonzero(np.all(np.abs(cells - [x, y]) < 1e-9, axis=1))[0])
+
+
+def test_geodesic_distance_goes_through_the_doorway(venv):
+    # Layout 0: two rooms split by the wall x in [2.0, 2.1] m, doorway y in [1.6, 2.4] m; the
+    # box's centre fits through it for y in [1.81, 2.19] m. Goal site at (3.05, 1.85).
+    t, m = venv.task_arrays, venv.task.map_info
+    site = _site(m, 3.05, 1.85)
+
+    def geo(x, y):
+        return geodesic.py_func(t.ip, t.fp, 0, site, 3.05, 1.85, x, y)
+
+    d, dx, dy = geo(1.05, 1.85)  # straight through the doorway
+    assert d == pytest.approx(2.0, abs=1e-9) and (dx, dy) == pytest.approx((1.0, 0.0))
+    # From (1.05, 0.65) the straight line is blocked: the centre must pass over both corners
+    # of the wall's end with the bounding radius to spare.
+    y = 1.6 + BOX_R
+    via = np.hypot(2.0 - 1.05, y - 0.65) + 0.1 + np.hypot(3.05 - 2.1, 1.85 - y)
+    d, dx, dy = geo(1.05, 0.65)
+    assert via - 0.01 < d < 1.08 * via  # 8-connected cells overestimate by at most 8 %
+    assert dy > 0.5  # the path leads up toward the doorway first
+    assert geo(3.05, 1.85)[0] == pytest.approx(0.0, abs=1e-12)
+    # A cell inside the wall is not reachable.
+    tnx = 40
+    field = m.fields[site].reshape(tnx, tnx)
+    assert field[20, 5] == FAR and field[20, 20] < FAR
+
+
+def test_a_users_own_map_works_through_scene(tmp_path):
+    occ = np.zeros((30, 30), bool)
+    occ[0, :] = occ[-1, :] = occ[:, 0] = occ[:, -1] = True
+    occ[15, :12] = occ[15, 20:] = True  # one wall, a 0.8 m doorway
+    (tmp_path / "mine.png").write_bytes(png_bytes(occ))
+    text = (CONFIG_DIR / "push_maze.yaml").read_text()
+    text = text.replace("obstacle_map: push_maze.png", "obstacle_map: mine.png")
+    text = text.replace("width: 16.0", "width: 3.0").replace("height: 8.0", "height: 3.0")
+    (tmp_path / "mine.yaml").write_text(text.replace("[1.0, 2.0, 0.0]", "[1.0, 1.6, 0.0]"))
+    env = gym.make("PushMaze-v0", scene=str(tmp_path / "mine.yaml"))
+    obs, info = env.reset(seed=0)
+    assert info["layout"] == 0 and obs.shape == env.observation_space.shape
+    assert len(env.unwrapped.core.task.map_info.tiles) == 1
+    for _ in range(20):
+        obs, *_ = env.step(env.action_space.sample())
+    assert env.observation_space.contains(obs)
+
+
+@pytest.mark.parametrize(("kwargs", "match"), [
+    ({"layouts": (3, 2)}, "layouts.*divide"),
+    ({"layouts": "4x2"}, "layouts"),
+    ({"patch_size": 4}, "patch_size.*odd"),
+    ({"patch_resolution": 0.0}, "patch_resolution"),
+    ({"box_size_range": (1.0, 1.5)}, "box_size_range"),
+    ({"wall_margin": 1.5}, "no layout"),
+])
+def test_bad_arguments_name_themselves(kwargs, match):
+    with pytest.raises((ValueError, SceneError), match=match):
+        gym.make("PushMaze-v0", **kwargs)
+
+
+def test_scene_without_a_map_is_refused():
+    with pytest.raises(SceneError, match="push_box.yaml.*obstacle_map"):
+        gym.make("PushMaze-v0", scene=str(CONFIG_DIR / "push_box.yaml"))
+
+
+def test_scripted_policy_pushes_through_doorways():
+    env = gym.make("PushMaze-v0")
+    wins, layouts = 0, set()
+    for seed in range(12):
+        obs, info = env.reset(seed=seed)
+        layouts.add(info["layout"])
+        for _ in range(400):
+            obs, _, term, trunc, info = env.step(push_maze_action(obs))
+            if term or trunc:
+                break
+        wins += info["is_success"]
+    assert len(layouts) >= 5
+    assert wins >= 8, wins
