@@ -181,6 +181,7 @@ class PushVectorEnv(VectorEnv):
 
         self._layout = tuple(self.task.observation())
         n_task = L.size(self._layout, self.task.args)
+        robot_index = robot_indices[0]  # the lidar block observes the first robot's sensor
         lidar_slot = w._lidar_slot.get(robot_index, -1)
         if lidar_slot >= 0:
             self._layout += (self._lidar_field(robot_index),)
