@@ -46,13 +46,13 @@ class Args:
     """Minari datasets folder (default: $MINARI_DATASETS_PATH or ~/.minari/datasets)"""
     seed: int = 0
     """seed of torch's initialisation and minibatches; the evaluation uses seed + 20000"""
-    epochs: int = 30
+    epochs: int = 100
     """passes over the dataset"""
     batch_size: int = 512
     """minibatch size"""
     lr: float = 1e-3
     """Adam learning rate (cosine-decayed to 0 over the run)"""
-    hidden: list[int] = field(default_factory=lambda: [256, 256])
+    hidden: list[int] = field(default_factory=lambda: [256, 256, 256])
     """hidden layer sizes of the MLP"""
     eval_episodes: int = 1000
     """evaluation episodes on the task's native batch"""
