@@ -212,21 +212,23 @@ def record(env_id: str, policy: str | BatchPolicy, episodes: int, dataset_id: st
 
     ``policy`` is ``"scripted"``, a model zip path, or a batch policy (obs batch -> actions).
     ``only_success`` keeps successful episodes only and runs until ``episodes`` of them are in
-    (at most 20 x ``episodes`` tried). ``overwrite`` deletes an existing local dataset of that
-    id first.
+    (at most 20 x ``episodes`` tried); it stops at the first ``episodes`` wins, so unlike the
+    default it leans toward the quicker wins. ``overwrite`` deletes an existing local dataset
+    of that id first.
     """
     import minari
     from minari.data_collector.episode_buffer import EpisodeBuffer
 
     env_kwargs = dict(env_kwargs or {})
+    exists = dataset_id in minari.list_local_datasets()
+    if exists and not overwrite:
+        raise ValueError(f"--out: a Minari dataset {dataset_id!r} already exists; pass "
+                         f"--overwrite (overwrite=True) to replace it")
     venv = gym.make_vec(env_id, num_envs=num_envs, autoreset_mode=AutoresetMode.DISABLED,
                         num_threads=1, **env_kwargs)
     name = policy if isinstance(policy, str) else getattr(policy, "__name__", "custom")
     act = load_policy(policy, env_id, venv.robot, algo) if isinstance(policy, str) else policy
-    if dataset_id in minari.list_local_datasets():
-        if not overwrite:
-            raise ValueError(f"--out: a Minari dataset {dataset_id!r} already exists; pass "
-                             f"--overwrite (overwrite=True) to replace it")
+    if exists:
         minari.delete_dataset(dataset_id)
     buffers = []
     tried = 0
