@@ -10,14 +10,20 @@
   geodesic path (it does not plan the robot's own way around walls to the box).
 
 They read only the observation (see each task docstring's table), so they double as a check
-that it carries what a controller needs.
+that it carries what a controller needs. The push controller is written once, on arrays:
+:func:`push_box_actions` steps a whole batch of PushBox / WallSlide observations (numpy, no
+per-env Python; the experts of the demonstration datasets), :func:`expert` looks a task's
+batch policy up.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
+
+BatchPolicy = Callable[[np.ndarray], np.ndarray]
 
 
 def _wrap(a: float) -> float:
@@ -33,43 +39,56 @@ def _drive(rx: float, ry: float, rth: float, tx: float, ty: float, speed: float 
     return v, max(-1.0, min(1.0, 1.5 * err))
 
 
-def push_action(rx: float, ry: float, rth: float, bx: float, by: float, gx: float, gy: float,
-                standoff: float = 0.32, align: float = 0.12) -> np.ndarray:
-    """Action in [-1, 1]^2 for a diff robot at (rx, ry, rth) [m, rad] pushing an object at
-    (bx, by) [m] toward (gx, gy) [m]: line up ``standoff`` [m] behind the object on its line
-    to the goal (within ``align`` [m] of that line), then drive through it.
-    """
+def push_actions(rx, ry, rth, bx, by, gx, gy, standoff: float = 0.32,
+                 align: float = 0.12) -> np.ndarray:
+    """Actions in [-1, 1]^2, shape (N, 2), for diff robots at (rx, ry, rth) [m, rad] pushing
+    objects at (bx, by) [m] toward (gx, gy) [m] (arrays of N): line up ``standoff`` [m] behind
+    the object on its line to the goal (within ``align`` [m] of that line), then drive
+    through it (v max 1 m/s, omega max 2 rad/s)."""
     ux, uy = gx - bx, gy - by
-    dist = math.hypot(ux, uy) + 1e-9
+    dist = np.hypot(ux, uy) + 1e-9
     ux, uy = ux / dist, uy / dist
     # Where the robot must stand to push the object toward the goal.
     px, py = bx - ux * standoff, by - uy * standoff
     # Offset of the robot from the push line, and how far behind the object it is.
     dx, dy = rx - bx, ry - by
     behind = -(dx * ux + dy * uy)
-    lateral = abs(-dx * uy + dy * ux)
-    if behind > standoff - 0.12 and lateral < align:
-        tx, ty = gx, gy  # lined up: push through the object toward the goal
-    elif behind > 0.0 or math.hypot(px - rx, py - ry) < 0.6:
-        tx, ty = px, py
-    else:
-        # In front of the object: swing around it, keeping clear of its corners.
-        side = 1.0 if (-dx * uy + dy * ux) >= 0.0 else -1.0
-        tx = bx - uy * side * 0.45 - ux * 0.1
-        ty = by + ux * side * 0.45 - uy * 0.1
-    return np.array(_drive(rx, ry, rth, tx, ty), dtype=np.float32)
+    cross = -dx * uy + dy * ux
+    pushing = (behind > standoff - 0.12) & (np.abs(cross) < align)
+    approach = ~pushing & ((behind > 0.0) | (np.hypot(px - rx, py - ry) < 0.6))
+    # In front of the object: swing around it on the robot's side, clear of its corners.
+    side = np.where(cross >= 0.0, 1.0, -1.0)
+    tx = np.where(pushing, gx, np.where(approach, px, bx - uy * side * 0.45 - ux * 0.1))
+    ty = np.where(pushing, gy, np.where(approach, py, by + ux * side * 0.45 - uy * 0.1))
+    err = (np.arctan2(ty - ry, tx - rx) - rth + np.pi) % (2.0 * np.pi) - np.pi
+    v = np.maximum(np.cos(err), 0.0) * np.minimum(1.0, 2.0 * np.hypot(tx - rx, ty - ry) + 0.3)
+    w = np.clip(1.5 * err, -1.0, 1.0)
+    return np.stack([v, w], axis=-1).astype(np.float32)
+
+
+def push_action(rx: float, ry: float, rth: float, bx: float, by: float, gx: float, gy: float,
+                standoff: float = 0.32, align: float = 0.12) -> np.ndarray:
+    """:func:`push_actions` for one robot and object: an action of shape (2,)."""
+    return push_actions(*(np.array([v], np.float64) for v in (rx, ry, rth, bx, by, gx, gy)),
+                        standoff, align)[0]
+
+
+def push_box_actions(obs: np.ndarray, standoff: float = 0.32, align: float = 0.12) -> np.ndarray:
+    """PushBox-v0 / WallSlide-v0: actions (N, 2) for a batch of state observations
+    (N, obs_dim); ``standoff`` [m] behind the box centre, ``align`` [m] off the push line."""
+    o = np.asarray(obs, dtype=np.float64)
+    if o.ndim != 2 or o.shape[1] < 21:
+        raise ValueError(f"obs must be a batch of state observations (N, >= 21), got shape "
+                         f"{np.shape(obs)}")
+    rx, ry, c, s = o[:, 0], o[:, 1], o[:, 2], o[:, 3]
+    bx = rx + c * o[:, 7] - s * o[:, 8]
+    by = ry + s * o[:, 7] + c * o[:, 8]
+    return push_actions(rx, ry, np.arctan2(s, c), bx, by, o[:, 15], o[:, 16], standoff, align)
 
 
 def push_box_action(obs: np.ndarray, standoff: float = 0.32, align: float = 0.12) -> np.ndarray:
-    """Action in [-1, 1]^2 for a diff robot (v max 1 m/s, omega max 2 rad/s).
-
-    ``standoff`` [m] is how far behind the box centre the robot lines up; ``align`` [m] how
-    far off the push line it may be before it re-approaches.
-    """
-    rx, ry, c, s = obs[0], obs[1], obs[2], obs[3]
-    bx = rx + c * obs[7] - s * obs[8]
-    by = ry + s * obs[7] + c * obs[8]
-    return push_action(rx, ry, math.atan2(s, c), bx, by, obs[15], obs[16], standoff, align)
+    """:func:`push_box_actions` for one observation: an action of shape (2,)."""
+    return push_box_actions(np.asarray(obs)[None, :], standoff, align)[0]
 
 
 def _world(obs: np.ndarray, k: int) -> tuple[float, float]:
@@ -199,3 +218,23 @@ def push_maze_action(obs: np.ndarray, max_contacts: int = 4, lead: float = 0.5) 
         o[15] = bx + lead * obs[at + 1]
         o[16] = by + lead * obs[at + 2]
     return push_box_action(o)
+
+
+# (task id, robot) -> batch policy. WallSlide-v0 shares PushBox-v0's observation layout and
+# its box lies flat on the wall with the goal along it, so the same push-pose controller
+# pushes the box's end face along the wall.
+EXPERTS: dict[tuple[str, str], BatchPolicy] = {
+    ("PushBox-v0", "diff"): push_box_actions,
+    ("WallSlide-v0", "diff"): push_box_actions,
+}
+
+
+def expert(env_id: str, robot: str) -> BatchPolicy:
+    """The scripted batch policy of ``env_id`` driven by ``robot``; a ``KeyError`` naming the
+    tasks that have one otherwise."""
+    try:
+        return EXPERTS[(env_id, robot)]
+    except KeyError:
+        have = ", ".join(f"{i} ({r})" for i, r in EXPERTS)
+        raise KeyError(f"no scripted expert for {env_id} with robot={robot!r}; scripted "
+                       f"experts exist for: {have}. Use a trained model (.zip) instead") from None

@@ -1,0 +1,56 @@
+"""TorchRL over the native batch: ``torchrl.envs.GymWrapper`` around one compiled world.
+
+>>> from push_envs.torchrl_env import make_torchrl_env
+>>> env = make_torchrl_env("PushBox-v0", num_envs=64, seed=0)   # batch_size [64]
+>>> from torchrl.collectors import Collector
+>>> collector = Collector(env, policy, frames_per_batch=64 * 32, total_frames=...)
+
+TorchRL resets finished sub-envs itself (a ``"_reset"`` mask), which is Gymnasium's DISABLED
+autoreset with ``reset(options={"reset_mask": mask})``; it refuses NEXT_STEP, so the batch is
+made with ``autoreset_mode=DISABLED``. The info keys named in ``info_keys`` (default
+``is_success``) ride in the tensordict beside the observation, at reset and at every step.
+
+torchrl is imported here only (the ``[torchrl]`` extra).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import gymnasium as gym
+import torch
+from gymnasium.vector import AutoresetMode
+from torchrl.data import Unbounded
+from torchrl.envs import GymWrapper
+from torchrl.envs.gym_like import default_info_dict_reader
+
+import push_envs  # noqa: F401  (registers the ids)
+
+
+def make_torchrl_env(env_id: str, num_envs: int = 1, seed: int | None = None,
+                     info_keys: Sequence[str] = ("is_success",), device: str = "cpu",
+                     num_threads: int | None = None, **env_kwargs: Any) -> GymWrapper:
+    """A TorchRL env of batch size ``[num_envs]`` stepping ``gym.make_vec(env_id, ...)``.
+
+    ``env_kwargs`` are the task's constructor arguments; ``seed`` seeds sub-env i with
+    ``seed + i`` (as ``reset(seed=...)`` of the batch); ``info_keys`` are copied from the
+    batch's info into the tensordict (shape ``[num_envs]``).
+    """
+    venv = gym.make_vec(env_id, num_envs=num_envs, autoreset_mode=AutoresetMode.DISABLED,
+                        num_threads=num_threads, **env_kwargs)
+    dtypes = dict(venv._info_names)  # info key -> bool / int / float
+    unknown = sorted(set(info_keys) - set(dtypes))
+    if unknown:
+        raise ValueError(f"info_keys: {unknown} are not info keys of {env_id}; it has "
+                         f"{sorted(dtypes)}")
+    env = GymWrapper(venv, device=device)
+    if info_keys:
+        spec = {k: Unbounded(shape=(num_envs,), device=device,
+                             dtype={bool: torch.bool, int: torch.int64}.get(dtypes[k],
+                                                                            torch.float64))
+                for k in info_keys}
+        env.set_info_dict_reader(default_info_dict_reader(list(info_keys), spec=spec))
+    if seed is not None:
+        env.set_seed(seed)
+    return env
