@@ -96,6 +96,13 @@ def test_joint_action_drives_each_robot_with_its_own_columns(env):
     assert env.action_space.shape == (4,)
 
 
+@pytest.mark.parametrize("action", [np.zeros(2), np.zeros(5), np.array([0, 0, np.nan, 0])])
+def test_bad_joint_actions_are_refused(env, action):
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="shape|finite"):
+        env.unwrapped.step(action)
+
+
 def test_agent_columns_split_the_joint_observation(env):
     args = env.unwrapped.core.task.args
     c0, c1 = agent_columns(args, 0), agent_columns(args, 1)

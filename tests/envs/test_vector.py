@@ -139,3 +139,32 @@ def test_vector_render_returns_first_k_frames():
 def test_num_threads_is_validated():
     with pytest.raises(ValueError, match="num_threads"):
         gym.make_vec("PushBox-v0", num_envs=32, num_threads=0)
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+@pytest.mark.parametrize("mode", [AutoresetMode.SAME_STEP, AutoresetMode.DISABLED])
+def test_sub_env_equals_single_env_in_same_step_and_disabled(env_id, mode):
+    n, steps, horizon = 3, 40, 12
+    vec = gym.make_vec(env_id, num_envs=n, max_episode_steps=horizon, autoreset_mode=mode)
+    vobs, _ = vec.reset(seed=200)
+    singles, sobs = _single_envs(env_id, n, 200, max_episode_steps=horizon)
+    dim = vec.single_action_space.shape[0]
+    actions = np.random.default_rng(5).uniform(-1, 1, (steps, n, dim)).astype(np.float32)
+    ends = 0
+    for t in range(steps):
+        vobs, vrew, vterm, vtrunc, info = vec.step(actions[t])
+        done = vterm | vtrunc
+        for i, env in enumerate(singles):
+            obs, rew, term, trunc, _ = env.step(actions[t, i])
+            assert vrew[i] == rew and vterm[i] == term and vtrunc[i] == trunc
+            if mode == AutoresetMode.SAME_STEP and done[i]:
+                # The batch reset inside the step: its final obs is the single env's last one.
+                assert np.array_equal(info["final_obs"][i], obs), (t, i)
+                obs, _ = env.reset()
+            assert np.array_equal(vobs[i], obs), (t, i)
+        if mode == AutoresetMode.DISABLED and done.any():
+            vobs, _ = vec.reset(options={"reset_mask": done})
+            for i in np.flatnonzero(done):
+                assert np.array_equal(vobs[i], singles[i].reset()[0]), (t, i)
+        ends += int(done.sum())
+    assert ends >= n
