@@ -22,6 +22,9 @@ GOLDEN = {
     "PushBox-v0": "7b04b4428493f99b37b152431d81a76e",
     "WallSlide-v0": "4a433f0b2fec646728fff40a5903075b",
     "PushT-v0": "95cc474a51d6ec3c0c429b3942ff5374",
+    "PushMulti-v0": "df303d67b2b9acbf9c962231019ee221",
+    "PushClutter-v0": "7664a2c7a66d5603d0379268e00f060e",
+    "Sweep-v0": "b3ab6dc04f9e557c7e2cc82926e8708f",
 }
 
 
