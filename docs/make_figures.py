@@ -47,7 +47,7 @@ def save_png(frame: np.ndarray, path: str | os.PathLike) -> None:
 
 
 def save_gif(env_id: str, path: str | os.PathLike, seed: int, max_steps: int = 500,
-             every: int = 2) -> tuple[int, bool]:
+             every: int = 4) -> tuple[int, bool]:
     """One episode of ``env_id``'s scripted policy as a GIF (every ``every``-th step);
     returns (steps, success)."""
     import gymnasium as gym

@@ -120,23 +120,31 @@ def push_clutter_action(obs: np.ndarray, max_contacts: int = 4) -> np.ndarray:
     return push_action(obs[0], obs[1], math.atan2(obs[3], obs[2]), bx, by, gx, gy)
 
 
-def sweep_action(obs: np.ndarray, num_pucks: int = 20, max_contacts: int = 4) -> np.ndarray:
-    """Sweep-v0 (diff sweeper): push the puck outside the goal circle nearest the robot
-    toward the circle's centre, lined up behind it with the flat front face."""
+def sweep_action(obs: np.ndarray, num_pucks: int = 20, max_contacts: int = 4,
+                 region: tuple[float, float, float, float] = (0.0, 0.0, 3.0, 3.0),
+                 clearance: float = 0.27) -> np.ndarray:
+    """Sweep-v0 (diff sweeper): push the nearest puck outside the goal circle toward the
+    circle's centre, lined up behind it with the flat front face; pucks whose push pose lies
+    within ``clearance`` [m] of the arena's walls (``region`` [m]) are left for last, since
+    the 0.3 m x 0.4 m robot cannot stand there."""
     base = 7 + 6 * max_contacts
     gx, gy = float(obs[base + 2]), float(obs[base + 3])
-    best, best_d = -1, math.inf
-    for j in range(num_pucks):
-        k = base + 5 + 5 * j
-        if obs[k + 4] < 0.5:
-            d = math.hypot(obs[k], obs[k + 1])
-            if d < best_d:
-                best, best_d = j, d
-    if best < 0:
+    standoff = 0.24  # [m] half the robot's length + a puck radius + 4 cm
+    x0, y0, x1, y1 = region
+    outside = sorted((math.hypot(obs[k], obs[k + 1]), k) for k in
+                     range(base + 5, base + 5 + 5 * num_pucks, 5) if obs[k + 4] < 0.5)
+    if not outside:
         return np.zeros(2, np.float32)
-    px, py = _world(obs, base + 5 + 5 * best)
+    px, py = _world(obs, outside[0][1])
+    for _, k in outside:
+        qx, qy = _world(obs, k)
+        d = math.hypot(gx - qx, gy - qy) + 1e-9
+        sx, sy = qx - (gx - qx) / d * standoff, qy - (gy - qy) / d * standoff
+        if x0 + clearance <= sx <= x1 - clearance and y0 + clearance <= sy <= y1 - clearance:
+            px, py = qx, qy
+            break
     return push_action(obs[0], obs[1], math.atan2(obs[3], obs[2]), px, py, gx, gy,
-                       standoff=0.24, align=0.1)
+                       standoff=standoff, align=0.1)
 
 
 def coop_push_action(obs: np.ndarray, max_contacts: int = 4, half: float = 0.3,

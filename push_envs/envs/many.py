@@ -327,6 +327,22 @@ def place_robot(e, W, V, T):
 
 
 @njit(cache=True)
+def place_all(e, W, V, T):
+    """Every object at a free spot anywhere in the region (clear of the kept circles and of
+    each other by ``gap``), then the robot."""
+    for i in range(T.ip[IP.n_obj]):
+        place_body(e, W, V, T, obj(T, i), T.fp[FP.gap], 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+                   0.0)
+    place_robot(e, W, V, T)
+
+
+@njit(cache=True, inline="always")
+def task_column(T):
+    """First observation column after the robot head and its contact slots."""
+    return HEAD + CONTACT_FIELDS * T.ip[IP.max_contacts]
+
+
+@njit(cache=True)
 def half_size(W, e, b):
     """Smallest half-thickness of body b at its size factor [m] (a disc's radius)."""
     return W.bflt[b, BF_HALF] * W.epar[e, b, EP_SCALE]

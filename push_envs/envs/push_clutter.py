@@ -212,7 +212,7 @@ def observe(e, W, V, T):
     ip, fp, mem = T.ip, T.fp, T.mem
     row = V.obs[e]
     n = ip[IP.n_obj]
-    base = M.HEAD + M.CONTACT_FIELDS * ip[IP.max_contacts]
+    base = M.task_column(T)
     r = ip[IP.robot]
     box = M.obj(T, 0)
     touches = 0
@@ -324,8 +324,7 @@ def evaluate(e, W, V, T):
     info[e, INFO.box_to_goal] = d
     info[e, INFO.clutter_contacts] = touches
     info[e, INFO.clutter_contacts_episode] = total
-    info[e, INFO.box_touches_clutter] = V.obs[e, M.HEAD + M.CONTACT_FIELDS *
-                                              T.ip[IP.max_contacts] + 9]
+    info[e, INFO.box_touches_clutter] = V.obs[e, M.task_column(T) + 9]
     info[e, INFO.reward_robot_box] = r_robot
     info[e, INFO.reward_box_goal] = r_obj
     info[e, INFO.reward_clutter] = r_clutter

@@ -111,10 +111,7 @@ def spawn(e, W, V, T):
                          0.0)
     T.goal[e, 0] = gx
     T.goal[e, 1] = gy
-    for i in range(n):
-        M.place_body(e, W, V, T, M.obj(T, i), fp[FP.gap], 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
-                     0.0)
-    M.place_robot(e, W, V, T)
+    M.place_all(e, W, V, T)
 
 
 @njit(cache=True)
@@ -122,7 +119,7 @@ def observe(e, W, V, T):
     rx, ry, c, s = M.observe_robot(e, W, V, T)
     row = V.obs[e]
     n = T.ip[IP.n_obj]
-    base = M.HEAD + M.CONTACT_FIELDS * T.ip[IP.max_contacts]
+    base = M.task_column(T)
     R = T.fp[FP.goal_radius]
     gx, gy = T.goal[e, 0], T.goal[e, 1]
     row[base], row[base + 1] = rot(c, s, gx - rx, gy - ry)

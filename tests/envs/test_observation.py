@@ -52,9 +52,9 @@ def test_space_bounds_and_docstring_come_from_the_layout(env_id):
     env = gym.make_vec(env_id, num_envs=2, max_contacts=3)
     lo, hi = L.bounds(env.task.observation(), env.task.args)
     space = env.single_observation_space
-    finite = np.isfinite(lo)
-    assert np.array_equal(space.low[finite], lo[finite])
-    assert np.array_equal(space.high[finite], hi[finite])
+    # Finite bounds are used as declared (a size in [0, inf) keeps its 0).
+    assert np.array_equal(space.low[np.isfinite(lo)], lo[np.isfinite(lo)])
+    assert np.array_equal(space.high[np.isfinite(hi)], hi[np.isfinite(hi)])
     # Position columns are bounded by the scene's extent, not left infinite.
     assert np.isfinite(space.low).all() and np.isfinite(space.high).all()
     doc = type(env).__doc__
