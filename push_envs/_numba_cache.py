@@ -45,6 +45,11 @@ GRACE_S = 15 * 60.0
 
 _PACKAGE_ROOT = Path(__file__).resolve().parent
 _USER_PREFIX = "push_envs-"  # inside a user-set NUMBA_CACHE_DIR, shared with other projects
+# configure() also exports the folder as NUMBA_CACHE_DIR, because numba re-reads its whole
+# configuration from the environment whenever a NUMBA_* variable changes (a script setting
+# NUMBA_NUM_THREADS after import, say) and would drop a CACHE_DIR set only on numba.config.
+# This variable marks that NUMBA_CACHE_DIR as ours, so it is not taken for a user's choice.
+_OURS = "PUSH_ENVS_NUMBA_CACHE"
 
 
 def source_key(root: Path = _PACKAGE_ROOT) -> str:
@@ -56,9 +61,15 @@ def source_key(root: Path = _PACKAGE_ROOT) -> str:
     return f"numba-{numba.__version__}-{digest.hexdigest()[:16]}"
 
 
+def _user_dir(environ: Mapping[str, str]) -> str | None:
+    """NUMBA_CACHE_DIR when the user set it (not when configure() exported it)."""
+    user = environ.get("NUMBA_CACHE_DIR")
+    return user if user and user != environ.get(_OURS) else None
+
+
 def cache_folder(environ: Mapping[str, str], key: str) -> Path:
     """The cache folder for ``key`` under the environment's cache settings."""
-    user = environ.get("NUMBA_CACHE_DIR")
+    user = _user_dir(environ)
     if user:
         return Path(user) / f"{_USER_PREFIX}{key}"
     base = environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
@@ -137,7 +148,7 @@ def prepare(environ: Mapping[str, str] = os.environ, key: str | None = None) -> 
     """
     folder = cache_folder(environ, source_key() if key is None else key)
     try:
-        if not environ.get("NUMBA_CACHE_DIR"):
+        if not _user_dir(environ):
             # Our own parent is private too: nobody else can add or swap cache folders in it.
             folder.parent.parent.mkdir(parents=True, exist_ok=True)
             folder.parent.mkdir(mode=0o700, exist_ok=True)
@@ -169,6 +180,7 @@ def configure() -> str:
     """Point numba's cache at the prepared folder; returns the folder."""
     folder = str(prepare())
     numba.config.CACHE_DIR = folder
+    os.environ["NUMBA_CACHE_DIR"] = os.environ[_OURS] = folder  # survives a config reload
     return folder
 
 
@@ -180,6 +192,7 @@ def threading_layer() -> str:
     ``AsyncVectorEnv`` or a forked data loader.
     """
     if not os.environ.get("NUMBA_THREADING_LAYER"):
+        os.environ["NUMBA_THREADING_LAYER"] = "workqueue"  # survives a config reload
         numba.config.THREADING_LAYER = "workqueue"
     return numba.config.THREADING_LAYER
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -26,14 +25,12 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 import torch
+import tyro
 from gymnasium.vector import AutoresetMode
 from torch import nn
 
 import push_envs  # noqa: F401  (registers the ids)
 from push_envs.datasets import rollout
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from train import parse_dataclass  # noqa: E402  (train/train.py: this folder)
 
 FINAL_SEED_OFFSET = 20_000  # as train/train.py: evaluation episodes are fresh seeds
 
@@ -172,7 +169,7 @@ def load_bc(path: str | Path) -> BCPolicy:
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
-    args = parse_dataclass(Args, argv, __doc__.split("\n\n")[0])
+    args = tyro.cli(Args, args=argv, description=__doc__.split("\n\n")[0])
     torch.set_num_threads(args.threads)
     start = time.perf_counter()
     ds, obs, act = load_dataset(args.dataset, args.root)

@@ -24,19 +24,17 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+import tyro
+
 # One thread per process for numba; set before push_envs (numba) is imported anywhere.
 os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from push_envs.datasets import parse_kwargs  # noqa: E402
-from train import parse_dataclass  # noqa: E402  (train/train.py: this folder)
+from push_envs.datasets import parse_kwargs
 
 
 @dataclass
@@ -148,7 +146,7 @@ def _get(result: dict[str, Any], *path: str, default: Any = float("nan")) -> Any
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
-    args = parse_dataclass(Args, argv, __doc__.split("\n\n")[0])
+    args = tyro.cli(Args, args=argv, description=__doc__.split("\n\n")[0])
     import ray
     import torch
 

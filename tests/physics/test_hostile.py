@@ -37,13 +37,14 @@ ROOT = PHYSICS.parent.parent
 
 
 def elapsed(fn, *args, **kwargs):
-    """(exception raised by fn, seconds it took)."""
-    start = time.perf_counter()
+    """(exception raised by fn, CPU seconds it took: CPU time, so a loaded machine does not
+    fail the bound; an expanded attack would take minutes, far beyond it)."""
+    start = time.process_time()
     try:
         fn(*args, **kwargs)
     except Exception as exc:  # noqa: BLE001 (returned for the caller to check)
-        return exc, time.perf_counter() - start
-    return None, time.perf_counter() - start
+        return exc, time.process_time() - start
+    return None, time.process_time() - start
 
 
 # ------------------------------------------------------------------ 1. SceneError's module
@@ -71,9 +72,9 @@ def test_short_repr_bounds_length_and_work():
     nested = [1] * 9
     for _ in range(12):  # 9**13 elements if expanded
         nested = [nested] * 9
-    start = time.perf_counter()
+    start = time.process_time()
     text = short_repr(nested)
-    assert time.perf_counter() - start < 0.1
+    assert time.process_time() - start < 0.5
     assert len(text) <= MAX_EXCERPT and text.startswith("[[[")
     assert short_repr("x" * 10_000).endswith("...") and len(short_repr("x" * 10_000)) == 80
     assert len(short_repr(10 ** 10_000)) <= 80  # repr() itself refuses such an int
@@ -96,7 +97,7 @@ def test_alias_bomb_is_refused_fast_with_a_short_message(tmp_path, levels, key):
     assert path.stat().st_size < 1500  # the whole attack is ~1.4 KB
     exc, seconds = elapsed(load_scene, path)
     assert isinstance(exc, SceneError)
-    assert seconds < 1.0
+    assert seconds < 5.0
     message = str(exc)
     assert message.startswith(f"{path}: ")
     assert f"more than {MAX_YAML_NODES} YAML nodes" in message
@@ -122,7 +123,7 @@ def test_recursive_alias_and_deep_nesting_are_refused(tmp_path):
     deep = tmp_path / "deep.yaml"
     deep.write_text("world: {width: " + "[" * 5000 + "]" * 5000 + "}\n")
     exc, seconds = elapsed(load_scene, deep)
-    assert isinstance(exc, SceneError) and seconds < 1.0
+    assert isinstance(exc, SceneError) and seconds < 5.0
     assert "nested more than 100 levels" in str(exc)
 
 
@@ -133,7 +134,7 @@ def test_merge_key_bomb_is_refused(tmp_path):
     path = tmp_path / "merge.yaml"
     path.write_text("world:\n  friction:\n" + "".join(f"    {x}\n" for x in lines))
     exc, seconds = elapsed(load_scene, path)
-    assert isinstance(exc, SceneError) and seconds < 1.0
+    assert isinstance(exc, SceneError) and seconds < 5.0
     assert "YAML nodes" in str(exc)
 
 
