@@ -142,7 +142,12 @@ def wedge_against_wall(angle_deg, wall_x=0.5, robot_radius=0.1, **box_kw):
     return robots, obstacles, n
 
 
+# Captured while this module runs: every test folder's conftest is named "conftest", so
+# sys.modules["conftest"] later holds whichever folder's was imported last.
+_SELF = sys.modules[__name__]
+
+
 @pytest.fixture
 def scn():
     """This module: the scene builders above."""
-    return sys.modules[__name__]
+    return _SELF
