@@ -282,6 +282,11 @@ def test_large_map_compiles_fast_and_still_checks_spawns(scn):
     occ = checkerboard(140)  # 9,800 one-cell rectangles touching at their corners
     occ[40:44, 40:44] = False  # a free hole at x, y in [4.0, 4.4] m
     robot = scn.robot("robot", 4.2, 4.2, radius=0.15)
+    # Untimed warm-up on a small free map: on a fresh cache the first World compiles the
+    # engine's kernels, which is not what this bound is about.
+    World.from_config({"world": {"obstacle_map": np.zeros((10, 10), bool),
+                                 "map_resolution": 0.1},
+                       "robot": [scn.robot("robot", 0.5, 0.5, radius=0.15)]})
     start = time.perf_counter()
     w = World.from_config({"world": {"obstacle_map": occ, "map_resolution": 0.1},
                            "robot": [robot]})
