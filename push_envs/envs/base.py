@@ -43,6 +43,7 @@ from .step import (
     AR_DISABLED,
     AR_NEXT_STEP,
     AR_SAME_STEP,
+    CFG_GOAL,
     CFG_LEN,
     CFG_LIDAR,
     CFG_LIDAR_SENSOR,
@@ -208,6 +209,7 @@ class PushVectorEnv(VectorEnv):
         cfg[CFG_LIDAR_SENSOR] = max(lidar_slot, 0)
         pixels = self.obs_mode in PIXEL_MODES
         cfg[CFG_PIXELS] = 1 if pixels else 0
+        cfg[CFG_GOAL] = n_state
         H, Wd = self.pixel_size
         obs = np.zeros((E, n_row))
         self.env_arrays = EnvArrays(
@@ -230,8 +232,7 @@ class PushVectorEnv(VectorEnv):
             self.env_arrays = self.env_arrays._replace(
                 **sensor_fields(w.lidar_arrays, self.raster))
         self.task_arrays = TaskArrays(ip=t.ip, fp=t.fp, goal=t.goal, mem=t.mem,
-                                      ag=obs[:, n_state:n_state + n_goal],
-                                      dg=obs[:, n_state + n_goal:])
+                                      ag=np.zeros((E, n_goal)), dg=np.zeros((E, n_goal)))
         self._kernels = task_kernels(tc.hooks)
         self._args = (w.arrays, self.env_arrays, self.task_arrays)
         self._parallel = E >= PARALLEL_MIN_ENVS

@@ -58,7 +58,8 @@ CFG_SPARSE = 2  # 1: sparse reward
 CFG_LIDAR = 3  # first observation column of the lidar block, or -1 (no lidar observed)
 CFG_LIDAR_SENSOR = 4  # the observed lidar's row in the LidarArrays
 CFG_PIXELS = 5  # 1: rasterise the pixel observation
-CFG_LEN = 6
+CFG_GOAL = 6  # first observation column of the achieved goal vector (the desired one follows)
+CFG_LEN = 7
 
 # Generic info columns; a task's own info columns follow from INFO_TASK on.
 IF_SUCCESS = 0
@@ -157,7 +158,12 @@ class TaskArrays(NamedTuple):
     fp:   (n_fp,) float64 parameters (regions [m], thresholds, reward weights ...)
     goal: (E, n_goal) the episode's goal, drawn by spawn
     mem:  (E, n_mem) per-env memory and scratch (previous distances, ...)
-    ag, dg: (E, n_g) achieved and desired goal vectors (goal observations, HER)
+    ag, dg: (E, n_g) achieved and desired goal vectors (goal observations, HER), copied to
+          the end of the observation row after the hooks (:func:`goal_columns`)
+
+    ``ag`` and ``dg`` are arrays of their own, not views of the observation rows: a view of
+    one row is C-contiguous and a view of several is not, so numba typed them differently for
+    one env and for a batch and compiled every entry kernel twice.
     """
 
     ip: np.ndarray
@@ -216,6 +222,16 @@ def restore_bodies(e, W, V):
 
 
 @njit(cache=True)
+def goal_columns(e, V, T):
+    """Env e's achieved and desired goal vectors into the end of its observation row."""
+    at = V.cfg[CFG_GOAL]
+    g = T.ag.shape[1]
+    for j in range(g):
+        V.obs[e, at + j] = T.ag[e, j]
+        V.obs[e, at + g + j] = T.dg[e, j]
+
+
+@njit(cache=True)
 def sense(e, W, V, T):
     """The generic sensor observations of env e, after the task's ``observe``: the robot's
     lidar ranges / range_max into its block of the observation row (noise from env e's
@@ -249,6 +265,7 @@ def reset_env(e, W, V, T, spawn, observe, start):
     for j in range(V.info.shape[1]):
         V.info[e, j] = 0.0
     start(e, W, V, T)
+    goal_columns(e, V, T)
 
 
 @njit(cache=True, inline="always")
@@ -266,6 +283,7 @@ def post_env(e, W, V, T, spawn, observe, evaluate, start):
     observe(e, W, V, T)
     sense(e, W, V, T)
     success, terminated, dense = evaluate(e, W, V, T)
+    goal_columns(e, V, T)
     V.info[e, IF_SUCCESS] = 1.0 if success else 0.0
     V.info[e, IF_MAXPEN] = W.hl[e, HL_MAXPEN]
     V.info[e, IF_SWEEPS] = W.hl[e, HL_SWEEPS]

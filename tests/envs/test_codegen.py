@@ -43,3 +43,22 @@ def test_a_task_module_without_its_hooks_is_named(monkeypatch):
     with pytest.raises(TypeError, match=r"half_task.*\['evaluate', 'start', 'is_success', "
                                         r"'goal_reward'\]"):
         codegen.task_kernels("half_task")
+
+
+def test_one_env_and_a_batch_share_one_compiled_kernel():
+    # Every argument of the entry kernels must type the same for one env and for a batch:
+    # a C-contiguous view for E = 1 and a strided one for E > 1 once made numba compile each
+    # task's kernels twice per process (about a third of a fresh checkout's compile time).
+    import gymnasium as gym
+    import numpy as np
+
+    single = gym.make("PushBox-v0")
+    single.reset(seed=0)
+    single.step(np.zeros(2, np.float32))
+    batch = gym.make_vec("PushBox-v0", num_envs=3)
+    batch.reset(seed=0)
+    batch.step(np.zeros((3, 2), np.float32))
+    k = batch.unwrapped._kernels
+    assert single.unwrapped.core._kernels is k
+    for name in ("step_serial", "reset_rows"):
+        assert len(getattr(k, name).overloads) == 1, name
