@@ -16,9 +16,10 @@ Bands (edges, lines, heading lines) are quads filled the same way, half a pixel 
 as pygame's even-width lines.
 
 Static primitives (immovable bodies, the grid map) are drawn once into the background
-``bg``; each frame copies it, blends the goal overlay (the goal body's outline at the goal
-pose and the success circle, translucent as pygame's overlay), then draws the movable bodies
-at their poses and their heading lines. A pixel is decided at its centre, so a frame depends
+``bg``; each frame copies it, blends the goal overlay (every goal of the task's goal table:
+an outline at the goal pose held in the env's goal row, a success circle, in the goal's
+colour, translucent as pygame's overlay), then draws the movable bodies at their poses and
+their heading lines. A pixel is decided at its centre, so a frame depends
 only on its env's state: a batch and a single env give the same bytes.
 """
 
@@ -43,8 +44,7 @@ G_Y0 = 1  # world offset y [m]
 G_SCALE = 2  # [px/m]
 G_MX = 3  # margin left of the world rectangle [px]
 G_MY = 4  # margin below the world rectangle [px]
-G_GOAL_R = 5  # success circle radius [m] (0: none)
-G_LEN = 6
+G_LEN = 5
 
 GOAL_FILL_A = 90  # overlay opacity of the goal fill (pygame's GOAL_FILL alpha)
 GOAL_EDGE_A = 200
@@ -61,13 +61,19 @@ class RasterArrays(NamedTuple):
     fill, edge: (P, 3) colours
     mov:    (Q,) primitives drawn every frame, in order (the movable bodies')
     heads:  (B, 4) heading line length [m] and its colour (0 length: none)
-    goal:   (G,) primitives of the goal body's outline (drawn at the goal pose)
-    gbody:  (1,) goal body (its size factor scales the outline), or -1
-    gcols:  (3,) columns of the task's goal row holding x [m], y [m], theta [rad]; -1: none
-    gcol:   (2, 3) goal fill and edge colours
+
+    The goal table, one row per goal mark (``push_envs.envs.render.GoalMark``, G marks):
+    goal:   (PG,) primitives of the marks' outlines, body frame (drawn at the goal pose)
+    gstart: (G + 1,) CSR: mark g's outline primitives are goal[gstart[g]:gstart[g + 1]]
+    gbody:  (G,) body whose size factor scales mark g's outline, or -1
+    gcols:  (G, 3) columns of the task's goal row holding x [m], y [m], theta [rad] (-1: 0)
+    grad:   (G,) success circle radius [m] (0: none)
+    gcol:   (G, 2, 3) fill and edge colours of mark g
+
     scratch: (E, KMAX, 2) pixel coordinates of one primitive
     xs:     (E, KMAX) scanline crossings
-    ov:     (E, H, W, 3) uint8 goal overlay (0 between frames)
+    ov:     (E, H, W, 3) uint8 goal overlay, 0 between frames: channel 0 the part (1 fill,
+            2 edge), channels 1, 2 the mark's index (low, high byte)
     """
 
     geo: np.ndarray
@@ -83,8 +89,10 @@ class RasterArrays(NamedTuple):
     mov: np.ndarray
     heads: np.ndarray
     goal: np.ndarray
+    gstart: np.ndarray
     gbody: np.ndarray
     gcols: np.ndarray
+    grad: np.ndarray
     gcol: np.ndarray
     scratch: np.ndarray
     xs: np.ndarray
@@ -200,6 +208,47 @@ def fill_disc(out, cx, cy, rad, c0, c1, c2):
 
 
 @njit(cache=True)
+def fill_disc_pg(out, cx, cy, rad, c0, c1, c2):
+    """The disc pygame's ``draw.circle`` fills for centre (cx, cy) and radius rad [px]: both
+    truncated to integers, then the midpoint circle of that radius about the pixel corner
+    (x0, y0), each row k below it (and its mirror above) spanning [x0 - h, x0 + h - 1]."""
+    x0 = int(cx)
+    y0 = int(cy)
+    r = int(rad)
+    if r < 1:
+        return
+    H, Wd = out.shape[0], out.shape[1]
+    f = 1 - r
+    ddx = 0
+    ddy = -2 * r
+    x = 0
+    y = r
+    while x < y:
+        if f >= 0:
+            y -= 1
+            ddy += 2
+            f += ddy
+        x += 1
+        ddx += 2
+        f += ddx + 1
+        for step in range(2):
+            if step == 0:
+                if f < 0:
+                    continue
+                k, h = y - 1, x
+            else:
+                k, h = x - 1, y
+            a = max(x0 - h, 0)
+            b = min(x0 + h - 1, Wd - 1)
+            for row in (y0 + k, y0 - 1 - k):
+                if 0 <= row < H:
+                    for col in range(a, b + 1):
+                        out[row, col, 0] = c0
+                        out[row, col, 1] = c1
+                        out[row, col, 2] = c2
+
+
+@njit(cache=True)
 def _place(R, p, x, y, c, s, k, sp):
     """Pixel coordinates of primitive p's vertices placed at origin (x, y), rotation (c, s),
     size factor k, into sp; returns the vertex count."""
@@ -257,54 +306,70 @@ def _blend(d, s, a):
     return d + (((s - d) * a + s) >> 8)
 
 
-_ONE = np.array([1, 1, 1], np.int64)
-_TWO = np.array([2, 2, 2], np.int64)
-
-
 @njit(cache=True)
-def _draw_goal(e, W, R, goal_row, sp, xs, ov, out):
-    """The translucent goal: the goal body's outline at the goal pose, then the success
-    circle, drawn into the overlay ``ov`` (1: fill, 2: edge; last drawn wins, as on pygame's
-    overlay surface), blended once and cleared."""
-    gx, gy, gt = goal_row[R.gcols[0]], goal_row[R.gcols[1]], goal_row[R.gcols[2]]
+def _draw_goals(e, W, R, goal_row, sp, xs, ov, out):
+    """The translucent goals, mark by mark: its outline at the goal pose, then its success
+    circle, drawn into the overlay ``ov`` (part and mark index; last drawn wins, as on
+    pygame's overlay surface), then blended once over the covered box and cleared."""
     S = R.geo[G_SCALE]
     H, Wd = out.shape[0], out.shape[1]
-    k = W.epar[e, R.gbody[0], EP_SCALE] if R.gbody[0] >= 0 else 1.0
-    c, s = math.cos(gt), math.sin(gt)
     lx, hx, ly, hy = np.inf, -np.inf, np.inf, -np.inf
-    for gi in range(R.goal.shape[0]):
-        p = R.goal[gi]
-        n = _place(R, p, gx, gy, c, s, k, sp)
-        for i in range(n):
-            lx = min(lx, sp[i, 0])
-            hx = max(hx, sp[i, 0])
-            ly = min(ly, sp[i, 1])
-            hy = max(hy, sp[i, 1])
-        _draw_placed(R, p, sp, n, k, ov, _ONE, _TWO, xs)
-    if R.geo[G_GOAL_R] > 0.0:
-        cpx = R.geo[G_MX] + (gx - R.geo[G_X0]) * S
-        cpy = H - R.geo[G_MY] - (gy - R.geo[G_Y0]) * S
-        crad = max(2.0, R.geo[G_GOAL_R] * S)
-        fill_disc(ov, cpx, cpy, crad, 2, 2, 2)
-        fill_disc(ov, cpx, cpy, crad - 2.0, 1, 1, 1)
-        lx, hx = min(lx, cpx - crad), max(hx, cpx + crad)
-        ly, hy = min(ly, cpy - crad), max(hy, cpy + crad)
+    for g in range(R.gstart.shape[0] - 1):
+        f0, f1, f2 = 1, g & 255, g >> 8  # the overlay codes of mark g: fill, edge
+        e0 = 2
+        tc = R.gcols[g, 2]
+        gx, gy = goal_row[R.gcols[g, 0]], goal_row[R.gcols[g, 1]]
+        gt = goal_row[tc] if tc >= 0 else 0.0
+        gb = R.gbody[g]
+        k = W.epar[e, gb, EP_SCALE] if gb >= 0 else 1.0
+        c, s = math.cos(gt), math.sin(gt)
+        for gi in range(R.gstart[g], R.gstart[g + 1]):
+            p = R.goal[gi]
+            n = _place(R, p, gx, gy, c, s, k, sp)
+            for i in range(n):
+                lx = min(lx, sp[i, 0])
+                hx = max(hx, sp[i, 0])
+                ly = min(ly, sp[i, 1])
+                hy = max(hy, sp[i, 1])
+            if R.kind[p] == PRIM_LINE:
+                for i in range(n - 1):
+                    fill_segment(ov, sp[i, 0], sp[i, 1], sp[i + 1, 0], sp[i + 1, 1], 1.0,
+                                 e0, f1, f2)
+                continue
+            fill_polygon(ov, sp, n, xs, f0, f1, f2)
+            for i in range(n):
+                j = i + 1 if i + 1 < n else 0
+                fill_segment(ov, sp[i, 0], sp[i, 1], sp[j, 0], sp[j, 1], 1.0, e0, f1, f2)
+        if R.grad[g] > 0.0:
+            cpx = R.geo[G_MX] + (gx - R.geo[G_X0]) * S
+            cpy = H - R.geo[G_MY] - (gy - R.geo[G_Y0]) * S
+            # As pygame: the disc, then a 2 px ring (here: the disc 2 px smaller inside it).
+            crad = max(2.0, R.grad[g] * S)
+            fill_disc_pg(ov, cpx, cpy, crad, e0, f1, f2)
+            fill_disc_pg(ov, cpx, cpy, crad - 2.0, f0, f1, f2)
+            lx, hx = min(lx, cpx - crad), max(hx, cpx + crad)
+            ly, hy = min(ly, cpy - crad), max(hy, cpy + crad)
+    if not lx <= hx:
+        return
     r0 = max(int(math.floor(ly)) - 3, 0)
     r1 = min(int(math.ceil(hy)) + 4, H)
     c0 = max(int(math.floor(lx)) - 3, 0)
     c1 = min(int(math.ceil(hx)) + 4, Wd)
     for r in range(r0, r1):
+        orow = out[r]
+        vrow = ov[r]
         for col in range(c0, c1):
-            which = ov[r, col, 0]
-            if which == 0:
+            part = vrow[col, 0]
+            if part == 0:
                 continue
-            ov[r, col, 0] = 0
-            ov[r, col, 1] = 0
-            ov[r, col, 2] = 0
-            a = GOAL_FILL_A if which == 1 else GOAL_EDGE_A
+            g = np.int64(vrow[col, 1]) | (np.int64(vrow[col, 2]) << 8)
+            vrow[col, 0] = 0
+            vrow[col, 1] = 0
+            vrow[col, 2] = 0
+            a = GOAL_FILL_A if part == 1 else GOAL_EDGE_A
             for ch in range(3):
-                out[r, col, ch] = _blend(np.int64(out[r, col, ch]),
-                                         np.int64(R.gcol[which - 1, ch]), a)
+                orow[col, ch] = _blend(np.int64(orow[col, ch]),
+                                       R.gcol[g, part - 1, ch], a)
 
 
 @njit(cache=True)
@@ -321,8 +386,8 @@ def raster_env(e, W, R, goal_row, out):
             orow[col, 2] = brow[col, 2]
     sp = R.scratch[e]
     xs = R.xs[e]
-    if R.gcols[0] >= 0:
-        _draw_goal(e, W, R, goal_row, sp, xs, R.ov[e], out)
+    if R.gstart.shape[0] > 1:
+        _draw_goals(e, W, R, goal_row, sp, xs, R.ov[e], out)
     for q in range(R.mov.shape[0]):
         p = R.mov[q]
         b = R.body[p]
@@ -341,7 +406,7 @@ def raster_env(e, W, R, goal_row, out):
         by = ay - s * length * k * S
         c0, c1, c2 = np.uint8(R.heads[b, 1]), np.uint8(R.heads[b, 2]), np.uint8(R.heads[b, 3])
         fill_segment(out, ax, ay, bx, by, 1.0, c0, c1, c2)
-        fill_disc(out, ax, ay, 2.5, c0, c1, c2)
+        fill_disc_pg(out, ax, ay, 2.5, c0, c1, c2)
 
 
 @njit(cache=True)
