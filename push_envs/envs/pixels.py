@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numba
 import numpy as np
 
 from ..physics.layout import DRIVEN, IMMOVABLE, PASSIVE, PI_BODY, PI_NV
@@ -28,6 +29,8 @@ from ..physics.raster import (
     PRIM_LINE,
     PRIM_POLY,
     RasterArrays,
+    dirty_all,
+    dirty_none,
     draw_static,
 )
 from . import render as RD
@@ -167,6 +170,7 @@ def raster_arrays(world, height: int, width: int, num_envs: int,
         gcols.append(tuple(m.cols) + (-1,) * (3 - len(m.cols)))
         grad.append(float(m.radius))
         gcol.append(m.colours())
+    threads = int(numba.config.NUMBA_NUM_THREADS)
     vstart = np.zeros(len(kinds) + 1, np.int64)
     vstart[1:] = np.cumsum([len(v) for v in verts])
     allv = np.concatenate(verts) if verts else np.zeros((0, 2))
@@ -181,7 +185,10 @@ def raster_arrays(world, height: int, width: int, num_envs: int,
         gbody=np.array(gbody, np.int64), gcols=np.array(gcols, np.int64).reshape(-1, 3),
         grad=np.array(grad, np.float64), gcol=np.array(gcol, np.int64).reshape(-1, 2, 3),
         scratch=np.zeros((max(num_envs, 1), kmax, 2)), xs=np.zeros((max(num_envs, 1), kmax + 2)),
-        ov=np.zeros((max(num_envs, 1), height, width, 3), np.uint8))
+        # One overlay per thread numba may run (its thread ids are below NUMBA_NUM_THREADS):
+        # a per-env one would be another frame-sized buffer per env, out of the caches.
+        ov=np.zeros((threads, height, width, 3), np.uint8),
+        dirty=dirty_all(num_envs, height, width), ovdirty=dirty_none(threads, height))
     R.bg[:] = RD.BACKGROUND
     draw_static(R, np.array(static, np.int64), R.bg)
     return R
@@ -198,4 +205,5 @@ def empty_raster() -> RasterArrays:
                         gcols=np.zeros((0, 3), np.int64), grad=z1,
                         gcol=np.zeros((0, 2, 3), np.int64),
                         scratch=np.zeros((0, 1, 2)), xs=np.zeros((0, 1)),
-                        ov=np.zeros((0, 1, 1, 3), np.uint8))
+                        ov=np.zeros((0, 1, 1, 3), np.uint8), dirty=np.zeros((0, 1, 2), np.int64),
+                        ovdirty=np.zeros((0, 1, 2), np.int64))

@@ -141,6 +141,8 @@ class EnvArrays(NamedTuple):
     ras_scratch: np.ndarray
     ras_xs: np.ndarray
     ras_ov: np.ndarray
+    ras_dirty: np.ndarray
+    ras_ovdirty: np.ndarray
     pix: np.ndarray
     final_pix: np.ndarray
 
@@ -236,7 +238,7 @@ def sense(e, W, V, T):
                          V.ras_verts, V.ras_rad, V.ras_edge_px, V.ras_fill, V.ras_edge,
                          V.ras_mov, V.ras_heads, V.ras_goal, V.ras_gstart, V.ras_gbody,
                          V.ras_gcols, V.ras_grad, V.ras_gcol, V.ras_scratch, V.ras_xs,
-                         V.ras_ov)
+                         V.ras_ov, V.ras_dirty, V.ras_ovdirty)
         raster_env(e, W, R, T.goal[e], V.pix[e])
 
 

@@ -16,11 +16,13 @@ Bands (edges, lines, heading lines) are quads filled the same way, half a pixel 
 as pygame's even-width lines.
 
 Static primitives (immovable bodies, the grid map) are drawn once into the background
-``bg``; each frame copies it, blends the goal overlay (every goal of the task's goal table:
-an outline at the goal pose held in the env's goal row, a success circle, in the goal's
-colour, translucent as pygame's overlay), then draws the movable bodies at their poses and
-their heading lines. A pixel is decided at its centre, so a frame depends
-only on its env's state: a batch and a single env give the same bytes.
+``bg``. Each frame restores it where the env's previous frame drew (per row, the range of
+columns drawn: the frame buffer is the env's own, so the rest still holds the background),
+blends the goal overlay (every goal of the task's goal table: an outline at the goal pose
+held in the env's goal row, a success circle, in the goal's colour, translucent as pygame's
+overlay), then draws the movable bodies at their poses and their heading lines. A pixel is
+decided at its centre, so a frame depends only on its env's state: a batch and a single env
+give the same bytes.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit, prange
+from numba import get_thread_id, njit, prange
 
 from .frames import origin_pose
 from .layout import EP_SCALE
@@ -45,6 +47,8 @@ G_SCALE = 2  # [px/m]
 G_MX = 3  # margin left of the world rectangle [px]
 G_MY = 4  # margin below the world rectangle [px]
 G_LEN = 5
+
+_CLEAN = 1 << 30  # a dirty range's first column when nothing is drawn (first > last)
 
 GOAL_FILL_A = 90  # overlay opacity of the goal fill (pygame's GOAL_FILL alpha)
 GOAL_EDGE_A = 200
@@ -72,8 +76,13 @@ class RasterArrays(NamedTuple):
 
     scratch: (E, KMAX, 2) pixel coordinates of one primitive
     xs:     (E, KMAX) scanline crossings
-    ov:     (E, H, W, 3) uint8 goal overlay, 0 between frames: channel 0 the part (1 fill,
-            2 edge), channels 1, 2 the mark's index (low, high byte)
+    ov:     (T, H, W, 3) uint8 goal overlay per thread (numba's thread id), 0 between
+            frames: channel 0 the part (1 fill, 2 edge), channels 1, 2 the mark's index
+            (low, high byte)
+    dirty:  (E, H, 2) per env and row, the first and last column drawn over the background
+            in the env's frame buffer since the background was last copied there (first >
+            last: none); the next frame restores just those (``dirty_all`` at first)
+    ovdirty: (T, H, 2) the same for each thread's overlay
     """
 
     geo: np.ndarray
@@ -97,21 +106,35 @@ class RasterArrays(NamedTuple):
     scratch: np.ndarray
     xs: np.ndarray
     ov: np.ndarray
+    dirty: np.ndarray
+    ovdirty: np.ndarray
 
 
 @njit(cache=True, inline="always")
-def _span(out, r, xl, xr, c0, c1, c2):
-    """Colour the pixels of row r whose centres lie in [xl, xr]."""
-    a = int(math.ceil(xl - 0.5))
-    b = int(math.floor(xr - 0.5))
+def _hspan(out, dr, r, a, b, c0, c1, c2):
+    """Colour pixels a..b of row r (clipped to the image) and widen row r's dirty range
+    ``dr[r]`` (first, last column drawn) to cover them."""
     if a < 0:
         a = 0
     if b > out.shape[1] - 1:
         b = out.shape[1] - 1
+    if a > b:
+        return
+    if a < dr[r, 0]:
+        dr[r, 0] = a
+    if b > dr[r, 1]:
+        dr[r, 1] = b
+    orow = out[r]
     for c in range(a, b + 1):
-        out[r, c, 0] = c0
-        out[r, c, 1] = c1
-        out[r, c, 2] = c2
+        orow[c, 0] = c0
+        orow[c, 1] = c1
+        orow[c, 2] = c2
+
+
+@njit(cache=True, inline="always")
+def _span(out, dr, r, xl, xr, c0, c1, c2):
+    """Colour the pixels of row r whose centres lie in [xl, xr]."""
+    _hspan(out, dr, r, int(math.ceil(xl - 0.5)), int(math.floor(xr - 0.5)), c0, c1, c2)
 
 
 @njit(cache=True, inline="always")
@@ -123,7 +146,7 @@ def _rows(lo, hi, H):
 
 
 @njit(cache=True)
-def fill_polygon(out, sp, n, xs, c0, c1, c2):
+def fill_polygon(out, dr, sp, n, xs, c0, c1, c2):
     """Even-odd scanline fill of the polygon sp[:n] (pixel coordinates; any simple polygon),
     deciding each pixel at its centre. ``xs`` is scratch for the crossings (>= n)."""
     lo, hi = np.inf, -np.inf
@@ -146,11 +169,11 @@ def fill_polygon(out, sp, n, xs, c0, c1, c2):
                 xs[k] = x
                 m += 1
         for k in range(0, m - 1, 2):
-            _span(out, r, xs[k], xs[k + 1], c0, c1, c2)
+            _span(out, dr, r, xs[k], xs[k + 1], c0, c1, c2)
 
 
 @njit(cache=True)
-def fill_segment(out, ax, ay, bx, by, h, c0, c1, c2):
+def fill_segment(out, dr, ax, ay, bx, by, h, c0, c1, c2):
     """A segment drawn h pixels either side (square caps), as pygame draws a line 2h wide:
     the band is shifted by half a pixel down-right, like pygame's even-width lines."""
     ax += 0.5
@@ -189,11 +212,11 @@ def fill_segment(out, ax, ay, bx, by, h, c0, c1, c2):
                 xl = min(xl, x)
                 xr = max(xr, x)
         if xl <= xr:
-            _span(out, r, xl, xr, c0, c1, c2)
+            _span(out, dr, r, xl, xr, c0, c1, c2)
 
 
 @njit(cache=True)
-def fill_disc(out, cx, cy, rad, c0, c1, c2):
+def fill_disc(out, dr, cx, cy, rad, c0, c1, c2):
     """The disc of radius rad [px] about (cx, cy), decided at pixel centres."""
     if rad <= 0.0:
         return
@@ -204,11 +227,11 @@ def fill_disc(out, cx, cy, rad, c0, c1, c2):
         if q < 0.0:
             continue
         half = math.sqrt(q)
-        _span(out, r, cx - half, cx + half, c0, c1, c2)
+        _span(out, dr, r, cx - half, cx + half, c0, c1, c2)
 
 
 @njit(cache=True)
-def fill_disc_pg(out, cx, cy, rad, c0, c1, c2):
+def fill_disc_pg(out, dr, cx, cy, rad, c0, c1, c2):
     """The disc pygame's ``draw.circle`` fills for centre (cx, cy) and radius rad [px]: both
     truncated to integers, then the midpoint circle of that radius about the pixel corner
     (x0, y0), each row k below it (and its mirror above) spanning [x0 - h, x0 + h - 1]."""
@@ -217,7 +240,7 @@ def fill_disc_pg(out, cx, cy, rad, c0, c1, c2):
     r = int(rad)
     if r < 1:
         return
-    H, Wd = out.shape[0], out.shape[1]
+    H = out.shape[0]
     f = 1 - r
     ddx = 0
     ddy = -2 * r
@@ -238,14 +261,9 @@ def fill_disc_pg(out, cx, cy, rad, c0, c1, c2):
                 k, h = y - 1, x
             else:
                 k, h = x - 1, y
-            a = max(x0 - h, 0)
-            b = min(x0 + h - 1, Wd - 1)
             for row in (y0 + k, y0 - 1 - k):
                 if 0 <= row < H:
-                    for col in range(a, b + 1):
-                        out[row, col, 0] = c0
-                        out[row, col, 1] = c1
-                        out[row, col, 2] = c2
+                    _hspan(out, dr, row, x0 - h, x0 + h - 1, c0, c1, c2)
 
 
 @njit(cache=True)
@@ -268,36 +286,36 @@ def _place(R, p, x, y, c, s, k, sp):
 
 
 @njit(cache=True)
-def _draw_placed(R, p, sp, n, k, out, fill, edge, xs):
+def _draw_placed(R, p, sp, n, k, out, dr, fill, edge, xs):
     """Draw primitive p (already placed into sp[:n]) with colours fill / edge (rows)."""
     kind = R.kind[p]
     h = R.edge_px[p]
     if kind == PRIM_CIRC:
         rpx = R.rad[p] * R.geo[G_SCALE] * k
         if h > 0.0:
-            fill_disc(out, sp[0, 0], sp[0, 1], rpx + h, edge[0], edge[1], edge[2])
-            fill_disc(out, sp[0, 0], sp[0, 1], rpx - h, fill[0], fill[1], fill[2])
+            fill_disc(out, dr, sp[0, 0], sp[0, 1], rpx + h, edge[0], edge[1], edge[2])
+            fill_disc(out, dr, sp[0, 0], sp[0, 1], rpx - h, fill[0], fill[1], fill[2])
         else:
-            fill_disc(out, sp[0, 0], sp[0, 1], rpx, fill[0], fill[1], fill[2])
+            fill_disc(out, dr, sp[0, 0], sp[0, 1], rpx, fill[0], fill[1], fill[2])
         return
     if kind == PRIM_LINE:
         for i in range(n - 1):
-            fill_segment(out, sp[i, 0], sp[i, 1], sp[i + 1, 0], sp[i + 1, 1], R.rad[p],
+            fill_segment(out, dr, sp[i, 0], sp[i, 1], sp[i + 1, 0], sp[i + 1, 1], R.rad[p],
                          fill[0], fill[1], fill[2])
         return
-    fill_polygon(out, sp, n, xs, fill[0], fill[1], fill[2])
+    fill_polygon(out, dr, sp, n, xs, fill[0], fill[1], fill[2])
     if h > 0.0:
         for i in range(n):
             j = i + 1 if i + 1 < n else 0
-            fill_segment(out, sp[i, 0], sp[i, 1], sp[j, 0], sp[j, 1], h,
+            fill_segment(out, dr, sp[i, 0], sp[i, 1], sp[j, 0], sp[j, 1], h,
                          edge[0], edge[1], edge[2])
 
 
 @njit(cache=True)
-def draw_prim(R, p, x, y, c, s, k, sp, xs, out):
+def draw_prim(R, p, x, y, c, s, k, sp, xs, out, dr):
     """Draw primitive p placed at origin (x, y) [m], rotation (c, s), size factor k."""
     n = _place(R, p, x, y, c, s, k, sp)
-    _draw_placed(R, p, sp, n, k, out, R.fill[p], R.edge[p], xs)
+    _draw_placed(R, p, sp, n, k, out, dr, R.fill[p], R.edge[p], xs)
 
 
 @njit(cache=True, inline="always")
@@ -307,13 +325,16 @@ def _blend(d, s, a):
 
 
 @njit(cache=True)
-def _draw_goals(e, W, R, goal_row, sp, xs, ov, out):
+def _draw_goals(e, W, R, goal_row, sp, xs, out, dr):
     """The translucent goals, mark by mark: its outline at the goal pose, then its success
-    circle, drawn into the overlay ``ov`` (part and mark index; last drawn wins, as on
-    pygame's overlay surface), then blended once over the covered box and cleared."""
+    circle, drawn into this thread's overlay (part and mark index; last drawn wins, as on
+    pygame's overlay surface), then blended once over the rows and columns it touched, and
+    cleared."""
+    tid = get_thread_id()
+    ov = R.ov[tid]
+    ovd = R.ovdirty[tid]
     S = R.geo[G_SCALE]
-    H, Wd = out.shape[0], out.shape[1]
-    lx, hx, ly, hy = np.inf, -np.inf, np.inf, -np.inf
+    H = out.shape[0]
     for g in range(R.gstart.shape[0] - 1):
         f0, f1, f2 = 1, g & 255, g >> 8  # the overlay codes of mark g: fill, edge
         e0 = 2
@@ -326,39 +347,36 @@ def _draw_goals(e, W, R, goal_row, sp, xs, ov, out):
         for gi in range(R.gstart[g], R.gstart[g + 1]):
             p = R.goal[gi]
             n = _place(R, p, gx, gy, c, s, k, sp)
-            for i in range(n):
-                lx = min(lx, sp[i, 0])
-                hx = max(hx, sp[i, 0])
-                ly = min(ly, sp[i, 1])
-                hy = max(hy, sp[i, 1])
             if R.kind[p] == PRIM_LINE:
                 for i in range(n - 1):
-                    fill_segment(ov, sp[i, 0], sp[i, 1], sp[i + 1, 0], sp[i + 1, 1], 1.0,
-                                 e0, f1, f2)
+                    fill_segment(ov, ovd, sp[i, 0], sp[i, 1], sp[i + 1, 0], sp[i + 1, 1],
+                                 1.0, e0, f1, f2)
                 continue
-            fill_polygon(ov, sp, n, xs, f0, f1, f2)
+            fill_polygon(ov, ovd, sp, n, xs, f0, f1, f2)
             for i in range(n):
                 j = i + 1 if i + 1 < n else 0
-                fill_segment(ov, sp[i, 0], sp[i, 1], sp[j, 0], sp[j, 1], 1.0, e0, f1, f2)
+                fill_segment(ov, ovd, sp[i, 0], sp[i, 1], sp[j, 0], sp[j, 1], 1.0, e0, f1,
+                             f2)
         if R.grad[g] > 0.0:
             cpx = R.geo[G_MX] + (gx - R.geo[G_X0]) * S
             cpy = H - R.geo[G_MY] - (gy - R.geo[G_Y0]) * S
             # As pygame: the disc, then a 2 px ring (here: the disc 2 px smaller inside it).
             crad = max(2.0, R.grad[g] * S)
-            fill_disc_pg(ov, cpx, cpy, crad, e0, f1, f2)
-            fill_disc_pg(ov, cpx, cpy, crad - 2.0, f0, f1, f2)
-            lx, hx = min(lx, cpx - crad), max(hx, cpx + crad)
-            ly, hy = min(ly, cpy - crad), max(hy, cpy + crad)
-    if not lx <= hx:
-        return
-    r0 = max(int(math.floor(ly)) - 3, 0)
-    r1 = min(int(math.ceil(hy)) + 4, H)
-    c0 = max(int(math.floor(lx)) - 3, 0)
-    c1 = min(int(math.ceil(hx)) + 4, Wd)
-    for r in range(r0, r1):
+            fill_disc_pg(ov, ovd, cpx, cpy, crad, e0, f1, f2)
+            fill_disc_pg(ov, ovd, cpx, cpy, crad - 2.0, f0, f1, f2)
+    for r in range(H):
+        lo, hi = ovd[r, 0], ovd[r, 1]
+        if lo > hi:
+            continue
+        ovd[r, 0] = _CLEAN
+        ovd[r, 1] = -1
+        if lo < dr[r, 0]:
+            dr[r, 0] = lo
+        if hi > dr[r, 1]:
+            dr[r, 1] = hi
         orow = out[r]
         vrow = ov[r]
-        for col in range(c0, c1):
+        for col in range(lo, hi + 1):
             part = vrow[col, 0]
             if part == 0:
                 continue
@@ -368,31 +386,41 @@ def _draw_goals(e, W, R, goal_row, sp, xs, ov, out):
             vrow[col, 2] = 0
             a = GOAL_FILL_A if part == 1 else GOAL_EDGE_A
             for ch in range(3):
-                orow[col, ch] = _blend(np.int64(orow[col, ch]),
-                                       R.gcol[g, part - 1, ch], a)
+                orow[col, ch] = _blend(np.int64(orow[col, ch]), R.gcol[g, part - 1, ch], a)
 
 
 @njit(cache=True)
 def raster_env(e, W, R, goal_row, out):
-    """Draw env e into ``out`` (H, W, 3) uint8: background, goal, movable bodies, headings."""
-    H, Wd = out.shape[0], out.shape[1]
+    """Draw env e into ``out`` (H, W, 3) uint8, the env's own frame buffer (its previous
+    frame, whose drawn pixels ``R.dirty[e]`` records): the background restored where the
+    previous frame drew, then the goals, the movable bodies and their heading lines."""
+    H = out.shape[0]
     bg = R.bg
+    dr = R.dirty[e]
+    # Only the pixels drawn over since the background was last copied differ from it: a
+    # full copy per frame costs more than everything drawn on it (the frame buffers of a
+    # batch do not fit in the caches).
     for r in range(H):
+        lo, hi = dr[r, 0], dr[r, 1]
+        if lo > hi:
+            continue
+        dr[r, 0] = _CLEAN
+        dr[r, 1] = -1
         orow = out[r]
         brow = bg[r]
-        for col in range(Wd):
+        for col in range(lo, hi + 1):
             orow[col, 0] = brow[col, 0]
             orow[col, 1] = brow[col, 1]
             orow[col, 2] = brow[col, 2]
     sp = R.scratch[e]
     xs = R.xs[e]
     if R.gstart.shape[0] > 1:
-        _draw_goals(e, W, R, goal_row, sp, xs, R.ov[e], out)
+        _draw_goals(e, W, R, goal_row, sp, xs, out, dr)
     for q in range(R.mov.shape[0]):
         p = R.mov[q]
         b = R.body[p]
         x, y, _th, c, s = origin_pose(e, b, W.pos, W.ang, W.bflt, W.epar)
-        draw_prim(R, p, x, y, c, s, W.epar[e, b, EP_SCALE], sp, xs, out)
+        draw_prim(R, p, x, y, c, s, W.epar[e, b, EP_SCALE], sp, xs, out, dr)
     S = R.geo[G_SCALE]
     for b in range(R.heads.shape[0]):
         length = R.heads[b, 0]
@@ -405,8 +433,8 @@ def raster_env(e, W, R, goal_row, out):
         bx = ax + c * length * k * S
         by = ay - s * length * k * S
         c0, c1, c2 = np.uint8(R.heads[b, 1]), np.uint8(R.heads[b, 2]), np.uint8(R.heads[b, 3])
-        fill_segment(out, ax, ay, bx, by, 1.0, c0, c1, c2)
-        fill_disc_pg(out, ax, ay, 2.5, c0, c1, c2)
+        fill_segment(out, dr, ax, ay, bx, by, 1.0, c0, c1, c2)
+        fill_disc_pg(out, dr, ax, ay, 2.5, c0, c1, c2)
 
 
 @njit(cache=True)
@@ -414,13 +442,15 @@ def draw_static(R, prims, out):
     """Draw the (world-frame) primitives ``prims`` into ``out`` (the background, once)."""
     sp = R.scratch[0]
     xs = R.xs[0]
+    dr = np.zeros((out.shape[0], 2), np.int64)  # set-up only: nothing to restore
     for i in range(prims.shape[0]):
-        draw_prim(R, prims[i], 0.0, 0.0, 1.0, 0.0, 1.0, sp, xs, out)
+        draw_prim(R, prims[i], 0.0, 0.0, 1.0, 0.0, 1.0, sp, xs, out, dr)
 
 
 @njit(cache=True)
 def raster_serial(W, R, goals, out):
-    """Every env into out (E, H, W, 3); ``goals`` (E, n) the task's goal rows."""
+    """Every env into its frame buffer out[e] (E, H, W, 3); ``goals`` (E, n) the task's goal
+    rows."""
     for e in range(out.shape[0]):
         raster_env(e, W, R, goals[e], out[e])
 
@@ -430,3 +460,19 @@ def raster_parallel(W, R, goals, out):
     """As raster_serial, prange over envs."""
     for e in prange(out.shape[0]):
         raster_env(e, W, R, goals[e], out[e])
+
+
+def dirty_all(num_envs: int, height: int, width: int) -> np.ndarray:
+    """Dirty rows of frame buffers whose content is unknown: every pixel redrawn."""
+    d = np.empty((num_envs, height, 2), np.int64)
+    d[..., 0] = 0
+    d[..., 1] = width - 1
+    return d
+
+
+def dirty_none(n: int, height: int) -> np.ndarray:
+    """Dirty rows of ``n`` clean buffers (the overlays start empty)."""
+    d = np.empty((n, height, 2), np.int64)
+    d[..., 0] = _CLEAN
+    d[..., 1] = -1
+    return d

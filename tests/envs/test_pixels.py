@@ -11,6 +11,7 @@ from gymnasium.utils.env_checker import check_env
 
 import push_envs  # noqa: F401
 from push_envs.envs.render import Renderer
+from push_envs.physics.raster import dirty_all, raster_serial
 
 
 @pytest.mark.parametrize("obs_mode", ["pixels", "pixels+state"])
@@ -103,6 +104,24 @@ def test_pixels_agree_with_pygame(env_id):
         assert r["share"] >= 0.98, (env_id, e, r)
         assert r["mean"] < 3.0, (env_id, e, r)
         assert r["goal"] >= 0.95, (env_id, e, r)
+
+
+def test_frames_equal_a_full_redraw():
+    """A frame restores the background only where the env's previous frame drew; after steps
+    and autoresets (episodes of 4 steps) every frame equals one drawn from scratch."""
+    venv = gym.make_vec("PushMulti-v0", num_envs=20, obs_mode="pixels", max_episode_steps=4)
+    venv.reset(seed=5)
+    rng = np.random.default_rng(1)
+    R = venv.raster
+    E, H, W = venv.env_arrays.pix.shape[:3]
+    for t in range(10):
+        obs, *_ = venv.step(rng.uniform(-1, 1, venv.action_space.shape))
+        fresh = np.zeros_like(obs)
+        raster_serial(venv.world.arrays, R._replace(dirty=dirty_all(E, H, W)),
+                      venv.task_arrays.goal, fresh)
+        np.testing.assert_array_equal(obs, fresh, err_msg=f"step {t}")
+    assert (R.dirty[:, :, 0] <= R.dirty[:, :, 1]).any()  # rows are tracked, not all clean
+    assert (R.ov == 0).all() and (R.ovdirty[:, :, 1] == -1).all()  # overlays left clear
 
 
 def test_same_step_final_pixels():
