@@ -132,6 +132,15 @@ def _hspan(out, dr, r, a, b, c0, c1, c2):
 
 
 @njit(cache=True, inline="always")
+def _take_row(d, r):
+    """Row r's dirty range (first, last column drawn), which is then marked clean."""
+    lo, hi = d[r, 0], d[r, 1]
+    d[r, 0] = _CLEAN
+    d[r, 1] = -1
+    return lo, hi
+
+
+@njit(cache=True, inline="always")
 def _span(out, dr, r, xl, xr, c0, c1, c2):
     """Colour the pixels of row r whose centres lie in [xl, xr]."""
     _hspan(out, dr, r, int(math.ceil(xl - 0.5)), int(math.floor(xr - 0.5)), c0, c1, c2)
@@ -365,11 +374,9 @@ def _draw_goals(e, W, R, goal_row, sp, xs, out, dr):
             fill_disc_pg(ov, ovd, cpx, cpy, crad, e0, f1, f2)
             fill_disc_pg(ov, ovd, cpx, cpy, crad - 2.0, f0, f1, f2)
     for r in range(H):
-        lo, hi = ovd[r, 0], ovd[r, 1]
+        lo, hi = _take_row(ovd, r)
         if lo > hi:
             continue
-        ovd[r, 0] = _CLEAN
-        ovd[r, 1] = -1
         if lo < dr[r, 0]:
             dr[r, 0] = lo
         if hi > dr[r, 1]:
@@ -401,11 +408,9 @@ def raster_env(e, W, R, goal_row, out):
     # full copy per frame costs more than everything drawn on it (the frame buffers of a
     # batch do not fit in the caches).
     for r in range(H):
-        lo, hi = dr[r, 0], dr[r, 1]
+        lo, hi = _take_row(dr, r)
         if lo > hi:
             continue
-        dr[r, 0] = _CLEAN
-        dr[r, 1] = -1
         orow = out[r]
         brow = bg[r]
         for col in range(lo, hi + 1):
