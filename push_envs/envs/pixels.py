@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numba
 import numpy as np
 
 from ..physics.layout import DRIVEN, IMMOVABLE, PASSIVE, PI_BODY, PI_NV
@@ -170,7 +169,6 @@ def raster_arrays(world, height: int, width: int, num_envs: int,
         gcols.append(tuple(m.cols) + (-1,) * (3 - len(m.cols)))
         grad.append(float(m.radius))
         gcol.append(m.colours())
-    threads = int(numba.config.NUMBA_NUM_THREADS)
     vstart = np.zeros(len(kinds) + 1, np.int64)
     vstart[1:] = np.cumsum([len(v) for v in verts])
     allv = np.concatenate(verts) if verts else np.zeros((0, 2))
@@ -185,10 +183,10 @@ def raster_arrays(world, height: int, width: int, num_envs: int,
         gbody=np.array(gbody, np.int64), gcols=np.array(gcols, np.int64).reshape(-1, 3),
         grad=np.array(grad, np.float64), gcol=np.array(gcol, np.int64).reshape(-1, 2, 3),
         scratch=np.zeros((max(num_envs, 1), kmax, 2)), xs=np.zeros((max(num_envs, 1), kmax + 2)),
-        # One overlay per thread numba may run (its thread ids are below NUMBA_NUM_THREADS):
-        # a per-env one would be another frame-sized buffer per env, out of the caches.
-        ov=np.zeros((threads, height, width, 3), np.uint8),
-        dirty=dirty_all(num_envs, height, width), ovdirty=dirty_none(threads, height))
+        # One overlay per env: a per-thread one (numba.get_thread_id) fails to link when the
+        # kernel is loaded from numba's cache in a new process ("Symbol not found").
+        ov=np.zeros((max(num_envs, 1), height, width, 3), np.uint8),
+        dirty=dirty_all(num_envs, height, width), ovdirty=dirty_none(max(num_envs, 1), height))
     R.bg[:] = RD.BACKGROUND
     draw_static(R, np.array(static, np.int64), R.bg)
     return R

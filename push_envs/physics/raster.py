@@ -31,7 +31,7 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-from numba import get_thread_id, njit, prange
+from numba import njit, prange
 
 from .frames import origin_pose
 from .layout import EP_SCALE
@@ -76,13 +76,12 @@ class RasterArrays(NamedTuple):
 
     scratch: (E, KMAX, 2) pixel coordinates of one primitive
     xs:     (E, KMAX) scanline crossings
-    ov:     (T, H, W, 3) uint8 goal overlay per thread (numba's thread id), 0 between
-            frames: channel 0 the part (1 fill, 2 edge), channels 1, 2 the mark's index
-            (low, high byte)
+    ov:     (E, H, W, 3) uint8 goal overlay per env, 0 between frames: channel 0 the part
+            (1 fill, 2 edge), channels 1, 2 the mark's index (low, high byte)
     dirty:  (E, H, 2) per env and row, the first and last column drawn over the background
             in the env's frame buffer since the background was last copied there (first >
             last: none); the next frame restores just those (``dirty_all`` at first)
-    ovdirty: (T, H, 2) the same for each thread's overlay
+    ovdirty: (E, H, 2) the same for each env's overlay
     """
 
     geo: np.ndarray
@@ -336,12 +335,11 @@ def _blend(d, s, a):
 @njit(cache=True)
 def _draw_goals(e, W, R, goal_row, sp, xs, out, dr):
     """The translucent goals, mark by mark: its outline at the goal pose, then its success
-    circle, drawn into this thread's overlay (part and mark index; last drawn wins, as on
+    circle, drawn into the env's overlay (part and mark index; last drawn wins, as on
     pygame's overlay surface), then blended once over the rows and columns it touched, and
     cleared."""
-    tid = get_thread_id()
-    ov = R.ov[tid]
-    ovd = R.ovdirty[tid]
+    ov = R.ov[e]
+    ovd = R.ovdirty[e]
     S = R.geo[G_SCALE]
     H = out.shape[0]
     for g in range(R.gstart.shape[0] - 1):
