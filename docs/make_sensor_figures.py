@@ -4,8 +4,9 @@
 
 * ``lidar_scan.png``: PushBox-v0 with a 64-beam lidar (``lidar=dict(number=64,
   range_max=3.0, angle_range=2 pi)``), drawn by ``render()`` (beams in red, returns as dots).
-* ``pixel_grid.png``: 4 x 4 pixel observations (``obs_mode="pixels"``, 96 x 96) of a PushT-v0
-  and a PushBox-v0 batch after 20 random steps, each pixel shown as 2 x 2.
+* ``pixel_grid.png``: 4 x 4 pixel observations (``obs_mode="pixels"``, 96 x 96), two envs of
+  each registered task in registry order (row by row), after 20 random steps, each pixel
+  shown as 2 x 2.
 """
 
 from __future__ import annotations
@@ -36,12 +37,13 @@ def main() -> None:
     save_png(env.render(), args.out / "lidar_scan.png")
     tiles = []
     rng = np.random.default_rng(0)
-    for env_id in ("PushT-v0", "PushBox-v0"):
-        venv = gym.make_vec(env_id, num_envs=8, obs_mode="pixels")
+    for env_id in push_envs.ENV_IDS[:8]:
+        venv = gym.make_vec(env_id, num_envs=2, obs_mode="pixels")
         obs, _ = venv.reset(seed=1)
         for _ in range(20):
-            obs, *_ = venv.step(rng.uniform(-1, 1, (8, 2)))
+            obs, *_ = venv.step(rng.uniform(-1, 1, venv.action_space.shape))
         tiles.extend(obs)
+        venv.close()
     gap = 4
     h, w = tiles[0].shape[:2]
     grid = np.full((4 * (h + gap) + gap, 4 * (w + gap) + gap, 3), 255, np.uint8)

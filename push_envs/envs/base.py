@@ -228,7 +228,8 @@ class PushVectorEnv(VectorEnv):
                                 else 0, H, Wd, 3), np.uint8))
         t = self.task.build(self)
         if pixels:
-            self.raster = raster_arrays(w, H, Wd, E, self.task.raster_goal(self))
+            self.raster = raster_arrays(w, H, Wd, E, self.task.goal_marks(self),
+                                        t.goal.shape[1])
             self.env_arrays = self.env_arrays._replace(
                 **sensor_fields(w.lidar_arrays, self.raster))
         self.task_arrays = TaskArrays(ip=t.ip, fp=t.fp, goal=t.goal, mem=t.mem,

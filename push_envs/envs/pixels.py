@@ -3,18 +3,21 @@
 :func:`raster_arrays` turns a World's scene into :class:`~push_envs.physics.raster.
 RasterArrays` once: the palette and the world-to-pixel map of ``render.py`` (y up, the world
 rectangle fitted to an ``H x W`` image, centred), immovable bodies and the grid map drawn
-into a background, movable bodies' outlines in their body frame, and the goal the task
-names (:meth:`~push_envs.envs.task.TaskSpec.raster_goal`). The kernels are in
-``push_envs.physics.raster``; the env calls them inside its compiled step.
+into a background, movable bodies' outlines in their body frame, and the goal table: one row
+per :class:`~push_envs.envs.render.GoalMark` the task declares
+(:meth:`~push_envs.envs.task.TaskSpec.goal_marks`, the declaration ``render()`` draws
+from). The kernels are in ``push_envs.physics.raster``; the env calls them inside its
+compiled step.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import numpy as np
 
 from ..physics.layout import DRIVEN, IMMOVABLE, PASSIVE, PI_BODY, PI_NV
 from ..physics.raster import (
-    G_GOAL_R,
     G_LEN,
     G_MX,
     G_MY,
@@ -25,6 +28,8 @@ from ..physics.raster import (
     PRIM_LINE,
     PRIM_POLY,
     RasterArrays,
+    dirty_all,
+    dirty_none,
     draw_static,
 )
 from . import render as RD
@@ -57,11 +62,12 @@ def _as_circle(outline: np.ndarray) -> tuple[np.ndarray, float] | None:
 
 
 def raster_arrays(world, height: int, width: int, num_envs: int,
-                  goal: tuple[int, tuple[int, int, int], float] | None = None) -> RasterArrays:
+                  marks: Sequence[RD.GoalMark] = (), goal_width: int | None = None,
+                  ) -> RasterArrays:
     """The rasteriser's tables for ``world`` at ``height x width`` pixels.
 
-    ``goal``: (goal body index or -1, columns of the task's goal row holding x, y, theta,
-    success circle radius [m]) or None (no goal drawn).
+    ``marks``: the goals drawn (``TaskSpec.goal_marks``), at the poses held in the columns
+    they name of each env's goal row; ``goal_width``: that row's length (checks the columns).
     """
     sc = world.scene
     wspec = sc.spec.world
@@ -93,7 +99,6 @@ def raster_arrays(world, height: int, width: int, num_envs: int,
     static: list[int] = []
     mov: list[int] = []
     heads = np.zeros((sc.num_bodies, 4))
-    body_prims: dict[int, list[int]] = {}
     n_robot = 0
     specs = sc.spec.bodies
     # The grid map's cells and edges first (the renderer draws them before the bodies).
@@ -136,43 +141,52 @@ def raster_arrays(world, height: int, width: int, num_envs: int,
             else:
                 p = add(PRIM_LINE, body, o, line_px / 2.0, 0.0, fill, fill)
             prims.append(p)
-        body_prims[i] = prims
         if placed:
             static.extend(prims)
         else:
             mov.extend(prims)
             heads[i, 0] = RD._ray_reach(outlines, closed)
             heads[i, 1:] = edge
-    goal_prims: list[int] = []
-    gbody, gcols, grad = -1, (-1, -1, -1), 0.0
-    if goal is not None:
-        gbody, gcols, grad = goal
-        for p in body_prims.get(gbody, []):
-            if kinds[p] == PRIM_LINE:
-                continue
-            # Goal outlines are polygons in the goal colours (a circle as its polygon).
-            v = verts[p]
-            if kinds[p] == PRIM_CIRC:
-                t = np.linspace(0.0, 2.0 * np.pi, 32, endpoint=False)
-                v = v[0] + rad[p] * np.stack([np.cos(t), np.sin(t)], 1)
-            goal_prims.append(add(PRIM_POLY, gbody, v, 0.0, 1.0, RD.GOAL_FILL[:3],
-                                  RD.GOAL_EDGE[:3]))
-        geo[G_GOAL_R] = grad
+    goal_prims, gstart, gbody, gcols, grad, gcol = [], [0], [], [], [], []
+    for m in marks:
+        if goal_width is not None and max(m.cols) >= goal_width:
+            raise ValueError(f"GoalMark {m}: column {max(m.cols)} is beyond the task's goal "
+                             f"row ({goal_width} columns)")
+        b = -1
+        if m.body:
+            if m.body not in sc.index or sc.shapes[sc.index[m.body]] is None:
+                raise ValueError(f"GoalMark {m}: no body {m.body!r} with a drawable shape; "
+                                 f"bodies: {[n for n, i in sc.index.items() if sc.shapes[i]]}")
+            b = sc.index[m.body]
+            info = sc.shapes[b]
+            for o, cl in zip(info.outlines, info.closed, strict=True):
+                # Goal outlines keep the body's own vertices (a circle as its polygon), as
+                # render() draws them; an open line string is drawn as its edge.
+                goal_prims.append(add(PRIM_POLY if cl else PRIM_LINE, b, o, 0.0, 1.0,
+                                      (0, 0, 0), (0, 0, 0)))
+        gstart.append(len(goal_prims))
+        gbody.append(b if b >= 0 and int(sc.bint[b, 0]) != IMMOVABLE else -1)
+        gcols.append(tuple(m.cols) + (-1,) * (3 - len(m.cols)))
+        grad.append(float(m.radius))
+        gcol.append(m.colours())
     vstart = np.zeros(len(kinds) + 1, np.int64)
     vstart[1:] = np.cumsum([len(v) for v in verts])
     allv = np.concatenate(verts) if verts else np.zeros((0, 2))
-    kmax = max([len(v) for v in verts] + [sum(len(verts[p]) for p in goal_prims), 1])
+    kmax = max([len(v) for v in verts] + [1])
     R = RasterArrays(
         geo=geo, bg=np.zeros((height, width, 3), np.uint8),
         kind=np.array(kinds, np.int64), body=np.array(bodies, np.int64), vstart=vstart,
         verts=allv, rad=np.array(rad), edge_px=np.array(edge_px),
         fill=np.array(fills, np.int64).reshape(-1, 3),
         edge=np.array(edges, np.int64).reshape(-1, 3), mov=np.array(mov, np.int64),
-        heads=heads, goal=np.array(goal_prims, np.int64),
-        gbody=np.array([gbody], np.int64), gcols=np.array(gcols, np.int64),
-        gcol=np.array([RD.GOAL_FILL[:3], RD.GOAL_EDGE[:3]], np.int64),
+        heads=heads, goal=np.array(goal_prims, np.int64), gstart=np.array(gstart, np.int64),
+        gbody=np.array(gbody, np.int64), gcols=np.array(gcols, np.int64).reshape(-1, 3),
+        grad=np.array(grad, np.float64), gcol=np.array(gcol, np.int64).reshape(-1, 2, 3),
         scratch=np.zeros((max(num_envs, 1), kmax, 2)), xs=np.zeros((max(num_envs, 1), kmax + 2)),
-        ov=np.zeros((max(num_envs, 1), height, width, 3), np.uint8))
+        # One overlay per env: a per-thread one (numba.get_thread_id) fails to link when the
+        # kernel is loaded from numba's cache in a new process ("Symbol not found").
+        ov=np.zeros((max(num_envs, 1), height, width, 3), np.uint8),
+        dirty=dirty_all(num_envs, height, width), ovdirty=dirty_none(max(num_envs, 1), height))
     R.bg[:] = RD.BACKGROUND
     draw_static(R, np.array(static, np.int64), R.bg)
     return R
@@ -185,7 +199,9 @@ def empty_raster() -> RasterArrays:
                         body=zi, vstart=np.zeros(1, np.int64), verts=np.zeros((0, 2)), rad=z1,
                         edge_px=z1, fill=np.zeros((0, 3), np.int64),
                         edge=np.zeros((0, 3), np.int64), mov=zi, heads=np.zeros((0, 4)),
-                        goal=zi, gbody=np.full(1, -1, np.int64),
-                        gcols=np.full(3, -1, np.int64), gcol=np.zeros((2, 3), np.int64),
+                        goal=zi, gstart=np.zeros(1, np.int64), gbody=zi,
+                        gcols=np.zeros((0, 3), np.int64), grad=z1,
+                        gcol=np.zeros((0, 2, 3), np.int64),
                         scratch=np.zeros((0, 1, 2)), xs=np.zeros((0, 1)),
-                        ov=np.zeros((0, 1, 1, 3), np.uint8))
+                        ov=np.zeros((0, 1, 1, 3), np.uint8), dirty=np.zeros((0, 1, 2), np.int64),
+                        ovdirty=np.zeros((0, 1, 2), np.int64))

@@ -162,15 +162,12 @@ class PushClutter(M.ManyObjectTask):
                                     for e in range(env.num_envs)])
         return ctx
 
-    def render_goals(self, env: Any, e: int) -> list:
-        from .render import Goal
+    def goal_marks(self, env: Any) -> list:
+        """The box's outline (unturned) and the success circle at the goal, in its colour."""
+        from .render import GoalMark
 
-        g = env.task_arrays.goal[e]
-        colour = self.render_colours(env)[0]
-        return [Goal(kind="outline", body="box", pose=(float(g[0]), float(g[1]), 0.0),
-                     color=colour),
-                Goal(kind="circle", center=(float(g[0]), float(g[1])),
-                     radius=env.success_distance, color=colour)]
+        return [GoalMark(cols=(0, 1), body="box", radius=env.success_distance,
+                         color=self.render_colours(env)[0])]
 
 
 # ------------------------------------------------------------------------------ hooks

@@ -82,12 +82,13 @@ class PushMulti(M.ManyObjectTask):
                   lambda c, j: c.touching[:, j:j + 1]),
         )))
 
-    def render_goals(self, env: Any, e: int) -> list:
-        from .render import Goal
+    def goal_marks(self, env: Any) -> list:
+        """Goal j: a circle 1.5 success_distance wide at columns 2j, 2j + 1, in box j's
+        colour."""
+        from .render import GoalMark
 
-        g = env.task_arrays.goal[e]
-        return [Goal(kind="circle", center=(float(g[2 * i]), float(g[2 * i + 1])),
-                     radius=env.success_distance * 1.5, color=colour)
+        return [GoalMark(cols=(2 * i, 2 * i + 1), radius=env.success_distance * 1.5,
+                         color=colour)
                 for i, colour in enumerate(self.render_colours(env))]
 
 

@@ -592,17 +592,10 @@ class SingleObjectTask(TaskSpec):
             robot_slots=w.contact_array(self.robot_body, m)[0],
             touching_wall=touching_wall, touching_robot=touching_robot)
 
-    def raster_goal(self, env: Any) -> tuple[int, tuple[int, int, int], float]:
-        """The object's outline at the goal pose and the success circle (as render_goals)."""
-        return (env.world.scene.index[self.object_body], (GOAL.x, GOAL.y, GOAL.theta),
-                float(env.success_distance))
+    def goal_marks(self, env: Any) -> list:
+        """The object's outline at the goal pose and the success circle."""
+        from .render import GoalMark
 
-    def render_goals(self, env: Any, e: int) -> list:
-        from .render import Goal
-
-        g = env.task_arrays.goal[e]
-        return [Goal(kind="outline", body=self.object_body,
-                     pose=(float(g[GOAL.x]), float(g[GOAL.y]), float(g[GOAL.theta]))),
-                Goal(kind="circle", center=(float(g[GOAL.x]), float(g[GOAL.y])),
-                     radius=env.success_distance)]
+        return [GoalMark(cols=(GOAL.x, GOAL.y, GOAL.theta), body=self.object_body,
+                         radius=float(env.success_distance))]
 

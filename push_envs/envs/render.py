@@ -87,6 +87,65 @@ class Goal:
             raise ValueError(f"Goal.kind must be 'circle' or 'outline', got {self.kind!r}")
 
 
+@dataclass(frozen=True)
+class GoalMark:
+    """How a task draws one of its goals, declared once; ``render()`` and the compiled pixel
+    observation (``push_envs.envs.pixels``) both draw from it, at the pose the goal row holds.
+
+    cols:   columns of the task's goal row (``TaskArrays.goal[e]``) holding x [m], y [m] and
+            optionally theta [rad] of the goal (two columns: theta 0)
+    body:   the body whose outline is drawn at the goal pose (scaled by its size factor), or
+            "" for none
+    radius: the success circle's radius [m] about (x, y), or 0 for none
+    color:  (R, G, B) of the goal, as :class:`Goal`; None: the default green
+
+    A mark draws the outline first, then the circle (as :class:`Goal` s, in that order).
+    """
+
+    cols: tuple[int, ...]
+    body: str = ""
+    radius: float = 0.0
+    color: tuple[int, int, int] | None = None
+
+    def __post_init__(self) -> None:
+        if len(self.cols) not in (2, 3) or any(int(c) != c or c < 0 for c in self.cols):
+            raise ValueError(f"GoalMark.cols must be 2 or 3 column indices >= 0 (x, y[, theta])"
+                             f", got {self.cols!r}")
+        if not (math.isfinite(self.radius) and self.radius >= 0.0):
+            raise ValueError(f"GoalMark.radius must be a finite number >= 0 [m], got "
+                             f"{self.radius!r}")
+        if not self.body and self.radius == 0.0:
+            raise ValueError("GoalMark draws nothing: give a body outline or a radius > 0")
+
+    def pose(self, row: Sequence[float]) -> tuple[float, float, float]:
+        """The goal pose (x [m], y [m], theta [rad]) in the goal row ``row``."""
+        theta = float(row[self.cols[2]]) if len(self.cols) == 3 else 0.0
+        return float(row[self.cols[0]]), float(row[self.cols[1]]), theta
+
+    def goals(self, row: Sequence[float]) -> list[Goal]:
+        """What :meth:`Renderer.render` draws for this mark at the goal row ``row``."""
+        x, y, t = self.pose(row)
+        out = []
+        if self.body:
+            out.append(Goal(kind="outline", body=self.body, pose=(x, y, t), color=self.color))
+        if self.radius > 0.0:
+            out.append(Goal(kind="circle", center=(x, y), radius=self.radius,
+                            color=self.color))
+        return out
+
+    def colours(self) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
+        """(fill, edge) RGB as drawn (the overlay opacities are GOAL_FILL[3], GOAL_EDGE[3])."""
+        return goal_colours(self.color)
+
+
+def goal_colours(color: Sequence[int] | None) -> tuple[tuple[int, int, int],
+                                                       tuple[int, int, int]]:
+    """(fill, edge) RGB of a goal of colour ``color`` (None: the default green)."""
+    if color is None:
+        return GOAL_FILL[:3], GOAL_EDGE[:3]  # type: ignore[return-value]
+    return tuple(int(v) for v in color[:3]), _darker(color)  # type: ignore[return-value]
+
+
 @dataclass
 class _Body:
     """Drawing data of one body, prepared once."""
@@ -381,10 +440,8 @@ class Renderer:
     def _draw_goals(self, goals: Sequence[Goal], env: int) -> None:
         pg = self._pg
         for g in goals:
-            fill, edge = GOAL_FILL, GOAL_EDGE
-            if g.color is not None:
-                fill = (*g.color[:3], GOAL_FILL[3])
-                edge = (*_darker(g.color), GOAL_EDGE[3])
+            fill, edge = goal_colours(g.color)
+            fill, edge = (*fill, GOAL_FILL[3]), (*edge, GOAL_EDGE[3])
             if g.kind == "circle":
                 c = self.world_to_px(g.center)
                 r = max(2.0, g.radius * self.scale)
@@ -546,4 +603,4 @@ class Renderer:
             self._window = None
 
 
-__all__ = ["Goal", "Renderer", "RENDER_MODES"]
+__all__ = ["Goal", "GoalMark", "Renderer", "RENDER_MODES"]

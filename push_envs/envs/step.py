@@ -134,12 +134,16 @@ class EnvArrays(NamedTuple):
     ras_mov: np.ndarray
     ras_heads: np.ndarray
     ras_goal: np.ndarray
+    ras_gstart: np.ndarray
     ras_gbody: np.ndarray
     ras_gcols: np.ndarray
+    ras_grad: np.ndarray
     ras_gcol: np.ndarray
     ras_scratch: np.ndarray
     ras_xs: np.ndarray
     ras_ov: np.ndarray
+    ras_dirty: np.ndarray
+    ras_ovdirty: np.ndarray
     pix: np.ndarray
     final_pix: np.ndarray
 
@@ -248,8 +252,9 @@ def sense(e, W, V, T):
     if V.cfg[CFG_PIXELS]:
         R = RasterArrays(V.ras_geo, V.ras_bg, V.ras_kind, V.ras_body, V.ras_vstart,
                          V.ras_verts, V.ras_rad, V.ras_edge_px, V.ras_fill, V.ras_edge,
-                         V.ras_mov, V.ras_heads, V.ras_goal, V.ras_gbody, V.ras_gcols,
-                         V.ras_gcol, V.ras_scratch, V.ras_xs, V.ras_ov)
+                         V.ras_mov, V.ras_heads, V.ras_goal, V.ras_gstart, V.ras_gbody,
+                         V.ras_gcols, V.ras_grad, V.ras_gcol, V.ras_scratch, V.ras_xs,
+                         V.ras_ov, V.ras_dirty, V.ras_ovdirty)
         raster_env(e, W, R, T.goal[e], V.pix[e])
 
 

@@ -88,12 +88,11 @@ class Sweep(M.ManyObjectTask):
                           "-", 0, 1, lambda c, j: inside(c)[:, j:j + 1].astype(float)),
                 )))
 
-    def render_goals(self, env: Any, e: int) -> list:
-        from .render import Goal
+    def goal_marks(self, env: Any) -> list:
+        """The goal circle (centre in columns 0, 1)."""
+        from .render import GoalMark
 
-        g = env.task_arrays.goal[e]
-        return [Goal(kind="circle", center=(float(g[0]), float(g[1])),
-                     radius=self.args["goal_radius"])]
+        return [GoalMark(cols=(0, 1), radius=self.args["goal_radius"])]
 
 
 # ------------------------------------------------------------------------------ hooks

@@ -174,13 +174,15 @@ class TaskSpec:
         """(E, G) achieved and desired goal vectors of the current state (float64)."""
         return env.task_arrays.ag, env.task_arrays.dg
 
+    def goal_marks(self, env: Any) -> Sequence[Any]:
+        """How the task's goals are drawn: a sequence of :class:`~push_envs.envs.render.
+        GoalMark` (an outline and / or success circle each, at the pose held in columns of
+        ``TaskArrays.goal``, in a colour). ``render()`` and the pixel observation both draw
+        from it, so a task declares its goals once. Default: no goal drawn."""
+        return ()
+
     def render_goals(self, env: Any, e: int) -> list:
-        """What the renderer draws as env e's goal (a list of render.Goal)."""
-        return []
-
-    def raster_goal(self, env: Any) -> tuple[int, tuple[int, int, int], float] | None:
-        """The goal the pixel observation draws: (body whose outline is drawn at the goal
-        pose, or -1; the columns of ``TaskArrays.goal`` holding x [m], y [m], theta [rad];
-        the radius [m] of the success circle, 0 for none), or None (no goal drawn)."""
-        return None
-
+        """What the renderer draws as env e's goals (a list of render.Goal), from
+        :meth:`goal_marks` at env e's goal row."""
+        row = env.task_arrays.goal[e]
+        return [g for m in self.goal_marks(env) for g in m.goals(row)]

@@ -16,10 +16,13 @@ Bands (edges, lines, heading lines) are quads filled the same way, half a pixel 
 as pygame's even-width lines.
 
 Static primitives (immovable bodies, the grid map) are drawn once into the background
-``bg``; each frame copies it, blends the goal overlay (the goal body's outline at the goal
-pose and the success circle, translucent as pygame's overlay), then draws the movable bodies
-at their poses and their heading lines. A pixel is decided at its centre, so a frame depends
-only on its env's state: a batch and a single env give the same bytes.
+``bg``. Each frame restores it where the env's previous frame drew (per row, the range of
+columns drawn: the frame buffer is the env's own, so the rest still holds the background),
+blends the goal overlay (every goal of the task's goal table: an outline at the goal pose
+held in the env's goal row, a success circle, in the goal's colour, translucent as pygame's
+overlay), then draws the movable bodies at their poses and their heading lines. A pixel is
+decided at its centre, so a frame depends only on its env's state: a batch and a single env
+give the same bytes.
 """
 
 from __future__ import annotations
@@ -43,8 +46,9 @@ G_Y0 = 1  # world offset y [m]
 G_SCALE = 2  # [px/m]
 G_MX = 3  # margin left of the world rectangle [px]
 G_MY = 4  # margin below the world rectangle [px]
-G_GOAL_R = 5  # success circle radius [m] (0: none)
-G_LEN = 6
+G_LEN = 5
+
+_CLEAN = 1 << 30  # a dirty range's first column when nothing is drawn (first > last)
 
 GOAL_FILL_A = 90  # overlay opacity of the goal fill (pygame's GOAL_FILL alpha)
 GOAL_EDGE_A = 200
@@ -61,13 +65,23 @@ class RasterArrays(NamedTuple):
     fill, edge: (P, 3) colours
     mov:    (Q,) primitives drawn every frame, in order (the movable bodies')
     heads:  (B, 4) heading line length [m] and its colour (0 length: none)
-    goal:   (G,) primitives of the goal body's outline (drawn at the goal pose)
-    gbody:  (1,) goal body (its size factor scales the outline), or -1
-    gcols:  (3,) columns of the task's goal row holding x [m], y [m], theta [rad]; -1: none
-    gcol:   (2, 3) goal fill and edge colours
+
+    The goal table, one row per goal mark (``push_envs.envs.render.GoalMark``, G marks):
+    goal:   (PG,) primitives of the marks' outlines, body frame (drawn at the goal pose)
+    gstart: (G + 1,) CSR: mark g's outline primitives are goal[gstart[g]:gstart[g + 1]]
+    gbody:  (G,) body whose size factor scales mark g's outline, or -1
+    gcols:  (G, 3) columns of the task's goal row holding x [m], y [m], theta [rad] (-1: 0)
+    grad:   (G,) success circle radius [m] (0: none)
+    gcol:   (G, 2, 3) fill and edge colours of mark g
+
     scratch: (E, KMAX, 2) pixel coordinates of one primitive
     xs:     (E, KMAX) scanline crossings
-    ov:     (E, H, W, 3) uint8 goal overlay (0 between frames)
+    ov:     (E, H, W, 3) uint8 goal overlay per env, 0 between frames: channel 0 the part
+            (1 fill, 2 edge), channels 1, 2 the mark's index (low, high byte)
+    dirty:  (E, H, 2) per env and row, the first and last column drawn over the background
+            in the env's frame buffer since the background was last copied there (first >
+            last: none); the next frame restores just those (``dirty_all`` at first)
+    ovdirty: (E, H, 2) the same for each env's overlay
     """
 
     geo: np.ndarray
@@ -83,27 +97,52 @@ class RasterArrays(NamedTuple):
     mov: np.ndarray
     heads: np.ndarray
     goal: np.ndarray
+    gstart: np.ndarray
     gbody: np.ndarray
     gcols: np.ndarray
+    grad: np.ndarray
     gcol: np.ndarray
     scratch: np.ndarray
     xs: np.ndarray
     ov: np.ndarray
+    dirty: np.ndarray
+    ovdirty: np.ndarray
 
 
 @njit(cache=True, inline="always")
-def _span(out, r, xl, xr, c0, c1, c2):
-    """Colour the pixels of row r whose centres lie in [xl, xr]."""
-    a = int(math.ceil(xl - 0.5))
-    b = int(math.floor(xr - 0.5))
+def _hspan(out, dr, r, a, b, c0, c1, c2):
+    """Colour pixels a..b of row r (clipped to the image) and widen row r's dirty range
+    ``dr[r]`` (first, last column drawn) to cover them."""
     if a < 0:
         a = 0
     if b > out.shape[1] - 1:
         b = out.shape[1] - 1
+    if a > b:
+        return
+    if a < dr[r, 0]:
+        dr[r, 0] = a
+    if b > dr[r, 1]:
+        dr[r, 1] = b
+    orow = out[r]
     for c in range(a, b + 1):
-        out[r, c, 0] = c0
-        out[r, c, 1] = c1
-        out[r, c, 2] = c2
+        orow[c, 0] = c0
+        orow[c, 1] = c1
+        orow[c, 2] = c2
+
+
+@njit(cache=True, inline="always")
+def _take_row(d, r):
+    """Row r's dirty range (first, last column drawn), which is then marked clean."""
+    lo, hi = d[r, 0], d[r, 1]
+    d[r, 0] = _CLEAN
+    d[r, 1] = -1
+    return lo, hi
+
+
+@njit(cache=True, inline="always")
+def _span(out, dr, r, xl, xr, c0, c1, c2):
+    """Colour the pixels of row r whose centres lie in [xl, xr]."""
+    _hspan(out, dr, r, int(math.ceil(xl - 0.5)), int(math.floor(xr - 0.5)), c0, c1, c2)
 
 
 @njit(cache=True, inline="always")
@@ -115,7 +154,7 @@ def _rows(lo, hi, H):
 
 
 @njit(cache=True)
-def fill_polygon(out, sp, n, xs, c0, c1, c2):
+def fill_polygon(out, dr, sp, n, xs, c0, c1, c2):
     """Even-odd scanline fill of the polygon sp[:n] (pixel coordinates; any simple polygon),
     deciding each pixel at its centre. ``xs`` is scratch for the crossings (>= n)."""
     lo, hi = np.inf, -np.inf
@@ -138,11 +177,11 @@ def fill_polygon(out, sp, n, xs, c0, c1, c2):
                 xs[k] = x
                 m += 1
         for k in range(0, m - 1, 2):
-            _span(out, r, xs[k], xs[k + 1], c0, c1, c2)
+            _span(out, dr, r, xs[k], xs[k + 1], c0, c1, c2)
 
 
 @njit(cache=True)
-def fill_segment(out, ax, ay, bx, by, h, c0, c1, c2):
+def fill_segment(out, dr, ax, ay, bx, by, h, c0, c1, c2):
     """A segment drawn h pixels either side (square caps), as pygame draws a line 2h wide:
     the band is shifted by half a pixel down-right, like pygame's even-width lines."""
     ax += 0.5
@@ -181,11 +220,11 @@ def fill_segment(out, ax, ay, bx, by, h, c0, c1, c2):
                 xl = min(xl, x)
                 xr = max(xr, x)
         if xl <= xr:
-            _span(out, r, xl, xr, c0, c1, c2)
+            _span(out, dr, r, xl, xr, c0, c1, c2)
 
 
 @njit(cache=True)
-def fill_disc(out, cx, cy, rad, c0, c1, c2):
+def fill_disc(out, dr, cx, cy, rad, c0, c1, c2):
     """The disc of radius rad [px] about (cx, cy), decided at pixel centres."""
     if rad <= 0.0:
         return
@@ -196,7 +235,43 @@ def fill_disc(out, cx, cy, rad, c0, c1, c2):
         if q < 0.0:
             continue
         half = math.sqrt(q)
-        _span(out, r, cx - half, cx + half, c0, c1, c2)
+        _span(out, dr, r, cx - half, cx + half, c0, c1, c2)
+
+
+@njit(cache=True)
+def fill_disc_pg(out, dr, cx, cy, rad, c0, c1, c2):
+    """The disc pygame's ``draw.circle`` fills for centre (cx, cy) and radius rad [px]: both
+    truncated to integers, then the midpoint circle of that radius about the pixel corner
+    (x0, y0), each row k below it (and its mirror above) spanning [x0 - h, x0 + h - 1]."""
+    x0 = int(cx)
+    y0 = int(cy)
+    r = int(rad)
+    if r < 1:
+        return
+    H = out.shape[0]
+    f = 1 - r
+    ddx = 0
+    ddy = -2 * r
+    x = 0
+    y = r
+    while x < y:
+        if f >= 0:
+            y -= 1
+            ddy += 2
+            f += ddy
+        x += 1
+        ddx += 2
+        f += ddx + 1
+        for step in range(2):
+            if step == 0:
+                if f < 0:
+                    continue
+                k, h = y - 1, x
+            else:
+                k, h = x - 1, y
+            for row in (y0 + k, y0 - 1 - k):
+                if 0 <= row < H:
+                    _hspan(out, dr, row, x0 - h, x0 + h - 1, c0, c1, c2)
 
 
 @njit(cache=True)
@@ -219,36 +294,36 @@ def _place(R, p, x, y, c, s, k, sp):
 
 
 @njit(cache=True)
-def _draw_placed(R, p, sp, n, k, out, fill, edge, xs):
+def _draw_placed(R, p, sp, n, k, out, dr, fill, edge, xs):
     """Draw primitive p (already placed into sp[:n]) with colours fill / edge (rows)."""
     kind = R.kind[p]
     h = R.edge_px[p]
     if kind == PRIM_CIRC:
         rpx = R.rad[p] * R.geo[G_SCALE] * k
         if h > 0.0:
-            fill_disc(out, sp[0, 0], sp[0, 1], rpx + h, edge[0], edge[1], edge[2])
-            fill_disc(out, sp[0, 0], sp[0, 1], rpx - h, fill[0], fill[1], fill[2])
+            fill_disc(out, dr, sp[0, 0], sp[0, 1], rpx + h, edge[0], edge[1], edge[2])
+            fill_disc(out, dr, sp[0, 0], sp[0, 1], rpx - h, fill[0], fill[1], fill[2])
         else:
-            fill_disc(out, sp[0, 0], sp[0, 1], rpx, fill[0], fill[1], fill[2])
+            fill_disc(out, dr, sp[0, 0], sp[0, 1], rpx, fill[0], fill[1], fill[2])
         return
     if kind == PRIM_LINE:
         for i in range(n - 1):
-            fill_segment(out, sp[i, 0], sp[i, 1], sp[i + 1, 0], sp[i + 1, 1], R.rad[p],
+            fill_segment(out, dr, sp[i, 0], sp[i, 1], sp[i + 1, 0], sp[i + 1, 1], R.rad[p],
                          fill[0], fill[1], fill[2])
         return
-    fill_polygon(out, sp, n, xs, fill[0], fill[1], fill[2])
+    fill_polygon(out, dr, sp, n, xs, fill[0], fill[1], fill[2])
     if h > 0.0:
         for i in range(n):
             j = i + 1 if i + 1 < n else 0
-            fill_segment(out, sp[i, 0], sp[i, 1], sp[j, 0], sp[j, 1], h,
+            fill_segment(out, dr, sp[i, 0], sp[i, 1], sp[j, 0], sp[j, 1], h,
                          edge[0], edge[1], edge[2])
 
 
 @njit(cache=True)
-def draw_prim(R, p, x, y, c, s, k, sp, xs, out):
+def draw_prim(R, p, x, y, c, s, k, sp, xs, out, dr):
     """Draw primitive p placed at origin (x, y) [m], rotation (c, s), size factor k."""
     n = _place(R, p, x, y, c, s, k, sp)
-    _draw_placed(R, p, sp, n, k, out, R.fill[p], R.edge[p], xs)
+    _draw_placed(R, p, sp, n, k, out, dr, R.fill[p], R.edge[p], xs)
 
 
 @njit(cache=True, inline="always")
@@ -257,77 +332,98 @@ def _blend(d, s, a):
     return d + (((s - d) * a + s) >> 8)
 
 
-_ONE = np.array([1, 1, 1], np.int64)
-_TWO = np.array([2, 2, 2], np.int64)
-
-
 @njit(cache=True)
-def _draw_goal(e, W, R, goal_row, sp, xs, ov, out):
-    """The translucent goal: the goal body's outline at the goal pose, then the success
-    circle, drawn into the overlay ``ov`` (1: fill, 2: edge; last drawn wins, as on pygame's
-    overlay surface), blended once and cleared."""
-    gx, gy, gt = goal_row[R.gcols[0]], goal_row[R.gcols[1]], goal_row[R.gcols[2]]
+def _draw_goals(e, W, R, goal_row, sp, xs, out, dr):
+    """The translucent goals, mark by mark: its outline at the goal pose, then its success
+    circle, drawn into the env's overlay (part and mark index; last drawn wins, as on
+    pygame's overlay surface), then blended once over the rows and columns it touched, and
+    cleared."""
+    ov = R.ov[e]
+    ovd = R.ovdirty[e]
     S = R.geo[G_SCALE]
-    H, Wd = out.shape[0], out.shape[1]
-    k = W.epar[e, R.gbody[0], EP_SCALE] if R.gbody[0] >= 0 else 1.0
-    c, s = math.cos(gt), math.sin(gt)
-    lx, hx, ly, hy = np.inf, -np.inf, np.inf, -np.inf
-    for gi in range(R.goal.shape[0]):
-        p = R.goal[gi]
-        n = _place(R, p, gx, gy, c, s, k, sp)
-        for i in range(n):
-            lx = min(lx, sp[i, 0])
-            hx = max(hx, sp[i, 0])
-            ly = min(ly, sp[i, 1])
-            hy = max(hy, sp[i, 1])
-        _draw_placed(R, p, sp, n, k, ov, _ONE, _TWO, xs)
-    if R.geo[G_GOAL_R] > 0.0:
-        cpx = R.geo[G_MX] + (gx - R.geo[G_X0]) * S
-        cpy = H - R.geo[G_MY] - (gy - R.geo[G_Y0]) * S
-        crad = max(2.0, R.geo[G_GOAL_R] * S)
-        fill_disc(ov, cpx, cpy, crad, 2, 2, 2)
-        fill_disc(ov, cpx, cpy, crad - 2.0, 1, 1, 1)
-        lx, hx = min(lx, cpx - crad), max(hx, cpx + crad)
-        ly, hy = min(ly, cpy - crad), max(hy, cpy + crad)
-    r0 = max(int(math.floor(ly)) - 3, 0)
-    r1 = min(int(math.ceil(hy)) + 4, H)
-    c0 = max(int(math.floor(lx)) - 3, 0)
-    c1 = min(int(math.ceil(hx)) + 4, Wd)
-    for r in range(r0, r1):
-        for col in range(c0, c1):
-            which = ov[r, col, 0]
-            if which == 0:
+    H = out.shape[0]
+    for g in range(R.gstart.shape[0] - 1):
+        f0, f1, f2 = 1, g & 255, g >> 8  # the overlay codes of mark g: fill, edge
+        e0 = 2
+        tc = R.gcols[g, 2]
+        gx, gy = goal_row[R.gcols[g, 0]], goal_row[R.gcols[g, 1]]
+        gt = goal_row[tc] if tc >= 0 else 0.0
+        gb = R.gbody[g]
+        k = W.epar[e, gb, EP_SCALE] if gb >= 0 else 1.0
+        c, s = math.cos(gt), math.sin(gt)
+        for gi in range(R.gstart[g], R.gstart[g + 1]):
+            p = R.goal[gi]
+            n = _place(R, p, gx, gy, c, s, k, sp)
+            if R.kind[p] == PRIM_LINE:
+                for i in range(n - 1):
+                    fill_segment(ov, ovd, sp[i, 0], sp[i, 1], sp[i + 1, 0], sp[i + 1, 1],
+                                 1.0, e0, f1, f2)
                 continue
-            ov[r, col, 0] = 0
-            ov[r, col, 1] = 0
-            ov[r, col, 2] = 0
-            a = GOAL_FILL_A if which == 1 else GOAL_EDGE_A
+            fill_polygon(ov, ovd, sp, n, xs, f0, f1, f2)
+            for i in range(n):
+                j = i + 1 if i + 1 < n else 0
+                fill_segment(ov, ovd, sp[i, 0], sp[i, 1], sp[j, 0], sp[j, 1], 1.0, e0, f1,
+                             f2)
+        if R.grad[g] > 0.0:
+            cpx = R.geo[G_MX] + (gx - R.geo[G_X0]) * S
+            cpy = H - R.geo[G_MY] - (gy - R.geo[G_Y0]) * S
+            # As pygame: the disc, then a 2 px ring (here: the disc 2 px smaller inside it).
+            crad = max(2.0, R.grad[g] * S)
+            fill_disc_pg(ov, ovd, cpx, cpy, crad, e0, f1, f2)
+            fill_disc_pg(ov, ovd, cpx, cpy, crad - 2.0, f0, f1, f2)
+    for r in range(H):
+        lo, hi = _take_row(ovd, r)
+        if lo > hi:
+            continue
+        if lo < dr[r, 0]:
+            dr[r, 0] = lo
+        if hi > dr[r, 1]:
+            dr[r, 1] = hi
+        orow = out[r]
+        vrow = ov[r]
+        for col in range(lo, hi + 1):
+            part = vrow[col, 0]
+            if part == 0:
+                continue
+            g = np.int64(vrow[col, 1]) | (np.int64(vrow[col, 2]) << 8)
+            vrow[col, 0] = 0
+            vrow[col, 1] = 0
+            vrow[col, 2] = 0
+            a = GOAL_FILL_A if part == 1 else GOAL_EDGE_A
             for ch in range(3):
-                out[r, col, ch] = _blend(np.int64(out[r, col, ch]),
-                                         np.int64(R.gcol[which - 1, ch]), a)
+                orow[col, ch] = _blend(np.int64(orow[col, ch]), R.gcol[g, part - 1, ch], a)
 
 
 @njit(cache=True)
 def raster_env(e, W, R, goal_row, out):
-    """Draw env e into ``out`` (H, W, 3) uint8: background, goal, movable bodies, headings."""
-    H, Wd = out.shape[0], out.shape[1]
+    """Draw env e into ``out`` (H, W, 3) uint8, the env's own frame buffer (its previous
+    frame, whose drawn pixels ``R.dirty[e]`` records): the background restored where the
+    previous frame drew, then the goals, the movable bodies and their heading lines."""
+    H = out.shape[0]
     bg = R.bg
+    dr = R.dirty[e]
+    # Only the pixels drawn over since the background was last copied differ from it: a
+    # full copy per frame costs more than everything drawn on it (the frame buffers of a
+    # batch do not fit in the caches).
     for r in range(H):
+        lo, hi = _take_row(dr, r)
+        if lo > hi:
+            continue
         orow = out[r]
         brow = bg[r]
-        for col in range(Wd):
+        for col in range(lo, hi + 1):
             orow[col, 0] = brow[col, 0]
             orow[col, 1] = brow[col, 1]
             orow[col, 2] = brow[col, 2]
     sp = R.scratch[e]
     xs = R.xs[e]
-    if R.gcols[0] >= 0:
-        _draw_goal(e, W, R, goal_row, sp, xs, R.ov[e], out)
+    if R.gstart.shape[0] > 1:
+        _draw_goals(e, W, R, goal_row, sp, xs, out, dr)
     for q in range(R.mov.shape[0]):
         p = R.mov[q]
         b = R.body[p]
         x, y, _th, c, s = origin_pose(e, b, W.pos, W.ang, W.bflt, W.epar)
-        draw_prim(R, p, x, y, c, s, W.epar[e, b, EP_SCALE], sp, xs, out)
+        draw_prim(R, p, x, y, c, s, W.epar[e, b, EP_SCALE], sp, xs, out, dr)
     S = R.geo[G_SCALE]
     for b in range(R.heads.shape[0]):
         length = R.heads[b, 0]
@@ -340,8 +436,8 @@ def raster_env(e, W, R, goal_row, out):
         bx = ax + c * length * k * S
         by = ay - s * length * k * S
         c0, c1, c2 = np.uint8(R.heads[b, 1]), np.uint8(R.heads[b, 2]), np.uint8(R.heads[b, 3])
-        fill_segment(out, ax, ay, bx, by, 1.0, c0, c1, c2)
-        fill_disc(out, ax, ay, 2.5, c0, c1, c2)
+        fill_segment(out, dr, ax, ay, bx, by, 1.0, c0, c1, c2)
+        fill_disc_pg(out, dr, ax, ay, 2.5, c0, c1, c2)
 
 
 @njit(cache=True)
@@ -349,13 +445,15 @@ def draw_static(R, prims, out):
     """Draw the (world-frame) primitives ``prims`` into ``out`` (the background, once)."""
     sp = R.scratch[0]
     xs = R.xs[0]
+    dr = np.zeros((out.shape[0], 2), np.int64)  # set-up only: nothing to restore
     for i in range(prims.shape[0]):
-        draw_prim(R, prims[i], 0.0, 0.0, 1.0, 0.0, 1.0, sp, xs, out)
+        draw_prim(R, prims[i], 0.0, 0.0, 1.0, 0.0, 1.0, sp, xs, out, dr)
 
 
 @njit(cache=True)
 def raster_serial(W, R, goals, out):
-    """Every env into out (E, H, W, 3); ``goals`` (E, n) the task's goal rows."""
+    """Every env into its frame buffer out[e] (E, H, W, 3); ``goals`` (E, n) the task's goal
+    rows."""
     for e in range(out.shape[0]):
         raster_env(e, W, R, goals[e], out[e])
 
@@ -365,3 +463,19 @@ def raster_parallel(W, R, goals, out):
     """As raster_serial, prange over envs."""
     for e in prange(out.shape[0]):
         raster_env(e, W, R, goals[e], out[e])
+
+
+def dirty_all(num_envs: int, height: int, width: int) -> np.ndarray:
+    """Dirty rows of frame buffers whose content is unknown: every pixel redrawn."""
+    d = np.empty((num_envs, height, 2), np.int64)
+    d[..., 0] = 0
+    d[..., 1] = width - 1
+    return d
+
+
+def dirty_none(n: int, height: int) -> np.ndarray:
+    """Dirty rows of ``n`` clean buffers (the overlays start empty)."""
+    d = np.empty((n, height, 2), np.int64)
+    d[..., 0] = _CLEAN
+    d[..., 1] = -1
+    return d
