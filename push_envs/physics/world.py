@@ -43,10 +43,12 @@ from .layout import (
     HL_NEED,
     HL_NSUB,
     HL_OVERFLOW,
+    HL_SLEEP,
     HL_STATUS,
     HL_SWEEPS,
     IMMOVABLE,
     IS_LEN,
+    IS_SLEEP,
     MAX_DRIVE_SLOTS,
     OUT_LEN,
     PASSIVE,
@@ -56,6 +58,7 @@ from .layout import (
     PR_LEN,
     PR_MAXSUB,
     PR_REST,
+    PR_SLEEP,
     PR_SLOP,
     PR_SUBFRAC,
     PR_SWEEPS,
@@ -127,6 +130,7 @@ class World:
         self.prm[PR_SWEEPS] = p.max_sweeps
         self.prm[PR_MAXSUB] = p.max_substeps
         self.prm[PR_SUBFRAC] = p.substep_fraction
+        self.prm[PR_SLEEP] = 1.0
         nm = len(scene.movable)
         # Sized to the scene: per-env scratch is walked every step, so oversizing it costs
         # cache misses at large batches (overflow is counted in pair_overflow).
@@ -322,6 +326,7 @@ class World:
         self.omg[sel] = s.omega0
         self.ctn[sel] = 0
         self.health[sel] = 0.0
+        self._bis[sel, :, IS_SLEEP] = 0
 
     # ------------------------------------------------------------------------------ stepping
     def step(self, commands: Mapping[str, Any] | None = None) -> None:
@@ -505,6 +510,7 @@ class World:
         s = self._values("set_scale", name, scale, sel, None, low=MIN_SCALE, high=MAX_SCALE)
         self.epar[sel, i, EP_INERTIA] *= (s / self.epar[sel, i, EP_SCALE]) ** 2
         self.epar[sel, i, EP_SCALE] = s
+        self._bis[sel, i, IS_SLEEP] = 0  # a body grown in place must not sleep into another
 
     def mass(self, name: str) -> np.ndarray:
         """Mass per env [kg]."""
@@ -631,6 +637,28 @@ class World:
     def substeps(self) -> np.ndarray:
         """Sub-steps the last step was split into, per env."""
         return self.health[:, HL_NSUB].astype(np.int64)
+
+    @property
+    def sleeping(self) -> bool:
+        """Whether bodies at rest sleep (default True; see physics/sleeping.py). Sleeping is
+        exact: a rollout is bit-identical with it on or off, only faster in a resting crowd."""
+        return bool(self.prm[PR_SLEEP])
+
+    @sleeping.setter
+    def sleeping(self, on: bool) -> None:
+        if not isinstance(on, (bool, np.bool_)):
+            raise ValueError(f"World.sleeping must be True or False, got {short_repr(on)}")
+        self.prm[PR_SLEEP] = 1.0 if on else 0.0
+
+    @property
+    def asleep(self) -> np.ndarray:
+        """Bodies asleep in the last sub-step of the last step, per env."""
+        return self.health[:, HL_SLEEP].astype(np.int64)
+
+    def at_rest(self, name: str) -> np.ndarray:
+        """Per env, whether ``name`` settled in the last step (exactly still, no overlap
+        left): it sleeps from the next step on until an awake body reaches it."""
+        return self._bis[:, self._movable(name, "at_rest"), IS_SLEEP] != 0
 
     @property
     def pair_overflow(self) -> np.ndarray:
