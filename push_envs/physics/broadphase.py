@@ -161,11 +161,34 @@ def _push_pair(e, prs, n, cap, a, b, sp):
     return n + 1
 
 
+@njit(cache=True, inline="always")
+def _wake_pair(e, a, b, fat, bflt, epar, bsc, bis, aabb):
+    """Wake whichever of a, b sleeps when the other is awake (its box grows to the awake
+    fattening ``fat`` [m]); returns 1 if one was woken."""
+    sa = bis[e, a, IS_SLEEP] != 0
+    sb = bis[e, b, IS_SLEEP] != 0
+    if sa == sb:
+        return 0
+    x = a if sa else b
+    bis[e, x, IS_SLEEP] = 0
+    swept_box(e, x, bflt, epar, bsc, fat, aabb)
+    return 1
+
+
 @njit(cache=True)
-def find_pairs(e, movable, aabb, sint, sflt, grid, gstart, gitem, stamp, prs):
-    """Fill ``prs[e]`` with candidate pairs; returns how many were found (may exceed capacity)."""
+def find_pairs(e, movable, aabb, sint, sflt, grid, gstart, gitem, stamp, prs, asleep, fat, bflt,
+               epar, bsc, bis):
+    """Fill ``prs[e]`` with candidate pairs; returns (pairs found (may exceed capacity),
+    bodies woken).
+
+    With ``asleep`` > 0 bodies asleep, a sleeping body whose box meets an awake one's is
+    woken (sleeping.py) and its box grown to the awake fattening ``fat`` [m]. Boxes then
+    changed under the sweep: the caller calls again until a pass wakes nobody; only that
+    last pass is complete (static pieces are only queried then).
+    """
     cap = prs.shape[1]
     n = 0
+    woke = 0
     nm = movable.shape[0]
     if nm < _SWEEP_MIN:
         for i in range(nm):
@@ -178,25 +201,30 @@ def find_pairs(e, movable, aabb, sint, sflt, grid, gstart, gitem, stamp, prs):
                     and aabb[e, a, 1] <= aabb[e, b, 3]
                     and aabb[e, b, 1] <= aabb[e, a, 3]
                 ):
+                    if asleep > 0:
+                        woke += _wake_pair(e, a, b, fat, bflt, epar, bsc, bis, aabb)
                     n = _push_pair(e, prs, n, cap, a, b, -1)
     else:
         # Sort-and-sweep (``sweep_order``).
         base = sweep_order(e, movable, aabb, stamp)
         for ii in range(nm):
             a = movable[stamp[e, base + ii]]
-            hi = aabb[e, a, 2]
             for jj in range(ii + 1, nm):
                 b = movable[stamp[e, base + jj]]
-                if aabb[e, b, 0] > hi:
+                if aabb[e, b, 0] > aabb[e, a, 2]:
                     break
                 if aabb[e, a, 1] <= aabb[e, b, 3] and aabb[e, b, 1] <= aabb[e, a, 3]:
+                    if asleep > 0:
+                        woke += _wake_pair(e, a, b, fat, bflt, epar, bsc, bis, aabb)
                     if a < b:
                         n = _push_pair(e, prs, n, cap, a, b, -1)
                     else:
                         n = _push_pair(e, prs, n, cap, b, a, -1)
+    if woke > 0:
+        return n, woke
     ns = sint.shape[0]
     if ns == 0:
-        return n
+        return n, 0
     x0g, y0g, cell = grid[0], grid[1], grid[2]
     nx, ny = int(grid[3]), int(grid[4])
     for i in range(nm):
@@ -222,4 +250,4 @@ def find_pairs(e, movable, aabb, sint, sflt, grid, gstart, gitem, stamp, prs):
                         and sflt[sp, PF_MINY] <= aabb[e, a, 3]
                     ):
                         n = _push_pair(e, prs, n, cap, a, sint[sp, PI_BODY], sp)
-    return n
+    return n, 0

@@ -97,7 +97,7 @@ from .layout import (
 )
 from .position_solver import sweeps
 from .sensors import write_contacts
-from .sleeping import doze, restore_sleep, save_sleep, settle, wake_islands
+from .sleeping import doze, restore_sleep, save_sleep, settle
 from .velocity_solver import velocity_pass
 
 _RELEVELS = 2  # times a sub-step may re-order its sweeps for contacts made while sweeping
@@ -308,10 +308,12 @@ def step_env(e, W):
                      bsc, bis)
         travel = body_boxes(e, movable, bint, bflt, pint, pvert, pflt, epar, pos, ang, bsc, bis,
                             extra, W.aabb)
-        asleep = wake_islands(e, asleep, travel + extra, movable, bflt, epar, bsc, bis, W.aabb,
-                              W.stamp)
-        found = find_pairs(e, movable, W.aabb, sint, sflt, W.grid, W.gstart, W.gitem, W.stamp,
-                           prs)
+        while True:
+            found, woke = find_pairs(e, movable, W.aabb, sint, sflt, W.grid, W.gstart, W.gitem,
+                                     W.stamp, prs, asleep, travel + extra, bflt, epar, bsc, bis)
+            if woke == 0:
+                break
+            asleep -= woke
         if found > cap:
             # Dropping pairs would drop contacts: roll back and let World grow the buffers.
             _restore(e, movable, pos, ang, vel, omg, drv, bsc)

@@ -10,9 +10,10 @@ though: it moves only when an awake body reaches it. So, as Box2D does with its 
   are exactly zero and none of its touching contacts overlaps (nothing is left to push it out);
 * it sleeps on in the next sub-step (``doze``) while it is still at that pose, still at rest,
   and sleeping is on (``PR_SLEEP``); its box is then fattened only by the rest tolerance;
-* after the boxes are made, every sleeping body whose box an awake body's box reaches is
-  woken (``wake_islands``) and gets the awake fattening, which may reach further sleepers: the
-  wake spreads over the whole island of bodies within reach before any contact is solved::
+* the broad phase (``broadphase.find_pairs``) wakes every sleeping body whose box an awake
+  body's box reaches and gives it the awake fattening, which may reach further sleepers; it
+  sweeps again until nobody wakes, so the wake spreads over the whole island of bodies within
+  reach before any contact is solved::
 
       robot ->   [s1][s2]  [s3]          s1 reached: woken; s2 touches s1: woken;
                                          s3 lies beyond the travel: sleeps on
@@ -32,7 +33,6 @@ from __future__ import annotations
 
 from numba import njit
 
-from .broadphase import _SWEEP_MIN, sweep_order, swept_box
 from .layout import (
     BI_KIND,
     BS_SLSAVE,
@@ -72,59 +72,6 @@ def doze(e, on, movable, bint, pos, ang, vel, omg, bsc, bis):
             n += 1
         bis[e, b, IS_SLEEP] = s
     return n
-
-
-@njit(cache=True, inline="always")
-def _overlap(e, a, b, aabb):
-    return (aabb[e, a, 0] <= aabb[e, b, 2] and aabb[e, b, 0] <= aabb[e, a, 2]
-            and aabb[e, a, 1] <= aabb[e, b, 3] and aabb[e, b, 1] <= aabb[e, a, 3])
-
-
-@njit(cache=True, inline="always")
-def _wake_pair(e, a, b, fat, bflt, epar, bsc, bis, aabb):
-    """Wake whichever of a, b sleeps when the other is awake; returns 1 if one was woken."""
-    sa = bis[e, a, IS_SLEEP] != 0
-    sb = bis[e, b, IS_SLEEP] != 0
-    if sa == sb:
-        return 0
-    x = a if sa else b
-    bis[e, x, IS_SLEEP] = 0
-    swept_box(e, x, bflt, epar, bsc, fat, aabb)
-    return 1
-
-
-@njit(cache=True)
-def wake_islands(e, asleep, fat, movable, bflt, epar, bsc, bis, aabb, stamp):
-    """Wake every sleeping body an awake body's box reaches, until none is left to wake.
-
-    ``fat`` [m] is the awake fattening (largest travel plus rest tolerance) a woken body's box
-    gets. Each pass is one sort-and-sweep over the boxes; a pass that wakes nobody ends it.
-    Returns the number of bodies still asleep.
-    """
-    nm = movable.shape[0]
-    while asleep > 0:
-        woke = 0
-        if nm < _SWEEP_MIN:
-            for i in range(nm):
-                a = movable[i]
-                for j in range(i + 1, nm):
-                    b = movable[j]
-                    if _overlap(e, a, b, aabb):
-                        woke += _wake_pair(e, a, b, fat, bflt, epar, bsc, bis, aabb)
-        else:
-            base = sweep_order(e, movable, aabb, stamp)
-            for ii in range(nm):
-                a = movable[stamp[e, base + ii]]
-                for jj in range(ii + 1, nm):
-                    b = movable[stamp[e, base + jj]]
-                    if aabb[e, b, 0] > aabb[e, a, 2]:
-                        break
-                    if _overlap(e, a, b, aabb):
-                        woke += _wake_pair(e, a, b, fat, bflt, epar, bsc, bis, aabb)
-        if woke == 0:
-            break
-        asleep -= woke
-    return asleep
 
 
 @njit(cache=True)

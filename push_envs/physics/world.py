@@ -459,6 +459,7 @@ class World:
                              f"{name!r} is not one")
         arr = self._values("set_state", name, state, sel, columns[0], magnitude=MAX_COORD)
         self._place(i, arr[..., :3], sel)
+        self._bis[sel, i, IS_SLEEP] = 0
         if columns == (4,):
             self.drv[sel, i, 1] = arr[..., 3]
 
@@ -470,12 +471,14 @@ class World:
                              "instead (or use set_drive_state)")
         sel = self._envs(env)
         self.vel[sel, i] = self._values("set_velocity", name, v_xy, sel, 2)
+        self._bis[sel, i, IS_SLEEP] = 0
 
     def set_omega(self, name: str, omega: Any, env: int | np.ndarray | None = None) -> None:
         """Set the yaw rate [rad/s] of a movable body (a scalar or one per selected env)."""
         i = self._movable(name, "set_omega")
         sel = self._envs(env)
         self.omg[sel, i] = self._values("set_omega", name, omega, sel, None)
+        self._bis[sel, i, IS_SLEEP] = 0
 
     def set_drive_state(self, name: str, d: Any, env: int | np.ndarray | None = None) -> None:
         """Set a driven body's drive state (2 columns; see kinematics.py for their meaning)."""
@@ -510,7 +513,7 @@ class World:
         s = self._values("set_scale", name, scale, sel, None, low=MIN_SCALE, high=MAX_SCALE)
         self.epar[sel, i, EP_INERTIA] *= (s / self.epar[sel, i, EP_SCALE]) ** 2
         self.epar[sel, i, EP_SCALE] = s
-        self._bis[sel, i, IS_SLEEP] = 0  # a body grown in place must not sleep into another
+        self._bis[sel, i, IS_SLEEP] = 0
 
     def mass(self, name: str) -> np.ndarray:
         """Mass per env [kg]."""
@@ -641,7 +644,10 @@ class World:
     @property
     def sleeping(self) -> bool:
         """Whether bodies at rest sleep (default True; see physics/sleeping.py). Sleeping is
-        exact: a rollout is bit-identical with it on or off, only faster in a resting crowd."""
+        exact: a rollout is bit-identical with it on or off, only faster in a resting crowd.
+        The ``set_state`` / ``set_velocity`` / ``set_omega`` / ``set_scale`` setters and
+        ``reset`` wake the bodies they change; a pose written straight into ``pos``/``ang``
+        wakes its body too (a body sleeps only at the pose it fell asleep at)."""
         return bool(self.prm[PR_SLEEP])
 
     @sleeping.setter

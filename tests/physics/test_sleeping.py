@@ -104,7 +104,7 @@ def test_chain_of_sleeping_boxes_wakes_as_an_island(scn):
         step_both(on, off, cmd)
         counts.append(int(on.asleep[0]))
     assert counts[1] == 32
-    woke = next(k for k, c in enumerate(counts) if c < 32)
+    woke = next(k for k in range(1, len(counts)) if counts[k] < 32)
     assert counts[woke] == 26  # all six at once: the far block and the lone box sleep on
     assert counts[-1] == 26
     b5 = on.index("b5")
