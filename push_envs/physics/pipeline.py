@@ -300,10 +300,12 @@ def step_env(e, W):
     extra = tol + 2.0 * slop
     asleep = 0
     _save(e, movable, pos, ang, vel, omg, drv, bsc)
-    save_sleep(e, movable, bsc, bis)
+    if sleep_on:
+        save_sleep(e, movable, bsc, bis)
     for _ in range(nsub):
         # Sleeping bodies keep small boxes; the awake ones' boxes wake those they reach.
-        asleep = doze(e, sleep_on, movable, bint, pos, ang, vel, omg, bsc, bis)
+        if sleep_on:
+            asleep = doze(e, movable, bint, pos, ang, vel, omg, bsc, bis)
         _free_motion(e, dts, gravity, bint, bflt, movable, epar, pos, ang, vel, omg, drv, cmd,
                      bsc, bis)
         travel = body_boxes(e, movable, bint, bflt, pint, pvert, pflt, epar, pos, ang, bsc, bis,
@@ -317,7 +319,8 @@ def step_env(e, W):
         if found > cap:
             # Dropping pairs would drop contacts: roll back and let World grow the buffers.
             _restore(e, movable, pos, ang, vel, omg, drv, bsc)
-            restore_sleep(e, movable, bsc, bis)
+            if sleep_on:
+                restore_sleep(e, movable, bsc, bis)
             W.hl[e, HL_OVERFLOW] = found
             W.hl[e, HL_STATUS] = ST_OVERFLOW
             return

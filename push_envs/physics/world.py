@@ -73,6 +73,7 @@ from .params import SolverParams
 from .pipeline import step_parallel, step_serial
 from .scene import CompiledScene, compile_scene
 from .sensors import ContactReport, contact_array, reports_for
+from .sleeping import SLEEP_MIN_BODIES
 
 MAX_ENVS = 1 << 20  # a batch beyond this is a typo, not a workload: refuse before allocating
 PARALLEL_MIN_ENVS = 16  # below this, the serial kernel beats prange (thread start-up)
@@ -130,7 +131,7 @@ class World:
         self.prm[PR_SWEEPS] = p.max_sweeps
         self.prm[PR_MAXSUB] = p.max_substeps
         self.prm[PR_SUBFRAC] = p.substep_fraction
-        self.prm[PR_SLEEP] = 1.0
+        self.prm[PR_SLEEP] = 1.0 if len(scene.movable) >= SLEEP_MIN_BODIES else 0.0
         nm = len(scene.movable)
         # Sized to the scene: per-env scratch is walked every step, so oversizing it costs
         # cache misses at large batches (overflow is counted in pair_overflow).
@@ -643,7 +644,8 @@ class World:
 
     @property
     def sleeping(self) -> bool:
-        """Whether bodies at rest sleep (default True; see physics/sleeping.py). Sleeping is
+        """Whether bodies at rest sleep (see physics/sleeping.py; by default on in scenes of
+        at least SLEEP_MIN_BODIES (24) movable bodies, off in smaller ones). Sleeping is
         exact: a rollout is bit-identical with it on or off, only faster in a resting crowd.
         The ``set_state`` / ``set_velocity`` / ``set_omega`` / ``set_scale`` setters and
         ``reset`` wake the bodies they change; a pose written straight into ``pos``/``ang``
@@ -655,6 +657,8 @@ class World:
         if not isinstance(on, (bool, np.bool_)):
             raise ValueError(f"World.sleeping must be True or False, got {short_repr(on)}")
         self.prm[PR_SLEEP] = 1.0 if on else 0.0
+        if not on:
+            self._bis[:, :, IS_SLEEP] = 0  # nobody sleeps (or skips its free motion) any more
 
     @property
     def asleep(self) -> np.ndarray:

@@ -10,6 +10,8 @@ import numpy as np
 import pytest
 from overlap import worst_overlap
 
+from push_envs.physics.sleeping import SLEEP_MIN_BODIES
+
 ANY_STEP = 1e-3  # [m]
 
 
@@ -21,9 +23,11 @@ def far_boxes(scn, n=25):
 
 
 def twins(scn, robots, obstacles):
-    """The same scene twice: sleeping on (the default) and off."""
+    """The same scene twice: sleeping on and off (each the default on one side of
+    SLEEP_MIN_BODIES movable bodies)."""
     on, off = scn.world(robots, obstacles), scn.world(robots, obstacles)
-    assert on.sleeping
+    assert on.sleeping == (len(on.scene.movable) >= SLEEP_MIN_BODIES)
+    on.sleeping = True
     off.sleeping = False
     return on, off
 
