@@ -15,8 +15,10 @@ Each scene is a walled arena sized to its body count, with robots (diff drive, c
 fixed pre-generated commands that drive them into the boxes. The first step (which includes
 numba compilation when the cache is cold) is timed separately; then each repeat times
 ``--steps`` calls of ``World.step_raw`` (commands written into ``World.cmd`` beforehand, the
-hot path RL wrappers use) with ``time.perf_counter``, and the table reports the median, min and
-max over repeats. Commands cycle through a fixed table, identical in every repeat.
+hot path RL wrappers use) with ``time.perf_counter`` (``--cpu``: ``time.process_time``), and the
+table reports the median, min and max over repeats, the worst overlap and most sweeps of any
+step, and the mean number of bodies asleep per env and step (``--no-sleep`` turns sleeping
+off). Commands cycle through a fixed table, identical in every repeat.
 """
 
 from __future__ import annotations
@@ -111,10 +113,11 @@ def command_table(w: World, length: int = 64, seed: int = 1) -> np.ndarray:
 
 
 def bench(n_robots: int, n_boxes: int, num_envs: int, steps: int, repeats: int,
-          grid: bool = False) -> dict:
+          grid: bool = False, sleeping: bool = True, clock=time.perf_counter) -> dict:
     t0 = time.perf_counter()
     w = World.from_config(grid_scene() if grid else make_scene(n_robots, n_boxes),
                           num_envs=num_envs)
+    w.sleeping = sleeping
     build = time.perf_counter() - t0
     table = command_table(w)
     if grid:
@@ -131,13 +134,14 @@ def bench(n_robots: int, n_boxes: int, num_envs: int, steps: int, repeats: int,
     times = []
     worst = 0.0
     most = 0
+    asleep = 0
     for _ in range(repeats):
         w.reset()
-        t0 = time.perf_counter()
+        t0 = clock()
         for i in range(steps):
             w.cmd[:] = table[i % len(table)]
             w.step_raw()
-        times.append(time.perf_counter() - t0)
+        times.append(clock() - t0)
     # One more, untimed run for the health figures: max_penetration is the overlap at the
     # final poses (checked against an independent SAT in tests/physics/test_scale.py), so
     # its largest value is the worst overlap of any step; reading it in the timed loop
@@ -148,9 +152,11 @@ def bench(n_robots: int, n_boxes: int, num_envs: int, steps: int, repeats: int,
         w.step_raw()
         worst = max(worst, float(w.max_penetration.max()))
         most = max(most, int(w.sweeps.max()))
+        asleep += int(w.asleep.sum())
     rates = sorted(steps / t for t in times)
     return {"build": build, "first": first, "median": statistics.median(rates),
-            "min": rates[0], "max": rates[-1], "maxpen": worst, "sweeps": most}
+            "min": rates[0], "max": rates[-1], "maxpen": worst, "sweeps": most,
+            "asleep": asleep / (steps * num_envs)}
 
 
 def peer_rows(steps: int, repeats: int, box2d_python: str) -> list[tuple[str, list[float], float]]:
@@ -194,7 +200,13 @@ def main(argv: list[str] | None = None) -> None:
                     help="also run Box2D v3 and pymunk on the grid scene (subprocesses)")
     ap.add_argument("--box2d-python", default="/work/venv312/bin/python",
                     help="interpreter with the box2d-python wheel (Python 3.12)")
+    ap.add_argument("--no-sleep", action="store_true",
+                    help="World.sleeping = False (every body awake every sub-step)")
+    ap.add_argument("--cpu", action="store_true",
+                    help="time with time.process_time (CPU time of this process: steadier "
+                         "than wall-clock on a shared machine; single-threaded runs only)")
     args = ap.parse_args(argv)
+    clock = time.process_time if args.cpu else time.perf_counter
     repeats = 3 if args.quick else args.repeats
     big = 1024 if args.quick else 4096
     cases = [
@@ -207,9 +219,11 @@ def main(argv: list[str] | None = None) -> None:
     print(f"# Physics benchmark ({platform.processor() or platform.machine()}, "
           f"{os.cpu_count()} CPUs, numba {numba.__version__}, "
           f"NUMBA_NUM_THREADS={numba.config.NUMBA_NUM_THREADS})\n")
+    print(f"# clock: {'CPU time' if args.cpu else 'wall-clock'}; sleeping "
+          f"{'off' if args.no_sleep else 'on'}\n")
     print("| scene | envs | build s | first step s | world steps/s (median [min, max]) "
-          "| env-steps/s | target | max pen. m | sweeps |")
-    print("|---|---:|---:|---:|---|---:|---|---:|---:|")
+          "| env-steps/s | target | max pen. m | sweeps | asleep (mean) |")
+    print("|---|---:|---:|---:|---|---:|---|---:|---:|---:|")
     for label, nr, nb, env_counts, base_steps in cases:
         if args.only not in label:
             continue
@@ -218,7 +232,8 @@ def main(argv: list[str] | None = None) -> None:
             steps = args.steps or max(3, int(base_steps / max(1, num_envs // 16)))
             if args.quick:
                 steps = max(3, steps // 10)
-            r = bench(nr, nb, num_envs, steps, repeats, grid="grid" in label)
+            r = bench(nr, nb, num_envs, steps, repeats, grid="grid" in label,
+                      sleeping=not args.no_sleep, clock=clock)
             target = TARGETS.get((label, num_envs))
             if target is None:
                 tgt = ""
@@ -228,13 +243,13 @@ def main(argv: list[str] | None = None) -> None:
             print(f"| {label} | {num_envs} | {r['build']:.2f} | {r['first']:.3f} | "
                   f"{r['median']:,.0f} [{r['min']:,.0f}, {r['max']:,.0f}] | "
                   f"{r['median'] * num_envs:,.0f} | {tgt} | {r['maxpen']:.1e} | "
-                  f"{r['sweeps']} |", flush=True)
+                  f"{r['sweeps']} | {r['asleep']:.0f} |", flush=True)
     if args.peers:
         steps = args.steps or (20 if args.quick else 200)
         for name, rates, worst in peer_rows(steps, repeats, args.box2d_python):
             med = statistics.median(rates)
             print(f"| {name}: grid (peer scene) | 1 | | | {med:,.0f} [{rates[0]:,.0f}, "
-                  f"{rates[-1]:,.0f}] | {med:,.0f} | | {worst:.1e} | |", flush=True)
+                  f"{rates[-1]:,.0f}] | {med:,.0f} | | {worst:.1e} | | |", flush=True)
 
 
 if __name__ == "__main__":

@@ -12,6 +12,9 @@ that overlap now.
   compile time, into a uniform grid; each body visits only the cells its box covers. A piece
   spanning several cells is reported once per body by stamping it with a query counter.
 
+Bodies asleep (sleeping.py) keep a box fattened only by the rest tolerance, so a resting
+crowd yields only its touching pairs, not every pair within the env's largest travel.
+
 ``stamp[e]`` is the broad phase's integer scratch: one tag per static piece, the query
 counter, then the sweep order of the movable bodies (a permutation, kept between steps).
 """
@@ -24,6 +27,8 @@ from numba import njit
 
 from .layout import (
     BF_BRAD,
+    BI_PCOUNT,
+    BI_PSTART,
     BS_T0,
     BS_TP,
     BS_X0,
@@ -31,11 +36,14 @@ from .layout import (
     BS_Y0,
     BS_YP,
     EP_SCALE,
+    IS_SLEEP,
     PF_MAXX,
     PF_MAXY,
     PF_MINX,
     PF_MINY,
+    PF_RAD,
     PI_BODY,
+    PI_NV,
     PR_A,
     PR_B,
     PR_MODE,
@@ -45,31 +53,102 @@ from .layout import (
 _SWEEP_MIN = 24  # below this many movable bodies, test all pairs directly
 
 
+@njit(cache=True, inline="always")
+def swept_box(e, b, bflt, epar, bsc, fat, aabb):
+    """Box [m] of body b over its sub-step (start and predicted pose), grown by ``fat`` [m],
+    into ``aabb[e, b]``; returns the body's travel [m] (displacement plus spin times reach)."""
+    r = bflt[b, BF_BRAD] * epar[e, b, EP_SCALE]
+    x0, y0 = bsc[e, b, BS_X0], bsc[e, b, BS_Y0]
+    x1, y1 = bsc[e, b, BS_XP], bsc[e, b, BS_YP]
+    aabb[e, b, 0] = min(x0, x1) - r - fat
+    aabb[e, b, 1] = min(y0, y1) - r - fat
+    aabb[e, b, 2] = max(x0, x1) + r + fat
+    aabb[e, b, 3] = max(y0, y1) + r + fat
+    spin = abs(bsc[e, b, BS_TP] - bsc[e, b, BS_T0]) * r
+    return math.sqrt((x1 - x0) ** 2 + (y1 - y0) ** 2) + spin
+
+
 @njit(cache=True)
-def body_boxes(e, movable, bflt, epar, bsc, extra, aabb):
-    """Swept, fattened AABB [m] of each movable body into ``aabb[e, b]``; returns max travel."""
+def shape_box(e, b, bint, pint, pvert, pflt, epar, pos, ang, fat, aabb):
+    """Tight box [m] of body b's pieces at its current pose, grown by ``fat`` [m]."""
+    c, s = math.cos(ang[e, b]), math.sin(ang[e, b])
+    sc = epar[e, b, EP_SCALE]
+    cx, cy = pos[e, b, 0], pos[e, b, 1]
+    x0 = y0 = math.inf
+    x1 = y1 = -math.inf
+    for p in range(bint[b, BI_PSTART], bint[b, BI_PSTART] + bint[b, BI_PCOUNT]):
+        r = pflt[p, PF_RAD] * sc
+        for i in range(pint[p, PI_NV]):
+            lx = pvert[p, i, 0] * sc
+            ly = pvert[p, i, 1] * sc
+            x = cx + c * lx - s * ly
+            y = cy + s * lx + c * ly
+            x0 = min(x0, x - r)
+            y0 = min(y0, y - r)
+            x1 = max(x1, x + r)
+            y1 = max(y1, y + r)
+    aabb[e, b, 0] = x0 - fat
+    aabb[e, b, 1] = y0 - fat
+    aabb[e, b, 2] = x1 + fat
+    aabb[e, b, 3] = y1 + fat
+
+
+@njit(cache=True)
+def body_boxes(e, movable, bint, bflt, pint, pvert, pflt, epar, pos, ang, bsc, bis, extra,
+               aabb):
+    """Swept, fattened AABB [m] of each movable body into ``aabb[e, b]``; returns max travel.
+
+    An awake body's box (about its bounding circle, so any turn fits) is fattened by the env's
+    largest travel plus ``extra`` (a correction can move a body about that far). A body asleep
+    in this sub-step (``bis[e, b, IS_SLEEP]``, see sleeping.py) does not move or turn: its box
+    is the tight box of its pieces, fattened only by ``extra``; it moves only if an awake body
+    reaches it, and the awake body's own fattening covers that approach.
+    """
     maxtravel = 0.0
     for i in range(movable.shape[0]):
         b = movable[i]
-        r = bflt[b, BF_BRAD] * epar[e, b, EP_SCALE]
-        x0, y0 = bsc[e, b, BS_X0], bsc[e, b, BS_Y0]
-        x1, y1 = bsc[e, b, BS_XP], bsc[e, b, BS_YP]
-        spin = abs(bsc[e, b, BS_TP] - bsc[e, b, BS_T0]) * r
-        tr = math.sqrt((x1 - x0) ** 2 + (y1 - y0) ** 2) + spin
+        if bis[e, b, IS_SLEEP] != 0:
+            if bis[e, b, IS_SLEEP] == 1:  # 2: slept through the last sub-step, box unchanged
+                shape_box(e, b, bint, pint, pvert, pflt, epar, pos, ang, extra, aabb)
+            continue
+        tr = swept_box(e, b, bflt, epar, bsc, 0.0, aabb)
         if tr > maxtravel:
             maxtravel = tr
-        aabb[e, b, 0] = min(x0, x1) - r
-        aabb[e, b, 1] = min(y0, y1) - r
-        aabb[e, b, 2] = max(x0, x1) + r
-        aabb[e, b, 3] = max(y0, y1) + r
     fat = maxtravel + extra
     for i in range(movable.shape[0]):
         b = movable[i]
-        aabb[e, b, 0] -= fat
-        aabb[e, b, 1] -= fat
-        aabb[e, b, 2] += fat
-        aabb[e, b, 3] += fat
+        if bis[e, b, IS_SLEEP] == 0:
+            aabb[e, b, 0] -= fat
+            aabb[e, b, 1] -= fat
+            aabb[e, b, 2] += fat
+            aabb[e, b, 3] += fat
     return maxtravel
+
+
+@njit(cache=True)
+def sweep_order(e, movable, aabb, stamp):
+    """Sort the movable bodies by lower box x (then index) in ``stamp[e]``'s last M entries.
+
+    The order is kept from the last call: bodies move little per step, so an insertion sort
+    is about linear, and the key (lower x, index) is a total order, so the result does not
+    depend on history. No array is allocated: the entry kernels run without numba's
+    allocator. Returns the offset of the order in ``stamp[e]``.
+    """
+    nm = movable.shape[0]
+    base = stamp.shape[1] - nm
+    for ii in range(1, nm):
+        cur = stamp[e, base + ii]
+        key = aabb[e, movable[cur], 0]
+        jj = ii - 1
+        while jj >= 0:
+            prev = stamp[e, base + jj]
+            kp = aabb[e, movable[prev], 0]
+            if kp < key or (kp == key and prev < cur):
+                break
+            stamp[e, base + jj + 1] = prev
+            jj -= 1
+        stamp[e, base + jj + 1] = cur
+    return base
 
 
 @njit(cache=True, inline="always")
@@ -82,11 +161,34 @@ def _push_pair(e, prs, n, cap, a, b, sp):
     return n + 1
 
 
+@njit(cache=True, inline="always")
+def _wake_pair(e, a, b, fat, bflt, epar, bsc, bis, aabb):
+    """Wake whichever of a, b sleeps when the other is awake (its box grows to the awake
+    fattening ``fat`` [m]); returns 1 if one was woken."""
+    sa = bis[e, a, IS_SLEEP] != 0
+    sb = bis[e, b, IS_SLEEP] != 0
+    if sa == sb:
+        return 0
+    x = a if sa else b
+    bis[e, x, IS_SLEEP] = 0
+    swept_box(e, x, bflt, epar, bsc, fat, aabb)
+    return 1
+
+
 @njit(cache=True)
-def find_pairs(e, movable, aabb, sint, sflt, grid, gstart, gitem, stamp, prs):
-    """Fill ``prs[e]`` with candidate pairs; returns how many were found (may exceed capacity)."""
+def find_pairs(e, movable, aabb, sint, sflt, grid, gstart, gitem, stamp, prs, asleep, fat, bflt,
+               epar, bsc, bis):
+    """Fill ``prs[e]`` with candidate pairs; returns (pairs found (may exceed capacity),
+    bodies woken).
+
+    With ``asleep`` > 0 bodies asleep, a sleeping body whose box meets an awake one's is
+    woken (sleeping.py) and its box grown to the awake fattening ``fat`` [m]. Boxes then
+    changed under the sweep: the caller calls again until a pass wakes nobody; only that
+    last pass is complete (static pieces are only queried then).
+    """
     cap = prs.shape[1]
     n = 0
+    woke = 0
     nm = movable.shape[0]
     if nm < _SWEEP_MIN:
         for i in range(nm):
@@ -99,40 +201,30 @@ def find_pairs(e, movable, aabb, sint, sflt, grid, gstart, gitem, stamp, prs):
                     and aabb[e, a, 1] <= aabb[e, b, 3]
                     and aabb[e, b, 1] <= aabb[e, a, 3]
                 ):
+                    if asleep > 0:
+                        woke += _wake_pair(e, a, b, fat, bflt, epar, bsc, bis, aabb)
                     n = _push_pair(e, prs, n, cap, a, b, -1)
     else:
-        # Sort-and-sweep over an order kept from the last step (in ``stamp``, after the piece
-        # tags): bodies move little per step, so an insertion sort is about linear, and the
-        # key (lower x, index) is a total order, so the result does not depend on history.
-        # No array is allocated: the entry kernels run without numba's allocator.
-        base = stamp.shape[1] - nm
-        for ii in range(1, nm):
-            cur = stamp[e, base + ii]
-            key = aabb[e, movable[cur], 0]
-            jj = ii - 1
-            while jj >= 0:
-                prev = stamp[e, base + jj]
-                kp = aabb[e, movable[prev], 0]
-                if kp < key or (kp == key and prev < cur):
-                    break
-                stamp[e, base + jj + 1] = prev
-                jj -= 1
-            stamp[e, base + jj + 1] = cur
+        # Sort-and-sweep (``sweep_order``).
+        base = sweep_order(e, movable, aabb, stamp)
         for ii in range(nm):
             a = movable[stamp[e, base + ii]]
-            hi = aabb[e, a, 2]
             for jj in range(ii + 1, nm):
                 b = movable[stamp[e, base + jj]]
-                if aabb[e, b, 0] > hi:
+                if aabb[e, b, 0] > aabb[e, a, 2]:
                     break
                 if aabb[e, a, 1] <= aabb[e, b, 3] and aabb[e, b, 1] <= aabb[e, a, 3]:
+                    if asleep > 0:
+                        woke += _wake_pair(e, a, b, fat, bflt, epar, bsc, bis, aabb)
                     if a < b:
                         n = _push_pair(e, prs, n, cap, a, b, -1)
                     else:
                         n = _push_pair(e, prs, n, cap, b, a, -1)
+    if woke > 0:
+        return n, woke
     ns = sint.shape[0]
     if ns == 0:
-        return n
+        return n, 0
     x0g, y0g, cell = grid[0], grid[1], grid[2]
     nx, ny = int(grid[3]), int(grid[4])
     for i in range(nm):
@@ -158,4 +250,4 @@ def find_pairs(e, movable, aabb, sint, sflt, grid, gstart, gitem, stamp, prs):
                         and sflt[sp, PF_MINY] <= aabb[e, a, 3]
                     ):
                         n = _push_pair(e, prs, n, cap, a, sint[sp, PI_BODY], sp)
-    return n
+    return n, 0

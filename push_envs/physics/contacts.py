@@ -520,7 +520,14 @@ def _pair_level(e, k, prs, bis):
 
 @njit(cache=True)
 def _before(e, k1, k2, prs, bis, pfl):
-    """Sweep order: lower level, then deeper, then by contact point x, y."""
+    """Sweep order: lower level, then deeper, then by contact point x, y, then by the pair's
+    bodies (and static piece).
+
+    Pairs not touching at the start (key -inf) have no contact point (their rows hold
+    whatever an earlier evaluation left), so they go by their bodies alone. The order thus
+    depends only on the pairs themselves, never on their slots in the buffer or on which
+    other, non-touching pairs the broad phase listed (what makes sleeping exact).
+    """
     l1 = _pair_level(e, k1, prs, bis)
     l2 = _pair_level(e, k2, prs, bis)
     if l1 != l2:
@@ -528,12 +535,16 @@ def _before(e, k1, k2, prs, bis, pfl):
     d1, d2 = pfl[e, k1, PF_KEY], pfl[e, k2, PF_KEY]
     if d1 != d2:
         return d1 > d2
-    x1, x2 = pfl[e, k1, PF_P1X], pfl[e, k2, PF_P1X]
-    if x1 != x2:
-        return x1 < x2
-    y1, y2 = pfl[e, k1, PF_P1Y], pfl[e, k2, PF_P1Y]
-    if y1 != y2:
-        return y1 < y2
+    if d1 > -np.inf:
+        x1, x2 = pfl[e, k1, PF_P1X], pfl[e, k2, PF_P1X]
+        if x1 != x2:
+            return x1 < x2
+        y1, y2 = pfl[e, k1, PF_P1Y], pfl[e, k2, PF_P1Y]
+        if y1 != y2:
+            return y1 < y2
+    for c in (PR_A, PR_B, PR_SP):
+        if prs[e, k1, c] != prs[e, k2, c]:
+            return prs[e, k1, c] < prs[e, k2, c]
     return k1 < k2
 
 

@@ -66,7 +66,8 @@ PR_REST = 3  # rest tolerance: gap still counted as a touching contact [m]
 PR_SWEEPS = 4  # max Gauss-Seidel sweeps
 PR_MAXSUB = 5  # max sub-steps per step
 PR_SUBFRAC = 6  # travel per sub-step as a fraction of the body's half-thickness
-PR_LEN = 7
+PR_SLEEP = 7  # 1: bodies at rest sleep (sleeping.py), 0: every body is awake every sub-step
+PR_LEN = 8
 
 # bsc[E, B, :] per-sub-step body scratch
 BS_X0 = 0  # pose at the start of the sub-step (COM x, y, theta)
@@ -83,7 +84,11 @@ BS_VY0 = 10
 BS_W0 = 11
 BS_DRIVE = 12  # traction of the drives touching the passive chain (component root) [N]
 BS_SAVE = 13  # SV_LEN columns: state at the step's start, restored when a step is rolled back
-BS_LEN = 21
+BS_SLX = 21  # pose a body fell asleep at (COM x, y, theta); it sleeps on only while still there
+BS_SLY = 22
+BS_SLT = 23
+BS_SLSAVE = 24  # 3 columns: BS_SLX..BS_SLT at the step's start (restored with BS_SAVE)
+BS_LEN = 27
 
 # bis[E, B, :]
 IS_LEVEL = 0  # contact-graph distance from immovable bodies (then from drives)
@@ -98,7 +103,10 @@ IS_CN = IS_CS + 1  # number of the body's touching movable-movable pairs
 IS_QUEUE = IS_CN + 1  # row i: i-th entry of the breadth-first queue (a body index)
 IS_VIS = IS_QUEUE + 1  # breadth-first visit stamp
 IS_MASK = IS_VIS + 1  # bits of the drive slots whose push carries the body
-IS_LEN = IS_MASK + 1
+IS_SLEEP = IS_MASK + 1  # 1: at rest at the end of the last sub-step (may sleep), then, after
+#                         the broad phase, 1: asleep in this sub-step (sleeping.py)
+IS_SLEEP0 = IS_SLEEP + 1  # IS_SLEEP at the step's start (restored when a step is rolled back)
+IS_LEN = IS_SLEEP0 + 1
 
 # prs[E, K, :] candidate pairs
 PR_A = 0
@@ -161,7 +169,8 @@ HL_NSUB = 2  # sub-steps taken
 HL_OVERFLOW = 3  # candidate pairs a sub-step found beyond the pair buffer (step rolled back)
 HL_STATUS = 4  # 0 ok, else ST_* bits: the env's step was rolled back to its start
 HL_NEED = 5  # sub-steps the step needed (> PR_MAXSUB when rolled back for ST_SUBSTEPS)
-HL_LEN = 6
+HL_SLEEP = 6  # bodies asleep in the last sub-step
+HL_LEN = 7
 ST_OVERFLOW = 1  # the pair buffer was too small: World grows it and steps the env again
 ST_SUBSTEPS = 2  # a body moved too fast for PR_MAXSUB sub-steps: World raises
 

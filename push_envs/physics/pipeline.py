@@ -5,7 +5,8 @@
    tunnels through a thin wall (or a grid cell) at any speed the sub-step cap allows.
 2. drive:      commands -> drive state (limits, lag, acceleration and grip caps).
 3. integrate:  driven bodies follow their drive exactly; passive bodies coast.
-4. broad:      candidate pairs within the sub-step's travel.
+4. broad:      bodies at rest sleep, those an awake body can reach wake (sleeping.py);
+               candidate pairs within the sub-step's travel.
 5. solve:      prepare -> sort (contacts.py) -> Gauss-Seidel sweeps (position_solver.py).
 6. apply:      velocities from the displacement, restitution and friction (velocity_solver.py).
 7. sensors:    touching contacts of the last sub-step are written to the contact buffers.
@@ -71,9 +72,11 @@ from .layout import (
     HL_NEED,
     HL_NSUB,
     HL_OVERFLOW,
+    HL_SLEEP,
     HL_STATUS,
     HL_SWEEPS,
     IS_MOVED,
+    IS_SLEEP,
     MODE_PUSH,
     MODE_STALL,
     PF_TOUCH,
@@ -84,6 +87,7 @@ from .layout import (
     PR_MAXSUB,
     PR_MODE,
     PR_REST,
+    PR_SLEEP,
     PR_SLOP,
     PR_SP,
     PR_SUBFRAC,
@@ -93,6 +97,7 @@ from .layout import (
 )
 from .position_solver import sweeps
 from .sensors import write_contacts
+from .sleeping import doze, restore_sleep, save_sleep, settle
 from .velocity_solver import velocity_pass
 
 _RELEVELS = 2  # times a sub-step may re-order its sweeps for contacts made while sweeping
@@ -172,10 +177,17 @@ def _restore(e, movable, pos, ang, vel, omg, drv, bsc):
 
 
 @njit(cache=True)
-def _free_motion(e, dt, gravity, bint, bflt, movable, epar, pos, ang, vel, omg, drv, cmd, bsc):
-    """Stages 2-3: drive update and free motion of every movable body over ``dt``."""
+def _free_motion(e, dt, gravity, bint, bflt, movable, epar, pos, ang, vel, omg, drv, cmd, bsc,
+                 bis):
+    """Stages 2-3: drive update and free motion of every movable body over ``dt``.
+
+    A body that slept through the last sub-step (``IS_SLEEP`` 2) is skipped: it has no
+    velocity, so its free motion is none, and its scratch in ``bsc`` already says so.
+    """
     for i in range(movable.shape[0]):
         b = movable[i]
+        if bis[e, b, IS_SLEEP] == 2:
+            continue
         bsc[e, b, BS_X0] = pos[e, b, 0]
         bsc[e, b, BS_Y0] = pos[e, b, 1]
         bsc[e, b, BS_T0] = ang[e, b]
@@ -284,16 +296,31 @@ def step_env(e, W):
     max_sweeps = int(prm[PR_SWEEPS])
     most = 0
     npairs = 0
+    sleep_on = prm[PR_SLEEP] != 0.0
+    extra = tol + 2.0 * slop
+    asleep = 0
     _save(e, movable, pos, ang, vel, omg, drv, bsc)
+    if sleep_on:
+        save_sleep(e, movable, bsc, bis)
     for _ in range(nsub):
+        # Sleeping bodies keep small boxes; the awake ones' boxes wake those they reach.
+        if sleep_on:
+            asleep = doze(e, movable, bint, pos, ang, vel, omg, bsc, bis)
         _free_motion(e, dts, gravity, bint, bflt, movable, epar, pos, ang, vel, omg, drv, cmd,
-                     bsc)
-        body_boxes(e, movable, bflt, epar, bsc, tol + 2.0 * slop, W.aabb)
-        found = find_pairs(e, movable, W.aabb, sint, sflt, W.grid, W.gstart, W.gitem, W.stamp,
-                           prs)
+                     bsc, bis)
+        travel = body_boxes(e, movable, bint, bflt, pint, pvert, pflt, epar, pos, ang, bsc, bis,
+                            extra, W.aabb)
+        while True:
+            found, woke = find_pairs(e, movable, W.aabb, sint, sflt, W.grid, W.gstart, W.gitem,
+                                     W.stamp, prs, asleep, travel + extra, bflt, epar, bsc, bis)
+            if woke == 0:
+                break
+            asleep -= woke
         if found > cap:
             # Dropping pairs would drop contacts: roll back and let World grow the buffers.
             _restore(e, movable, pos, ang, vel, omg, drv, bsc)
+            if sleep_on:
+                restore_sleep(e, movable, bsc, bis)
             W.hl[e, HL_OVERFLOW] = found
             W.hl[e, HL_STATUS] = ST_OVERFLOW
             return
@@ -304,6 +331,8 @@ def step_env(e, W):
         if touching == 0:
             # Nothing touches after free motion, so no correction can start: the free motion
             # stands (positions and velocities are already written).
+            if sleep_on:
+                settle(e, npairs, prs, pfl, bint, movable, pos, ang, vel, omg, bsc, bis)
             continue
         order = W.pord[e, sort_pairs(e, npairs, prs, bis, pfl, W.pord)]
         last = sweeps(e, npairs, order, max_sweeps, prs, pos, ang, epar, bint, pint, pvert,
@@ -336,10 +365,13 @@ def step_env(e, W):
                  bis, vbuf, cbuf, pfl)
         velocity_pass(e, npairs, order, dts, prs, pos, ang, vel, omg, epar, bint, bflt, movable,
                       bsc, bis, pfl)
+        if sleep_on:
+            settle(e, npairs, prs, pfl, bint, movable, pos, ang, vel, omg, bsc, bis)
     write_contacts(e, npairs, dts, gravity, prs, bint, epar, bsc, bis, pfl, W.cti, W.ctf,
                    W.ctn, W.hl)
     W.hl[e, HL_SWEEPS] = most
     W.hl[e, HL_NSUB] = nsub
+    W.hl[e, HL_SLEEP] = asleep
 
 
 @njit(cache=True, _nrt=False)

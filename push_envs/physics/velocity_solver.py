@@ -31,6 +31,7 @@ from .layout import (
     EP_SCALE,
     IMMOVABLE,
     IS_LEVEL,
+    IS_SLEEP,
     MODE_PUSH,
     MODE_STALL,
     PASSIVE,
@@ -144,9 +145,14 @@ def velocity_pass(e, npairs, order, dt, prs, pos, ang, vel, omg, epar, bint, bfl
     vcap = 0.0
     for i in range(movable.shape[0]):
         b = movable[i]
-        vcap = max(vcap, math.sqrt(bsc[e, b, BS_VXF] ** 2 + bsc[e, b, BS_VYF] ** 2))
+        if bis[e, b, IS_SLEEP] == 0:
+            vcap = max(vcap, math.sqrt(bsc[e, b, BS_VXF] ** 2 + bsc[e, b, BS_VYF] ** 2))
     for i in range(movable.shape[0]):
         b = movable[i]
+        if bis[e, b, IS_SLEEP] != 0:
+            # Asleep through the sub-step (sleeping.py): nothing moved it, and it had no
+            # velocity, so the recovered velocity is its zero velocity.
+            continue
         vx = bsc[e, b, BS_VXF] + (pos[e, b, 0] - bsc[e, b, BS_XP]) / dt
         vy = bsc[e, b, BS_VYF] + (pos[e, b, 1] - bsc[e, b, BS_YP]) / dt
         sp = math.sqrt(vx * vx + vy * vy)

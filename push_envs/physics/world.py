@@ -43,10 +43,12 @@ from .layout import (
     HL_NEED,
     HL_NSUB,
     HL_OVERFLOW,
+    HL_SLEEP,
     HL_STATUS,
     HL_SWEEPS,
     IMMOVABLE,
     IS_LEN,
+    IS_SLEEP,
     MAX_DRIVE_SLOTS,
     OUT_LEN,
     PASSIVE,
@@ -56,6 +58,7 @@ from .layout import (
     PR_LEN,
     PR_MAXSUB,
     PR_REST,
+    PR_SLEEP,
     PR_SLOP,
     PR_SUBFRAC,
     PR_SWEEPS,
@@ -70,6 +73,7 @@ from .params import SolverParams
 from .pipeline import step_parallel, step_serial
 from .scene import CompiledScene, compile_scene
 from .sensors import ContactReport, contact_array, reports_for
+from .sleeping import SLEEP_MIN_BODIES
 
 MAX_ENVS = 1 << 20  # a batch beyond this is a typo, not a workload: refuse before allocating
 PARALLEL_MIN_ENVS = 16  # below this, the serial kernel beats prange (thread start-up)
@@ -127,6 +131,7 @@ class World:
         self.prm[PR_SWEEPS] = p.max_sweeps
         self.prm[PR_MAXSUB] = p.max_substeps
         self.prm[PR_SUBFRAC] = p.substep_fraction
+        self.prm[PR_SLEEP] = 1.0 if len(scene.movable) >= SLEEP_MIN_BODIES else 0.0
         nm = len(scene.movable)
         # Sized to the scene: per-env scratch is walked every step, so oversizing it costs
         # cache misses at large batches (overflow is counted in pair_overflow).
@@ -322,6 +327,7 @@ class World:
         self.omg[sel] = s.omega0
         self.ctn[sel] = 0
         self.health[sel] = 0.0
+        self._bis[sel, :, IS_SLEEP] = 0
 
     # ------------------------------------------------------------------------------ stepping
     def step(self, commands: Mapping[str, Any] | None = None) -> None:
@@ -454,6 +460,7 @@ class World:
                              f"{name!r} is not one")
         arr = self._values("set_state", name, state, sel, columns[0], magnitude=MAX_COORD)
         self._place(i, arr[..., :3], sel)
+        self._bis[sel, i, IS_SLEEP] = 0
         if columns == (4,):
             self.drv[sel, i, 1] = arr[..., 3]
 
@@ -465,12 +472,14 @@ class World:
                              "instead (or use set_drive_state)")
         sel = self._envs(env)
         self.vel[sel, i] = self._values("set_velocity", name, v_xy, sel, 2)
+        self._bis[sel, i, IS_SLEEP] = 0
 
     def set_omega(self, name: str, omega: Any, env: int | np.ndarray | None = None) -> None:
         """Set the yaw rate [rad/s] of a movable body (a scalar or one per selected env)."""
         i = self._movable(name, "set_omega")
         sel = self._envs(env)
         self.omg[sel, i] = self._values("set_omega", name, omega, sel, None)
+        self._bis[sel, i, IS_SLEEP] = 0
 
     def set_drive_state(self, name: str, d: Any, env: int | np.ndarray | None = None) -> None:
         """Set a driven body's drive state (2 columns; see kinematics.py for their meaning)."""
@@ -505,6 +514,7 @@ class World:
         s = self._values("set_scale", name, scale, sel, None, low=MIN_SCALE, high=MAX_SCALE)
         self.epar[sel, i, EP_INERTIA] *= (s / self.epar[sel, i, EP_SCALE]) ** 2
         self.epar[sel, i, EP_SCALE] = s
+        self._bis[sel, i, IS_SLEEP] = 0
 
     def mass(self, name: str) -> np.ndarray:
         """Mass per env [kg]."""
@@ -631,6 +641,34 @@ class World:
     def substeps(self) -> np.ndarray:
         """Sub-steps the last step was split into, per env."""
         return self.health[:, HL_NSUB].astype(np.int64)
+
+    @property
+    def sleeping(self) -> bool:
+        """Whether bodies at rest sleep (see physics/sleeping.py; by default on in scenes of
+        at least SLEEP_MIN_BODIES (24) movable bodies, off in smaller ones). Sleeping is
+        exact: a rollout is bit-identical with it on or off, only faster in a resting crowd.
+        The ``set_state`` / ``set_velocity`` / ``set_omega`` / ``set_scale`` setters and
+        ``reset`` wake the bodies they change; a pose written straight into ``pos``/``ang``
+        wakes its body too (a body sleeps only at the pose it fell asleep at)."""
+        return bool(self.prm[PR_SLEEP])
+
+    @sleeping.setter
+    def sleeping(self, on: bool) -> None:
+        if not isinstance(on, (bool, np.bool_)):
+            raise ValueError(f"World.sleeping must be True or False, got {short_repr(on)}")
+        self.prm[PR_SLEEP] = 1.0 if on else 0.0
+        if not on:
+            self._bis[:, :, IS_SLEEP] = 0  # nobody sleeps (or skips its free motion) any more
+
+    @property
+    def asleep(self) -> np.ndarray:
+        """Bodies asleep in the last sub-step of the last step, per env."""
+        return self.health[:, HL_SLEEP].astype(np.int64)
+
+    def at_rest(self, name: str) -> np.ndarray:
+        """Per env, whether ``name`` settled in the last step (exactly still, no overlap
+        left): it sleeps from the next step on until an awake body reaches it."""
+        return self._bis[:, self._movable(name, "at_rest"), IS_SLEEP] != 0
 
     @property
     def pair_overflow(self) -> np.ndarray:

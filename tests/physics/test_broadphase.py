@@ -42,8 +42,10 @@ def crowd(scn, n_robots=10, n_boxes=200, spacing=0.5, seed=0):
 
 def _pairs(w, env=0):
     s = w.scene
-    n = find_pairs(env, s.movable, w._aabb, s.sint, s.sflt, s.grid, s.gstart, s.gitem,
-                   w._stamp, w._prs)
+    # asleep = 0: a pass over the boxes as they are (no body woken, no box grown).
+    n, woke = find_pairs(env, s.movable, w._aabb, s.sint, s.sflt, s.grid, s.gstart, s.gitem,
+                         w._stamp, w._prs, 0, 0.0, s.bflt, w.epar, w._bsc, w._bis)
+    assert woke == 0
     assert n <= w._prs.shape[1]
     return n, {tuple(p) for p in w._prs[env, :n, [PR_A, PR_B, PR_SP]].T.tolist()}
 
