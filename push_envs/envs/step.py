@@ -42,6 +42,7 @@ from ..physics.layout import (
     HL_MAXPEN,
     HL_STATUS,
     HL_SWEEPS,
+    IS_SLEEP,
 )
 from ..physics.lidar import LP_RMAX, LidarArrays, scan_sensor
 from ..physics.raster import RasterArrays, raster_env
@@ -205,7 +206,8 @@ def rolled_back(W):
 
 @njit(cache=True)
 def restore_bodies(e, W, V):
-    """Put every movable body of env e back to the scene's initial state and parameters."""
+    """Put every movable body of env e back to the scene's initial state and parameters,
+    awake."""
     movable = W.movable
     for i in range(movable.shape[0]):
         b = movable[i]
@@ -223,6 +225,9 @@ def restore_bodies(e, W, V):
         W.drv[e, b, 1] = V.init_drv[b, 1]
         W.cmd[e, b, 0] = 0.0
         W.cmd[e, b, 1] = 0.0
+        # Awake: a spawn may change a body's size, mass or friction without moving it, and a
+        # sleeping body's box is not recomputed (physics/sleeping.py).
+        W.bis[e, b, IS_SLEEP] = 0
 
 
 @njit(cache=True)
