@@ -72,11 +72,18 @@ def raster_arrays(world, height: int, width: int, num_envs: int,
     sc = world.scene
     wspec = sc.spec.world
     x0, y0 = float(wspec.offset[0]), float(wspec.offset[1])
-    S = min(width / float(wspec.width), height / float(wspec.height))
+    wm, hm = float(wspec.width), float(wspec.height)
+    S = min(width / wm, height / hm)
+    mx, my = (width - wm * S) / 2.0, (height - hm * S) / 2.0
+    if height == int(round(hm * width / wm)):
+        # render()'s own aspect: use its map exactly (the width sets the scale, the image is
+        # anchored at the bottom left, and the rounded height cuts or pads the top), so the
+        # two agree pixel for pixel. Centring the fraction of a pixel instead put the border
+        # and any wall about a pixel thin on the other side of the pixel centres.
+        S, mx, my = width / wm, 0.0, 0.0
     geo = np.zeros(G_LEN)
     geo[G_X0], geo[G_Y0], geo[G_SCALE] = x0, y0, S
-    geo[G_MX] = (width - wspec.width * S) / 2.0
-    geo[G_MY] = (height - wspec.height * S) / 2.0
+    geo[G_MX], geo[G_MY] = mx, my
     kinds: list[int] = []
     bodies: list[int] = []
     verts: list[np.ndarray] = []
