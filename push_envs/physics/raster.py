@@ -110,6 +110,23 @@ class RasterArrays(NamedTuple):
 
 
 @njit(cache=True, inline="always")
+def _widen(dr, r, a, b):
+    """Widen row r's dirty range ``dr[r]`` (first, last column drawn) to cover a..b."""
+    if a < dr[r, 0]:
+        dr[r, 0] = a
+    if b > dr[r, 1]:
+        dr[r, 1] = b
+
+
+@njit(cache=True, inline="always")
+def _to_px(geo, H, x, y):
+    """Pixel coordinates (column, row) [px] of the world point (x, y) [m] in an image H rows
+    high (rows grow downwards, world y upwards)."""
+    S = geo[G_SCALE]
+    return geo[G_MX] + (x - geo[G_X0]) * S, H - geo[G_MY] - (y - geo[G_Y0]) * S
+
+
+@njit(cache=True, inline="always")
 def _hspan(out, dr, r, a, b, c0, c1, c2):
     """Colour pixels a..b of row r (clipped to the image) and widen row r's dirty range
     ``dr[r]`` (first, last column drawn) to cover them."""
@@ -119,10 +136,7 @@ def _hspan(out, dr, r, a, b, c0, c1, c2):
         b = out.shape[1] - 1
     if a > b:
         return
-    if a < dr[r, 0]:
-        dr[r, 0] = a
-    if b > dr[r, 1]:
-        dr[r, 1] = b
+    _widen(dr, r, a, b)
     orow = out[r]
     for c in range(a, b + 1):
         orow[c, 0] = c0
@@ -278,8 +292,6 @@ def fill_disc_pg(out, dr, cx, cy, rad, c0, c1, c2):
 def _place(R, p, x, y, c, s, k, sp):
     """Pixel coordinates of primitive p's vertices placed at origin (x, y), rotation (c, s),
     size factor k, into sp; returns the vertex count."""
-    geo = R.geo
-    S, x0, y0, mx, my = geo[G_SCALE], geo[G_X0], geo[G_Y0], geo[G_MX], geo[G_MY]
     H = R.bg.shape[0]
     v0 = R.vstart[p]
     n = R.vstart[p + 1] - v0
@@ -288,8 +300,7 @@ def _place(R, p, x, y, c, s, k, sp):
         vy = R.verts[v0 + i, 1] * k
         wx = x + c * vx - s * vy
         wy = y + s * vx + c * vy
-        sp[i, 0] = mx + (wx - x0) * S
-        sp[i, 1] = H - my - (wy - y0) * S
+        sp[i, 0], sp[i, 1] = _to_px(R.geo, H, wx, wy)
     return n
 
 
@@ -365,8 +376,7 @@ def _draw_goals(e, W, R, goal_row, sp, xs, out, dr):
                 fill_segment(ov, ovd, sp[i, 0], sp[i, 1], sp[j, 0], sp[j, 1], 1.0, e0, f1,
                              f2)
         if R.grad[g] > 0.0:
-            cpx = R.geo[G_MX] + (gx - R.geo[G_X0]) * S
-            cpy = H - R.geo[G_MY] - (gy - R.geo[G_Y0]) * S
+            cpx, cpy = _to_px(R.geo, H, gx, gy)
             # As pygame: the disc, then a 2 px ring (here: the disc 2 px smaller inside it).
             crad = max(2.0, R.grad[g] * S)
             fill_disc_pg(ov, ovd, cpx, cpy, crad, e0, f1, f2)
@@ -375,10 +385,7 @@ def _draw_goals(e, W, R, goal_row, sp, xs, out, dr):
         lo, hi = _take_row(ovd, r)
         if lo > hi:
             continue
-        if lo < dr[r, 0]:
-            dr[r, 0] = lo
-        if hi > dr[r, 1]:
-            dr[r, 1] = hi
+        _widen(dr, r, lo, hi)
         orow = out[r]
         vrow = ov[r]
         for col in range(lo, hi + 1):
@@ -431,8 +438,7 @@ def raster_env(e, W, R, goal_row, out):
             continue
         x, y, _th, c, s = origin_pose(e, b, W.pos, W.ang, W.bflt, W.epar)
         k = W.epar[e, b, EP_SCALE]
-        ax = R.geo[G_MX] + (x - R.geo[G_X0]) * S
-        ay = H - R.geo[G_MY] - (y - R.geo[G_Y0]) * S
+        ax, ay = _to_px(R.geo, H, x, y)
         bx = ax + c * length * k * S
         by = ay - s * length * k * S
         c0, c1, c2 = np.uint8(R.heads[b, 1]), np.uint8(R.heads[b, 2]), np.uint8(R.heads[b, 3])
