@@ -19,6 +19,13 @@ import json
 import os
 import sys
 import time
+
+# torch's OpenMP threads sleep instead of spinning between parallel regions. Measured on 2
+# shared cores (PPO, 2 torch threads in the update): spinning made a run 7x slower than
+# sleeping when other processes wanted the cores (docs/training_results.md). Read when torch
+# loads, so it is set before the import.
+_USER_ENV = frozenset(os.environ)  # what the user set before this script ran
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -29,7 +36,7 @@ import tyro
 import yaml
 from stable_baselines3 import PPO, SAC, HerReplayBuffer
 from stable_baselines3.common.base_class import BaseAlgorithm
-from stable_baselines3.common.callbacks import BaseCallback, EvalCallback
+from stable_baselines3.common.callbacks import BaseCallback, CallbackList, EvalCallback
 from stable_baselines3.common.evaluation import evaluate_policy
 from stable_baselines3.common.utils import set_random_seed
 from stable_baselines3.common.vec_env import VecEnv, VecNormalize
@@ -62,14 +69,19 @@ class Args:
     """episodes of each periodic evaluation and of the final evaluation"""
     eval_freq: int | None = None
     """env steps between evaluations (default: the yml's eval_freq, else timesteps / 20)"""
-    eval_envs: int = 20
-    """envs in the evaluation batch"""
+    eval_envs: int = 100
+    """envs in the evaluation batch (as many as episodes: each plays one, so an evaluation
+    takes one episode's worth of batched steps)"""
     eval_model: Literal["best", "final"] = "final"
     """model the final line reports: best (highest mean eval return) or final"""
     run_dir: str = "runs"
     """root of the run folders: <run_dir>/<env>[-<robot>]/<algo>/<seed>/"""
     threads: int = 1
-    """torch threads (small MLPs: 1 is fastest)"""
+    """torch threads while collecting rollouts and evaluating (batch inference of a small
+    MLP: 1 is fastest, and it leaves the other core free)"""
+    update_threads: int | None = None
+    """torch threads during the gradient update (default: the cores; the env batch is idle
+    then, so the threads do not fight numba's)"""
     env_threads: int | None = None
     """numba threads stepping the batch (default: the yml's env_threads, else the cores)"""
     hyperparams: str | None = None
@@ -214,6 +226,27 @@ def normalize_kwargs(hp: dict[str, Any]) -> dict[str, Any] | None:
     return kwargs
 
 
+class UpdateThreads(BaseCallback):
+    """Switch torch's thread count between the phases of an on-policy iteration.
+
+    Collecting a rollout is many small batched forwards beside the numba env batch, where
+    one torch thread is fastest; the update is large matrix products with the env idle,
+    where every core helps (measured in docs/training_results.md)."""
+
+    def __init__(self, collect: int, update: int) -> None:
+        super().__init__()
+        self.collect, self.update = collect, update
+
+    def _on_rollout_start(self) -> None:
+        torch.set_num_threads(self.collect)
+
+    def _on_rollout_end(self) -> None:
+        torch.set_num_threads(self.update)
+
+    def _on_step(self) -> bool:
+        return True
+
+
 class SaveVecNormalize(BaseCallback):
     """``callback_on_new_best``: save the VecNormalize stats that go with the best model."""
 
@@ -289,7 +322,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     out.mkdir(parents=True, exist_ok=True)
     print(f"run {out}: {args.algo} on {args.env} {hp['env_kwargs'] or ''}, "
           f"{hp['n_timesteps']:,} steps, {hp['n_envs']} envs")
-    print(f"threads: torch {torch.get_num_threads()}, numba (env batch) {hp['env_threads']}")
+    print(f"threads: torch {torch.get_num_threads()} (update "
+          f"{args.update_threads or os.cpu_count() or 1}), numba (env batch) {hp['env_threads']}")
 
     env = make_env(args.env, hp["n_envs"], args.seed, hp)
     eval_env = make_env(args.env, args.eval_envs, args.seed + EVAL_SEED_OFFSET, hp,
@@ -309,7 +343,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                            best_model_save_path=str(out), deterministic=True,
                            callback_on_new_best=on_best, verbose=0)
     t_train = time.perf_counter()
-    model.learn(total_timesteps=hp["n_timesteps"], callback=eval_cb,
+    update_threads = args.update_threads or os.cpu_count() or 1
+    callbacks = CallbackList([eval_cb, UpdateThreads(args.threads, update_threads)])
+    model.learn(total_timesteps=hp["n_timesteps"], callback=callbacks,
                 progress_bar=args.progress, tb_log_name=args.algo)
     train_time = time.perf_counter() - t_train
     model.save(out / "final_model.zip")

@@ -177,3 +177,22 @@ def test_sac_her_smoke(tmp_path: Path):
     saved = json.loads((run / "args.json").read_text())
     assert saved["hyperparams"]["replay_buffer_class"] == "HerReplayBuffer"
     assert (run / "final_model.zip").exists() and (run / "evaluations.npz").exists()
+
+
+def test_update_threads_switch_between_phases():
+    import torch
+
+    before = torch.get_num_threads()
+    cb = T.UpdateThreads(collect=1, update=2)
+    try:
+        cb.on_rollout_end()
+        assert torch.get_num_threads() == 2
+        cb.on_rollout_start()
+        assert torch.get_num_threads() == 1
+    finally:
+        torch.set_num_threads(before)
+
+
+def test_torch_threads_sleep_when_idle():
+    # train.py sets it before torch loads, unless the user chose a policy.
+    assert os.environ.get("OMP_WAIT_POLICY") == "PASSIVE" or "OMP_WAIT_POLICY" in T._USER_ENV
