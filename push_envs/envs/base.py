@@ -571,7 +571,9 @@ class PushVectorEnv(VectorEnv):
         return tuple(self.render_frame(e) for e in range(min(self.render_envs, self.num_envs)))
 
     def close_extras(self, **kwargs: Any) -> None:
-        if self._renderer is not None:
+        # A constructor that refused its arguments leaves no renderer; gymnasium's __del__
+        # still closes the half-built object.
+        if getattr(self, "_renderer", None) is not None:
             self._renderer.close()
             self._renderer = None
 

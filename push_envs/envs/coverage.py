@@ -58,7 +58,7 @@ def piece_table(pieces: list[np.ndarray]) -> np.ndarray:
 
 
 @njit(cache=True, inline="always")
-def _vertex(tab, k, j, x, y, c, s):
+def vertex(tab, k, j, x, y, c, s):
     """Vertex j of the piece at offset k, placed at pose (x, y, c, s); coordinates [m]."""
     lx, ly = tab[k + 1 + 2 * j], tab[k + 2 + 2 * j]
     return x + c * lx - s * ly, y + s * lx + c * ly
@@ -72,9 +72,9 @@ def _clipped_cross(ax, ay, bx, by, tab, k, x, y, c, s, first, scale):
     nv = int(tab[k])
     t0, t1 = 0.0, 1.0
     dx, dy = bx - ax, by - ay
-    px, py = _vertex(tab, k, nv - 1, x, y, c, s)
+    px, py = vertex(tab, k, nv - 1, x, y, c, s)
     for j in range(nv):
-        qx, qy = _vertex(tab, k, j, x, y, c, s)
+        qx, qy = vertex(tab, k, j, x, y, c, s)
         ex, ey = qx - px, qy - py
         # Outward normal of a counter-clockwise edge: (ey, -ex); inside is <= 0.
         inv = 1.0 / math.sqrt(ex * ex + ey * ey)
@@ -105,9 +105,9 @@ def _boundary_part(tab, ka, xa, ya, ca, sa, kb, xb, yb, cb, sb, first, scale):
     each at its pose relative to the reference point)."""
     nv = int(tab[ka])
     total = 0.0
-    px, py = _vertex(tab, ka, nv - 1, xa, ya, ca, sa)
+    px, py = vertex(tab, ka, nv - 1, xa, ya, ca, sa)
     for j in range(nv):
-        qx, qy = _vertex(tab, ka, j, xa, ya, ca, sa)
+        qx, qy = vertex(tab, ka, j, xa, ya, ca, sa)
         total += _clipped_cross(px, py, qx, qy, tab, kb, xb, yb, cb, sb, first, scale)
         px, py = qx, qy
     return total

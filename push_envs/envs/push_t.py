@@ -7,10 +7,10 @@ import math
 import numpy as np
 from numba import njit
 
-from ..physics.layout import BF_COMX, BF_COMY, BI_PCOUNT, BI_PSTART, PI_NV
+from ..physics.layout import BF_COMX, BF_COMY, BI_PCOUNT, BI_PSTART, EP_SCALE, PI_NV
 from . import pushing as P
 from .base import task_envs
-from .coverage import coverage, piece_table, table_area
+from .coverage import PIECE_LEN, coverage, piece_table, table_area, vertex
 from .pushing import (
     GOAL,
     MEM,
@@ -20,12 +20,15 @@ from .pushing import (
 from .rng import uniform
 from .task import Arg, choice, columns, number
 
-# success_mode: 0 pose, 1 coverage; area [m^2] of the object; the object's convex pieces in
-# its origin frame follow the named columns (coverage.piece_table).
-FP = columns(P.FP_NAMES, "goal_x goal_y goal_t success_mode coverage_min area")
+# success_mode: 0 pose, 1 coverage; area [m^2] of the object; shaping: 0 progress, 1
+# keypoints; w_coverage: reward per unit of coverage progress (keypoints shaping); the
+# object's convex pieces in its origin frame follow the named columns (coverage.piece_table).
+FP = columns(P.FP_NAMES, "goal_x goal_y goal_t success_mode coverage_min area shaping "
+             "w_coverage")
 FP_PIECES = len(FP)  # the piece table starts here
 INFO = columns(P.INFO._fields, "coverage")
 SUCCESS_MODES = ("pose", "coverage")
+SHAPINGS = ("progress", "keypoints")
 
 
 class PushT(P.SingleObjectTask):
@@ -53,6 +56,12 @@ class PushT(P.SingleObjectTask):
                        "coverage_threshold of the goal's area)"),
         "coverage_threshold": Arg(0.95, number(0.0, 1.0, strict=True),
                                   "share of the goal area the T must cover, success='coverage'"),
+        "shaping": Arg("progress", choice(*SHAPINGS),
+                       "dense reward: 'progress' (push pose, position and heading progress) "
+                       "or 'keypoints' (the T's vertices toward their goal places, coverage "
+                       "progress, robot toward the T)"),
+        "w_coverage": Arg(5.0, number(0.0, unit=""),
+                          "reward per unit of coverage progress, shaping='keypoints'"),
     }
 
     def build(self, env):
@@ -68,6 +77,8 @@ class PushT(P.SingleObjectTask):
         fp[FP.success_mode] = SUCCESS_MODES.index(a["success"])
         fp[FP.coverage_min] = a["coverage_threshold"]
         fp[FP.area] = table_area(tab)
+        fp[FP.shaping] = SHAPINGS.index(a["shaping"])
+        fp[FP.w_coverage] = a["w_coverage"]
         return t._replace(fp=fp)
 
     def object_pieces(self, env) -> list[np.ndarray]:
@@ -145,17 +156,82 @@ def goal_reward(ag, dg, fp, success):
 
 
 @njit(cache=True)
+def keypoint_distance(ag, dg, fp):
+    """Mean distance [m] between the T's piece vertices at the achieved pose and the same
+    vertices at the goal pose: position and heading error in one length (a vertex r from
+    the origin moves about r x the heading error)."""
+    tab = fp[FP_PIECES:]
+    total = 0.0
+    count = 0
+    k = 1
+    for _ in range(int(tab[0])):
+        for j in range(int(tab[k])):
+            ax, ay = vertex(tab, k, j, ag[0], ag[1], ag[2], ag[3])
+            bx, by = vertex(tab, k, j, dg[0], dg[1], dg[2], dg[3])
+            total += math.sqrt((ax - bx) ** 2 + (ay - by) ** 2)
+            count += 1
+        k += PIECE_LEN
+    return total / count
+
+
+@njit(cache=True)
+def _robot_gap(e, W, T):
+    """Distance [m] from the robot to the T's bounding circle (0 when inside it)."""
+    r, o = T.ip[P.IP.robot], T.ip[P.IP.obj]
+    dx, dy = W.pos[e, r, 0] - W.pos[e, o, 0], W.pos[e, r, 1] - W.pos[e, o, 1]
+    reach = T.fp[FP.robot_r] + T.fp[FP.obj_r] * W.epar[e, o, EP_SCALE]
+    return max(math.sqrt(dx * dx + dy * dy) - reach, 0.0)
+
+
+@njit(cache=True)
+def _keypoint_reward(e, W, V, T, cov, success):
+    """shaping='keypoints': ``w_robot_object`` x (robot -> T gap progress) +
+    ``w_object_goal`` x (keypoint distance progress, m) + ``w_coverage`` x (coverage
+    progress) + ``bonus`` on success - ``step_penalty``. The terms land in the info columns
+    reward_robot_box, reward_box_goal and reward_angle; box_to_goal and angle_error stay the
+    pose errors."""
+    fp, mem, info = T.fp, T.mem, V.info
+    _, d_og, d_ang = P.distances(e, W, T)
+    gap = _robot_gap(e, W, T)
+    kp = keypoint_distance(T.ag[e], T.dg[e], fp)
+    r_rb = fp[FP.w_robot_object] * (mem[e, MEM.prev_rb] - gap)
+    r_kp = fp[FP.w_object_goal] * (mem[e, MEM.prev_og] - kp)
+    r_cov = fp[FP.w_coverage] * (cov - mem[e, MEM.prev_ang])
+    bonus = fp[FP.bonus] if success else 0.0
+    mem[e, MEM.prev_rb] = gap
+    mem[e, MEM.prev_og] = kp
+    mem[e, MEM.prev_ang] = cov
+    info[e, INFO.box_to_goal] = d_og
+    info[e, INFO.angle_error] = d_ang
+    info[e, INFO.reward_robot_box] = r_rb
+    info[e, INFO.reward_box_goal] = r_kp
+    info[e, INFO.reward_angle] = r_cov
+    info[e, INFO.reward_success] = bonus
+    info[e, INFO.contacts] = mem[e, MEM.contacts]
+    info[e, INFO.touching_wall] = mem[e, MEM.touch_wall]
+    return success, success, r_rb + r_kp + r_cov + bonus - fp[FP.step_penalty]
+
+
+@njit(cache=True)
 def evaluate(e, W, V, T):
     ag, dg = T.ag[e], T.dg[e]
     cov = goal_coverage(ag, dg, T.fp)
     V.info[e, INFO.coverage] = cov
-    return P.evaluate_single(e, W, V, T, _judge(ag, dg, T.fp, cov))
+    success = _judge(ag, dg, T.fp, cov)
+    if T.fp[FP.shaping] == 1.0:
+        return _keypoint_reward(e, W, V, T, cov, success)
+    return P.evaluate_single(e, W, V, T, success)
 
 
 @njit(cache=True)
 def start(e, W, V, T):
     P.start(e, W, V, T)
-    V.info[e, INFO.coverage] = goal_coverage(T.ag[e], T.dg[e], T.fp)
+    cov = goal_coverage(T.ag[e], T.dg[e], T.fp)
+    V.info[e, INFO.coverage] = cov
+    if T.fp[FP.shaping] == 1.0:
+        T.mem[e, MEM.prev_rb] = _robot_gap(e, W, T)
+        T.mem[e, MEM.prev_og] = keypoint_distance(T.ag[e], T.dg[e], T.fp)
+        T.mem[e, MEM.prev_ang] = cov
 
 
 _DOC = """Push the T block onto a fixed goal pose, on real ground friction.
@@ -180,8 +256,14 @@ _DOC = """Push the T block onto a fixed goal pose, on real ground friction.
     ``achieved_goal`` / ``desired_goal``: [x, y, cos theta, sin theta] of the T / goal.
 
     ## Rewards
-    Dense: ``1.0 * (robot->push-pose progress) + 10.0 * (T->goal progress, m) + 2.0 * (heading
-    progress, rad) + 10 * success - 0.01`` per step (terms in ``info``). Sparse: 0 on
+    Dense, ``shaping="progress"`` (default): ``1.0 * (robot->push-pose progress, m) + 10.0 *
+    (T->goal progress, m) + 2.0 * (heading progress, rad) + 10 * success - 0.01`` per step.
+    Dense, ``shaping="keypoints"``: ``1.0 * (robot->T progress, m: the robot's distance to the
+    T's centre of mass less both radii, 0 once within reach) + 10.0 * (keypoint progress, m:
+    the mean distance between the T's vertices and their places at the goal pose, which
+    weighs position and heading in one length) + w_coverage (5.0) * (coverage progress) +
+    10 * success - 0.01``. The terms are in ``info`` (``reward_robot_box``,
+    ``reward_box_goal``, ``reward_angle``: the coverage term under keypoints). Sparse: 0 on
     success, -1 otherwise. Goal mode's dense reward: minus the distance [m] minus 0.2 x the
     heading error [rad], plus the success bonus.
 
@@ -198,7 +280,8 @@ _DOC = """Push the T block onto a fixed goal pose, on real ground friction.
 
     ## Arguments
     As PushBox-v0 (the scene default is configs/push_t.yaml), plus ``success`` ("pose" or
-    "coverage") and ``coverage_threshold`` (0.95). ``success="coverage"`` refuses
+    "coverage"), ``coverage_threshold`` (0.95), ``shaping`` ("progress" or "keypoints") and
+    ``w_coverage`` (5.0, keypoints shaping). ``success="coverage"`` refuses
     ``box_size_range`` (the goal outline has the scene's size).
 
     ## Version History

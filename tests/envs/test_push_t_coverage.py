@@ -12,7 +12,9 @@ from shapely import affinity
 from shapely.geometry import Polygon
 
 import push_envs  # noqa: F401
-from push_envs.envs.coverage import coverage, overlap_area, piece_table, table_area
+from push_envs.envs import push_t
+from push_envs.envs.coverage import PIECE_LEN, coverage, overlap_area, piece_table, table_area
+from push_envs.physics.layout import BF_COMX, BF_COMY
 
 # The T of configs/push_t.yaml in its origin frame: bar 0.6 x 0.15 over a 0.15 x 0.45 stem.
 T_OUTLINE = [(-0.3, 0.0), (-0.075, 0.0), (-0.075, -0.45), (0.075, -0.45), (0.075, 0.0),
@@ -130,8 +132,78 @@ def test_pose_success_reports_coverage_too():
 @pytest.mark.parametrize(("kwargs", "match"), [
     ({"success": "iou"}, r"success must be one of \['pose', 'coverage'\]"),
     ({"coverage_threshold": 1.5}, "coverage_threshold"),
+    ({"shaping": "iou"}, r"shaping must be one of \['progress', 'keypoints'\]"),
+    ({"w_coverage": -1.0}, "w_coverage"),
     ({"success": "coverage", "box_size_range": (0.9, 1.1)}, "box_size_range"),
 ])
 def test_bad_arguments(kwargs, match):
     with pytest.raises(ValueError, match=match):
         gym.make("PushT-v0", **kwargs)
+
+
+def _keypoints(tab, x, y, t):
+    """The piece-table vertices placed at (x, y, t), as an (n, 2) array [m]."""
+    pts, k = [], 1
+    for _ in range(int(tab[0])):
+        nv = int(tab[k])
+        pts.append(tab[k + 1: k + 1 + 2 * nv].reshape(nv, 2))
+        k += PIECE_LEN
+    v = np.concatenate(pts)
+    c, s = math.cos(t), math.sin(t)
+    return np.stack([x + c * v[:, 0] - s * v[:, 1], y + s * v[:, 0] + c * v[:, 1]], axis=1)
+
+
+def _kp(tab, p, g):
+    return float(np.mean(np.linalg.norm(_keypoints(tab, *p) - _keypoints(tab, *g), axis=1)))
+
+
+def test_keypoint_distance_is_the_shift_and_the_chord(table):
+    # A pure shift moves every vertex by the shift; a turn by phi about the origin moves a
+    # vertex at radius r by the chord 2 r sin(phi / 2).
+    fp = np.zeros(push_t.FP_PIECES + len(table))
+    fp[push_t.FP_PIECES:] = table
+    g = np.array([1.5, 1.6, math.cos(0.7), math.sin(0.7)])
+    a = np.array([1.5 + 0.03, 1.6 - 0.04, g[2], g[3]])
+    assert push_t.keypoint_distance(a, g, fp) == pytest.approx(0.05, abs=1e-12)
+    phi = 0.3
+    a = np.array([1.5, 1.6, math.cos(0.7 + phi), math.sin(0.7 + phi)])
+    radii = np.linalg.norm(_keypoints(table, 0.0, 0.0, 0.0), axis=1)
+    assert push_t.keypoint_distance(a, g, fp) == pytest.approx(
+        float(np.mean(2 * radii * math.sin(phi / 2))), abs=1e-12)
+
+
+def test_keypoint_shaping_pays_keypoint_and_coverage_progress(table):
+    e = gym.make("PushT-v0", success="coverage", shaping="keypoints", w_coverage=5.0)
+    u = e.unwrapped
+    _, info0 = e.reset(seed=4)
+    goal = u.core.task_arrays.goal[0, :3].copy()
+    fp = u.core.task_arrays.fp
+    p0 = u.world.state("tee")[0, :3].copy()
+    robot = u.world.state("robot")[0, :2].copy()
+    # Teleport the T 3 cm and 4 degrees off its goal, then step without moving the robot.
+    p1 = goal + np.array([0.03, 0.0, math.radians(4.0)])
+    u.world.set_state("tee", p1, env=0)
+    _, reward, terminated, _, info = e.step(np.zeros(2, np.float32))
+    p1 = u.world.state("tee")[0, :3]
+    reach = fp[push_t.FP.robot_r] + fp[push_t.FP.obj_r]
+
+    sc = u.world.scene
+    com = sc.bflt[sc.index["tee"], [BF_COMX, BF_COMY]]  # [m], in the T's origin frame
+
+    def gap(p):  # robot to the T's centre of mass, less the two radii
+        c, s = math.cos(p[2]), math.sin(p[2])
+        centre = p[:2] + np.array([c * com[0] - s * com[1], s * com[0] + c * com[1]])
+        return max(float(np.hypot(*(robot - centre))) - reach, 0.0)
+
+    cov0, cov1 = info0["coverage"], info["coverage"]
+    assert cov1 == pytest.approx(_cov(table, *p1, *goal), abs=1e-12)
+    assert info["reward_box_goal"] == pytest.approx(
+        10.0 * (_kp(table, p0, goal) - _kp(table, p1, goal)), abs=1e-9)
+    assert info["reward_angle"] == pytest.approx(5.0 * (cov1 - cov0), abs=1e-9)
+    assert info["reward_robot_box"] == pytest.approx(gap(p0) - gap(p1), abs=1e-9)
+    assert not terminated and cov1 < 0.95
+    assert reward == pytest.approx(info["reward_robot_box"] + info["reward_box_goal"]
+                                   + info["reward_angle"] - 0.01, abs=1e-9)
+    # The pose errors stay in info whatever the shaping.
+    assert info["box_to_goal"] == pytest.approx(float(np.hypot(*(p1[:2] - goal[:2]))), abs=1e-9)
+    e.close()
