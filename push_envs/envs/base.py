@@ -59,7 +59,7 @@ from .step import (
     TaskArrays,
     sensor_fields,
 )
-from .task import TaskSpec, choice, integer
+from .task import TaskSpec, choice, integer, number
 
 CONFIG_DIR = Path(__file__).resolve().parent.parent / "configs"
 ROBOTS = ("diff", "omni", "acker")
@@ -67,8 +67,12 @@ OBS_MODES = ("state", "goal", "pixels", "pixels+state")
 PIXEL_MODES = ("pixels", "pixels+state")
 REWARD_TYPES = ("dense", "sparse")
 COMMON_ARGS = ("robot", "reward_type", "obs_mode", "scene", "max_episode_steps", "render_mode",
-               "render_envs", "autoreset_mode", "num_threads", "lidar", "pixel_size")
+               "render_envs", "autoreset_mode", "num_threads", "lidar", "pixel_size",
+               "pixel_view", "pixel_fov")
 PIXEL_SIZE_LIMITS = (8, 1024)  # [px] per side
+PIXEL_VIEWS = ("top", "ego")
+PIXEL_FOV_DEFAULT = 3.0  # [m] width of the ego view
+PIXEL_FOV_MAX = 1000.0  # [m]
 
 
 def _check_pixel_size(value: Any) -> tuple[int, int]:
@@ -85,6 +89,23 @@ def _check_pixel_size(value: Any) -> tuple[int, int]:
         raise ValueError(f"pixel_size must be an int or a (height, width) pair of ints in "
                          f"[{lo}, {hi}], got {short_repr(value)}")
     return int(h), int(w)
+
+
+def _check_pixel_view(view: Any, fov: Any, obs_mode: str) -> tuple[str, float]:
+    """``pixel_view`` ("top" | "ego") and ``pixel_fov`` (the ego view's width [m], None: the
+    default); the ego view needs a pixel observation, and a width only means something there.
+    """
+    view = choice(*PIXEL_VIEWS)("pixel_view", view)
+    if view == "top":
+        if fov is not None:
+            raise ValueError(f"pixel_fov sets the width [m] of the ego view; it needs "
+                             f"pixel_view='ego', got pixel_view='top' and pixel_fov={fov!r}")
+        return view, 0.0
+    if obs_mode not in PIXEL_MODES:
+        raise ValueError(f"pixel_view='ego' needs a pixel observation: obs_mode must be one of "
+                         f"{list(PIXEL_MODES)}, got {obs_mode!r}")
+    fov = PIXEL_FOV_DEFAULT if fov is None else fov
+    return view, number(0.0, PIXEL_FOV_MAX, strict=True, unit=" [m]")("pixel_fov", fov)
 
 
 def _check_lidar(value: Any) -> dict | None:
@@ -143,13 +164,16 @@ class PushVectorEnv(VectorEnv):
                  render_mode: str | None = None, render_envs: int = 4,
                  autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
                  num_threads: int | None = None, lidar: Mapping | None = None,
-                 pixel_size: int | tuple[int, int] = 96, **task_args: Any) -> None:
+                 pixel_size: int | tuple[int, int] = 96, pixel_view: str = "top",
+                 pixel_fov: float | None = None, **task_args: Any) -> None:
         tc = self.task_class
         self.robot = choice(*ROBOTS)("robot", tc.default_robot if robot is None else robot)
         self.reward_type = choice(*REWARD_TYPES)("reward_type", reward_type)
         self.obs_mode = choice(*OBS_MODES)("obs_mode", obs_mode)
         self._lidar_arg = _check_lidar(lidar)
         self.pixel_size = _check_pixel_size(pixel_size)
+        self.pixel_view, self.pixel_fov = _check_pixel_view(pixel_view, pixel_fov,
+                                                            self.obs_mode)
         if render_mode is not None:
             choice(*self.metadata["render_modes"])("render_mode", render_mode)
         self.render_mode = render_mode
@@ -229,7 +253,9 @@ class PushVectorEnv(VectorEnv):
         t = self.task.build(self)
         if pixels:
             self.raster = raster_arrays(w, H, Wd, E, self.task.goal_marks(self),
-                                        t.goal.shape[1])
+                                        t.goal.shape[1],
+                                        robot_index if self.pixel_view == "ego" else -1,
+                                        self.pixel_fov)
             self.env_arrays = self.env_arrays._replace(
                 **sensor_fields(w.lidar_arrays, self.raster))
         self.task_arrays = TaskArrays(ip=t.ip, fp=t.fp, goal=t.goal, mem=t.mem,
@@ -679,7 +705,11 @@ def task_envs(task: type[TaskSpec], doc: str) -> tuple[type[PushEnv], type[PushV
                   "follow the table: the robot's lidar ranges / range_max, in [0, 1], in beam "
                   "order (``env.observation_layout``). ``obs_mode='pixels'`` observes an (H, W, 3) "
                   "uint8 image instead (``pixel_size``, default 96), ``'pixels+state'`` a "
-                  "Dict of ``pixels`` and ``state``.")
+                  "Dict of ``pixels`` and ``state``: the whole arena seen from above "
+                  "(``pixel_view='top'``, default), or ``pixel_view='ego'``: a view "
+                  "``pixel_fov`` metres wide (default 3.0; its height in proportion to the "
+                  "image's) centred on the first robot's origin and turned with it, its "
+                  "heading pointing up.")
     text = doc.replace("{obs_table}", L.table(task(defaults).observation()) + lidar_note)
     stem = task.id.split("-")[0]
     vec = type(f"{stem}VectorEnv", (PushVectorEnv,), {"task_class": task, "__doc__": text,

@@ -2,8 +2,10 @@
 
 :func:`raster_arrays` turns a World's scene into :class:`~push_envs.physics.raster.
 RasterArrays` once: the palette and the world-to-pixel map of ``render.py`` (y up, the world
-rectangle fitted to an ``H x W`` image, centred), immovable bodies and the grid map drawn
-into a background, movable bodies' outlines in their body frame, and the goal table: one row
+rectangle fitted to an ``H x W`` image, centred) or the ego view's (a robot at the centre,
+heading up, ``W / fov`` pixels per metre), immovable bodies and the grid map drawn into a
+background (top-down) or kept for every frame (ego), movable bodies' outlines in their body
+frame, and the goal table: one row
 per :class:`~push_envs.envs.render.GoalMark` the task declares
 (:meth:`~push_envs.envs.task.TaskSpec.goal_marks`, the declaration ``render()`` draws
 from). The kernels are in ``push_envs.physics.raster``; the env calls them inside its
@@ -18,15 +20,19 @@ import numpy as np
 
 from ..physics.layout import DRIVEN, IMMOVABLE, PASSIVE, PI_BODY, PI_NV
 from ..physics.raster import (
+    G_EGO,
     G_LEN,
     G_MX,
     G_MY,
+    G_NSTATIC,
     G_SCALE,
     G_X0,
     G_Y0,
     PRIM_CIRC,
     PRIM_LINE,
     PRIM_POLY,
+    PRIM_PXLINE,
+    PRIM_RECT,
     RasterArrays,
     dirty_all,
     dirty_none,
@@ -63,11 +69,13 @@ def _as_circle(outline: np.ndarray) -> tuple[np.ndarray, float] | None:
 
 def raster_arrays(world, height: int, width: int, num_envs: int,
                   marks: Sequence[RD.GoalMark] = (), goal_width: int | None = None,
-                  ) -> RasterArrays:
+                  ego: int = -1, fov: float = 0.0) -> RasterArrays:
     """The rasteriser's tables for ``world`` at ``height x width`` pixels.
 
     ``marks``: the goals drawn (``TaskSpec.goal_marks``), at the poses held in the columns
     they name of each env's goal row; ``goal_width``: that row's length (checks the columns).
+    ``ego``: the body index of the robot an ego view follows (its origin at the image
+    centre, its heading up), ``fov`` [m] the width of that view; -1: the top-down view.
     """
     sc = world.scene
     wspec = sc.spec.world
@@ -75,15 +83,25 @@ def raster_arrays(world, height: int, width: int, num_envs: int,
     wm, hm = float(wspec.width), float(wspec.height)
     S = min(width / wm, height / hm)
     mx, my = (width - wm * S) / 2.0, (height - hm * S) / 2.0
-    if height == int(round(hm * width / wm)):
+    if height == int(round(hm * (width / wm))):  # render()'s height, the same arithmetic
         # render()'s own aspect: use its map exactly (the width sets the scale, the image is
         # anchored at the bottom left, and the rounded height cuts or pads the top), so the
         # two agree pixel for pixel. Centring the fraction of a pixel instead put the border
         # and any wall about a pixel thin on the other side of the pixel centres.
         S, mx, my = width / wm, 0.0, 0.0
+    if ego >= 0:
+        if not (np.isfinite(fov) and fov > 0.0):
+            raise ValueError(f"raster_arrays: fov must be a finite width > 0 [m], got {fov!r}")
+        if int(sc.bint[ego, 0]) != DRIVEN:
+            raise ValueError(f"raster_arrays: the ego view follows a robot; body {ego} "
+                             f"({sc.names[ego]!r}) has no kinematics")
+        # The robot's origin at the image centre; square pixels, so the view is
+        # fov x fov * H / W [m].
+        S, mx, my, x0, y0 = width / fov, width / 2.0, height / 2.0, 0.0, 0.0
     geo = np.zeros(G_LEN)
     geo[G_X0], geo[G_Y0], geo[G_SCALE] = x0, y0, S
     geo[G_MX], geo[G_MY] = mx, my
+    geo[G_EGO] = ego
     kinds: list[int] = []
     bodies: list[int] = []
     verts: list[np.ndarray] = []
@@ -108,14 +126,20 @@ def raster_arrays(world, height: int, width: int, num_envs: int,
     heads = np.zeros((sc.num_bodies, 4))
     n_robot = 0
     specs = sc.spec.bodies
-    # The grid map's cells and edges first (the renderer draws them before the bodies).
+    # The grid map's cells and edges first (the renderer draws them before the bodies). Top
+    # down, by pygame's integer rules (whole-pixel cells, truncated 2 px lines): its walls are
+    # often about a pixel thin, and only the same rule puts them on the same pixels as
+    # render(). The ego view turns them, so there they are polygons and bands.
+    top = ego < 0
     for j in range(len(sc.sint)):
         b = int(sc.sint[j, PI_BODY])
         if sc.shapes[b] is None:
-            static.append(add(PRIM_POLY, -1, sc.svert[j, :sc.sint[j, PI_NV]], 0.0, 0.0,
-                              RD.MAP_CELL, RD.MAP_CELL))
+            static.append(add(PRIM_RECT if top else PRIM_POLY, -1,
+                              sc.svert[j, :sc.sint[j, PI_NV]], 0.0, 0.0, RD.MAP_CELL,
+                              RD.MAP_CELL))
     for seg in np.asarray(sc.map_segments).reshape(-1, 2, 2):
-        static.append(add(PRIM_LINE, -1, seg, 1.0, 0.0, RD.MAP_EDGE, RD.MAP_EDGE))
+        static.append(add(PRIM_PXLINE if top else PRIM_LINE, -1, seg, 1.0, 0.0, RD.MAP_EDGE,
+                          RD.MAP_EDGE))
     for i, info in enumerate(sc.shapes):
         if info is None:
             continue
@@ -180,6 +204,9 @@ def raster_arrays(world, height: int, width: int, num_envs: int,
     vstart[1:] = np.cumsum([len(v) for v in verts])
     allv = np.concatenate(verts) if verts else np.zeros((0, 2))
     kmax = max([len(v) for v in verts] + [1])
+    if not top:  # drawn every frame, before the goals and the movable bodies
+        geo[G_NSTATIC] = len(static)
+        mov = static + mov
     R = RasterArrays(
         geo=geo, bg=np.zeros((height, width, 3), np.uint8),
         kind=np.array(kinds, np.int64), body=np.array(bodies, np.int64), vstart=vstart,
@@ -195,14 +222,17 @@ def raster_arrays(world, height: int, width: int, num_envs: int,
         ov=np.zeros((max(num_envs, 1), height, width, 3), np.uint8),
         dirty=dirty_all(num_envs, height, width), ovdirty=dirty_none(max(num_envs, 1), height))
     R.bg[:] = RD.BACKGROUND
-    draw_static(R, np.array(static, np.int64), R.bg)
+    if top:
+        draw_static(R, np.array(static, np.int64), R.bg)
     return R
 
 
 def empty_raster() -> RasterArrays:
     """RasterArrays of the right types and no content (envs that observe no pixels)."""
     z1, zi = np.zeros(0), np.zeros(0, np.int64)
-    return RasterArrays(geo=np.zeros(G_LEN), bg=np.zeros((0, 0, 3), np.uint8), kind=zi,
+    geo = np.zeros(G_LEN)
+    geo[G_EGO] = -1
+    return RasterArrays(geo=geo, bg=np.zeros((0, 0, 3), np.uint8), kind=zi,
                         body=zi, vstart=np.zeros(1, np.int64), verts=np.zeros((0, 2)), rad=z1,
                         edge_px=z1, fill=np.zeros((0, 3), np.int64),
                         edge=np.zeros((0, 3), np.int64), mov=zi, heads=np.zeros((0, 4)),

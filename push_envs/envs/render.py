@@ -359,7 +359,9 @@ class Renderer:
         if w.obstacle_map is not None:
             res = float(w.map_resolution)
             # Cell (i, j) covers [x0 + i res, x0 + (i+1) res] x [y0 + j res, ...]; rounding
-            # both corners (not the size) keeps neighbouring cells gap-free.
+            # both corners (not the size) keeps neighbouring cells gap-free. The pixel
+            # observation fills the same whole-pixel rects (raster.PRIM_RECT), and draws the
+            # map's edges by this pygame line's integer rule (raster.PRIM_PXLINE).
             for i, j in np.argwhere(np.asarray(w.obstacle_map, dtype=bool)):
                 lo = self.world_to_px([self._x0 + i * res, self._y0 + (j + 1) * res])
                 hi = self.world_to_px([self._x0 + (i + 1) * res, self._y0 + j * res])
