@@ -66,12 +66,15 @@ _TRIES = 64  # rejection-sampling attempts of a spawn draw
 
 
 # ------------------------------------------------------------------------------ observe
+# The helpers taking the kernel structures (W, V, T) are inlined: a call passes every array of
+# every structure it takes, flattened (~90 arrays, ~800 scalars), which cost more than the
+# helper's own work on each env-step.
 @njit(cache=True, inline="always")
 def _clip(x, limit):
     return -limit if x < -limit else (limit if x > limit else x)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def object_contacts(e, W, o, wall, r0, r1):
     """What env e's contacts tell about object o: (net contact force x, y [N, world], touches
     the wall body (or, with wall < 0, any immovable body), touches robot r0, touches r1)."""
@@ -102,7 +105,7 @@ def object_contacts(e, W, o, wall, r0, r1):
     return fx, fy, touch_wall, touch_r0, touch_r1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def robot_contacts(e, W, row, base, m, r, rx, ry, c, s, trac):
     """Write robot r's contact block (``m`` slots of CONTACT_FIELDS from ``row[base]``: in
     contact, normal toward the robot and point relative to its origin (rx, ry) [m], both in
@@ -134,7 +137,7 @@ def robot_contacts(e, W, row, base, m, r, rx, ry, c, s, trac):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def observe_single(e, W, V, T):
     """Write env e's state observation row (layout: :func:`layout`) and remember the
     object's origin pose, the robot's contact count and the wall touch in ``T.mem``."""
@@ -203,7 +206,7 @@ def heading_error(c, s, cg, sg):
     return abs(math.atan2(sg * c - cg * s, cg * c + sg * s))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def distances(e, W, T):
     """(robot -> push pose, object -> goal [m], heading error [rad]) of env e, from the
     object pose ``observe_single`` stored.
@@ -230,7 +233,7 @@ def distances(e, W, T):
     return math.sqrt(dx * dx + dy * dy), math.sqrt(ex * ex + ey * ey), err
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def evaluate_single(e, W, V, T, success):
     """Dense progress reward and info of env e for this step, given its success.
 

@@ -230,7 +230,9 @@ def restore_bodies(e, W, V):
         W.bis[e, b, IS_SLEEP] = 0
 
 
-@njit(cache=True)
+# goal_columns and sense run on every env-step: inlined, as a call would pass every array of
+# W, V and T (see pushing.py).
+@njit(cache=True, inline="always")
 def goal_columns(e, V, T):
     """Env e's achieved and desired goal vectors into the end of its observation row."""
     at = V.cfg[CFG_GOAL]
@@ -240,7 +242,7 @@ def goal_columns(e, V, T):
         V.obs[e, at + g + j] = T.dg[e, j]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def sense(e, W, V, T):
     """The generic sensor observations of env e, after the task's ``observe``: the robot's
     lidar ranges / range_max into its block of the observation row (noise from env e's
