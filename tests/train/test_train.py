@@ -143,7 +143,7 @@ def _run(cmd: list[str], timeout: float) -> subprocess.CompletedProcess:
 def test_ppo_smoke_then_enjoy_gif(tmp_path: Path):
     out = _run(["train/train.py", "--timesteps", "2048", "--n-envs", "8", "--eval-episodes",
                 "4", "--eval-envs", "4", "--eval-freq", "1024", "--run-dir", str(tmp_path),
-                "--no-progress"], 240)
+                "--no-progress"], 600)
     assert "final evaluation: success" in out.stdout
     run = tmp_path / "PushBox-v0" / "ppo" / "0"
     for name in ("best_model.zip", "final_model.zip", "vecnormalize.pkl",
