@@ -348,6 +348,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     model.learn(total_timesteps=hp["n_timesteps"], callback=callbacks,
                 progress_bar=args.progress, tb_log_name=args.algo)
     train_time = time.perf_counter() - t_train
+    torch.set_num_threads(args.threads)  # the evaluations below are batched inference again
     model.save(out / "final_model.zip")
     if isinstance(env, VecNormalize):
         env.save(str(out / "vecnormalize.pkl"))
