@@ -31,8 +31,11 @@ from typing import Any
 
 import tyro
 
-# One thread per process for numba; set before push_envs (numba) is imported anywhere.
-os.environ.setdefault("NUMBA_NUM_THREADS", "1")
+# One thread per process for numba; set before push_envs (numba) is imported anywhere. Only
+# when run as a script: a test importing this module must not change the thread count numba
+# launches with for the rest of its process (numba refuses a different count afterwards).
+if __name__ == "__main__":
+    os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 
 from push_envs.datasets import parse_kwargs
 
