@@ -174,7 +174,7 @@ def keypoint_distance(ag, dg, fp):
     return total / count
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _robot_gap(e, W, T):
     """Distance [m] from the robot to the T's bounding circle (0 when inside it)."""
     r, o = T.ip[P.IP.robot], T.ip[P.IP.obj]
@@ -183,33 +183,24 @@ def _robot_gap(e, W, T):
     return max(math.sqrt(dx * dx + dy * dy) - reach, 0.0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _keypoint_reward(e, W, V, T, cov, success):
     """shaping='keypoints': ``w_robot_object`` x (robot -> T gap progress) +
     ``w_object_goal`` x (keypoint distance progress, m) + ``w_coverage`` x (coverage
     progress) + ``bonus`` on success - ``step_penalty``. The terms land in the info columns
     reward_robot_box, reward_box_goal and reward_angle; box_to_goal and angle_error stay the
     pose errors."""
-    fp, mem, info = T.fp, T.mem, V.info
+    fp, mem = T.fp, T.mem
     _, d_og, d_ang = P.distances(e, W, T)
     gap = _robot_gap(e, W, T)
     kp = keypoint_distance(T.ag[e], T.dg[e], fp)
     r_rb = fp[FP.w_robot_object] * (mem[e, MEM.prev_rb] - gap)
     r_kp = fp[FP.w_object_goal] * (mem[e, MEM.prev_og] - kp)
     r_cov = fp[FP.w_coverage] * (cov - mem[e, MEM.prev_ang])
-    bonus = fp[FP.bonus] if success else 0.0
     mem[e, MEM.prev_rb] = gap
     mem[e, MEM.prev_og] = kp
     mem[e, MEM.prev_ang] = cov
-    info[e, INFO.box_to_goal] = d_og
-    info[e, INFO.angle_error] = d_ang
-    info[e, INFO.reward_robot_box] = r_rb
-    info[e, INFO.reward_box_goal] = r_kp
-    info[e, INFO.reward_angle] = r_cov
-    info[e, INFO.reward_success] = bonus
-    info[e, INFO.contacts] = mem[e, MEM.contacts]
-    info[e, INFO.touching_wall] = mem[e, MEM.touch_wall]
-    return success, success, r_rb + r_kp + r_cov + bonus - fp[FP.step_penalty]
+    return P.report_terms(e, V, T, d_og, d_ang, r_rb, r_kp, r_cov, success)
 
 
 @njit(cache=True)

@@ -241,15 +241,25 @@ def evaluate_single(e, W, V, T, success):
     (object -> goal progress) + ``w_angle`` [1/rad] x (heading progress) + ``bonus`` on
     success - ``step_penalty``. Returns (success, terminated = success, reward).
     """
-    fp, mem, info = T.fp, T.mem, V.info
+    fp, mem = T.fp, T.mem
     d_rb, d_og, d_ang = distances(e, W, T)
     r_rb = fp[FP.w_robot_object] * (mem[e, MEM.prev_rb] - d_rb)
     r_og = fp[FP.w_object_goal] * (mem[e, MEM.prev_og] - d_og)
     r_ang = fp[FP.w_angle] * (mem[e, MEM.prev_ang] - d_ang) if fp[FP.w_angle] != 0.0 else 0.0
-    bonus = fp[FP.bonus] if success else 0.0
     mem[e, MEM.prev_rb] = d_rb
     mem[e, MEM.prev_og] = d_og
     mem[e, MEM.prev_ang] = d_ang
+    return report_terms(e, V, T, d_og, d_ang, r_rb, r_og, r_ang, success)
+
+
+@njit(cache=True, inline="always")
+def report_terms(e, V, T, d_og, d_ang, r_rb, r_og, r_ang, success):
+    """Write env e's info columns (pose errors d_og [m] and d_ang [rad], the three reward
+    terms, the bonus, contacts) and return (success, terminated = success, reward): the sum
+    of the terms and the bonus less ``step_penalty``. Shared by every dense shaping of the
+    family, so the info and the reward cannot drift apart."""
+    fp, mem, info = T.fp, T.mem, V.info
+    bonus = fp[FP.bonus] if success else 0.0
     info[e, INFO.box_to_goal] = d_og
     info[e, INFO.angle_error] = d_ang
     info[e, INFO.reward_robot_box] = r_rb
