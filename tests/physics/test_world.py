@@ -42,10 +42,13 @@ GOLDEN_HASH = "2cb2235725e79c08b37650394d612085932572bf89e8173b2bad003d9bec0618"
 def compute_golden_hash():
     import importlib.util
     import pathlib
+    import sys
 
     spec = importlib.util.spec_from_file_location(
         "physics_conftest", pathlib.Path(__file__).with_name("conftest.py"))
     scn = importlib.util.module_from_spec(spec)
+    # dataclasses look their module up in sys.modules while the class body runs
+    sys.modules[spec.name] = scn
     spec.loader.exec_module(scn)
     w = World.from_config(golden_scene(scn))
     for i in range(100):
