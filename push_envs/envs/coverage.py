@@ -38,6 +38,9 @@ PIECE_LEN = 1 + 2 * MAX_V
 # |signed distance| of both endpoints below this fraction of the scale: the edge lies on the
 # half-plane's line (exact coincidence happens when the two poses are equal).
 _COLLINEAR = 1e-12
+# [m] origins farther apart than twice the body's reach plus this have no overlap; the margin
+# keeps the clipping's rounding (~1e-16 m) far from deciding it.
+_APART = 1e-6
 
 
 def piece_table(pieces: list[np.ndarray]) -> np.ndarray:
@@ -114,12 +117,29 @@ def _boundary_part(tab, ka, xa, ya, ca, sa, kb, xb, yb, cb, sb, first, scale):
 
 
 @njit(cache=True)
+def reach(tab):
+    """Largest distance [m] of a vertex of the pieces from the body's origin."""
+    far = 0.0
+    k = 1
+    for _ in range(int(tab[0])):
+        for j in range(int(tab[k])):
+            far = max(far, tab[k + 1 + 2 * j] ** 2 + tab[k + 2 + 2 * j] ** 2)
+        k += PIECE_LEN
+    return math.sqrt(far)
+
+
+@njit(cache=True)
 def overlap_area(tab, x1, y1, t1c, t1s, x2, y2, t2c, t2s):
     """Area [m^2] of (the pieces at pose 1) ∩ (the pieces at pose 2). A pose is the origin
     (x [m], y [m]) and the cosine and sine of the heading."""
     n = int(tab[0])
     # Relative to pose 2's origin: the cross products then stay of the body's size.
     rx, ry = x1 - x2, y1 - y2
+    if rx * rx + ry * ry > (2.0 * reach(tab) + _APART) ** 2:
+        # Every piece of one pose lies farther than the body's reach from every piece of the
+        # other: each clipped edge below would be empty and add exactly 0.0, so the sum is
+        # 0.0 (the answer is the same, without the ~100 edge clippings of a T).
+        return 0.0
     scale = 1.0 + abs(rx) + abs(ry)
     area = 0.0
     for i in range(n):
