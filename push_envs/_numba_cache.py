@@ -9,6 +9,11 @@ any edit starts a fresh cache:
   when XDG_CACHE_HOME is unset);
 * with ``NUMBA_CACHE_DIR`` set: ``$NUMBA_CACHE_DIR/push_envs-numba-<version>-<source hash>``.
 
+Keyed by the optimisation level too: numba's own cache index does not record ``NUMBA_OPT``,
+so kernels compiled at another level (the test suite compiles at a low one, see the root
+``conftest.py``) would be loaded by a normal run. At any level but numba's default 3 the
+version part reads ``<version>_O<level>`` (``numba-0.68.0_O1-<source hash>``).
+
 Pruned: each source edit leaves a folder of ~14 MB behind, so at import the sibling folders
 of other keys (only names of exactly that pattern) are removed, except the ``KEEP`` most
 recently used and any used in the last ``GRACE_S`` seconds (another checkout or a process
@@ -52,13 +57,22 @@ _USER_PREFIX = "push_envs-"  # inside a user-set NUMBA_CACHE_DIR, shared with ot
 _OURS = "PUSH_ENVS_NUMBA_CACHE"
 
 
-def source_key(root: Path = _PACKAGE_ROOT) -> str:
-    """``numba-<numba version>-<16 hex digits of a SHA-1 over every .py file under root>``."""
+def opt_tag(opt: object = None) -> str:
+    """``""`` at numba's default optimisation level 3, else ``"_O<level>"`` (``opt``: a
+    ``NUMBA_OPT`` value; None: the level this process compiles at)."""
+    if opt is None:
+        opt = getattr(numba.config.OPT, "_raw_value", numba.config.OPT)
+    return "" if str(opt) == "3" else f"_O{opt}"
+
+
+def source_key(root: Path = _PACKAGE_ROOT, opt: object = None) -> str:
+    """``numba-<numba version><opt_tag(opt)>-<16 hex digits of a SHA-1 over every .py file
+    under root>``."""
     digest = hashlib.sha1()
     for path in sorted(root.rglob("*.py")):
         digest.update(str(path.relative_to(root)).encode())
         digest.update(path.read_bytes())
-    return f"numba-{numba.__version__}-{digest.hexdigest()[:16]}"
+    return f"numba-{numba.__version__}{opt_tag(opt)}-{digest.hexdigest()[:16]}"
 
 
 def _user_dir(environ: Mapping[str, str]) -> str | None:

@@ -45,7 +45,8 @@ def _env(**overrides):
 
 def test_cache_folder_is_keyed_by_the_sources():
     key = _numba_cache.source_key()
-    assert key.startswith(f"numba-{numba.__version__}-") and len(key.rsplit("-", 1)[1]) == 16
+    assert key.startswith(f"numba-{numba.__version__}{_numba_cache.opt_tag()}-")
+    assert len(key.rsplit("-", 1)[1]) == 16
     assert numba.config.CACHE_DIR == _numba_cache.CACHE_DIR
     assert Path(_numba_cache.CACHE_DIR) == _numba_cache.cache_folder(os.environ, key)
 
@@ -64,6 +65,25 @@ def test_cache_folder_in_a_fresh_process(tmp_path, user_dir):
                 else tmp_path / "xdg" / "push_envs" / key)
     assert out.stdout.split()[-2:] == [str(expected), str(expected)]
     assert stat.S_IMODE(expected.stat().st_mode) == 0o700
+
+
+def test_cache_folder_is_keyed_by_the_optimisation_level(tmp_path):
+    """numba's cache index ignores NUMBA_OPT, so each level needs its own folder; the default
+    level 3 keeps the plain key (users' caches stay valid)."""
+    folders = {}
+    for opt in ("0", "1", "3"):
+        env = _env(XDG_CACHE_HOME=str(tmp_path), NUMBA_OPT=opt)
+        out = subprocess.run([sys.executable, "-c", _WHERE], capture_output=True, text=True,
+                             env=env, cwd=ROOT, timeout=300)
+        assert out.returncode == 0, out.stderr
+        folders[opt] = Path(out.stdout.split()[-1]).name
+    plain = _numba_cache.source_key(opt=3)
+    version, digest = plain.rsplit("-", 1)
+    assert folders == {"0": f"{version}_O0-{digest}", "1": f"{version}_O1-{digest}",
+                       "3": plain}
+    # The tagged names are still ours to prune beside the plain one.
+    pattern = _numba_cache._sibling_pattern(plain)
+    assert pattern.fullmatch(folders["0"]) and pattern.fullmatch(folders["1"])
 
 
 def test_source_key_changes_with_any_source_file(tmp_path):

@@ -173,11 +173,11 @@ def test_render_is_fast(renderer: Renderer, world: World):
 
     push(world, 0.1)
     renderer.render(hud=["x"])
-    t = time.perf_counter()
+    t = time.process_time()  # CPU time: other processes on the machine do not count
     for _ in range(20):
         renderer.render(goals=[Goal("circle", center=(3, 2))], trail=np.zeros((50, 2)),
                         hud=["x"])
-    assert (time.perf_counter() - t) / 20 < 0.02  # loose bound (~1.5 ms measured)
+    assert (time.process_time() - t) / 20 < 0.02  # loose bound (~1.5 ms measured)
 
 
 def test_bad_arguments(world: World):

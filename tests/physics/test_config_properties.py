@@ -107,7 +107,7 @@ def mutated_scenes(draw):
 
 
 def check_load(scene, compile_too=False):
-    start = time.perf_counter()
+    start = time.process_time()  # CPU time: other processes on the machine do not count
     try:
         spec = load_scene(scene)
     except SceneError as exc:
@@ -120,7 +120,7 @@ def check_load(scene, compile_too=False):
                 compile_scene(spec)
             except SceneError as exc:
                 assert "spawn overlaps" in str(exc) or "reserved" in str(exc)
-    assert time.perf_counter() - start < PER_EXAMPLE_S
+    assert time.process_time() - start < PER_EXAMPLE_S
 
 
 def test_template_is_valid():

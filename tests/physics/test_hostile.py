@@ -287,10 +287,12 @@ def test_large_map_compiles_fast_and_still_checks_spawns(scn):
     World.from_config({"world": {"obstacle_map": np.zeros((10, 10), bool),
                                  "map_resolution": 0.1},
                        "robot": [scn.robot("robot", 0.5, 0.5, radius=0.15)]})
-    start = time.perf_counter()
+    # CPU time of this process: the bound is about the algorithm, not about what else the
+    # (shared, 2-core) machine runs meanwhile.
+    start = time.process_time()
     w = World.from_config({"world": {"obstacle_map": occ, "map_resolution": 0.1},
                            "robot": [robot]})
-    assert time.perf_counter() - start < 10.0  # the whole-map union took minutes
+    assert time.process_time() - start < 10.0  # the whole-map union took minutes
     assert len(w.scene.sint) == 9800 - 8
     robot["state"] = [4.1, 4.2, 0.0]  # now 0.05 m into the cells left of the hole
     with pytest.raises(SceneError, match=r"robot\.state: spawn overlaps 'map'"):
@@ -307,9 +309,9 @@ def star(n_points, r_out=1.0, r_in=0.4):
 
 def test_1000_vertex_star_builds_fast_and_exactly():
     verts = star(500)
-    start = time.perf_counter()
+    start = time.process_time()  # CPU time: other processes on the machine do not count
     info = build_shape({"name": "polygon", "vertices": verts.tolist()}, "s")
-    assert time.perf_counter() - start < 1.0
+    assert time.process_time() - start < 1.0
     exact = shapely.Polygon(verts)
     union = shapely.union_all([shapely.Polygon(p.verts) for p in info.pieces])
     assert info.area == pytest.approx(exact.area, rel=1e-12)
