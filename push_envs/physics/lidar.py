@@ -338,5 +338,6 @@ def scan_serial(W, L, rng):
 @njit(cache=True, parallel=True)
 def scan_parallel(W, L, rng):
     """Every lidar of every env, prange over envs (same readings as scan_serial)."""
-    for e in prange(W.pos.shape[0]):
+    for i in prange(W.pos.shape[0]):
+        e = np.int64(i)  # as in pipeline.step_parallel: one compile of scan_env, not two
         scan_env(e, W, L, rng)

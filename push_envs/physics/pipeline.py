@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from numba import njit, prange
 
 from .broadphase import body_boxes, find_pairs
@@ -395,7 +396,11 @@ def step_parallel(W):
 
     Returns the number of active envs whose step was rolled back, counted after the loop.
     """
-    for e in prange(W.pos.shape[0]):
+    for i in prange(W.pos.shape[0]):
+        # numba types a prange index as uint64: calling the per-env helpers with it would
+        # compile each of them (the whole physics step) a second time, beside the int64
+        # versions the serial kernels use
+        e = np.int64(i)
         if W.active[e]:
             step_env(e, W)
     bad = 0

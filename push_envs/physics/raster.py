@@ -668,7 +668,8 @@ def raster_serial(W, R, goals, out):
 @njit(cache=True, parallel=True)
 def raster_parallel(W, R, goals, out):
     """As raster_serial, prange over envs."""
-    for e in prange(out.shape[0]):
+    for i in prange(out.shape[0]):
+        e = np.int64(i)  # as in pipeline.step_parallel: one compile of raster_env, not two
         raster_env(e, W, R, goals[e], out[e])
 
 
