@@ -322,8 +322,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     out.mkdir(parents=True, exist_ok=True)
     print(f"run {out}: {args.algo} on {args.env} {hp['env_kwargs'] or ''}, "
           f"{hp['n_timesteps']:,} steps, {hp['n_envs']} envs")
-    print(f"threads: torch {torch.get_num_threads()} (update "
-          f"{args.update_threads or os.cpu_count() or 1}), numba (env batch) {hp['env_threads']}")
+    update_threads = args.update_threads or os.cpu_count() or 1
+    print(f"threads: torch {torch.get_num_threads()} (update {update_threads}), "
+          f"numba (env batch) {hp['env_threads']}")
 
     env = make_env(args.env, hp["n_envs"], args.seed, hp)
     eval_env = make_env(args.env, args.eval_envs, args.seed + EVAL_SEED_OFFSET, hp,
@@ -343,7 +344,6 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                            best_model_save_path=str(out), deterministic=True,
                            callback_on_new_best=on_best, verbose=0)
     t_train = time.perf_counter()
-    update_threads = args.update_threads or os.cpu_count() or 1
     callbacks = CallbackList([eval_cb, UpdateThreads(args.threads, update_threads)])
     model.learn(total_timesteps=hp["n_timesteps"], callback=callbacks,
                 progress_bar=args.progress, tb_log_name=args.algo)
