@@ -125,11 +125,24 @@ def policy_kwargs(value: Any, source: str = "policy_kwargs") -> dict[str, Any]:
     return kw
 
 
-def load_hyperparams(algo: str, env_id: str, path: str | os.PathLike | None = None) -> dict:
-    """The ``default`` entry of ``{algo}.yml`` updated by the ``env_id`` entry.
+def _merge(hp: dict[str, Any], entry: dict[str, Any]) -> None:
+    """``entry`` over ``hp`` in place, nested mappings merged one level deep."""
+    for key, value in entry.items():
+        if isinstance(value, dict) and isinstance(hp.get(key), dict):
+            hp[key] = {**hp[key], **value}
+        else:
+            hp[key] = value
+
+
+def load_hyperparams(algo: str, env_id: str, path: str | os.PathLike | None = None,
+                     robot: str | None = None) -> dict:
+    """The ``default`` entry of ``{algo}.yml`` updated by the ``env_id`` entry, then by that
+    entry's ``robots: {<robot>: {...}}`` overrides for ``robot`` (default: the entry's
+    ``env_kwargs.robot``).
 
     Nested dicts (``env_kwargs``, ``policy_kwargs`` given as a mapping) are merged one level
-    deep. An ``env_id`` neither registered by push_envs nor in the file raises ValueError.
+    deep. An ``env_id`` neither registered by push_envs nor in the file raises ValueError, as
+    does a ``robots`` key that is not a mapping of drive names to mappings.
     """
     path = Path(path) if path is not None else HYPERPARAMS_DIR / f"{algo}.yml"
     with open(path) as fh:
@@ -140,11 +153,16 @@ def load_hyperparams(algo: str, env_id: str, path: str | os.PathLike | None = No
     if env_id not in table and env_id not in tuple(push_envs.ENV_IDS):
         raise ValueError(f"{path}: unknown env id {env_id!r}; known ids: {known}")
     hp: dict[str, Any] = dict(table.get("default") or {})
-    for key, value in (table.get(env_id) or {}).items():
-        if isinstance(value, dict) and isinstance(hp.get(key), dict):
-            hp[key] = {**hp[key], **value}
-        else:
-            hp[key] = value
+    entry = dict(table.get(env_id) or {})
+    robots = entry.pop("robots", None) or {}
+    known_drives = ("diff", "omni", "acker")
+    if not isinstance(robots, dict) or not all(
+            k in known_drives and isinstance(v, dict) for k, v in robots.items()):
+        raise ValueError(f"{path}: {env_id}.robots must map drive names {list(known_drives)} "
+                         f"to hyperparameter mappings, got {robots!r}")
+    _merge(hp, entry)
+    robot = robot or (hp.get("env_kwargs") or {}).get("robot")
+    _merge(hp, robots.get(robot) or {})
     return hp
 
 
@@ -313,7 +331,7 @@ def evaluate(model: BaseAlgorithm, env: VecEnv, episodes: int) -> dict[str, floa
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     args = parse_args(argv)
     t_start = time.perf_counter()
-    yml = load_hyperparams(args.algo, args.env, args.hyperparams)
+    yml = load_hyperparams(args.algo, args.env, args.hyperparams, args.robot)
     hp = apply_overrides(yml, args)
     hp.setdefault("env_threads", os.cpu_count() or 1)
     torch.set_num_threads(args.threads)

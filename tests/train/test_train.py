@@ -70,6 +70,27 @@ def test_cli_overrides_yml(yml: Path):
     assert hp["n_timesteps"] == 100_000 and hp["env_kwargs"]["robot"] == "omni"
 
 
+def test_per_robot_entries(tmp_path: Path):
+    path = tmp_path / "ppo.yml"
+    path.write_text("default:\n  n_envs: 8\n  learning_rate: 3.0e-4\n"
+                    "PushBox-v0:\n  gamma: 0.98\n  env_kwargs: {robot: diff}\n"
+                    "  robots:\n    omni: {n_envs: 256, learning_rate: 5.0e-4}\n"
+                    "    acker: {n_timesteps: 3.0e+6}\n")
+    diff = T.load_hyperparams("ppo", "PushBox-v0", path)  # the entry's own robot
+    assert (diff["n_envs"], diff["learning_rate"], diff["gamma"]) == (8, 3e-4, 0.98)
+    assert "robots" not in diff
+    omni = T.load_hyperparams("ppo", "PushBox-v0", path, "omni")
+    assert (omni["n_envs"], omni["learning_rate"], omni["gamma"]) == (256, 5e-4, 0.98)
+    assert T.load_hyperparams("ppo", "PushBox-v0", path, "acker")["n_timesteps"] == 3e6
+    # Through the CLI: --robot picks the entry, and is still the env's robot.
+    args = T.parse_args(["--robot", "omni"])
+    hp = T.apply_overrides(T.load_hyperparams("ppo", args.env, path, args.robot), args)
+    assert hp["n_envs"] == 256 and hp["env_kwargs"]["robot"] == "omni"
+    path.write_text("PushBox-v0:\n  robots: {tank: {n_envs: 2}}\n")
+    with pytest.raises(ValueError, match=r"PushBox-v0\.robots must map drive names"):
+        T.load_hyperparams("ppo", "PushBox-v0", path)
+
+
 def test_unknown_env_id_error_names_file_id_and_known_ids(yml: Path):
     with pytest.raises(ValueError) as err:
         T.load_hyperparams("ppo", "NoSuchEnv-v0", yml)
