@@ -46,6 +46,7 @@ from .layout import (
     MODE_STALL,
     OUT_LEN,
     PASSIVE,
+    PF_ACC,
     PF_BCX,
     PF_BCY,
     PF_BRAD,
@@ -451,13 +452,6 @@ def prepare(e, npairs, prs, pos, ang, epar, bint, bflt, pint, pvert, pflt, sint,
     """
     nm = movable.shape[0]
     touching = 0
-    for i in range(nm):
-        b = movable[i]
-        bis[e, b, IS_UF] = b
-        # Every pair is evaluated below at these poses: none is stale. The sweeps (and any
-        # re-ordered sweeps after them) then track moves in IS_MOVED.
-        bis[e, b, IS_MOVED] = 0
-        bsc[e, b, BS_DRIVE] = 0.0
     for k in range(npairs):
         a = prs[e, k, PR_A]
         b = prs[e, k, PR_B]
@@ -469,8 +463,6 @@ def prepare(e, npairs, prs, pos, ang, epar, bint, bflt, pint, pvert, pflt, sint,
             prs[e, k, PR_A] = b
             prs[e, k, PR_B] = a
             a, b, ka, kb = b, a, kb, ka
-        for j in range(OUT_LEN, pfl.shape[2]):
-            pfl[e, k, j] = 0.0
         pfl[e, k, PF_DMAX] = -np.inf
         mu = 0.0
         if ka == PASSIVE and kb == IMMOVABLE:
@@ -485,18 +477,34 @@ def prepare(e, npairs, prs, pos, ang, epar, bint, bflt, pint, pvert, pflt, sint,
             touching += 1
             pfl[e, k, PF_TOUCH] = 1.0
             pfl[e, k, PF_KEY] = pfl[e, k, PF_DEPTH]
-            if ka == PASSIVE and kb == PASSIVE:
+        else:
+            pfl[e, k, PF_TOUCH] = 0.0
+            pfl[e, k, PF_KEY] = -np.inf
+    if touching == 0:
+        # What follows (accumulators, union-find, graph, modes, levels) is read only when
+        # something touches: a contact-free sub-step leaves that scratch alone.
+        return 0
+    for i in range(nm):
+        b = movable[i]
+        bis[e, b, IS_UF] = b
+        # Every pair was evaluated above at these poses: none is stale. The sweeps (and any
+        # re-ordered sweeps after them) then track moves in IS_MOVED.
+        bis[e, b, IS_MOVED] = 0
+        bsc[e, b, BS_DRIVE] = 0.0
+    for k in range(npairs):
+        for j in range(PF_ACC, pfl.shape[2]):
+            pfl[e, k, j] = 0.0
+        # Touching passive bodies form chains (united in buffer order).
+        if pfl[e, k, PF_TOUCH] > 0.0 and prs[e, k, PR_SP] < 0:
+            a = prs[e, k, PR_A]
+            b = prs[e, k, PR_B]
+            if bint[a, BI_KIND] == PASSIVE and bint[b, BI_KIND] == PASSIVE:
                 ra, rb = uf_find(e, a, bis), uf_find(e, b, bis)
                 if ra != rb:
                     if ra < rb:
                         bis[e, rb, IS_UF] = ra
                     else:
                         bis[e, ra, IS_UF] = rb
-        else:
-            pfl[e, k, PF_TOUCH] = 0.0
-            pfl[e, k, PF_KEY] = -np.inf
-    if touching == 0:
-        return 0
     contact_graph(e, npairs, prs, movable, bis, gsc, pfl)
     # Traction of the drives touching each passive chain [N] (caps the reported forces).
     for k in range(npairs):

@@ -133,15 +133,20 @@ PF_P2D = 9
 PF_PSTRIDE = 3  # columns per patch point: point j starts at PF_P1X + PF_PSTRIDE * j
 PF_CORNER = 10  # 1: corner-to-corner contact, its normal one of two (no push carried)
 OUT_LEN = 11
-PF_LPOS = 11  # accumulated normal position lambda [kg m]
-PF_LTAN = 12  # accumulated tangential (friction) position lambda [kg m]
+# Written for every candidate pair in every sub-step; with the contact's last columns they
+# fill the row's second cache line, all a contact-free sub-step touches of a pair.
+PF_TOUCH = 11  # 1 when touching in the latest narrow phase
+PF_KEY = 12  # sort key: depth at the start of the sweeps
 PF_DMAX = 13  # deepest overlap removed this step [m]
-PF_KEY = 14  # sort key: depth at the start of the sweeps
-PF_LVEL = 15  # velocity-pass normal impulse at the first patch point [N s]
-PF_LVT = 16  # velocity-pass tangential impulse [N s]
-PF_MU = 17  # friction coefficient of the contact (0: frictionless)
-PF_E = 18  # restitution of the contact
-PF_TOUCH = 19  # 1 when touching in the latest narrow phase
+PF_MU = 14  # friction coefficient of the contact (0: frictionless)
+PF_E = 15  # restitution of the contact
+# The solver's accumulators (third cache line), cleared only in sub-steps where some pair
+# touches (contacts.prepare): no stage reads them otherwise.
+PF_ACC = 16  # first accumulator column
+PF_LPOS = 16  # accumulated normal position lambda [kg m]
+PF_LTAN = 17  # accumulated tangential (friction) position lambda [kg m]
+PF_LVEL = 18  # velocity-pass normal impulse at the first patch point [N s]
+PF_LVT = 19  # velocity-pass tangential impulse [N s]
 PF_PJN = 20  # projection scratch (solver._project): normal lambdas of patch points 1, 2 [kg m]
 PF_LVEL2 = 22  # velocity-pass normal impulse at the second patch point [N s]
 PF_PJT = 23  # projection scratch: tangential lambda [kg m]
