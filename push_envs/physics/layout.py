@@ -89,24 +89,27 @@ BS_SLY = 22
 BS_SLT = 23
 BS_SLSAVE = 24  # 3 columns: BS_SLX..BS_SLT at the step's start (restored with BS_SAVE)
 BS_LEN = 27
+SV_LEN = 8  # bsc[E, B, BS_SAVE:BS_SAVE + SV_LEN]: x, y, theta, vx, vy, omega, drive 0, drive 1
 
-# bis[E, B, :]
-IS_LEVEL = 0  # contact-graph distance from immovable bodies (then from drives)
-IS_UF = 1  # union-find parent over touching passive bodies
-IS_NBLK = 2  # number of blocking pairs this sweep
-IS_BLK = 3  # first of MAX_BLOCK blocking pair indices
+# bis[E, B, :] per-body integer scratch. The first cache line (8 columns) holds what the sleep
+# bookkeeping reads every sub-step and what preparing a contact-free sub-step writes; the
+# contact graph and the blocking lists follow.
+IS_SLEEP = 0  # 1: at rest at the end of the last sub-step (may sleep), then, after the broad
+#               phase, 1: asleep in this sub-step (sleeping.py)
+IS_SLEEP0 = 1  # IS_SLEEP at the step's start (restored when a step is rolled back)
+IS_SKIP = 2  # 1: asleep through the last sub-step too, so free motion skipped it (sleeping.doze)
+IS_UF = 3  # union-find parent over touching passive bodies
+IS_MOVED = 4  # bit 0: moved in this sweep; bit 1: moved in the last one
+IS_LEVEL = 5  # contact-graph distance from immovable bodies (then from drives)
+IS_CS = 6  # first entry of the body's touching pairs in gsc (contact-graph CSR)
+IS_CN = 7  # number of the body's touching movable-movable pairs
+IS_NBLK = 8  # number of blocking pairs this sweep
+IS_BLK = 9  # first of MAX_BLOCK blocking pair indices
 MAX_BLOCK = 4
-IS_MOVED = IS_BLK + MAX_BLOCK  # bit 0: moved in this sweep; bit 1: moved in the last one
-IS_GROUP = IS_MOVED + 1  # union-find parent over drives pushing one load the same way
-IS_CS = IS_GROUP + 1  # first entry of the body's touching pairs in gsc (contact-graph CSR)
-IS_CN = IS_CS + 1  # number of the body's touching movable-movable pairs
-IS_QUEUE = IS_CN + 1  # row i: i-th entry of the breadth-first queue (a body index)
-IS_VIS = IS_QUEUE + 1  # breadth-first visit stamp
+IS_GROUP = IS_BLK + MAX_BLOCK  # union-find parent over drives pushing one load the same way
+IS_VIS = IS_GROUP + 1  # breadth-first visit stamp
 IS_MASK = IS_VIS + 1  # bits of the drive slots whose push carries the body
-IS_SLEEP = IS_MASK + 1  # 1: at rest at the end of the last sub-step (may sleep), then, after
-#                         the broad phase, 1: asleep in this sub-step (sleeping.py)
-IS_SLEEP0 = IS_SLEEP + 1  # IS_SLEEP at the step's start (restored when a step is rolled back)
-IS_LEN = IS_SLEEP0 + 1
+IS_LEN = IS_MASK + 1
 
 # prs[E, K, :] candidate pairs
 PR_A = 0
@@ -179,10 +182,16 @@ HL_LEN = 7
 ST_OVERFLOW = 1  # the pair buffer was too small: World grows it and steps the env again
 ST_SUBSTEPS = 2  # a body moved too fast for PR_MAXSUB sub-steps: World raises
 
-# bsc[E, B, BS_SAVE:BS_SAVE + SV_LEN]: x, y, theta, vx, vy, omega, drive 0, drive 1
-SV_LEN = 8
-
-# gsc[E, :] graph scratch (int64): the touching pairs by body (2 K entries, CSR through
-# IS_CS / IS_CN), then the drive-slot table, DS_ROWS rows of MAX_DRIVE_SLOTS (contacts.py)
+# gsc[E, :] graph scratch (int64), in the order a sub-step with contacts touches it:
+GS_STAMP = 0  # running breadth-first stamp (never reset, so visit stamps never need clearing)
+GS_SLOTS = 1  # drive-slot table: DS_ROWS entries per slot, MAX_DRIVE_SLOTS slots (contacts.py)
 MAX_DRIVE_SLOTS = 64
-DS_ROWS = 4
+DS_ROWS = 3
+GS_QUEUE = GS_SLOTS + DS_ROWS * MAX_DRIVE_SLOTS  # B entries: breadth-first queue of bodies
+# (and, while contact_graph fills the CSR, body b's fill cursor at GS_QUEUE + b); then the
+# touching pairs by body, 2 K entries (CSR through IS_CS / IS_CN).
+
+
+def gsc_len(num_bodies: int, max_pairs: int) -> int:
+    """Entries of one env's row of gsc, rounded up to whole cache lines (8 entries)."""
+    return (GS_QUEUE + num_bodies + 2 * max_pairs + 7) // 8 * 8

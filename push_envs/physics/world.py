@@ -32,12 +32,12 @@ from .layout import (
     BS_LEN,
     CT_LEN,
     DRIVEN,
-    DS_ROWS,
     EP_FRICTION,
     EP_INERTIA,
     EP_LEN,
     EP_MASS,
     EP_SCALE,
+    GS_STAMP,
     HL_LEN,
     HL_MAXPEN,
     HL_NEED,
@@ -49,7 +49,6 @@ from .layout import (
     IMMOVABLE,
     IS_LEN,
     IS_SLEEP,
-    MAX_DRIVE_SLOTS,
     OUT_LEN,
     PASSIVE,
     PFL_LEN,
@@ -65,6 +64,7 @@ from .layout import (
     PRS_LEN,
     ST_OVERFLOW,
     ST_SUBSTEPS,
+    gsc_len,
 )
 from .lidar import LP_OFFT, LP_OFFX, LP_OFFY, lidar_arrays, scan_env, scan_parallel, scan_serial
 from .limits import MAX_COORD, MAX_MAGNITUDE, MAX_SCALE, MIN_MASS, MIN_SCALE
@@ -164,9 +164,8 @@ class World:
         self.ctf = np.zeros((E, max_contacts, CT_LEN))
         self.ctn = np.zeros(E, np.int64)
         self.health = np.zeros((E, HL_LEN))
-        # Contact-graph scratch (touching pairs by body, then the drive-slot table).
-        self._gsc = np.zeros((E, 2 * max_pairs + DS_ROWS * MAX_DRIVE_SLOTS), np.int64)
-        self._gsc_pairs = max_pairs
+        # Contact-graph scratch (BFS stamp, drive-slot table, BFS queue, touching pairs by body).
+        self._gsc = np.zeros((E, gsc_len(B, max_pairs)), np.int64)
         self.steps = np.zeros(E, np.int64)
         # Envs with active == 0 are skipped by a step (e.g. rows being reset by a vector env).
         self.active = np.ones(E, np.uint8)
@@ -197,12 +196,11 @@ class World:
         self._prs = np.zeros((E, cap, PRS_LEN), np.int64)
         self._pfl = np.zeros((E, cap, PFL_LEN))
         self._pord = np.zeros((E, 2, cap), np.int64)
-        # The drive-slot table lives after the pairs: it is rebuilt each sub-step, so a fresh
-        # array is enough, except for the BFS stamp, which must keep counting up.
-        stamp = self._gsc[:, 2 * self._gsc_pairs + DS_ROWS * MAX_DRIVE_SLOTS - MAX_DRIVE_SLOTS]
-        self._gsc = np.zeros((E, 2 * cap + DS_ROWS * MAX_DRIVE_SLOTS), np.int64)
-        self._gsc[:, 2 * cap + (DS_ROWS - 1) * MAX_DRIVE_SLOTS] = stamp
-        self._gsc_pairs = cap
+        # The graph scratch is rebuilt each sub-step, so a fresh array is enough, except for
+        # the BFS stamp, which must keep counting up.
+        gsc = np.zeros((E, gsc_len(self.scene.num_bodies, cap)), np.int64)
+        gsc[:, GS_STAMP] = self._gsc[:, GS_STAMP]
+        self._gsc = gsc
         cti = np.zeros((E, cap, 3), np.int64)
         ctf = np.zeros((E, cap, CT_LEN))
         n = self.cti.shape[1]
