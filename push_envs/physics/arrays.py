@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+from numba import njit
 
 
 class WorldArrays(NamedTuple):
@@ -30,7 +31,9 @@ class WorldArrays(NamedTuple):
         drv:    (E, B, 2) drive state;          cmd: (E, B, 2) drive commands
         active: (E,) uint8, 0 skips the env in a step
     Scratch (rewritten every step):
-        bsc, bis, aabb, stamp, prs, pfl, pord, vbuf, cbuf
+        bsc:    (E, 2 B, BS_LEN) per-body floats: B hot rows, then B cold ones (``cold_row``)
+        bis:    (E, B, IS_LEN) per-body integers
+        aabb, stamp, prs, pfl, pord, vbuf, cbuf
     Outputs of the last step:
         cti, ctf, ctn: touching contacts (pair indices, floats, count) per env
         hl:     (E, HL_LEN) physics-health figures (max penetration [m], sweeps, ...)
@@ -38,7 +41,7 @@ class WorldArrays(NamedTuple):
         gsc:    (E, layout.gsc_len(B, K)) int64: the BFS stamp, the drive-slot table of the
                 traction rule, the BFS queue, then the touching pairs by body (layout.py).
                 Per-body graph scratch (CSR offsets, stamps, slot masks) are columns of
-                ``bis``, the state saved for a rollback columns of ``bsc``: every field
+                ``bis``, the state saved for a rollback the cold rows of ``bsc``: every field
                 costs the call a type check (about 0.17 us each, measured), so scratch joins
                 existing arrays.
     """
@@ -78,3 +81,11 @@ class WorldArrays(NamedTuple):
     ctn: np.ndarray
     hl: np.ndarray
     gsc: np.ndarray
+
+
+@njit(cache=True, inline="always")
+def cold_row(bsc: np.ndarray, b: int) -> int:
+    """Row of ``bsc[e]`` holding body b's cold columns (``layout.BS_SAVE``...): the rows
+    after the B hot ones."""
+    return bsc.shape[1] // 2 + b
+

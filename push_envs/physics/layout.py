@@ -69,7 +69,10 @@ PR_SUBFRAC = 6  # travel per sub-step as a fraction of the body's half-thickness
 PR_SLEEP = 7  # 1: bodies at rest sleep (sleeping.py), 0: every body is awake every sub-step
 PR_LEN = 8
 
-# bsc[E, B, :] per-sub-step body scratch
+# bsc[E, 2 B, BS_LEN] per-body float scratch, split by use so that a sub-step walks few cache
+# lines: row b holds body b's hot columns (what every sub-step reads and writes), row
+# ``cold_row(bsc, b)`` = B + b what only a rollback reads. A row is BS_LEN = 16 floats, two
+# cache lines, so the hot rows of an env's bodies are packed back to back.
 BS_X0 = 0  # pose at the start of the sub-step (COM x, y, theta)
 BS_Y0 = 1
 BS_T0 = 2
@@ -83,13 +86,17 @@ BS_VX0 = 9  # velocity at the start of the sub-step
 BS_VY0 = 10
 BS_W0 = 11
 BS_DRIVE = 12  # traction of the drives touching the passive chain (component root) [N]
-BS_SAVE = 13  # SV_LEN columns: state at the step's start, restored when a step is rolled back
-BS_SLX = 21  # pose a body fell asleep at (COM x, y, theta); it sleeps on only while still there
-BS_SLY = 22
-BS_SLT = 23
-BS_SLSAVE = 24  # 3 columns: BS_SLX..BS_SLT at the step's start (restored with BS_SAVE)
-BS_LEN = 27
-SV_LEN = 8  # bsc[E, B, BS_SAVE:BS_SAVE + SV_LEN]: x, y, theta, vx, vy, omega, drive 0, drive 1
+BS_SLX = 13  # passive bodies: pose a body fell asleep at (COM x, y, theta); it sleeps on
+BS_SLY = 14  # only while still there
+BS_SLT = 15
+BS_D0 = 13  # driven bodies (which never sleep): drive state at the start of the sub-step,
+BS_D1 = 14  # in the columns a passive body keeps its sleep pose in
+BS_LEN = 16
+# Cold row: what a rolled-back step restores when it took more than one sub-step (a step of
+# one sub-step is restored from the BS_X0..BS_W0 and BS_D0, BS_D1 columns of its hot rows).
+BS_SAVE = 0  # SV_LEN columns: x, y, theta, vx, vy, omega, drive 0, drive 1 at the step's start
+SV_LEN = 8
+BS_SLSAVE = SV_LEN  # 3 columns: BS_SLX..BS_SLT at the step's start
 
 # bis[E, B, :] per-body integer scratch. The first cache line (8 columns) holds what the sleep
 # bookkeeping reads every sub-step and what preparing a contact-free sub-step writes; the

@@ -148,7 +148,7 @@ class World:
         self.drv = np.zeros((E, B, 2))
         self.cmd = np.zeros((E, B, 2))
         # Scratch and outputs.
-        self._bsc = np.zeros((E, B, BS_LEN))
+        self._bsc = np.zeros((E, 2 * B, BS_LEN))  # hot rows, then cold rows (layout.py)
         self._bis = np.zeros((E, B, IS_LEN), np.int64)
         self._aabb = np.zeros((E, B, 4))
         # Broad-phase scratch: piece tags, query counter, then the sweep order (a permutation).
