@@ -89,3 +89,16 @@ def cold_row(bsc: np.ndarray, b: int) -> int:
     after the B hot ones."""
     return bsc.shape[1] // 2 + b
 
+
+def aligned_zeros(shape: tuple[int, ...], dtype: type = np.float64, align: int = 64) -> np.ndarray:
+    """A zeroed C-contiguous array whose first element starts a cache line (``align`` bytes).
+
+    numpy only promises 16-byte alignment; the per-body and per-pair scratch rows are sized
+    in whole cache lines (layout.py), and they only fall on line boundaries when the array
+    does too.
+    """
+    dt = np.dtype(dtype)
+    nbytes = int(np.prod(shape)) * dt.itemsize
+    buf = np.zeros(nbytes + align, np.uint8)
+    off = -buf.ctypes.data % align
+    return buf[off:off + nbytes].view(dt).reshape(shape)

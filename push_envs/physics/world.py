@@ -21,7 +21,7 @@ import numba
 import numpy as np
 
 from ..envs.rng import seed_states
-from .arrays import WorldArrays
+from .arrays import WorldArrays, aligned_zeros
 from .config import load_scene
 from .errors import short_repr
 from .fastcall import entry_point
@@ -148,15 +148,16 @@ class World:
         self.drv = np.zeros((E, B, 2))
         self.cmd = np.zeros((E, B, 2))
         # Scratch and outputs.
-        self._bsc = np.zeros((E, 2 * B, BS_LEN))  # hot rows, then cold rows (layout.py)
-        self._bis = np.zeros((E, B, IS_LEN), np.int64)
-        self._aabb = np.zeros((E, B, 4))
+        # Per-body and per-pair scratch rows are whole cache lines (layout.py): start them on one.
+        self._bsc = aligned_zeros((E, 2 * B, BS_LEN))
+        self._bis = aligned_zeros((E, B, IS_LEN), np.int64)
+        self._aabb = aligned_zeros((E, B, 4))
         # Broad-phase scratch: piece tags, query counter, then the sweep order (a permutation).
         nm = len(scene.movable)
         self._stamp = np.zeros((E, len(scene.sint) + 1 + nm), np.int64)
         self._stamp[:, len(scene.sint) + 1:] = np.arange(nm)
-        self._prs = np.zeros((E, max_pairs, PRS_LEN), np.int64)
-        self._pfl = np.zeros((E, max_pairs, PFL_LEN))
+        self._prs = aligned_zeros((E, max_pairs, PRS_LEN), np.int64)
+        self._pfl = aligned_zeros((E, max_pairs, PFL_LEN))
         self._pord = np.zeros((E, 2, max_pairs), np.int64)
         self._vbuf = np.zeros((E, 2, MAX_VERTS, 2))
         self._cbuf = np.zeros((E, OUT_LEN))
@@ -165,7 +166,7 @@ class World:
         self.ctn = np.zeros(E, np.int64)
         self.health = np.zeros((E, HL_LEN))
         # Contact-graph scratch (BFS stamp, drive-slot table, BFS queue, touching pairs by body).
-        self._gsc = np.zeros((E, gsc_len(B, max_pairs)), np.int64)
+        self._gsc = aligned_zeros((E, gsc_len(B, max_pairs)), np.int64)
         self.steps = np.zeros(E, np.int64)
         # Envs with active == 0 are skipped by a step (e.g. rows being reset by a vector env).
         self.active = np.ones(E, np.uint8)
@@ -193,12 +194,12 @@ class World:
         with room to spare; the arrays the kernels receive are rebound."""
         E = self.num_envs
         cap = int(need * 1.5) + 8
-        self._prs = np.zeros((E, cap, PRS_LEN), np.int64)
-        self._pfl = np.zeros((E, cap, PFL_LEN))
+        self._prs = aligned_zeros((E, cap, PRS_LEN), np.int64)
+        self._pfl = aligned_zeros((E, cap, PFL_LEN))
         self._pord = np.zeros((E, 2, cap), np.int64)
         # The graph scratch is rebuilt each sub-step, so a fresh array is enough, except for
         # the BFS stamp, which must keep counting up.
-        gsc = np.zeros((E, gsc_len(self.scene.num_bodies, cap)), np.int64)
+        gsc = aligned_zeros((E, gsc_len(self.scene.num_bodies, cap)), np.int64)
         gsc[:, GS_STAMP] = self._gsc[:, GS_STAMP]
         self._gsc = gsc
         cti = np.zeros((E, cap, 3), np.int64)
