@@ -134,8 +134,12 @@ class World:
         self.prm[PR_SLEEP] = 1.0 if len(scene.movable) >= SLEEP_MIN_BODIES else 0.0
         nm = len(scene.movable)
         # Sized to the scene: per-env scratch is walked every step, so oversizing it costs
-        # cache misses at large batches (overflow is counted in pair_overflow).
-        max_pairs = p.max_pairs or (6 * nm + min(len(scene.sint), 4 * nm) + 8)
+        # cache misses at large batches (a step that finds more pairs grows the buffers).
+        # Never more than the pairs the broad phase can list: each two movable bodies once,
+        # each movable body with each static piece once (PushBox: 9, not 24).
+        ns = len(scene.sint)
+        max_pairs = p.max_pairs or max(1, min(6 * nm + min(ns, 4 * nm) + 8,
+                                              nm * (nm - 1) // 2 + nm * ns))
         # Every touching pair is reported: the contact buffer is never smaller than the pairs'.
         max_contacts = max(p.max_contacts or 0, max_pairs)
         # Per-env body parameters (domain randomisation writes here).
