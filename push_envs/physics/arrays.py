@@ -38,8 +38,9 @@ class WorldArrays(NamedTuple):
         cti, ctf, ctn: touching contacts (pair indices, floats, count) per env
         hl:     (E, HL_LEN) physics-health figures (max penetration [m], sweeps, ...)
     Scratch added for the contact graph (appended, so earlier fields keep their places):
-        gsc:    (E, layout.gsc_len(B, K)) int64: the BFS stamp, the drive-slot table of the
-                traction rule, the BFS queue, then the touching pairs by body (layout.py).
+        gsc:    (E, layout.gsc_len(B, K, slots)) int64: the BFS stamp and the queue's start,
+                the drive-slot table of the traction rule, the BFS queue, then the touching
+                pairs by body (layout.py).
                 Per-body graph scratch (CSR offsets, stamps, slot masks) are columns of
                 ``bis``, the state saved for a rollback the cold rows of ``bsc``: every field
                 costs the call a type check (about 0.17 us each, measured), so scratch joins

@@ -32,7 +32,7 @@ from .layout import (
     EP_FRICTION,
     EP_MASS,
     EP_SCALE,
-    GS_QUEUE,
+    GS_QUEUE_AT,
     GS_SLOTS,
     GS_STAMP,
     IMMOVABLE,
@@ -44,7 +44,6 @@ from .layout import (
     IS_MOVED,
     IS_UF,
     IS_VIS,
-    MAX_DRIVE_SLOTS,
     MODE_PUSH,
     MODE_STALL,
     OUT_LEN,
@@ -168,8 +167,8 @@ def uf_find(e, x, bis):
 
 
 _CARRY_COS = 0.05  # a contact carries a push when its normal is within ~87 deg of the push
-# Drive-slot table in gsc (MAX_DRIVE_SLOTS touching drive -> passive pairs can share a load:
-# one bit of a mask each), DS_ROWS entries per slot, so a slot's entries share a cache line:
+# Drive-slot table in gsc (up to MAX_DRIVE_SLOTS touching drive -> passive pairs can share a
+# load: one bit of a mask each), DS_ROWS entries per slot, so a slot's entries share a line:
 _DS_PAIR = 0  # pair index of drive slot i
 _DS_OPP = 1  # mask of the slots pushing slot i's load from the other side
 _DS_GROUP = 2  # mask of the slots in slot i's group
@@ -212,13 +211,14 @@ def carried_load(e, b0, dx, dy, bit, gravity, prs, bint, epar, bis, gsc, pfl):
     """
     gsc[e, GS_STAMP] += 1
     stamp = gsc[e, GS_STAMP]
+    q = gsc[e, GS_QUEUE_AT]
     load = 0.0
     head = 0
     tail = 1
-    gsc[e, GS_QUEUE] = b0
+    gsc[e, q] = b0
     bis[e, b0, IS_VIS] = stamp
     while head < tail:
-        x = gsc[e, GS_QUEUE + head]
+        x = gsc[e, q + head]
         head += 1
         load += epar[e, x, EP_FRICTION] * epar[e, x, EP_MASS] * gravity
         bis[e, x, IS_MASK] |= bit
@@ -234,7 +234,7 @@ def carried_load(e, b0, dx, dy, bit, gravity, prs, bint, epar, bis, gsc, pfl):
             sgn = -1.0 if a == x else 1.0
             if sgn * (pfl[e, j, PF_NX] * dx + pfl[e, j, PF_NY] * dy) > _CARRY_COS:
                 bis[e, y, IS_VIS] = stamp
-                gsc[e, GS_QUEUE + tail] = y
+                gsc[e, q + tail] = y
                 tail += 1
     return load
 
@@ -281,7 +281,9 @@ def traction_modes(e, npairs, gravity, prs, pos, bint, epar, movable, bis, gsc, 
                alone: 4.905 < 7.358 stall;  together: 9.81 >= 7.358 push
 
     Pairs beyond MAX_DRIVE_SLOTS, and drives not yet touching, decide alone on their own
-    carried load.
+    carried load. (The table in gsc has min(MAX_DRIVE_SLOTS, drives x passive bodies) slots,
+    and each touching drive -> passive pair is a distinct pair of bodies: a scene with fewer
+    possible pairs never fills it.)
     """
     nm = movable.shape[0]
     for i in range(nm):
@@ -289,13 +291,14 @@ def traction_modes(e, npairs, gravity, prs, pos, bint, epar, movable, bis, gsc, 
         bis[e, b, IS_MASK] = 0
         bis[e, b, IS_GROUP] = b
     nd = 0
+    slots = (gsc[e, GS_QUEUE_AT] - GS_SLOTS) // DS_ROWS
     for k in range(npairs):
         a = prs[e, k, PR_A]
         b = prs[e, k, PR_B]
         if prs[e, k, PR_SP] >= 0 or bint[a, BI_KIND] != DRIVEN or bint[b, BI_KIND] != PASSIVE:
             continue
         dx, dy = _push_dir(e, k, prs, pos, pfl)
-        if pfl[e, k, PF_TOUCH] > 0.0 and nd < MAX_DRIVE_SLOTS:
+        if pfl[e, k, PF_TOUCH] > 0.0 and nd < slots:
             gsc[e, _ds(_DS_PAIR, nd)] = k
             gsc[e, _ds(_DS_OPP, nd)] = 0
             carried_load(e, b, dx, dy, 1 << nd, gravity, prs, bint, epar, bis, gsc, pfl)
@@ -368,6 +371,7 @@ def contact_levels(e, npairs, prs, bint, movable, bis, gsc, pfl):
     Breadth-first search gives exact hop counts, independent of the order pairs are listed in.
     """
     nm = movable.shape[0]
+    q = gsc[e, GS_QUEUE_AT]
     for i in range(nm):
         b = movable[i]
         bis[e, b, IS_LEVEL] = LEVEL_DRIVE if bint[b, BI_KIND] == DRIVEN else LEVEL_INF
@@ -377,18 +381,18 @@ def contact_levels(e, npairs, prs, bint, movable, bis, gsc, pfl):
             a = prs[e, k, PR_A]
             if bis[e, a, IS_LEVEL] != 1:
                 bis[e, a, IS_LEVEL] = 1
-                gsc[e, GS_QUEUE + tail] = a
+                gsc[e, q + tail] = a
                 tail += 1
     for phase in range(2):
         if phase == 1:
             for i in range(nm):
                 b = movable[i]
                 if bint[b, BI_KIND] == DRIVEN and bis[e, b, IS_LEVEL] == LEVEL_DRIVE:
-                    gsc[e, GS_QUEUE + tail] = b
+                    gsc[e, q + tail] = b
                     tail += 1
         head = 0
         while head < tail:
-            x = gsc[e, GS_QUEUE + head]
+            x = gsc[e, q + head]
             head += 1
             lx = bis[e, x, IS_LEVEL]
             for s in range(bis[e, x, IS_CS], bis[e, x, IS_CS] + bis[e, x, IS_CN]):
@@ -397,7 +401,7 @@ def contact_levels(e, npairs, prs, bint, movable, bis, gsc, pfl):
                 y = prs[e, j, PR_B] if a == x else a
                 if bis[e, y, IS_LEVEL] > lx + 1:
                     bis[e, y, IS_LEVEL] = lx + 1
-                    gsc[e, GS_QUEUE + tail] = y
+                    gsc[e, q + tail] = y
                     tail += 1
         tail = 0
 
@@ -406,26 +410,27 @@ def contact_levels(e, npairs, prs, bint, movable, bis, gsc, pfl):
 def contact_graph(e, npairs, prs, movable, bis, gsc, pfl):
     """CSR of the touching movable-movable pairs: the pairs of body b are
     ``gsc[e, bis[e, b, IS_CS] + i]`` for i < ``bis[e, b, IS_CN]`` (a counting sort by body),
-    after the GS_QUEUE block of gsc (layout.py)."""
+    after the queue in gsc (layout.py)."""
     nm = movable.shape[0]
+    q = gsc[e, GS_QUEUE_AT]
     for i in range(nm):
         bis[e, movable[i], IS_CN] = 0
     for k in range(npairs):
         if pfl[e, k, PF_TOUCH] > 0.0 and prs[e, k, PR_SP] < 0:
             bis[e, prs[e, k, PR_A], IS_CN] += 1
             bis[e, prs[e, k, PR_B], IS_CN] += 1
-    start = GS_QUEUE + bis.shape[1]
+    start = q + bis.shape[1]
     for i in range(nm):
         b = movable[i]
         bis[e, b, IS_CS] = start
-        gsc[e, GS_QUEUE + b] = start  # fill cursor (the queue is free until the searches)
+        gsc[e, q + b] = start  # fill cursor (the queue is free until the searches)
         start += bis[e, b, IS_CN]
     for k in range(npairs):
         if pfl[e, k, PF_TOUCH] > 0.0 and prs[e, k, PR_SP] < 0:
             for side in range(2):
                 x = prs[e, k, PR_A + side]
-                gsc[e, gsc[e, GS_QUEUE + x]] = k
-                gsc[e, GS_QUEUE + x] += 1
+                gsc[e, gsc[e, q + x]] = k
+                gsc[e, q + x] += 1
 
 
 @njit(cache=True)

@@ -191,14 +191,21 @@ ST_SUBSTEPS = 2  # a body moved too fast for PR_MAXSUB sub-steps: World raises
 
 # gsc[E, :] graph scratch (int64), in the order a sub-step with contacts touches it:
 GS_STAMP = 0  # running breadth-first stamp (never reset, so visit stamps never need clearing)
-GS_SLOTS = 1  # drive-slot table: DS_ROWS entries per slot, MAX_DRIVE_SLOTS slots (contacts.py)
+GS_QUEUE_AT = 1  # where the breadth-first queue starts (after the drive-slot table)
+GS_SLOTS = 2  # drive-slot table: DS_ROWS entries per slot (contacts.py), one slot per touching
+# drive -> passive pair up to MAX_DRIVE_SLOTS, so sized min(MAX_DRIVE_SLOTS, drives x passive
+# bodies) for the scene; then the queue, B entries (and, while contact_graph fills the CSR,
+# body b's fill cursor at entry b); then the touching pairs by body, 2 K entries (CSR through
+# IS_CS / IS_CN).
 MAX_DRIVE_SLOTS = 64
 DS_ROWS = 3
-GS_QUEUE = GS_SLOTS + DS_ROWS * MAX_DRIVE_SLOTS  # B entries: breadth-first queue of bodies
-# (and, while contact_graph fills the CSR, body b's fill cursor at GS_QUEUE + b); then the
-# touching pairs by body, 2 K entries (CSR through IS_CS / IS_CN).
 
 
-def gsc_len(num_bodies: int, max_pairs: int) -> int:
+def gsc_queue(slots: int) -> int:
+    """Start of the queue in a gsc row whose drive-slot table has ``slots`` slots."""
+    return GS_SLOTS + DS_ROWS * slots
+
+
+def gsc_len(num_bodies: int, max_pairs: int, slots: int) -> int:
     """Entries of one env's row of gsc, rounded up to whole cache lines (8 entries)."""
-    return (GS_QUEUE + num_bodies + 2 * max_pairs + 7) // 8 * 8
+    return (gsc_queue(slots) + num_bodies + 2 * max_pairs + 7) // 8 * 8

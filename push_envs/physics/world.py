@@ -37,6 +37,7 @@ from .layout import (
     EP_LEN,
     EP_MASS,
     EP_SCALE,
+    GS_QUEUE_AT,
     GS_STAMP,
     HL_LEN,
     HL_MAXPEN,
@@ -49,6 +50,7 @@ from .layout import (
     IMMOVABLE,
     IS_LEN,
     IS_SLEEP,
+    MAX_DRIVE_SLOTS,
     OUT_LEN,
     PASSIVE,
     PFL_LEN,
@@ -65,6 +67,7 @@ from .layout import (
     ST_OVERFLOW,
     ST_SUBSTEPS,
     gsc_len,
+    gsc_queue,
 )
 from .lidar import LP_OFFT, LP_OFFX, LP_OFFY, lidar_arrays, scan_env, scan_parallel, scan_serial
 from .limits import MAX_COORD, MAX_MAGNITUDE, MAX_SCALE, MIN_MASS, MIN_SCALE
@@ -170,7 +173,10 @@ class World:
         self.ctn = np.zeros(E, np.int64)
         self.health = np.zeros((E, HL_LEN))
         # Contact-graph scratch (BFS stamp, drive-slot table, BFS queue, touching pairs by body).
-        self._gsc = aligned_zeros((E, gsc_len(B, max_pairs)), np.int64)
+        kinds = scene.bint[scene.movable, BI_KIND]
+        self._slots = min(MAX_DRIVE_SLOTS,
+                          int(np.sum(kinds == DRIVEN)) * int(np.sum(kinds == PASSIVE)))
+        self._gsc = self._new_gsc(max_pairs)
         self.steps = np.zeros(E, np.int64)
         # Envs with active == 0 are skipped by a step (e.g. rows being reset by a vector env).
         self.active = np.ones(E, np.uint8)
@@ -193,6 +199,13 @@ class World:
         self._step_fn = entry_point(self._kernel, self.arrays)
         self.reset()
 
+    def _new_gsc(self, max_pairs: int) -> np.ndarray:
+        """Graph scratch for ``max_pairs`` pairs per env (layout.py: GS_*)."""
+        gsc = aligned_zeros((self.num_envs, gsc_len(self.scene.num_bodies, max_pairs,
+                                                    self._slots)), np.int64)
+        gsc[:, GS_QUEUE_AT] = gsc_queue(self._slots)
+        return gsc
+
     def _grow_pairs(self, need: int) -> None:
         """Enlarge the pair buffers (and the contact buffers with them) to hold ``need`` pairs
         with room to spare; the arrays the kernels receive are rebound."""
@@ -203,7 +216,7 @@ class World:
         self._pord = np.zeros((E, 2, cap), np.int64)
         # The graph scratch is rebuilt each sub-step, so a fresh array is enough, except for
         # the BFS stamp, which must keep counting up.
-        gsc = aligned_zeros((E, gsc_len(self.scene.num_bodies, cap)), np.int64)
+        gsc = self._new_gsc(cap)
         gsc[:, GS_STAMP] = self._gsc[:, GS_STAMP]
         self._gsc = gsc
         cti = np.zeros((E, cap, 3), np.int64)
