@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+from numba import njit
 
 
 class WorldArrays(NamedTuple):
@@ -30,16 +31,20 @@ class WorldArrays(NamedTuple):
         drv:    (E, B, 2) drive state;          cmd: (E, B, 2) drive commands
         active: (E,) uint8, 0 skips the env in a step
     Scratch (rewritten every step):
-        bsc, bis, aabb, stamp, prs, pfl, pord, vbuf, cbuf
+        bsc:    (E, 2 B, BS_LEN) per-body floats: B hot rows, then B cold ones (``cold_row``)
+        bis:    (E, B, IS_LEN) per-body integers
+        aabb, stamp, prs, pfl, pord, vbuf, cbuf
     Outputs of the last step:
         cti, ctf, ctn: touching contacts (pair indices, floats, count) per env
         hl:     (E, HL_LEN) physics-health figures (max penetration [m], sweeps, ...)
     Scratch added for the contact graph (appended, so earlier fields keep their places):
-        gsc:    (E, 2 K + DS_ROWS * MAX_DRIVE_SLOTS) int64: the touching pairs by body, then
-                the drive-slot table of the traction rule (layout.py). Per-body graph scratch
-                (CSR offsets, queue, stamps, slot masks) are columns of ``bis``, the state
-                saved for a rollback columns of ``bsc``: every field costs the call a
-                type check (about 0.17 us each, measured), so scratch joins existing arrays.
+        gsc:    (E, layout.gsc_len(B, K, slots)) int64: the BFS stamp and the queue's start,
+                the drive-slot table of the traction rule, the BFS queue, then the touching
+                pairs by body (layout.py).
+                Per-body graph scratch (CSR offsets, stamps, slot masks) are columns of
+                ``bis``, the state saved for a rollback the cold rows of ``bsc``: every field
+                costs the call a type check (about 0.17 us each, measured), so scratch joins
+                existing arrays.
     """
 
     prm: np.ndarray
@@ -77,3 +82,24 @@ class WorldArrays(NamedTuple):
     ctn: np.ndarray
     hl: np.ndarray
     gsc: np.ndarray
+
+
+@njit(cache=True, inline="always")
+def cold_row(bsc: np.ndarray, b: int) -> int:
+    """Row of ``bsc[e]`` holding body b's cold columns (``layout.BS_SAVE``...): the rows
+    after the B hot ones."""
+    return bsc.shape[1] // 2 + b
+
+
+def aligned_zeros(shape: tuple[int, ...], dtype: type = np.float64, align: int = 64) -> np.ndarray:
+    """A zeroed C-contiguous array whose first element starts a cache line (``align`` bytes).
+
+    numpy only promises 16-byte alignment; the per-body and per-pair scratch rows are sized
+    in whole cache lines (layout.py), and they only fall on line boundaries when the array
+    does too.
+    """
+    dt = np.dtype(dtype)
+    nbytes = int(np.prod(shape)) * dt.itemsize
+    buf = np.zeros(nbytes + align, np.uint8)
+    off = -buf.ctypes.data % align
+    return buf[off:off + nbytes].view(dt).reshape(shape)

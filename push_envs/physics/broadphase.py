@@ -94,20 +94,21 @@ def shape_box(e, b, bint, pint, pvert, pflt, epar, pos, ang, fat, aabb):
 
 
 @njit(cache=True)
-def body_boxes(e, movable, bint, bflt, pint, pvert, pflt, epar, pos, ang, bsc, bis, extra,
-               aabb):
+def body_boxes(e, sleep_on, movable, bint, bflt, pint, pvert, pflt, epar, pos, ang, bsc, bis,
+               extra, aabb):
     """Swept, fattened AABB [m] of each movable body into ``aabb[e, b]``; returns max travel.
 
     An awake body's box (about its bounding circle, so any turn fits) is fattened by the env's
     largest travel plus ``extra`` (a correction can move a body about that far). A body asleep
-    in this sub-step (``bis[e, b, IS_SLEEP]``, see sleeping.py) does not move or turn: its box
-    is the tight box of its pieces, fattened only by ``extra``; it moves only if an awake body
-    reaches it, and the awake body's own fattening covers that approach.
+    in this sub-step (``bis[e, b, IS_SLEEP]``, see sleeping.py; read only when ``sleep_on``)
+    does not move or turn: its box is the tight box of its pieces, fattened only by
+    ``extra``; it moves only if an awake body reaches it, and the awake body's own fattening
+    covers that approach.
     """
     maxtravel = 0.0
     for i in range(movable.shape[0]):
         b = movable[i]
-        if bis[e, b, IS_SLEEP] != 0:
+        if sleep_on and bis[e, b, IS_SLEEP] != 0:
             if bis[e, b, IS_SLEEP] == 1:  # 2: slept through the last sub-step, box unchanged
                 shape_box(e, b, bint, pint, pvert, pflt, epar, pos, ang, extra, aabb)
             continue
@@ -117,7 +118,7 @@ def body_boxes(e, movable, bint, bflt, pint, pvert, pflt, epar, pos, ang, bsc, b
     fat = maxtravel + extra
     for i in range(movable.shape[0]):
         b = movable[i]
-        if bis[e, b, IS_SLEEP] == 0:
+        if not sleep_on or bis[e, b, IS_SLEEP] == 0:
             aabb[e, b, 0] -= fat
             aabb[e, b, 1] -= fat
             aabb[e, b, 2] += fat

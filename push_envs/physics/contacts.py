@@ -28,9 +28,13 @@ from .layout import (
     BI_PSTART,
     BS_DRIVE,
     DRIVEN,
+    DS_ROWS,
     EP_FRICTION,
     EP_MASS,
     EP_SCALE,
+    GS_QUEUE_AT,
+    GS_SLOTS,
+    GS_STAMP,
     IMMOVABLE,
     IS_CN,
     IS_CS,
@@ -38,14 +42,13 @@ from .layout import (
     IS_LEVEL,
     IS_MASK,
     IS_MOVED,
-    IS_QUEUE,
     IS_UF,
     IS_VIS,
-    MAX_DRIVE_SLOTS,
     MODE_PUSH,
     MODE_STALL,
     OUT_LEN,
     PASSIVE,
+    PF_ACC,
     PF_BCX,
     PF_BCY,
     PF_BRAD,
@@ -164,18 +167,17 @@ def uf_find(e, x, bis):
 
 
 _CARRY_COS = 0.05  # a contact carries a push when its normal is within ~87 deg of the push
-# Drive-slot table rows in gsc (MAX_DRIVE_SLOTS touching drive -> passive pairs can share a
-# load: one bit of a mask each), after the 2 K contact-graph entries:
+# Drive-slot table in gsc (up to MAX_DRIVE_SLOTS touching drive -> passive pairs can share a
+# load: one bit of a mask each), DS_ROWS entries per slot, so a slot's entries share a line:
 _DS_PAIR = 0  # pair index of drive slot i
 _DS_OPP = 1  # mask of the slots pushing slot i's load from the other side
 _DS_GROUP = 2  # mask of the slots in slot i's group
-_DS_MISC = 3  # entry 0: running BFS stamp (never reset, so visit stamps never need clearing)
 
 
 @njit(cache=True, inline="always")
-def _ds(prs, row, i):
-    """Index in gsc[e] of entry i of drive-slot row ``row``."""
-    return 2 * prs.shape[1] + row * MAX_DRIVE_SLOTS + i
+def _ds(row, i):
+    """Index in gsc[e] of entry ``row`` of drive slot i."""
+    return GS_SLOTS + DS_ROWS * i + row
 
 
 @njit(cache=True, inline="always")
@@ -207,15 +209,16 @@ def carried_load(e, b0, dx, dy, bit, gravity, prs, bint, epar, bis, gsc, pfl):
                  [s0][s1][s2]      not carried: side contacts, normal across the push, and
                                    b0-s1, b1-s2 corner to corner (PF_CORNER)
     """
-    gsc[e, _ds(prs, _DS_MISC, 0)] += 1
-    stamp = gsc[e, _ds(prs, _DS_MISC, 0)]
+    gsc[e, GS_STAMP] += 1
+    stamp = gsc[e, GS_STAMP]
+    q = gsc[e, GS_QUEUE_AT]
     load = 0.0
     head = 0
     tail = 1
-    bis[e, 0, IS_QUEUE] = b0
+    gsc[e, q] = b0
     bis[e, b0, IS_VIS] = stamp
     while head < tail:
-        x = bis[e, head, IS_QUEUE]
+        x = gsc[e, q + head]
         head += 1
         load += epar[e, x, EP_FRICTION] * epar[e, x, EP_MASS] * gravity
         bis[e, x, IS_MASK] |= bit
@@ -231,7 +234,7 @@ def carried_load(e, b0, dx, dy, bit, gravity, prs, bint, epar, bis, gsc, pfl):
             sgn = -1.0 if a == x else 1.0
             if sgn * (pfl[e, j, PF_NX] * dx + pfl[e, j, PF_NY] * dy) > _CARRY_COS:
                 bis[e, y, IS_VIS] = stamp
-                bis[e, tail, IS_QUEUE] = y
+                gsc[e, q + tail] = y
                 tail += 1
     return load
 
@@ -251,10 +254,10 @@ def _slots_traction(e, mask, nd, prs, epar, gravity, gsc):
     for i in range(nd):
         if not (mask >> i) & 1:
             continue
-        a = prs[e, gsc[e, _ds(prs, _DS_PAIR, i)], PR_A]
+        a = prs[e, gsc[e, _ds(_DS_PAIR, i)], PR_A]
         seen = False
         for j in range(i):
-            if (mask >> j) & 1 and prs[e, gsc[e, _ds(prs, _DS_PAIR, j)], PR_A] == a:
+            if (mask >> j) & 1 and prs[e, gsc[e, _ds(_DS_PAIR, j)], PR_A] == a:
                 seen = True
                 break
         if not seen:
@@ -278,7 +281,9 @@ def traction_modes(e, npairs, gravity, prs, pos, bint, epar, movable, bis, gsc, 
                alone: 4.905 < 7.358 stall;  together: 9.81 >= 7.358 push
 
     Pairs beyond MAX_DRIVE_SLOTS, and drives not yet touching, decide alone on their own
-    carried load.
+    carried load. (The table in gsc has min(MAX_DRIVE_SLOTS, drives x passive bodies) slots,
+    and each touching drive -> passive pair is a distinct pair of bodies: a scene with fewer
+    possible pairs never fills it.)
     """
     nm = movable.shape[0]
     for i in range(nm):
@@ -286,15 +291,16 @@ def traction_modes(e, npairs, gravity, prs, pos, bint, epar, movable, bis, gsc, 
         bis[e, b, IS_MASK] = 0
         bis[e, b, IS_GROUP] = b
     nd = 0
+    slots = (gsc[e, GS_QUEUE_AT] - GS_SLOTS) // DS_ROWS
     for k in range(npairs):
         a = prs[e, k, PR_A]
         b = prs[e, k, PR_B]
         if prs[e, k, PR_SP] >= 0 or bint[a, BI_KIND] != DRIVEN or bint[b, BI_KIND] != PASSIVE:
             continue
         dx, dy = _push_dir(e, k, prs, pos, pfl)
-        if pfl[e, k, PF_TOUCH] > 0.0 and nd < MAX_DRIVE_SLOTS:
-            gsc[e, _ds(prs, _DS_PAIR, nd)] = k
-            gsc[e, _ds(prs, _DS_OPP, nd)] = 0
+        if pfl[e, k, PF_TOUCH] > 0.0 and nd < slots:
+            gsc[e, _ds(_DS_PAIR, nd)] = k
+            gsc[e, _ds(_DS_OPP, nd)] = 0
             carried_load(e, b, dx, dy, 1 << nd, gravity, prs, bint, epar, bis, gsc, pfl)
             nd += 1
         else:
@@ -311,12 +317,12 @@ def traction_modes(e, npairs, gravity, prs, pos, bint, epar, movable, bis, gsc, 
         for s1 in range(nd):
             if not (m >> s1) & 1:
                 continue
-            k1 = gsc[e, _ds(prs, _DS_PAIR, s1)]
+            k1 = gsc[e, _ds(_DS_PAIR, s1)]
             d1x, d1y = _push_dir(e, k1, prs, pos, pfl)
             for s2 in range(s1 + 1, nd):
                 if not (m >> s2) & 1:
                     continue
-                k2 = gsc[e, _ds(prs, _DS_PAIR, s2)]
+                k2 = gsc[e, _ds(_DS_PAIR, s2)]
                 d2x, d2y = _push_dir(e, k2, prs, pos, pfl)
                 if d1x * d2x + d1y * d2y > 0.0:
                     r1 = _group_find(e, prs[e, k1, PR_A], bis)
@@ -326,21 +332,21 @@ def traction_modes(e, npairs, gravity, prs, pos, bint, epar, movable, bis, gsc, 
                     elif r2 < r1:
                         bis[e, r1, IS_GROUP] = r2
                 else:
-                    gsc[e, _ds(prs, _DS_OPP, s1)] |= 1 << s2
-                    gsc[e, _ds(prs, _DS_OPP, s2)] |= 1 << s1
+                    gsc[e, _ds(_DS_OPP, s1)] |= 1 << s2
+                    gsc[e, _ds(_DS_OPP, s2)] |= 1 << s1
     for s in range(nd):
-        r = _group_find(e, prs[e, gsc[e, _ds(prs, _DS_PAIR, s)], PR_A], bis)
+        r = _group_find(e, prs[e, gsc[e, _ds(_DS_PAIR, s)], PR_A], bis)
         g = 0
         for s2 in range(nd):
-            if _group_find(e, prs[e, gsc[e, _ds(prs, _DS_PAIR, s2)], PR_A], bis) == r:
+            if _group_find(e, prs[e, gsc[e, _ds(_DS_PAIR, s2)], PR_A], bis) == r:
                 g |= 1 << s2
-        gsc[e, _ds(prs, _DS_GROUP, s)] = g
+        gsc[e, _ds(_DS_GROUP, s)] = g
     for s in range(nd):
-        g = gsc[e, _ds(prs, _DS_GROUP, s)]
+        g = gsc[e, _ds(_DS_GROUP, s)]
         opp = 0
         for s2 in range(nd):
             if (g >> s2) & 1:
-                opp |= gsc[e, _ds(prs, _DS_OPP, s2)]
+                opp |= gsc[e, _ds(_DS_OPP, s2)]
         opp &= ~g
         load = 0.0
         for i in range(nm):
@@ -349,7 +355,7 @@ def traction_modes(e, npairs, gravity, prs, pos, bint, epar, movable, bis, gsc, 
                 load += epar[e, b, EP_FRICTION] * epar[e, b, EP_MASS] * gravity
         load += _slots_traction(e, opp, nd, prs, epar, gravity, gsc)
         traction = _slots_traction(e, g, nd, prs, epar, gravity, gsc)
-        k = gsc[e, _ds(prs, _DS_PAIR, s)]
+        k = gsc[e, _ds(_DS_PAIR, s)]
         prs[e, k, PR_MODE] = MODE_PUSH if traction >= load * (1.0 - 1e-12) else MODE_STALL
 
 
@@ -365,6 +371,7 @@ def contact_levels(e, npairs, prs, bint, movable, bis, gsc, pfl):
     Breadth-first search gives exact hop counts, independent of the order pairs are listed in.
     """
     nm = movable.shape[0]
+    q = gsc[e, GS_QUEUE_AT]
     for i in range(nm):
         b = movable[i]
         bis[e, b, IS_LEVEL] = LEVEL_DRIVE if bint[b, BI_KIND] == DRIVEN else LEVEL_INF
@@ -374,18 +381,18 @@ def contact_levels(e, npairs, prs, bint, movable, bis, gsc, pfl):
             a = prs[e, k, PR_A]
             if bis[e, a, IS_LEVEL] != 1:
                 bis[e, a, IS_LEVEL] = 1
-                bis[e, tail, IS_QUEUE] = a
+                gsc[e, q + tail] = a
                 tail += 1
     for phase in range(2):
         if phase == 1:
             for i in range(nm):
                 b = movable[i]
                 if bint[b, BI_KIND] == DRIVEN and bis[e, b, IS_LEVEL] == LEVEL_DRIVE:
-                    bis[e, tail, IS_QUEUE] = b
+                    gsc[e, q + tail] = b
                     tail += 1
         head = 0
         while head < tail:
-            x = bis[e, head, IS_QUEUE]
+            x = gsc[e, q + head]
             head += 1
             lx = bis[e, x, IS_LEVEL]
             for s in range(bis[e, x, IS_CS], bis[e, x, IS_CS] + bis[e, x, IS_CN]):
@@ -394,7 +401,7 @@ def contact_levels(e, npairs, prs, bint, movable, bis, gsc, pfl):
                 y = prs[e, j, PR_B] if a == x else a
                 if bis[e, y, IS_LEVEL] > lx + 1:
                     bis[e, y, IS_LEVEL] = lx + 1
-                    bis[e, tail, IS_QUEUE] = y
+                    gsc[e, q + tail] = y
                     tail += 1
         tail = 0
 
@@ -402,26 +409,28 @@ def contact_levels(e, npairs, prs, bint, movable, bis, gsc, pfl):
 @njit(cache=True)
 def contact_graph(e, npairs, prs, movable, bis, gsc, pfl):
     """CSR of the touching movable-movable pairs: the pairs of body b are
-    ``gsc[e, bis[e, b, IS_CS] + i]`` for i < ``bis[e, b, IS_CN]`` (a counting sort by body)."""
+    ``gsc[e, bis[e, b, IS_CS] + i]`` for i < ``bis[e, b, IS_CN]`` (a counting sort by body),
+    after the queue in gsc (layout.py)."""
     nm = movable.shape[0]
+    q = gsc[e, GS_QUEUE_AT]
     for i in range(nm):
         bis[e, movable[i], IS_CN] = 0
     for k in range(npairs):
         if pfl[e, k, PF_TOUCH] > 0.0 and prs[e, k, PR_SP] < 0:
             bis[e, prs[e, k, PR_A], IS_CN] += 1
             bis[e, prs[e, k, PR_B], IS_CN] += 1
-    start = 0
+    start = q + bis.shape[1]
     for i in range(nm):
         b = movable[i]
         bis[e, b, IS_CS] = start
-        bis[e, b, IS_QUEUE] = start  # fill cursor (the queue is free until the searches)
+        gsc[e, q + b] = start  # fill cursor (the queue is free until the searches)
         start += bis[e, b, IS_CN]
     for k in range(npairs):
         if pfl[e, k, PF_TOUCH] > 0.0 and prs[e, k, PR_SP] < 0:
             for side in range(2):
                 x = prs[e, k, PR_A + side]
-                gsc[e, bis[e, x, IS_QUEUE]] = k
-                bis[e, x, IS_QUEUE] += 1
+                gsc[e, gsc[e, q + x]] = k
+                gsc[e, q + x] += 1
 
 
 @njit(cache=True)
@@ -451,13 +460,6 @@ def prepare(e, npairs, prs, pos, ang, epar, bint, bflt, pint, pvert, pflt, sint,
     """
     nm = movable.shape[0]
     touching = 0
-    for i in range(nm):
-        b = movable[i]
-        bis[e, b, IS_UF] = b
-        # Every pair is evaluated below at these poses: none is stale. The sweeps (and any
-        # re-ordered sweeps after them) then track moves in IS_MOVED.
-        bis[e, b, IS_MOVED] = 0
-        bsc[e, b, BS_DRIVE] = 0.0
     for k in range(npairs):
         a = prs[e, k, PR_A]
         b = prs[e, k, PR_B]
@@ -469,8 +471,6 @@ def prepare(e, npairs, prs, pos, ang, epar, bint, bflt, pint, pvert, pflt, sint,
             prs[e, k, PR_A] = b
             prs[e, k, PR_B] = a
             a, b, ka, kb = b, a, kb, ka
-        for j in range(OUT_LEN, pfl.shape[2]):
-            pfl[e, k, j] = 0.0
         pfl[e, k, PF_DMAX] = -np.inf
         mu = 0.0
         if ka == PASSIVE and kb == IMMOVABLE:
@@ -485,18 +485,34 @@ def prepare(e, npairs, prs, pos, ang, epar, bint, bflt, pint, pvert, pflt, sint,
             touching += 1
             pfl[e, k, PF_TOUCH] = 1.0
             pfl[e, k, PF_KEY] = pfl[e, k, PF_DEPTH]
-            if ka == PASSIVE and kb == PASSIVE:
+        else:
+            pfl[e, k, PF_TOUCH] = 0.0
+            pfl[e, k, PF_KEY] = -np.inf
+    if touching == 0:
+        # What follows (accumulators, union-find, graph, modes, levels) is read only when
+        # something touches: a contact-free sub-step leaves that scratch alone.
+        return 0
+    for i in range(nm):
+        b = movable[i]
+        bis[e, b, IS_UF] = b
+        # Every pair was evaluated above at these poses: none is stale. The sweeps (and any
+        # re-ordered sweeps after them) then track moves in IS_MOVED.
+        bis[e, b, IS_MOVED] = 0
+        bsc[e, b, BS_DRIVE] = 0.0
+    for k in range(npairs):
+        for j in range(PF_ACC, pfl.shape[2]):
+            pfl[e, k, j] = 0.0
+        # Touching passive bodies form chains (united in buffer order).
+        if pfl[e, k, PF_TOUCH] > 0.0 and prs[e, k, PR_SP] < 0:
+            a = prs[e, k, PR_A]
+            b = prs[e, k, PR_B]
+            if bint[a, BI_KIND] == PASSIVE and bint[b, BI_KIND] == PASSIVE:
                 ra, rb = uf_find(e, a, bis), uf_find(e, b, bis)
                 if ra != rb:
                     if ra < rb:
                         bis[e, rb, IS_UF] = ra
                     else:
                         bis[e, ra, IS_UF] = rb
-        else:
-            pfl[e, k, PF_TOUCH] = 0.0
-            pfl[e, k, PF_KEY] = -np.inf
-    if touching == 0:
-        return 0
     contact_graph(e, npairs, prs, movable, bis, gsc, pfl)
     # Traction of the drives touching each passive chain [N] (caps the reported forces).
     for k in range(npairs):

@@ -69,7 +69,10 @@ PR_SUBFRAC = 6  # travel per sub-step as a fraction of the body's half-thickness
 PR_SLEEP = 7  # 1: bodies at rest sleep (sleeping.py), 0: every body is awake every sub-step
 PR_LEN = 8
 
-# bsc[E, B, :] per-sub-step body scratch
+# bsc[E, 2 B, BS_LEN] per-body float scratch, split by use so that a sub-step walks few cache
+# lines: row b holds body b's hot columns (what every sub-step reads and writes), row
+# ``cold_row(bsc, b)`` = B + b what only a rollback reads. A row is BS_LEN = 16 floats, two
+# cache lines, so the hot rows of an env's bodies are packed back to back.
 BS_X0 = 0  # pose at the start of the sub-step (COM x, y, theta)
 BS_Y0 = 1
 BS_T0 = 2
@@ -83,30 +86,37 @@ BS_VX0 = 9  # velocity at the start of the sub-step
 BS_VY0 = 10
 BS_W0 = 11
 BS_DRIVE = 12  # traction of the drives touching the passive chain (component root) [N]
-BS_SAVE = 13  # SV_LEN columns: state at the step's start, restored when a step is rolled back
-BS_SLX = 21  # pose a body fell asleep at (COM x, y, theta); it sleeps on only while still there
-BS_SLY = 22
-BS_SLT = 23
-BS_SLSAVE = 24  # 3 columns: BS_SLX..BS_SLT at the step's start (restored with BS_SAVE)
-BS_LEN = 27
+BS_SLX = 13  # passive bodies: pose a body fell asleep at (COM x, y, theta); it sleeps on
+BS_SLY = 14  # only while still there
+BS_SLT = 15
+BS_D0 = 13  # driven bodies (which never sleep): drive state at the start of the sub-step,
+BS_D1 = 14  # in the columns a passive body keeps its sleep pose in
+BS_LEN = 16
+# Cold row: what a rolled-back step restores when it took more than one sub-step (a step of
+# one sub-step is restored from the BS_X0..BS_W0 and BS_D0, BS_D1 columns of its hot rows).
+BS_SAVE = 0  # SV_LEN columns: x, y, theta, vx, vy, omega, drive 0, drive 1 at the step's start
+SV_LEN = 8
+BS_SLSAVE = SV_LEN  # 3 columns: BS_SLX..BS_SLT at the step's start
 
-# bis[E, B, :]
-IS_LEVEL = 0  # contact-graph distance from immovable bodies (then from drives)
-IS_UF = 1  # union-find parent over touching passive bodies
-IS_NBLK = 2  # number of blocking pairs this sweep
-IS_BLK = 3  # first of MAX_BLOCK blocking pair indices
+# bis[E, B, :] per-body integer scratch. The first cache line (8 columns) holds what the sleep
+# bookkeeping reads every sub-step and what preparing a contact-free sub-step writes; the
+# contact graph and the blocking lists follow.
+IS_SLEEP = 0  # 1: at rest at the end of the last sub-step (may sleep), then, after the broad
+#               phase, 1: asleep in this sub-step (sleeping.py)
+IS_SLEEP0 = 1  # IS_SLEEP at the step's start (restored when a step is rolled back)
+IS_SKIP = 2  # 1: asleep through the last sub-step too, so free motion skipped it (sleeping.doze)
+IS_UF = 3  # union-find parent over touching passive bodies
+IS_MOVED = 4  # bit 0: moved in this sweep; bit 1: moved in the last one
+IS_LEVEL = 5  # contact-graph distance from immovable bodies (then from drives)
+IS_CS = 6  # first entry of the body's touching pairs in gsc (contact-graph CSR)
+IS_CN = 7  # number of the body's touching movable-movable pairs
+IS_NBLK = 8  # number of blocking pairs this sweep
+IS_BLK = 9  # first of MAX_BLOCK blocking pair indices
 MAX_BLOCK = 4
-IS_MOVED = IS_BLK + MAX_BLOCK  # bit 0: moved in this sweep; bit 1: moved in the last one
-IS_GROUP = IS_MOVED + 1  # union-find parent over drives pushing one load the same way
-IS_CS = IS_GROUP + 1  # first entry of the body's touching pairs in gsc (contact-graph CSR)
-IS_CN = IS_CS + 1  # number of the body's touching movable-movable pairs
-IS_QUEUE = IS_CN + 1  # row i: i-th entry of the breadth-first queue (a body index)
-IS_VIS = IS_QUEUE + 1  # breadth-first visit stamp
+IS_GROUP = IS_BLK + MAX_BLOCK  # union-find parent over drives pushing one load the same way
+IS_VIS = IS_GROUP + 1  # breadth-first visit stamp
 IS_MASK = IS_VIS + 1  # bits of the drive slots whose push carries the body
-IS_SLEEP = IS_MASK + 1  # 1: at rest at the end of the last sub-step (may sleep), then, after
-#                         the broad phase, 1: asleep in this sub-step (sleeping.py)
-IS_SLEEP0 = IS_SLEEP + 1  # IS_SLEEP at the step's start (restored when a step is rolled back)
-IS_LEN = IS_SLEEP0 + 1
+IS_LEN = IS_MASK + 1
 
 # prs[E, K, :] candidate pairs
 PR_A = 0
@@ -133,15 +143,20 @@ PF_P2D = 9
 PF_PSTRIDE = 3  # columns per patch point: point j starts at PF_P1X + PF_PSTRIDE * j
 PF_CORNER = 10  # 1: corner-to-corner contact, its normal one of two (no push carried)
 OUT_LEN = 11
-PF_LPOS = 11  # accumulated normal position lambda [kg m]
-PF_LTAN = 12  # accumulated tangential (friction) position lambda [kg m]
+# Written for every candidate pair in every sub-step; with the contact's last columns they
+# fill the row's second cache line, all a contact-free sub-step touches of a pair.
+PF_TOUCH = 11  # 1 when touching in the latest narrow phase
+PF_KEY = 12  # sort key: depth at the start of the sweeps
 PF_DMAX = 13  # deepest overlap removed this step [m]
-PF_KEY = 14  # sort key: depth at the start of the sweeps
-PF_LVEL = 15  # velocity-pass normal impulse at the first patch point [N s]
-PF_LVT = 16  # velocity-pass tangential impulse [N s]
-PF_MU = 17  # friction coefficient of the contact (0: frictionless)
-PF_E = 18  # restitution of the contact
-PF_TOUCH = 19  # 1 when touching in the latest narrow phase
+PF_MU = 14  # friction coefficient of the contact (0: frictionless)
+PF_E = 15  # restitution of the contact
+# The solver's accumulators (third cache line), cleared only in sub-steps where some pair
+# touches (contacts.prepare): no stage reads them otherwise.
+PF_ACC = 16  # first accumulator column
+PF_LPOS = 16  # accumulated normal position lambda [kg m]
+PF_LTAN = 17  # accumulated tangential (friction) position lambda [kg m]
+PF_LVEL = 18  # velocity-pass normal impulse at the first patch point [N s]
+PF_LVT = 19  # velocity-pass tangential impulse [N s]
 PF_PJN = 20  # projection scratch (solver._project): normal lambdas of patch points 1, 2 [kg m]
 PF_LVEL2 = 22  # velocity-pass normal impulse at the second patch point [N s]
 PF_PJT = 23  # projection scratch: tangential lambda [kg m]
@@ -174,10 +189,23 @@ HL_LEN = 7
 ST_OVERFLOW = 1  # the pair buffer was too small: World grows it and steps the env again
 ST_SUBSTEPS = 2  # a body moved too fast for PR_MAXSUB sub-steps: World raises
 
-# bsc[E, B, BS_SAVE:BS_SAVE + SV_LEN]: x, y, theta, vx, vy, omega, drive 0, drive 1
-SV_LEN = 8
-
-# gsc[E, :] graph scratch (int64): the touching pairs by body (2 K entries, CSR through
-# IS_CS / IS_CN), then the drive-slot table, DS_ROWS rows of MAX_DRIVE_SLOTS (contacts.py)
+# gsc[E, :] graph scratch (int64), in the order a sub-step with contacts touches it:
+GS_STAMP = 0  # running breadth-first stamp (never reset, so visit stamps never need clearing)
+GS_QUEUE_AT = 1  # where the breadth-first queue starts (after the drive-slot table)
+GS_SLOTS = 2  # drive-slot table: DS_ROWS entries per slot (contacts.py), one slot per touching
+# drive -> passive pair up to MAX_DRIVE_SLOTS, so sized min(MAX_DRIVE_SLOTS, drives x passive
+# bodies) for the scene; then the queue, B entries (and, while contact_graph fills the CSR,
+# body b's fill cursor at entry b); then the touching pairs by body, 2 K entries (CSR through
+# IS_CS / IS_CN).
 MAX_DRIVE_SLOTS = 64
-DS_ROWS = 4
+DS_ROWS = 3
+
+
+def gsc_queue(slots: int) -> int:
+    """Start of the queue in a gsc row whose drive-slot table has ``slots`` slots."""
+    return GS_SLOTS + DS_ROWS * slots
+
+
+def gsc_len(num_bodies: int, max_pairs: int, slots: int) -> int:
+    """Entries of one env's row of gsc, rounded up to whole cache lines (8 entries)."""
+    return (gsc_queue(slots) + num_bodies + 2 * max_pairs + 7) // 8 * 8

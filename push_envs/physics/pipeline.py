@@ -26,6 +26,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
+from .arrays import cold_row
 from .broadphase import body_boxes, find_pairs
 from .contacts import (
     contact_graph,
@@ -52,6 +53,8 @@ from .layout import (
     BF_WHEELBASE,
     BI_DRIVE,
     BI_KIND,
+    BS_D0,
+    BS_D1,
     BS_SAVE,
     BS_T0,
     BS_TP,
@@ -77,6 +80,7 @@ from .layout import (
     HL_STATUS,
     HL_SWEEPS,
     IS_MOVED,
+    IS_SKIP,
     IS_SLEEP,
     MODE_PUSH,
     MODE_STALL,
@@ -150,44 +154,68 @@ def _substeps(e, prm, bint, bflt, movable, epar, vel, omg, drv, cmd):
 
 @njit(cache=True)
 def _save(e, movable, pos, ang, vel, omg, drv, bsc):
-    """Keep env e's state at the step's start, so an aborted step can be rolled back."""
+    """Keep env e's state at the step's start in the cold rows of ``bsc``, so a step of
+    several sub-steps can be rolled back (a step of one is restored from its hot rows)."""
     for i in range(movable.shape[0]):
         b = movable[i]
-        bsc[e, b, BS_SAVE + 0] = pos[e, b, 0]
-        bsc[e, b, BS_SAVE + 1] = pos[e, b, 1]
-        bsc[e, b, BS_SAVE + 2] = ang[e, b]
-        bsc[e, b, BS_SAVE + 3] = vel[e, b, 0]
-        bsc[e, b, BS_SAVE + 4] = vel[e, b, 1]
-        bsc[e, b, BS_SAVE + 5] = omg[e, b]
-        bsc[e, b, BS_SAVE + 6] = drv[e, b, 0]
-        bsc[e, b, BS_SAVE + 7] = drv[e, b, 1]
+        r = cold_row(bsc, b)
+        bsc[e, r, BS_SAVE + 0] = pos[e, b, 0]
+        bsc[e, r, BS_SAVE + 1] = pos[e, b, 1]
+        bsc[e, r, BS_SAVE + 2] = ang[e, b]
+        bsc[e, r, BS_SAVE + 3] = vel[e, b, 0]
+        bsc[e, r, BS_SAVE + 4] = vel[e, b, 1]
+        bsc[e, r, BS_SAVE + 5] = omg[e, b]
+        bsc[e, r, BS_SAVE + 6] = drv[e, b, 0]
+        bsc[e, r, BS_SAVE + 7] = drv[e, b, 1]
 
 
 @njit(cache=True)
-def _restore(e, movable, pos, ang, vel, omg, drv, bsc):
-    for i in range(movable.shape[0]):
-        b = movable[i]
-        pos[e, b, 0] = bsc[e, b, BS_SAVE + 0]
-        pos[e, b, 1] = bsc[e, b, BS_SAVE + 1]
-        ang[e, b] = bsc[e, b, BS_SAVE + 2]
-        vel[e, b, 0] = bsc[e, b, BS_SAVE + 3]
-        vel[e, b, 1] = bsc[e, b, BS_SAVE + 4]
-        omg[e, b] = bsc[e, b, BS_SAVE + 5]
-        drv[e, b, 0] = bsc[e, b, BS_SAVE + 6]
-        drv[e, b, 1] = bsc[e, b, BS_SAVE + 7]
+def _restore(e, saved, sleep_on, bint, movable, pos, ang, vel, omg, drv, bsc, bis):
+    """Roll env e back to the step's start: from the cold rows when ``saved`` (``_save``),
+    else, in the step's first sub-step, from what free motion kept of it in the hot rows.
 
-
-@njit(cache=True)
-def _free_motion(e, dt, gravity, bint, bflt, movable, epar, pos, ang, vel, omg, drv, cmd, bsc,
-                 bis):
-    """Stages 2-3: drive update and free motion of every movable body over ``dt``.
-
-    A body that slept through the last sub-step (``IS_SLEEP`` 2) is skipped: it has no
-    velocity, so its free motion is none, and its scratch in ``bsc`` already says so.
+    Free motion is the only stage before the broad phase that changes the state: it copies
+    the pose and velocity it starts from to BS_X0..BS_W0 and a drive's state to BS_D0,
+    BS_D1, and it leaves the bodies asleep through the last sub-step (IS_SKIP) untouched.
     """
     for i in range(movable.shape[0]):
         b = movable[i]
-        if bis[e, b, IS_SLEEP] == 2:
+        if saved:
+            r = cold_row(bsc, b)
+            pos[e, b, 0] = bsc[e, r, BS_SAVE + 0]
+            pos[e, b, 1] = bsc[e, r, BS_SAVE + 1]
+            ang[e, b] = bsc[e, r, BS_SAVE + 2]
+            vel[e, b, 0] = bsc[e, r, BS_SAVE + 3]
+            vel[e, b, 1] = bsc[e, r, BS_SAVE + 4]
+            omg[e, b] = bsc[e, r, BS_SAVE + 5]
+            drv[e, b, 0] = bsc[e, r, BS_SAVE + 6]
+            drv[e, b, 1] = bsc[e, r, BS_SAVE + 7]
+            continue
+        if sleep_on and bis[e, b, IS_SKIP] != 0:
+            continue
+        pos[e, b, 0] = bsc[e, b, BS_X0]
+        pos[e, b, 1] = bsc[e, b, BS_Y0]
+        ang[e, b] = bsc[e, b, BS_T0]
+        vel[e, b, 0] = bsc[e, b, BS_VX0]
+        vel[e, b, 1] = bsc[e, b, BS_VY0]
+        omg[e, b] = bsc[e, b, BS_W0]
+        if bint[b, BI_KIND] == DRIVEN:
+            drv[e, b, 0] = bsc[e, b, BS_D0]
+            drv[e, b, 1] = bsc[e, b, BS_D1]
+
+
+@njit(cache=True)
+def _free_motion(e, dt, gravity, sleep_on, bint, bflt, movable, epar, pos, ang, vel, omg, drv,
+                 cmd, bsc, bis):
+    """Stages 2-3: drive update and free motion of every movable body over ``dt``.
+
+    A body that slept through the last sub-step (``IS_SLEEP`` 2, only when ``sleep_on``) is
+    skipped: it has no velocity, so its free motion is none, and its scratch in ``bsc``
+    already says so.
+    """
+    for i in range(movable.shape[0]):
+        b = movable[i]
+        if sleep_on and bis[e, b, IS_SLEEP] == 2:
             continue
         bsc[e, b, BS_X0] = pos[e, b, 0]
         bsc[e, b, BS_Y0] = pos[e, b, 1]
@@ -198,6 +226,8 @@ def _free_motion(e, dt, gravity, bint, bflt, movable, epar, pos, ang, vel, omg, 
         mu_g = epar[e, b, EP_FRICTION] * gravity
         if bint[b, BI_KIND] == DRIVEN:
             drive = bint[b, BI_DRIVE]
+            bsc[e, b, BS_D0] = drv[e, b, 0]
+            bsc[e, b, BS_D1] = drv[e, b, 1]
             d0, d1 = drive_update(
                 drive, drv[e, b, 0], drv[e, b, 1], cmd[e, b, 0], cmd[e, b, 1],
                 bflt[b, BF_VMIN0], bflt[b, BF_VMIN1], bflt[b, BF_VMAX0], bflt[b, BF_VMAX1],
@@ -300,17 +330,20 @@ def step_env(e, W):
     sleep_on = prm[PR_SLEEP] != 0.0
     extra = tol + 2.0 * slop
     asleep = 0
-    _save(e, movable, pos, ang, vel, omg, drv, bsc)
-    if sleep_on:
-        save_sleep(e, movable, bsc, bis)
-    for _ in range(nsub):
+    # A step of one sub-step (most steps) can be rolled back from the hot rows alone.
+    saved = nsub > 1
+    if saved:
+        _save(e, movable, pos, ang, vel, omg, drv, bsc)
+        if sleep_on:
+            save_sleep(e, movable, bsc)
+    for sub in range(nsub):
         # Sleeping bodies keep small boxes; the awake ones' boxes wake those they reach.
         if sleep_on:
-            asleep = doze(e, movable, bint, pos, ang, vel, omg, bsc, bis)
-        _free_motion(e, dts, gravity, bint, bflt, movable, epar, pos, ang, vel, omg, drv, cmd,
-                     bsc, bis)
-        travel = body_boxes(e, movable, bint, bflt, pint, pvert, pflt, epar, pos, ang, bsc, bis,
-                            extra, W.aabb)
+            asleep = doze(e, sub == 0, movable, bint, pos, ang, vel, omg, bsc, bis)
+        _free_motion(e, dts, gravity, sleep_on, bint, bflt, movable, epar, pos, ang, vel, omg,
+                     drv, cmd, bsc, bis)
+        travel = body_boxes(e, sleep_on, movable, bint, bflt, pint, pvert, pflt, epar, pos, ang,
+                            bsc, bis, extra, W.aabb)
         while True:
             found, woke = find_pairs(e, movable, W.aabb, sint, sflt, W.grid, W.gstart, W.gitem,
                                      W.stamp, prs, asleep, travel + extra, bflt, epar, bsc, bis)
@@ -319,9 +352,9 @@ def step_env(e, W):
             asleep -= woke
         if found > cap:
             # Dropping pairs would drop contacts: roll back and let World grow the buffers.
-            _restore(e, movable, pos, ang, vel, omg, drv, bsc)
+            _restore(e, saved, sleep_on, bint, movable, pos, ang, vel, omg, drv, bsc, bis)
             if sleep_on:
-                restore_sleep(e, movable, bsc, bis)
+                restore_sleep(e, saved, movable, bsc, bis)
             W.hl[e, HL_OVERFLOW] = found
             W.hl[e, HL_STATUS] = ST_OVERFLOW
             return

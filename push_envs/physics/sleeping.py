@@ -37,12 +37,14 @@ from __future__ import annotations
 
 from numba import njit
 
+from .arrays import cold_row
 from .layout import (
     BI_KIND,
     BS_SLSAVE,
     BS_SLT,
     BS_SLX,
     BS_SLY,
+    IS_SKIP,
     IS_SLEEP,
     IS_SLEEP0,
     PASSIVE,
@@ -57,18 +59,22 @@ SLEEP_MIN_BODIES = 24  # movable bodies from which World turns sleeping on by de
 
 
 @njit(cache=True)
-def doze(e, movable, bint, pos, ang, vel, omg, bsc, bis):
+def doze(e, first, movable, bint, pos, ang, vel, omg, bsc, bis):
     """Decide, before free motion, which bodies sleep in this sub-step (``bis[e, b, IS_SLEEP]``).
 
     A body sleeps on when it settled at the end of the last sub-step, is still at the pose it
     settled at and still has no velocity or spin. ``IS_SLEEP`` becomes 2 when it also slept
     through the whole last sub-step: its free motion (none) and its box are then those of the
-    last sub-step, still in ``bsc`` and ``aabb``, and are not recomputed; 1 when it sleeps from
-    now on, 0 when awake. Returns the number of sleeping bodies.
+    last sub-step, still in ``bsc`` and ``aabb``, and are not recomputed (``IS_SKIP`` keeps
+    that, for a rollback); 1 when it sleeps from now on, 0 when awake. In the step's
+    ``first`` sub-step the value it replaces is kept in ``IS_SLEEP0`` (a rolled-back step
+    restores it). Returns the number of sleeping bodies.
     """
     n = 0
     for i in range(movable.shape[0]):
         b = movable[i]
+        if first:
+            bis[e, b, IS_SLEEP0] = bis[e, b, IS_SLEEP]
         s = 0
         if bis[e, b, IS_SLEEP] != 0 and bint[b, BI_KIND] == PASSIVE \
                 and vel[e, b, 0] == 0.0 and vel[e, b, 1] == 0.0 and omg[e, b] == 0.0 \
@@ -77,6 +83,7 @@ def doze(e, movable, bint, pos, ang, vel, omg, bsc, bis):
             s = bis[e, b, IS_SLEEP]
             n += 1
         bis[e, b, IS_SLEEP] = s
+        bis[e, b, IS_SKIP] = 1 if s == 2 else 0
     return n
 
 
@@ -108,20 +115,26 @@ def settle(e, npairs, prs, pfl, bint, movable, pos, ang, vel, omg, bsc, bis):
 
 
 @njit(cache=True)
-def save_sleep(e, movable, bsc, bis):
-    """Keep the sleep state at the step's start (a rolled-back step restores it)."""
+def save_sleep(e, movable, bsc):
+    """Keep the sleep poses at the step's start in the cold rows of ``bsc`` (a rolled-back
+    step of several sub-steps restores them; in the first sub-step they are not yet
+    rewritten)."""
     for i in range(movable.shape[0]):
         b = movable[i]
-        bis[e, b, IS_SLEEP0] = bis[e, b, IS_SLEEP]
+        r = cold_row(bsc, b)
         for j in range(3):
-            bsc[e, b, BS_SLSAVE + j] = bsc[e, b, BS_SLX + j]
+            bsc[e, r, BS_SLSAVE + j] = bsc[e, b, BS_SLX + j]
 
 
 @njit(cache=True)
-def restore_sleep(e, movable, bsc, bis):
+def restore_sleep(e, saved, movable, bsc, bis):
+    """The sleep state at the step's start (``doze`` kept it in IS_SLEEP0), and the sleep
+    poses when ``saved`` (``save_sleep``)."""
     for i in range(movable.shape[0]):
         b = movable[i]
         # The aborted sub-steps may have rewritten its box: recompute it (same values).
         bis[e, b, IS_SLEEP] = min(bis[e, b, IS_SLEEP0], 1)
-        for j in range(3):
-            bsc[e, b, BS_SLX + j] = bsc[e, b, BS_SLSAVE + j]
+        if saved:
+            r = cold_row(bsc, b)
+            for j in range(3):
+                bsc[e, b, BS_SLX + j] = bsc[e, r, BS_SLSAVE + j]

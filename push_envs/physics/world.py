@@ -21,7 +21,7 @@ import numba
 import numpy as np
 
 from ..envs.rng import seed_states
-from .arrays import WorldArrays
+from .arrays import WorldArrays, aligned_zeros
 from .config import load_scene
 from .errors import short_repr
 from .fastcall import entry_point
@@ -32,12 +32,13 @@ from .layout import (
     BS_LEN,
     CT_LEN,
     DRIVEN,
-    DS_ROWS,
     EP_FRICTION,
     EP_INERTIA,
     EP_LEN,
     EP_MASS,
     EP_SCALE,
+    GS_QUEUE_AT,
+    GS_STAMP,
     HL_LEN,
     HL_MAXPEN,
     HL_NEED,
@@ -65,6 +66,8 @@ from .layout import (
     PRS_LEN,
     ST_OVERFLOW,
     ST_SUBSTEPS,
+    gsc_len,
+    gsc_queue,
 )
 from .lidar import LP_OFFT, LP_OFFX, LP_OFFY, lidar_arrays, scan_env, scan_parallel, scan_serial
 from .limits import MAX_COORD, MAX_MAGNITUDE, MAX_SCALE, MIN_MASS, MIN_SCALE
@@ -134,8 +137,12 @@ class World:
         self.prm[PR_SLEEP] = 1.0 if len(scene.movable) >= SLEEP_MIN_BODIES else 0.0
         nm = len(scene.movable)
         # Sized to the scene: per-env scratch is walked every step, so oversizing it costs
-        # cache misses at large batches (overflow is counted in pair_overflow).
-        max_pairs = p.max_pairs or (6 * nm + min(len(scene.sint), 4 * nm) + 8)
+        # cache misses at large batches (a step that finds more pairs grows the buffers).
+        # Never more than the pairs the broad phase can list: each two movable bodies once,
+        # each movable body with each static piece once (PushBox: 9, not 24).
+        ns = len(scene.sint)
+        max_pairs = p.max_pairs or max(1, min(6 * nm + min(ns, 4 * nm) + 8,
+                                              nm * (nm - 1) // 2 + nm * ns))
         # Every touching pair is reported: the contact buffer is never smaller than the pairs'.
         max_contacts = max(p.max_contacts or 0, max_pairs)
         # Per-env body parameters (domain randomisation writes here).
@@ -148,15 +155,16 @@ class World:
         self.drv = np.zeros((E, B, 2))
         self.cmd = np.zeros((E, B, 2))
         # Scratch and outputs.
-        self._bsc = np.zeros((E, B, BS_LEN))
-        self._bis = np.zeros((E, B, IS_LEN), np.int64)
-        self._aabb = np.zeros((E, B, 4))
+        # Per-body and per-pair scratch rows are whole cache lines (layout.py): start them on one.
+        self._bsc = aligned_zeros((E, 2 * B, BS_LEN))
+        self._bis = aligned_zeros((E, B, IS_LEN), np.int64)
+        self._aabb = aligned_zeros((E, B, 4))
         # Broad-phase scratch: piece tags, query counter, then the sweep order (a permutation).
         nm = len(scene.movable)
         self._stamp = np.zeros((E, len(scene.sint) + 1 + nm), np.int64)
         self._stamp[:, len(scene.sint) + 1:] = np.arange(nm)
-        self._prs = np.zeros((E, max_pairs, PRS_LEN), np.int64)
-        self._pfl = np.zeros((E, max_pairs, PFL_LEN))
+        self._prs = aligned_zeros((E, max_pairs, PRS_LEN), np.int64)
+        self._pfl = aligned_zeros((E, max_pairs, PFL_LEN))
         self._pord = np.zeros((E, 2, max_pairs), np.int64)
         self._vbuf = np.zeros((E, 2, MAX_VERTS, 2))
         self._cbuf = np.zeros((E, OUT_LEN))
@@ -164,9 +172,11 @@ class World:
         self.ctf = np.zeros((E, max_contacts, CT_LEN))
         self.ctn = np.zeros(E, np.int64)
         self.health = np.zeros((E, HL_LEN))
-        # Contact-graph scratch (touching pairs by body, then the drive-slot table).
-        self._gsc = np.zeros((E, 2 * max_pairs + DS_ROWS * MAX_DRIVE_SLOTS), np.int64)
-        self._gsc_pairs = max_pairs
+        # Contact-graph scratch (BFS stamp, drive-slot table, BFS queue, touching pairs by body).
+        kinds = scene.bint[scene.movable, BI_KIND]
+        self._slots = min(MAX_DRIVE_SLOTS,
+                          int(np.sum(kinds == DRIVEN)) * int(np.sum(kinds == PASSIVE)))
+        self._gsc = self._new_gsc(max_pairs)
         self.steps = np.zeros(E, np.int64)
         # Envs with active == 0 are skipped by a step (e.g. rows being reset by a vector env).
         self.active = np.ones(E, np.uint8)
@@ -189,20 +199,26 @@ class World:
         self._step_fn = entry_point(self._kernel, self.arrays)
         self.reset()
 
+    def _new_gsc(self, max_pairs: int) -> np.ndarray:
+        """Graph scratch for ``max_pairs`` pairs per env (layout.py: GS_*)."""
+        gsc = aligned_zeros((self.num_envs, gsc_len(self.scene.num_bodies, max_pairs,
+                                                    self._slots)), np.int64)
+        gsc[:, GS_QUEUE_AT] = gsc_queue(self._slots)
+        return gsc
+
     def _grow_pairs(self, need: int) -> None:
         """Enlarge the pair buffers (and the contact buffers with them) to hold ``need`` pairs
         with room to spare; the arrays the kernels receive are rebound."""
         E = self.num_envs
         cap = int(need * 1.5) + 8
-        self._prs = np.zeros((E, cap, PRS_LEN), np.int64)
-        self._pfl = np.zeros((E, cap, PFL_LEN))
+        self._prs = aligned_zeros((E, cap, PRS_LEN), np.int64)
+        self._pfl = aligned_zeros((E, cap, PFL_LEN))
         self._pord = np.zeros((E, 2, cap), np.int64)
-        # The drive-slot table lives after the pairs: it is rebuilt each sub-step, so a fresh
-        # array is enough, except for the BFS stamp, which must keep counting up.
-        stamp = self._gsc[:, 2 * self._gsc_pairs + DS_ROWS * MAX_DRIVE_SLOTS - MAX_DRIVE_SLOTS]
-        self._gsc = np.zeros((E, 2 * cap + DS_ROWS * MAX_DRIVE_SLOTS), np.int64)
-        self._gsc[:, 2 * cap + (DS_ROWS - 1) * MAX_DRIVE_SLOTS] = stamp
-        self._gsc_pairs = cap
+        # The graph scratch is rebuilt each sub-step, so a fresh array is enough, except for
+        # the BFS stamp, which must keep counting up.
+        gsc = self._new_gsc(cap)
+        gsc[:, GS_STAMP] = self._gsc[:, GS_STAMP]
+        self._gsc = gsc
         cti = np.zeros((E, cap, 3), np.int64)
         ctf = np.zeros((E, cap, CT_LEN))
         n = self.cti.shape[1]
