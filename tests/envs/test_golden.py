@@ -24,8 +24,8 @@ GOLDEN = {
     "PushT-v0": "95cc474a51d6ec3c0c429b3942ff5374",
     "CoopPush-v0": "83d22a05ba73e4278d46cdafbddbb065",
     "PushMaze-v0": "f89a1b9f5f76b7a92abd4a4021bcabbd",
-    "PushMulti-v0": "df303d67b2b9acbf9c962231019ee221",
-    "PushClutter-v0": "7664a2c7a66d5603d0379268e00f060e",
+    "PushMulti-v0": "afcb69fd279d4d36d1926faf65c0009e",
+    "PushClutter-v0": "6ab8bee1b3be38e1a24d4b22f16221c5",
     "Sweep-v0": "b3ab6dc04f9e557c7e2cc82926e8708f",
 }
 

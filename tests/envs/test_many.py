@@ -34,7 +34,7 @@ def test_num_objects_builds_exactly_that_many_boxes(n):
     obs, info = env.reset(seed=0)
     names = _core(env).world.names
     assert [b for b in names if b.startswith("box_")] == [f"box_{i}" for i in range(n)]
-    assert obs["observation"].shape == (7 + 6 * 4 + 10 * n,)
+    assert obs["observation"].shape == (7 + 6 * 4 + 10 * n + 9,)
     assert obs["achieved_goal"].shape == obs["desired_goal"].shape == (2 * n,)
     assert info["boxes_at_goal"] == 0  # spawns keep every box off every goal
 
@@ -48,6 +48,28 @@ def _multi_scene(env, goal0, goal1, box0, box1, robot):
     w.set_state("box_1", [*box1, 0.0])
     w.set_state("robot", [*robot, 0.0])
     return env.step(ZERO)
+
+
+def test_target_block_copies_the_first_box_not_at_its_goal():
+    env = gym.make("PushMulti-v0", num_objects=2)
+    env.reset(seed=0)
+    head, t = 7 + 6 * 4, 7 + 6 * 4 + 20
+    block = np.r_[0:8, 9]  # box j's columns without box_at_goal
+
+    def check(obs, j):
+        expect = obs[head + 10 * j + block] if j >= 0 else np.zeros(9)
+        np.testing.assert_array_equal(obs[t:t + 9], expect)
+
+    # Neither placed: box 0; box 0 on its goal: box 1; robot far from both.
+    obs, *_ = _multi_scene(env, (1.0, 1.0), (3.0, 3.0), (2.0, 1.0), (1.0, 3.0), (3.3, 1.2))
+    check(obs, 0)
+    assert obs[head + 8] == 0.0
+    obs, *_ = _multi_scene(env, (1.0, 1.0), (3.0, 3.0), (1.0, 1.05), (1.0, 3.0), (3.3, 1.2))
+    check(obs, 1)
+    assert obs[head + 8] == 1.0 and obs[t + 4] == pytest.approx(2.0, abs=0.05)  # goal 1 - box 1
+    # Only box 1 placed: box 0 again.
+    obs, *_ = _multi_scene(env, (1.0, 1.0), (3.0, 3.0), (2.0, 1.0), (3.0, 2.96), (3.3, 1.2))
+    check(obs, 0)
 
 
 def test_pushing_through_a_placed_box_costs_reward():
@@ -195,25 +217,34 @@ def test_heavy_clutter_stalls_the_robot_and_light_clutter_moves():
     assert moved > 0.8
 
 
-def test_clutter_spawns_between_box_and_goal_with_drawn_sizes_and_masses():
-    env = gym.make_vec("PushClutter-v0", num_envs=64)
+@pytest.mark.parametrize("spread", [0.0, 0.6])
+def test_clutter_spawns_with_drawn_sizes_and_masses(spread):
+    env = gym.make_vec("PushClutter-v0", num_envs=64, clutter_spread=spread)
     env.reset(seed=1)
     w = env.world
     box = w.state("box")[:, :2]
     goal = env.task_arrays.goal[:, :2]
     assert np.hypot(*(box - goal).T).min() >= 1.5 - 1e-9
     u = (goal - box) / np.hypot(*(goal - box).T)[:, None]
+    near_line = []
     for i in range(8):
         c = w.state(f"clutter_{i}")[:, :2] - box
         lateral = np.abs(c[:, 0] * u[:, 1] - c[:, 1] * u[:, 0])
-        # Along the line within 0.6 m (a draw that found no room falls back anywhere).
-        assert np.mean(lateral <= 0.6 + 1e-9) > 0.9
+        near_line.append(np.mean(lateral <= 0.6 + 1e-9))
+        # The whole arena (4 m, 0.3 m off the walls) or along the line within 0.6 m (a
+        # draw that found no room falls back anywhere).
+        xy = w.state(f"clutter_{i}")[:, :2]
+        assert xy.min() >= 0.3 - 1e-9 and xy.max() <= 3.7 + 1e-9
+        if spread:
+            assert near_line[-1] > 0.9
         b = w.index(f"clutter_{i}")
         size = 0.2 * w.epar[:, b, 3]
         assert size.min() >= 0.1 - 1e-12 and size.max() <= 0.4 + 1e-12
         assert w.epar[:, b, 0].min() >= 0.1 and w.epar[:, b, 0].max() <= 2.0
     heavy = np.mean([w.epar[:, w.index(f"clutter_{i}"), 0] > 1.0 for i in range(8)])
     assert 0.35 < heavy < 0.75
+    if not spread:  # a field over the arena: most bodies off the 1.2 m band of the line
+        assert np.mean(near_line) < 0.6, near_line
 
 
 # ---------------------------------------------------------------------------- autoreset
@@ -272,9 +303,15 @@ def test_scripted_sweep_gathers_pucks():
 
 
 def test_clutter_stands_in_the_way_of_the_straight_push():
-    # Pushing the box straight at its goal meets clutter in every episode.
-    infos = list(_episodes("PushClutter-v0", S.push_clutter_action, range(5)))
-    assert all(i["clutter_contacts_episode"] > 0 for i in infos), infos
+    # With the clutter along the line, pushing the box straight at its goal meets clutter in
+    # every episode.
+    env = gym.make("PushClutter-v0", clutter_spread=0.6)
+    for seed in range(5):
+        obs, _ = env.reset(seed=seed)
+        term = trunc = False
+        while not (term or trunc):
+            obs, _, term, trunc, info = env.step(S.push_clutter_action(obs))
+        assert info["clutter_contacts_episode"] > 0, (seed, info)
 
 
 # ---------------------------------------------------------------------------- bad input
@@ -286,6 +323,8 @@ def test_clutter_stands_in_the_way_of_the_straight_push():
                                                             r"num_clutter \(3\)"),
     ("PushClutter-v0", {"clutter_size_range": (0.1, 2.0)}, "clutter_size_range"),
     ("PushClutter-v0", {"clutter_mass_range": (0.0, 1.0)}, "clutter_mass_range"),
+    ("PushClutter-v0", {"clutter_spread": -0.1}, r"clutter_spread must be a finite number "
+                                                 r">= 0 and <= 4 \[m\]"),
     ("Sweep-v0", {"num_pucks": 41}, r"num_pucks must be an integer in \[1, 40\]"),
     ("Sweep-v0", {"success_fraction": 1.5}, "success_fraction"),
     ("Sweep-v0", {"goal_radius": 1.2, "wall_margin": 0.4}, "goal_radius"),
