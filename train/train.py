@@ -43,6 +43,7 @@ from stable_baselines3.common.vec_env import VecEnv, VecNormalize
 from stable_baselines3.her.goal_selection_strategy import GoalSelectionStrategy
 
 import push_envs
+from push_envs.envs.base import ROBOTS
 from push_envs.sb3 import make_vec_env
 
 HYPERPARAMS_DIR = Path(__file__).resolve().parent / "hyperparams"
@@ -155,10 +156,9 @@ def load_hyperparams(algo: str, env_id: str, path: str | os.PathLike | None = No
     hp: dict[str, Any] = dict(table.get("default") or {})
     entry = dict(table.get(env_id) or {})
     robots = entry.pop("robots", None) or {}
-    known_drives = ("diff", "omni", "acker")
     if not isinstance(robots, dict) or not all(
-            k in known_drives and isinstance(v, dict) for k, v in robots.items()):
-        raise ValueError(f"{path}: {env_id}.robots must map drive names {list(known_drives)} "
+            k in ROBOTS and isinstance(v, dict) for k, v in robots.items()):
+        raise ValueError(f"{path}: {env_id}.robots must map drive names {list(ROBOTS)} "
                          f"to hyperparameter mappings, got {robots!r}")
     _merge(hp, entry)
     robot = robot or (hp.get("env_kwargs") or {}).get("robot")

@@ -63,28 +63,61 @@ class PushMulti(M.ManyObjectTask):
 
     def observation(self) -> tuple:
         inf = np.inf
+        n = self.args["num_objects"]
 
         def goal(c: Any, j: int) -> np.ndarray:
             return c.goal[:, 2 * j:2 * j + 2]
 
-        def at_goal(c: Any, j: int) -> np.ndarray:
-            d = np.hypot(*(goal(c, j) - c.objs[:, j, :2]).T)
-            return (d <= c.env.success_distance).astype(float)[:, None]
+        def placed(c: Any, j: int) -> np.ndarray:
+            """(E,) box j within success_distance of goal j."""
+            return np.hypot(*(goal(c, j) - c.objs[:, j, :2]).T) <= c.env.success_distance
 
+        def goal_minus_box(c: Any, j: int) -> np.ndarray:
+            return M._rot(c, goal(c, j) - c.objs[:, j, :2])
+
+        def goal_from_robot(c: Any, j: int) -> np.ndarray:
+            return M._rot(c, goal(c, j) - c.robot[:, :2])
+
+        def touches(c: Any, j: int) -> np.ndarray:
+            return c.touching[:, j:j + 1]
+
+        def target(read: Any) -> Any:
+            """``read`` at the first box not at its goal (zeros once all are)."""
+            def at_target(c: Any) -> np.ndarray:
+                away = ~np.stack([placed(c, j) for j in range(n)], axis=1)
+                values = np.stack([read(c, j) for j in range(n)], axis=1)
+                rows = np.arange(len(values))
+                return values[rows, np.argmax(away, axis=1)] * away.any(axis=1)[:, None]
+            return at_target
+
+        # The target block: box j's block again for the first box not at its goal. The
+        # reward's robot term already leads to that box; the copy gives the policy one place
+        # to read the box it is pushing, so the push learned on the first box carries to the
+        # next ones (the per-index blocks alone ask it to learn the push K times).
         return (*M.head_layout(), Repeat("num_objects", "K", (
             Field("box_rel", 2, "box j origin relative to the robot (robot frame)", "m", -inf,
                   inf, M.rel_xy),
             Field("box_heading_rel", 2, "cos, sin of box j's heading relative to the robot",
                   "-", -1, 1, M.rel_heading),
             Field("goal_minus_box", 2, "goal j minus box j (robot frame)", "m", -inf, inf,
-                  lambda c, j: M._rot(c, goal(c, j) - c.objs[:, j, :2])),
+                  goal_minus_box),
             Field("goal_from_robot", 2, "goal j relative to the robot (robot frame)", "m",
-                  -inf, inf, lambda c, j: M._rot(c, goal(c, j) - c.robot[:, :2])),
+                  -inf, inf, goal_from_robot),
             Field("box_at_goal", 1, "box j within success_distance of goal j (0/1)", "-", 0,
-                  1, at_goal),
+                  1, lambda c, j: placed(c, j).astype(float)[:, None]),
             Field("box_touches_robot", 1, "box j touches the robot (0/1)", "-", 0, 1,
-                  lambda c, j: c.touching[:, j:j + 1]),
-        )), *target_layout(goal))
+                  touches),
+        )),
+            Field("target_rel", 2, "target box origin relative to the robot (robot frame)", "m",
+                  -inf, inf, target(M.rel_xy)),
+            Field("target_heading_rel", 2, "cos, sin of the target box's heading relative to "
+                  "the robot", "-", -1, 1, target(M.rel_heading)),
+            Field("target_goal_minus_box", 2, "its goal minus the target box (robot frame)",
+                  "m", -inf, inf, target(goal_minus_box)),
+            Field("target_goal_from_robot", 2, "its goal relative to the robot (robot frame)",
+                  "m", -inf, inf, target(goal_from_robot)),
+            Field("target_touches_robot", 1, "the target box touches the robot (0/1)", "-", 0,
+                  1, target(touches)))
 
     def goal_marks(self, env: Any) -> list:
         """Goal j: a circle 1.5 success_distance wide at columns 2j, 2j + 1, in box j's
@@ -94,44 +127,6 @@ class PushMulti(M.ManyObjectTask):
         return [GoalMark(cols=(2 * i, 2 * i + 1), radius=env.success_distance * 1.5,
                          color=colour)
                 for i, colour in enumerate(self.render_colours(env))]
-
-
-def _target_index(c: Any, goal: Any) -> tuple[np.ndarray, np.ndarray]:
-    """Per env: the first box (by index) not within success_distance of its goal, and
-    whether there is one."""
-    n = c.objs.shape[1]
-    d = np.stack([np.hypot(*(goal(c, j) - c.objs[:, j, :2]).T) for j in range(n)], axis=1)
-    away = d > c.env.success_distance
-    return np.argmax(away, axis=1), away.any(axis=1)
-
-
-def target_layout(goal: Any) -> tuple:
-    """The target block: box j's block again for the first box not at its goal (zeros once
-    all are). The reward's robot term already leads to that box; the copy gives the policy
-    one place to read the box it is pushing, so the skill learned on the first box carries
-    to the next ones (the per-index blocks alone ask it to learn the push K times)."""
-    inf = np.inf
-
-    def pick(c: Any, values: Any) -> np.ndarray:
-        idx, some = _target_index(c, goal)
-        rows = np.arange(len(idx))
-        out = np.stack([values(c, j) for j in range(c.objs.shape[1])], axis=1)[rows, idx]
-        return out * some[:, None]
-
-    return (
-        Field("target_rel", 2, "target box origin relative to the robot (robot frame)", "m",
-              -inf, inf, lambda c: pick(c, M.rel_xy)),
-        Field("target_heading_rel", 2, "cos, sin of the target box's heading relative to the "
-              "robot", "-", -1, 1, lambda c: pick(c, M.rel_heading)),
-        Field("target_goal_minus_box", 2, "its goal minus the target box (robot frame)", "m",
-              -inf, inf, lambda c: pick(c, lambda c, j: M._rot(c, goal(c, j)
-                                                                 - c.objs[:, j, :2]))),
-        Field("target_goal_from_robot", 2, "its goal relative to the robot (robot frame)", "m",
-              -inf, inf, lambda c: pick(c, lambda c, j: M._rot(c, goal(c, j)
-                                                                  - c.robot[:, :2]))),
-        Field("target_touches_robot", 1, "the target box touches the robot (0/1)", "-", 0, 1,
-              lambda c: pick(c, lambda c, j: c.touching[:, j:j + 1])),
-    )
 
 
 # ------------------------------------------------------------------------------ hooks
