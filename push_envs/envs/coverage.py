@@ -18,12 +18,26 @@ parameter interval cut by each half-plane of P). An edge of A lying on an edge o
 counted from both sides, so collinear edges are settled once: A's copy counts when the two
 run the same way (interiors on the same side, the edge bounds the intersection), B's copy
 never does; edges running opposite ways bound a zero-area overlap and neither counts.
-Coordinates are taken relative to a reference point near both polygons so the cross
-products do not lose digits to a large offset.
 
-Piece table (``pieces``, a flat float64 array): ``[n, nv_0, x, y, x, y, ... (MAX_V pairs),
-nv_1, ...]``: each piece's vertex count, then ``MAX_V`` (x, y) slots [m] in the body's origin
-frame, counter-clockwise.
+Frames. The cross products are all taken in the frame of pose 2 (the goal), so they stay
+of the body's size whatever the world coordinates. Each piece keeps its edges' half-planes
+(unit outward normal, offset) in the body's frame, so a clip costs two dot products per
+half-plane, with no square root and no rotation of the piece being clipped against:
+
+* A's edges (pose 1) are carried into frame 2 by the relative pose and clipped against B's
+  stored half-planes;
+* B's edges are carried into frame 1 by the inverse pose, clipped against A's stored
+  half-planes, and the clipped ends carried back into frame 2 for the cross product.
+
+A pair of pieces whose bounding circles are farther apart than ``_APART`` adds nothing (every
+clip is empty) and is skipped whole.
+
+Piece table (``pieces``, a flat float64 array): ``[n, piece_0, piece_1, ...]``, each piece
+``PIECE_LEN`` numbers at the offsets ``PC_*``: its vertex count; its bounding circle (centre
+x, y [m], radius [m]); ``MAX_V`` (x, y) vertex slots [m] in the body's origin frame,
+counter-clockwise; ``MAX_V`` half-planes (unit outward normal x, y; offset [m]) where
+half-plane j is the edge from vertex j - 1 to vertex j and the inside is
+``normal . point <= offset``.
 """
 
 from __future__ import annotations
@@ -34,11 +48,16 @@ import numpy as np
 from numba import njit
 
 MAX_V = 8  # vertex slots per piece (the engine's pieces have at most 8 vertices)
-PIECE_LEN = 1 + 2 * MAX_V
+# Offsets inside a piece's record.
+PC_NV = 0  # vertex count
+PC_CX, PC_CY, PC_R = 1, 2, 3  # bounding circle: centre [m], radius [m]
+PC_V = 4  # MAX_V (x, y) vertices [m]
+PC_H = PC_V + 2 * MAX_V  # MAX_V (normal x, normal y, offset [m]) half-planes
+PIECE_LEN = PC_H + 3 * MAX_V
 # |signed distance| of both endpoints below this fraction of the scale: the edge lies on the
 # half-plane's line (exact coincidence happens when the two poses are equal).
 _COLLINEAR = 1e-12
-# [m] origins farther apart than twice the body's reach plus this have no overlap; the margin
+# [m] shapes farther apart than their bounding circles plus this have no overlap; the margin
 # keeps the clipping's rounding (~1e-16 m) far from deciding it.
 _APART = 1e-6
 
@@ -54,65 +73,95 @@ def piece_table(pieces: list[np.ndarray]) -> np.ndarray:
         x, y = v[:, 0], v[:, 1]
         if np.dot(x, np.roll(y, -1)) - np.dot(np.roll(x, -1), y) < 0.0:
             v = v[::-1]  # counter-clockwise
+        nv = len(v)
+        rec = out[1 + PIECE_LEN * i: 1 + PIECE_LEN * (i + 1)]
+        rec[PC_NV] = nv
+        centre = v.mean(axis=0)
+        rec[PC_CX], rec[PC_CY] = centre
+        rec[PC_R] = np.linalg.norm(v - centre, axis=1).max()
+        rec[PC_V: PC_V + 2 * nv] = v.ravel()
+        edge = v - np.roll(v, 1, axis=0)  # edge j: vertex j - 1 -> vertex j
+        normal = np.stack([edge[:, 1], -edge[:, 0]], axis=1)
+        normal /= np.linalg.norm(normal, axis=1, keepdims=True)
+        half = np.column_stack([normal, np.einsum("ij,ij->i", normal, v)])
+        rec[PC_H: PC_H + 3 * nv] = half.ravel()
+    return out
+
+
+def piece_vertices(tab: np.ndarray) -> list[np.ndarray]:
+    """The pieces' vertices [m] in the body's frame, one (nv, 2) array per piece."""
+    out = []
+    for i in range(int(tab[0])):
         k = 1 + PIECE_LEN * i
-        out[k] = len(v)
-        out[k + 1: k + 1 + 2 * len(v)] = v.ravel()
+        nv = int(tab[k + PC_NV])
+        out.append(tab[k + PC_V: k + PC_V + 2 * nv].reshape(nv, 2).copy())
     return out
 
 
 @njit(cache=True, inline="always")
 def vertex(tab, k, j, x, y, c, s):
     """Vertex j of the piece at offset k, placed at pose (x, y, c, s); coordinates [m]."""
-    lx, ly = tab[k + 1 + 2 * j], tab[k + 2 + 2 * j]
+    lx, ly = tab[k + PC_V + 2 * j], tab[k + PC_V + 1 + 2 * j]
     return x + c * lx - s * ly, y + s * lx + c * ly
 
 
 @njit(cache=True)
-def _clipped_cross(ax, ay, bx, by, tab, k, x, y, c, s, first, scale):
-    """cross(p, q) of the part p -> q of segment a -> b inside the piece at offset k placed
-    at (x, y, c, s); 0 when none of it is inside. ``first``: the segment belongs to the
+def _clip(ax, ay, bx, by, tab, k, first, tol):
+    """Parameter interval (t0, t1) of the segment a -> b (in the body's frame) inside the
+    piece at offset k; t0 >= t1 when none of it is. ``first``: the segment belongs to the
     first polygon (keeps a collinear same-direction edge)."""
-    nv = int(tab[k])
+    nv = int(tab[k + PC_NV])
     t0, t1 = 0.0, 1.0
     dx, dy = bx - ax, by - ay
-    px, py = vertex(tab, k, nv - 1, x, y, c, s)
+    h = k + PC_H
     for j in range(nv):
-        qx, qy = vertex(tab, k, j, x, y, c, s)
-        ex, ey = qx - px, qy - py
-        # Outward normal of a counter-clockwise edge: (ey, -ex); inside is <= 0.
-        inv = 1.0 / math.sqrt(ex * ex + ey * ey)
-        da = (ey * (ax - px) - ex * (ay - py)) * inv
-        db = (ey * (bx - px) - ex * (by - py)) * inv
-        px, py = qx, qy
-        tol = _COLLINEAR * scale
+        nx, ny, off = tab[h + 3 * j], tab[h + 3 * j + 1], tab[h + 3 * j + 2]
+        da = nx * ax + ny * ay - off
+        db = nx * bx + ny * by - off
         if abs(da) <= tol and abs(db) <= tol:
-            if first and dx * ex + dy * ey > 0.0:
+            # On the edge's line: the edge runs along (-ny, nx).
+            if first and ny * dx - nx * dy < 0.0:
                 continue
-            return 0.0
+            return 1.0, 0.0
         if da > 0.0 and db > 0.0:
-            return 0.0
+            return 1.0, 0.0
         if da > 0.0:
             t0 = max(t0, da / (da - db))
         elif db > 0.0:
             t1 = min(t1, da / (da - db))
         if t0 >= t1:
-            return 0.0
-    p0x, p0y = ax + t0 * dx, ay + t0 * dy
-    p1x, p1y = ax + t1 * dx, ay + t1 * dy
-    return p0x * p1y - p1x * p0y
+            return 1.0, 0.0
+    return t0, t1
 
 
 @njit(cache=True)
-def _boundary_part(tab, ka, xa, ya, ca, sa, kb, xb, yb, cb, sb, first, scale):
-    """Sum of cross products of piece A's edges clipped to piece B (A at offset ka, B at kb,
-    each at its pose relative to the reference point)."""
-    nv = int(tab[ka])
+def _pair_area(tab, ka, kb, c, s, tx, ty, tol):
+    """Twice the area of (piece A at pose 1) ∩ (piece B at pose 2), A at offset ka and B at
+    kb; (c, s, tx, ty) carries frame 1 into frame 2: p2 = R p1 + t."""
     total = 0.0
-    px, py = vertex(tab, ka, nv - 1, xa, ya, ca, sa)
+    # A's edges, carried into frame 2, clipped to B.
+    nv = int(tab[ka + PC_NV])
+    px, py = vertex(tab, ka, nv - 1, tx, ty, c, s)
     for j in range(nv):
-        qx, qy = vertex(tab, ka, j, xa, ya, ca, sa)
-        total += _clipped_cross(px, py, qx, qy, tab, kb, xb, yb, cb, sb, first, scale)
+        qx, qy = vertex(tab, ka, j, tx, ty, c, s)
+        t0, t1 = _clip(px, py, qx, qy, tab, kb, True, tol)
+        if t0 < t1:
+            dx, dy = qx - px, qy - py
+            total += (px + t0 * dx) * (py + t1 * dy) - (px + t1 * dx) * (py + t0 * dy)
         px, py = qx, qy
+    # B's edges, carried into frame 1 (p1 = R^T (p2 - t)), clipped to A, back in frame 2.
+    nv = int(tab[kb + PC_NV])
+    lx, ly = tab[kb + PC_V + 2 * (nv - 1)], tab[kb + PC_V + 2 * nv - 1]
+    for j in range(nv):
+        mx, my = tab[kb + PC_V + 2 * j], tab[kb + PC_V + 2 * j + 1]
+        ux, uy = lx - tx, ly - ty
+        vx, vy = mx - tx, my - ty
+        t0, t1 = _clip(c * ux + s * uy, -s * ux + c * uy, c * vx + s * vy, -s * vx + c * vy,
+                       tab, ka, False, tol)
+        if t0 < t1:
+            dx, dy = mx - lx, my - ly
+            total += (lx + t0 * dx) * (ly + t1 * dy) - (lx + t1 * dx) * (ly + t0 * dy)
+        lx, ly = mx, my
     return total
 
 
@@ -120,11 +169,10 @@ def _boundary_part(tab, ka, xa, ya, ca, sa, kb, xb, yb, cb, sb, first, scale):
 def reach(tab):
     """Largest distance [m] of a vertex of the pieces from the body's origin."""
     far = 0.0
-    k = 1
-    for _ in range(int(tab[0])):
-        for j in range(int(tab[k])):
-            far = max(far, tab[k + 1 + 2 * j] ** 2 + tab[k + 2 + 2 * j] ** 2)
-        k += PIECE_LEN
+    for i in range(int(tab[0])):
+        k = 1 + PIECE_LEN * i
+        for j in range(int(tab[k + PC_NV])):
+            far = max(far, tab[k + PC_V + 2 * j] ** 2 + tab[k + PC_V + 1 + 2 * j] ** 2)
     return math.sqrt(far)
 
 
@@ -133,23 +181,24 @@ def overlap_area(tab, x1, y1, t1c, t1s, x2, y2, t2c, t2s):
     """Area [m^2] of (the pieces at pose 1) ∩ (the pieces at pose 2). A pose is the origin
     (x [m], y [m]) and the cosine and sine of the heading."""
     n = int(tab[0])
-    # Relative to pose 2's origin: the cross products then stay of the body's size.
-    rx, ry = x1 - x2, y1 - y2
-    if rx * rx + ry * ry > (2.0 * reach(tab) + _APART) ** 2:
-        # Every piece of one pose lies farther than the body's reach from every piece of the
-        # other: each clipped edge below would be empty and add exactly 0.0, so the sum is
-        # 0.0 (the answer is the same, without the ~100 edge clippings of a T).
-        return 0.0
-    scale = 1.0 + abs(rx) + abs(ry)
+    # Pose 1 in frame 2: rotation by the heading difference, then the shift R2^T (p1 - p2).
+    c = t2c * t1c + t2s * t1s
+    s = t2c * t1s - t2s * t1c
+    dx, dy = x1 - x2, y1 - y2
+    tx, ty = t2c * dx + t2s * dy, -t2s * dx + t2c * dy
+    tol = _COLLINEAR * (1.0 + abs(tx) + abs(ty))
     area = 0.0
     for i in range(n):
         ki = 1 + PIECE_LEN * i
+        # Piece i's bounding circle in frame 2.
+        cx, cy = tab[ki + PC_CX], tab[ki + PC_CY]
+        ix, iy = c * cx - s * cy + tx, s * cx + c * cy + ty
         for j in range(n):
             kj = 1 + PIECE_LEN * j
-            area += _boundary_part(tab, ki, rx, ry, t1c, t1s, kj, 0.0, 0.0, t2c, t2s, True,
-                                   scale)
-            area += _boundary_part(tab, kj, 0.0, 0.0, t2c, t2s, ki, rx, ry, t1c, t1s, False,
-                                   scale)
+            gx, gy = ix - tab[kj + PC_CX], iy - tab[kj + PC_CY]
+            if gx * gx + gy * gy > (tab[ki + PC_R] + tab[kj + PC_R] + _APART) ** 2:
+                continue
+            area += _pair_area(tab, ki, kj, c, s, tx, ty, tol)
     return max(0.5 * area, 0.0)
 
 
@@ -159,12 +208,11 @@ def table_area(tab):
     n = int(tab[0])
     area = 0.0
     for i in range(n):
-        k = 1 + PIECE_LEN * i
-        nv = int(tab[k])
+        k = 1 + PIECE_LEN * i + PC_V
+        nv = int(tab[k - PC_V + PC_NV])
         for j in range(nv):
             jn = (j + 1) % nv
-            area += tab[k + 1 + 2 * j] * tab[k + 2 + 2 * jn] - tab[k + 1 + 2 * jn] * \
-                tab[k + 2 + 2 * j]
+            area += tab[k + 2 * j] * tab[k + 1 + 2 * jn] - tab[k + 2 * jn] * tab[k + 1 + 2 * j]
     return 0.5 * area
 
 

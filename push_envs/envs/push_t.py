@@ -10,7 +10,7 @@ from numba import njit
 from ..physics.layout import BF_COMX, BF_COMY, BI_PCOUNT, BI_PSTART, EP_SCALE, PI_NV
 from . import pushing as P
 from .base import task_envs
-from .coverage import PIECE_LEN, coverage, piece_table, table_area, vertex
+from .coverage import PC_NV, PIECE_LEN, coverage, piece_table, table_area, vertex
 from .pushing import (
     GOAL,
     MEM,
@@ -165,7 +165,7 @@ def keypoint_distance(ag, dg, fp):
     count = 0
     k = 1
     for _ in range(int(tab[0])):
-        for j in range(int(tab[k])):
+        for j in range(int(tab[k + PC_NV])):
             ax, ay = vertex(tab, k, j, ag[0], ag[1], ag[2], ag[3])
             bx, by = vertex(tab, k, j, dg[0], dg[1], dg[2], dg[3])
             total += math.sqrt((ax - bx) ** 2 + (ay - by) ** 2)

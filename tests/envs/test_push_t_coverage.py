@@ -13,7 +13,7 @@ from shapely.geometry import Polygon
 
 import push_envs  # noqa: F401
 from push_envs.envs import push_t
-from push_envs.envs.coverage import PIECE_LEN, coverage, overlap_area, piece_table, table_area
+from push_envs.envs.coverage import coverage, overlap_area, piece_table, piece_vertices, table_area
 from push_envs.physics.layout import BF_COMX, BF_COMY
 
 # The T of configs/push_t.yaml in its origin frame: bar 0.6 x 0.15 over a 0.15 x 0.45 stem.
@@ -143,12 +143,7 @@ def test_bad_arguments(kwargs, match):
 
 def _keypoints(tab, x, y, t):
     """The piece-table vertices placed at (x, y, t), as an (n, 2) array [m]."""
-    pts, k = [], 1
-    for _ in range(int(tab[0])):
-        nv = int(tab[k])
-        pts.append(tab[k + 1: k + 1 + 2 * nv].reshape(nv, 2))
-        k += PIECE_LEN
-    v = np.concatenate(pts)
+    v = np.concatenate(piece_vertices(tab))
     c, s = math.cos(t), math.sin(t)
     return np.stack([x + c * v[:, 0] - s * v[:, 1], y + s * v[:, 0] + c * v[:, 1]], axis=1)
 
