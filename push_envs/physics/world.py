@@ -134,13 +134,12 @@ class World:
         self.prm[PR_SWEEPS] = p.max_sweeps
         self.prm[PR_MAXSUB] = p.max_substeps
         self.prm[PR_SUBFRAC] = p.substep_fraction
-        self.prm[PR_SLEEP] = 1.0 if len(scene.movable) >= SLEEP_MIN_BODIES else 0.0
-        nm = len(scene.movable)
+        nm, ns = len(scene.movable), len(scene.sint)
+        self.prm[PR_SLEEP] = 1.0 if nm >= SLEEP_MIN_BODIES else 0.0
         # Sized to the scene: per-env scratch is walked every step, so oversizing it costs
         # cache misses at large batches (a step that finds more pairs grows the buffers).
         # Never more than the pairs the broad phase can list: each two movable bodies once,
         # each movable body with each static piece once (PushBox: 9, not 24).
-        ns = len(scene.sint)
         max_pairs = p.max_pairs or max(1, min(6 * nm + min(ns, 4 * nm) + 8,
                                               nm * (nm - 1) // 2 + nm * ns))
         # Every touching pair is reported: the contact buffer is never smaller than the pairs'.
@@ -160,9 +159,8 @@ class World:
         self._bis = aligned_zeros((E, B, IS_LEN), np.int64)
         self._aabb = aligned_zeros((E, B, 4))
         # Broad-phase scratch: piece tags, query counter, then the sweep order (a permutation).
-        nm = len(scene.movable)
-        self._stamp = np.zeros((E, len(scene.sint) + 1 + nm), np.int64)
-        self._stamp[:, len(scene.sint) + 1:] = np.arange(nm)
+        self._stamp = np.zeros((E, ns + 1 + nm), np.int64)
+        self._stamp[:, ns + 1:] = np.arange(nm)
         self._prs = aligned_zeros((E, max_pairs, PRS_LEN), np.int64)
         self._pfl = aligned_zeros((E, max_pairs, PFL_LEN))
         self._pord = np.zeros((E, 2, max_pairs), np.int64)
