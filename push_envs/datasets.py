@@ -186,11 +186,13 @@ def sb3_policy(path: str | Path, algo: str = "auto") -> BatchPolicy:
     return act
 
 
-def load_policy(spec: str, env_id: str, robot: str, algo: str = "auto") -> BatchPolicy:
-    """``scripted`` (the task's scripted expert) or the path of an SB3 model zip."""
+def load_policy(spec: str, env_id: str, robot: str, algo: str = "auto",
+                env_kwargs: Mapping[str, Any] | None = None) -> BatchPolicy:
+    """``scripted`` (the task's scripted expert, set for the task arguments ``env_kwargs``)
+    or the path of an SB3 model zip."""
     if spec == "scripted":
         try:
-            return expert(env_id, robot)
+            return expert(env_id, robot, env_kwargs)
         except KeyError as exc:
             raise ValueError(f"--policy scripted: {exc.args[0]}") from None
     return sb3_policy(spec, algo)
@@ -227,7 +229,8 @@ def record(env_id: str, policy: str | BatchPolicy, episodes: int, dataset_id: st
     venv = gym.make_vec(env_id, num_envs=num_envs, autoreset_mode=AutoresetMode.DISABLED,
                         num_threads=1, **env_kwargs)
     name = policy if isinstance(policy, str) else getattr(policy, "__name__", "custom")
-    act = load_policy(policy, env_id, venv.robot, algo) if isinstance(policy, str) else policy
+    act = (load_policy(policy, env_id, venv.robot, algo, env_kwargs) if isinstance(policy, str)
+           else policy)
     if exists:
         minari.delete_dataset(dataset_id)
     buffers = []

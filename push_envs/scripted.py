@@ -19,7 +19,9 @@ batch policy up.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from functools import partial
+from typing import Any
 
 import numpy as np
 
@@ -97,27 +99,59 @@ def _world(obs: np.ndarray, k: int) -> tuple[float, float]:
     return rx + c * obs[k] - s * obs[k + 1], ry + s * obs[k] + c * obs[k + 1]
 
 
+def _world_rows(o: np.ndarray, k: Any) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_world` for a batch (N, obs_dim): world points [m] of the columns k, k + 1 (k an
+    int, or one column per row)."""
+    rows = np.arange(len(o))
+    x, y = o[rows, k], o[rows, k + 1]
+    c, s = o[:, 2], o[:, 3]
+    return o[:, 0] + c * x - s * y, o[:, 1] + s * x + c * y
+
+
+def _state_batch(obs: np.ndarray, width: int) -> np.ndarray:
+    o = np.asarray(obs, dtype=np.float64)
+    if o.ndim != 2 or o.shape[1] < width:
+        raise ValueError(f"obs must be a batch of state observations (N, >= {width}), got "
+                         f"shape {np.shape(obs)}")
+    return o
+
+
+def push_multi_actions(obs: np.ndarray, num_objects: int = 3,
+                       max_contacts: int = 4) -> np.ndarray:
+    """PushMulti-v0 (diff), a batch (N, obs_dim) -> (N, 2): push each env's first box not at
+    its goal to its goal (boxes in index order; it does not steer around placed boxes); an
+    env whose boxes are all placed stands still."""
+    base = 7 + 6 * max_contacts
+    o = _state_batch(obs, base + 10 * num_objects)
+    placed = np.stack([o[:, base + 10 * j + 8] >= 0.5 for j in range(num_objects)], axis=1)
+    first = np.argmin(placed, axis=1)  # the first unplaced box (0 when all are placed)
+    k = base + 10 * first
+    bx, by = _world_rows(o, k)
+    gx, gy = _world_rows(o, k + 6)
+    act = push_actions(o[:, 0], o[:, 1], np.arctan2(o[:, 3], o[:, 2]), bx, by, gx, gy)
+    act[placed.all(axis=1)] = 0.0
+    return act
+
+
 def push_multi_action(obs: np.ndarray, num_objects: int = 3,
                       max_contacts: int = 4) -> np.ndarray:
-    """PushMulti-v0 (diff): push the first box not at its goal to its goal (boxes in index
-    order; it does not steer around placed boxes)."""
-    base = 7 + 6 * max_contacts
-    for j in range(num_objects):
-        k = base + 10 * j
-        if obs[k + 8] < 0.5:
-            bx, by = _world(obs, k)
-            gx, gy = _world(obs, k + 6)
-            return push_action(obs[0], obs[1], math.atan2(obs[3], obs[2]), bx, by, gx, gy)
-    return np.zeros(2, np.float32)
+    """:func:`push_multi_actions` for one observation: an action of shape (2,)."""
+    return push_multi_actions(np.asarray(obs)[None, :], num_objects, max_contacts)[0]
+
+
+def push_clutter_actions(obs: np.ndarray, max_contacts: int = 4) -> np.ndarray:
+    """PushClutter-v0 (diff), a batch (N, obs_dim) -> (N, 2): push the box straight at its
+    goal, ignoring the clutter (a baseline: it stalls where a heavy body stands in the way)."""
+    k = 7 + 6 * max_contacts
+    o = _state_batch(obs, k + 8)
+    bx, by = _world_rows(o, k)
+    gx, gy = _world_rows(o, k + 6)
+    return push_actions(o[:, 0], o[:, 1], np.arctan2(o[:, 3], o[:, 2]), bx, by, gx, gy)
 
 
 def push_clutter_action(obs: np.ndarray, max_contacts: int = 4) -> np.ndarray:
-    """PushClutter-v0 (diff): push the box straight at its goal, ignoring the clutter (a
-    baseline: it stalls where a heavy body stands in the way)."""
-    k = 7 + 6 * max_contacts
-    bx, by = _world(obs, k)
-    gx, gy = _world(obs, k + 6)
-    return push_action(obs[0], obs[1], math.atan2(obs[3], obs[2]), bx, by, gx, gy)
+    """:func:`push_clutter_actions` for one observation: an action of shape (2,)."""
+    return push_clutter_actions(np.asarray(obs)[None, :], max_contacts)[0]
 
 
 def sweep_action(obs: np.ndarray, num_pucks: int = 20, max_contacts: int = 4,
@@ -228,21 +262,27 @@ def push_maze_action(obs: np.ndarray, max_contacts: int = 4, lead: float = 0.5) 
     return push_box_action(o)
 
 
-# (task id, robot) -> batch policy. WallSlide-v0 shares PushBox-v0's observation layout and
-# its box lies flat on the wall with the goal along it, so the same push-pose controller
-# pushes the box's end face along the wall.
-EXPERTS: dict[tuple[str, str], BatchPolicy] = {
-    ("PushBox-v0", "diff"): push_box_actions,
-    ("WallSlide-v0", "diff"): push_box_actions,
+# (task id, robot) -> (batch policy, the task arguments it reads). WallSlide-v0 shares
+# PushBox-v0's observation layout and its box lies flat on the wall with the goal along it, so
+# the same push-pose controller pushes the box's end face along the wall.
+EXPERTS: dict[tuple[str, str], tuple[BatchPolicy, tuple[str, ...]]] = {
+    ("PushBox-v0", "diff"): (push_box_actions, ()),
+    ("WallSlide-v0", "diff"): (push_box_actions, ()),
+    ("PushMulti-v0", "diff"): (push_multi_actions, ("num_objects", "max_contacts")),
+    ("PushClutter-v0", "diff"): (push_clutter_actions, ("max_contacts",)),
 }
 
 
-def expert(env_id: str, robot: str) -> BatchPolicy:
-    """The scripted batch policy of ``env_id`` driven by ``robot``; a ``KeyError`` naming the
-    tasks that have one otherwise."""
+def expert(env_id: str, robot: str, env_kwargs: Mapping[str, Any] | None = None
+           ) -> BatchPolicy:
+    """The scripted batch policy of ``env_id`` driven by ``robot``, set for the task's
+    arguments ``env_kwargs`` (it reads those that change the observation layout, e.g.
+    num_objects); a ``KeyError`` naming the tasks that have one otherwise."""
+    env_kwargs = env_kwargs or {}
     try:
-        return EXPERTS[(env_id, robot)]
+        policy, reads = EXPERTS[(env_id, robot)]
     except KeyError:
         have = ", ".join(f"{i} ({r})" for i, r in EXPERTS)
         raise KeyError(f"no scripted expert for {env_id} with robot={robot!r}; scripted "
                        f"experts exist for: {have}. Use a trained model (.zip) instead") from None
+    return partial(policy, **{k: env_kwargs[k] for k in reads if k in env_kwargs})

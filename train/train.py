@@ -39,12 +39,15 @@ from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList, EvalCallback
 from stable_baselines3.common.evaluation import evaluate_policy
 from stable_baselines3.common.utils import set_random_seed
-from stable_baselines3.common.vec_env import VecEnv, VecNormalize
+from stable_baselines3.common.vec_env import VecEnv, VecNormalize, sync_envs_normalization
 from stable_baselines3.her.goal_selection_strategy import GoalSelectionStrategy
 
 import push_envs
 from push_envs.envs.base import ROBOTS
 from push_envs.sb3 import make_vec_env
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling module, when imported
+from warm_start import pretrain, settings  # noqa: E402
 
 HYPERPARAMS_DIR = Path(__file__).resolve().parent / "hyperparams"
 ALGOS = ("ppo", "sac")
@@ -203,7 +206,7 @@ def _schedule(value: Any) -> Any:
 
 
 _RUN_KEYS = ("n_envs", "n_timesteps", "policy", "normalize", "env_kwargs", "eval_freq",
-             "env_threads")
+             "env_threads", "warm_start")
 
 
 def algo_kwargs(hp: dict[str, Any]) -> dict[str, Any]:
@@ -334,6 +337,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     yml = load_hyperparams(args.algo, args.env, args.hyperparams, args.robot)
     hp = apply_overrides(yml, args)
     hp.setdefault("env_threads", os.cpu_count() or 1)
+    warm = hp.get("warm_start")
+    if warm is not None:
+        if args.algo != "ppo":
+            raise ValueError(f"{args.env}.warm_start: behaviour cloning warm-starts ppo only, "
+                             f"not {args.algo}")
+        warm = settings(warm, f"{args.env}.warm_start")
     torch.set_num_threads(args.threads)
     set_random_seed(args.seed)
     out = run_dir_of(args, (yml.get("env_kwargs") or {}).get("robot"))
@@ -354,6 +363,16 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                   default=str)
     model = algo_cls(hp.get("policy", "MlpPolicy"), env, seed=args.seed, verbose=args.verbose,
                      tensorboard_log=str(out / "tb"), device="cpu", **kwargs)
+
+    warm_result = None
+    if warm is not None:
+        warm_result = pretrain(model, env, args.env, hp["env_kwargs"], args.seed, **warm)
+        sync_envs_normalization(env, eval_env)
+        warm_result["clone"] = evaluate(model, eval_env, args.eval_episodes)
+        print(f"warm start: {warm_result['steps']:,} steps of {warm_result['episodes']} expert "
+              f"episodes ({warm_result['expert_success_rate']:.0%} success) cloned in "
+              f"{warm_result['seconds']:.0f} s; the clone: "
+              f"{warm_result['clone']['success_rate']:.0%} success")
 
     eval_freq = int(hp.get("eval_freq") or max(hp["n_timesteps"] // 20, 1))
     on_best = SaveVecNormalize(out / "best_vecnormalize.pkl")
@@ -379,7 +398,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
     result: dict[str, Any] = {"env": args.env, "algo": args.algo, "seed": args.seed,
                               "env_kwargs": hp["env_kwargs"], "env_steps": steps,
-                              "train_time_s": train_time, "steps_per_s": steps / train_time}
+                              "train_time_s": train_time, "steps_per_s": steps / train_time,
+                              "warm_start": warm_result}
     for which in ("final", "best"):
         path = out / f"{which}_model.zip"
         if not path.exists():

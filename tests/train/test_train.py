@@ -101,12 +101,18 @@ def test_unknown_env_id_error_names_file_id_and_known_ids(yml: Path):
 
 def test_shipped_files_load_for_every_env():
     import push_envs
+    from push_envs.scripted import expert
 
     for algo in T.ALGOS:
         for env_id in push_envs.ENV_IDS:
             hp = T.load_hyperparams(algo, env_id)
             kwargs = T.algo_kwargs(hp)
             assert "n_envs" not in kwargs and "env_kwargs" not in kwargs
+            assert "warm_start" not in kwargs
+            if "warm_start" in hp:  # valid settings, and the task has a scripted expert
+                T.settings(hp["warm_start"])
+                robot = hp["env_kwargs"].get("robot", "diff")
+                expert(env_id, robot, hp["env_kwargs"])
     sac = T.algo_kwargs(T.load_hyperparams("sac", "PushBox-v0"))
     from stable_baselines3 import HerReplayBuffer
     from stable_baselines3.her.goal_selection_strategy import GoalSelectionStrategy
@@ -185,6 +191,27 @@ def test_ppo_smoke_then_enjoy_gif(tmp_path: Path):
     png = tmp_path / "curve.png"
     _run(["train/plot.py", str(tmp_path / "PushBox-v0" / "ppo"), "--out", str(png)], 120)
     assert png.stat().st_size > 1000
+
+
+def test_ppo_warm_start_smoke(tmp_path: Path):
+    out = _run(["train/train.py", "--timesteps", "512", "--n-envs", "8", "--eval-episodes",
+                "4", "--eval-envs", "4", "--run-dir", str(tmp_path), "--no-progress",
+                "--hp", "n_steps=64", "--hp", "batch_size=128",
+                "--hp", "env_kwargs={max_episode_steps: 40}",
+                "--hp", "warm_start={episodes: 6, epochs: 2, num_envs: 3}"], 600)
+    assert "warm start: " in out.stdout and "expert episodes" in out.stdout
+    result = json.loads((tmp_path / "PushBox-v0" / "ppo" / "0" / "result.json").read_text())
+    ws = result["warm_start"]
+    assert ws["episodes"] == 6 and ws["epochs"] == 2 and ws["steps"] > 6
+    assert 0.0 <= ws["clone"]["success_rate"] <= 1.0 and ws["clone"]["episodes"] == 4
+
+
+def test_warm_start_is_refused_for_sac_and_bad_settings():
+    with pytest.raises(ValueError, match=r"PushBox-v0.warm_start: behaviour cloning "
+                                         r"warm-starts ppo only, not sac"):
+        T.main(["--algo", "sac", "--hp", "warm_start={episodes: 2}", "--no-progress"])
+    with pytest.raises(ValueError, match=r"PushBox-v0.warm_start: unknown keys \['epoch'\]"):
+        T.main(["--hp", "warm_start={epoch: 2}", "--no-progress"])
 
 
 def test_sac_her_smoke(tmp_path: Path):

@@ -1,0 +1,89 @@
+"""train/warm_start.py: the scripted expert cloned into a PPO policy before PPO."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("stable_baselines3")
+
+import torch  # noqa: E402
+from stable_baselines3 import PPO  # noqa: E402
+from stable_baselines3.common.vec_env import VecNormalize  # noqa: E402
+
+from push_envs.sb3 import make_vec_env  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _load():
+    spec = importlib.util.spec_from_file_location("warm_start", ROOT / "train" / "warm_start.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+W = _load()
+
+
+def test_running_returns_restart_at_episode_starts():
+    rew = np.array([1.0, 2.0, 3.0, 4.0, 5.0])
+    first = np.array([True, False, False, True, False])
+    # 1; 1 * 0.5 + 2 = 2.5; 2.5 * 0.5 + 3 = 4.25; restart: 4; 4 * 0.5 + 5 = 7.
+    np.testing.assert_array_equal(W._running_returns(rew, first, 0.5), [1.0, 2.5, 4.25, 4.0, 7.0])
+
+
+def test_returns_to_go_stop_at_each_episode_end():
+    rew = np.array([1.0, 2.0, 3.0, 4.0, 5.0])
+    first = np.array([True, False, False, True, False])
+    # Episode 1: 3; 2 + 0.5 * 3 = 3.5; 1 + 0.5 * 3.5 = 2.75. Episode 2: 5; 4 + 2.5 = 6.5.
+    np.testing.assert_array_equal(W._returns_to_go(rew, first, 0.5), [2.75, 3.5, 3.0, 6.5, 5.0])
+
+
+@pytest.mark.parametrize(("value", "match"), [
+    ([1000], "warm_start must be a mapping"),
+    ({"episode": 10}, r"unknown keys \['episode'\]"),
+    ({"episodes": 0}, r"warm_start.episodes must be an int >= 1, got 0"),
+    ({"epochs": 2.5}, r"warm_start.epochs must be an int >= 1"),
+    ({"learning_rate": -1.0}, r"warm_start.learning_rate must be > 0"),
+    ({"log_std": "low"}, r"warm_start.log_std must be a number"),
+])
+def test_settings_name_the_bad_key(value, match):
+    with pytest.raises(ValueError, match=match):
+        W.settings(value)
+
+
+def test_pretrain_clones_the_expert_and_starts_the_normalisation():
+    env = VecNormalize(make_vec_env("PushBox-v0", n_envs=4, seed=0, num_threads=1,
+                                    max_episode_steps=60), gamma=0.98)
+    model = PPO("MlpPolicy", env, n_steps=16, batch_size=64, gamma=0.98, seed=0, device="cpu")
+    demo = W.demonstrations("PushBox-v0", {"max_episode_steps": 60}, 12, 0, 6)
+    assert len(demo["success"]) == 12 and len(demo["obs"]) == len(demo["act"])
+    assert demo["first"].sum() == 12 and demo["first"][0]
+
+    def actor_mse():
+        x = env.normalize_obs(demo["obs"])
+        with torch.no_grad():
+            mean = model.policy.get_distribution(torch.as_tensor(x, dtype=torch.float32))
+            return float(((mean.distribution.mean.numpy() - demo["act"]) ** 2).mean())
+
+    count0 = env.obs_rms.count
+    out = W.pretrain(model, env, "PushBox-v0", {"max_episode_steps": 60}, 0, episodes=12,
+                     epochs=30, batch_size=128, log_std=-1.5, num_envs=6)
+    # The same demonstrations (same seeds) went into the statistics and the regression.
+    assert out["steps"] == len(demo["obs"])
+    assert env.obs_rms.count == pytest.approx(count0 + len(demo["obs"]))
+    total = demo["obs"].astype(np.float64).sum(0)
+    np.testing.assert_allclose(env.obs_rms.mean, total / (len(demo["obs"]) + count0),
+                               rtol=1e-9, atol=1e-9)
+    assert out["expert_success_rate"] == pytest.approx(demo["success"].mean())
+    # The actor fits the expert far better than the variance of its actions.
+    assert actor_mse() < 0.25 * float(demo["act"].var(axis=0).mean())
+    assert out["actor_mse"] < 0.25 * float(demo["act"].var(axis=0).mean())
+    np.testing.assert_array_equal(model.policy.log_std.detach().numpy(), [-1.5, -1.5])
+    env.close()
