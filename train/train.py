@@ -47,7 +47,7 @@ from push_envs.envs.base import ROBOTS
 from push_envs.sb3 import make_vec_env
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling module, when imported
-from warm_start import pretrain, settings  # noqa: E402
+from warm_start import check, pretrain, settings  # noqa: E402
 
 HYPERPARAMS_DIR = Path(__file__).resolve().parent / "hyperparams"
 ALGOS = ("ppo", "sac")
@@ -343,6 +343,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             raise ValueError(f"{args.env}.warm_start: behaviour cloning warm-starts ppo only, "
                              f"not {args.algo}")
         warm = settings(warm, f"{args.env}.warm_start")
+        check(args.env, hp["env_kwargs"], f"{args.env}.warm_start")
     torch.set_num_threads(args.threads)
     set_random_seed(args.seed)
     out = run_dir_of(args, (yml.get("env_kwargs") or {}).get("robot"))

@@ -53,11 +53,28 @@ def settings(value: Any, source: str = "warm_start") -> dict[str, Any]:
         v = out[key]
         if isinstance(v, bool) or not isinstance(v, int) or v < 1:
             raise ValueError(f"{source}.{key} must be an int >= 1, got {v!r}")
-    if not (isinstance(out["learning_rate"], (int, float)) and out["learning_rate"] > 0):
+    lr = out["learning_rate"]
+    if isinstance(lr, bool) or not (isinstance(lr, (int, float)) and lr > 0):
         raise ValueError(f"{source}.learning_rate must be > 0, got {out['learning_rate']!r}")
     if not isinstance(out["log_std"], (int, float)) or isinstance(out["log_std"], bool):
         raise ValueError(f"{source}.log_std must be a number, got {out['log_std']!r}")
     return out
+
+
+def check(env_id: str, env_kwargs: dict[str, Any], source: str = "warm_start") -> None:
+    """Raise ValueError (naming ``source``) unless ``env_id`` with ``env_kwargs`` has a flat
+    state observation and a scripted expert for its robot; builds one env to find out."""
+    venv = gym.make_vec(env_id, num_envs=1, num_threads=1, **env_kwargs)
+    try:
+        if not isinstance(venv.single_observation_space, gym.spaces.Box):
+            raise ValueError(f"{source}: behaviour cloning needs a flat state observation; "
+                             f"{env_id} gives {venv.single_observation_space}")
+        try:
+            expert(env_id, venv.robot, env_kwargs)
+        except KeyError as exc:
+            raise ValueError(f"{source}: {exc.args[0]}") from None
+    finally:
+        venv.close()
 
 
 def demonstrations(env_id: str, env_kwargs: dict[str, Any], episodes: int, seed: int,
@@ -68,9 +85,6 @@ def demonstrations(env_id: str, env_kwargs: dict[str, Any], episodes: int, seed:
     venv = gym.make_vec(env_id, num_envs=min(num_envs, episodes),
                         autoreset_mode=AutoresetMode.DISABLED, num_threads=1, **env_kwargs)
     try:
-        if not isinstance(venv.single_observation_space, gym.spaces.Box):
-            raise ValueError(f"warm_start needs a flat state observation; {env_id} gives "
-                             f"{venv.single_observation_space}")
         policy = expert(env_id, venv.robot, env_kwargs)
         obs, act, rew, first, success = [], [], [], [], []
         for ep in rollout(venv, policy, episodes, seed + DEMO_SEED_OFFSET):

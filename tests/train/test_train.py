@@ -206,12 +206,17 @@ def test_ppo_warm_start_smoke(tmp_path: Path):
     assert 0.0 <= ws["clone"]["success_rate"] <= 1.0 and ws["clone"]["episodes"] == 4
 
 
-def test_warm_start_is_refused_for_sac_and_bad_settings():
+def test_warm_start_is_refused_for_sac_and_bad_settings(tmp_path: Path):
     with pytest.raises(ValueError, match=r"PushBox-v0.warm_start: behaviour cloning "
                                          r"warm-starts ppo only, not sac"):
         T.main(["--algo", "sac", "--hp", "warm_start={episodes: 2}", "--no-progress"])
     with pytest.raises(ValueError, match=r"PushBox-v0.warm_start: unknown keys \['epoch'\]"):
         T.main(["--hp", "warm_start={epoch: 2}", "--no-progress"])
+    with pytest.raises(ValueError, match=r"PushBox-v0.warm_start: no scripted expert for "
+                                         r"PushBox-v0 with robot='omni'"):
+        T.main(["--robot", "omni", "--hp", "warm_start={episodes: 2}", "--no-progress",
+                "--run-dir", str(tmp_path)])
+    assert not any(tmp_path.iterdir())  # refused before anything was written
 
 
 def test_sac_her_smoke(tmp_path: Path):
