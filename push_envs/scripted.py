@@ -11,8 +11,9 @@
 
 They read only the observation (see each task docstring's table), so they double as a check
 that it carries what a controller needs. The push controller is written once, on arrays:
-:func:`push_box_actions` steps a whole batch of PushBox / WallSlide observations (numpy, no
-per-env Python; the experts of the demonstration datasets), :func:`expert` looks a task's
+:func:`push_box_actions`, :func:`push_multi_actions` and :func:`push_clutter_actions` step a
+whole batch of observations (numpy, no per-env Python; the experts of the demonstration
+datasets and of the warm starts in ``train/warm_start.py``), :func:`expert` looks a task's
 batch policy up.
 """
 
