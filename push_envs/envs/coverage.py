@@ -42,8 +42,6 @@ half-plane j is the edge from vertex j - 1 to vertex j and the inside is
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 from numba import njit
 
@@ -163,17 +161,6 @@ def _pair_area(tab, ka, kb, c, s, tx, ty, tol):
             total += (lx + t0 * dx) * (ly + t1 * dy) - (lx + t1 * dx) * (ly + t0 * dy)
         lx, ly = mx, my
     return total
-
-
-@njit(cache=True)
-def reach(tab):
-    """Largest distance [m] of a vertex of the pieces from the body's origin."""
-    far = 0.0
-    for i in range(int(tab[0])):
-        k = 1 + PIECE_LEN * i
-        for j in range(int(tab[k + PC_NV])):
-            far = max(far, tab[k + PC_V + 2 * j] ** 2 + tab[k + PC_V + 1 + 2 * j] ** 2)
-    return math.sqrt(far)
 
 
 @njit(cache=True)
