@@ -47,7 +47,7 @@ from push_envs.envs.base import ROBOTS
 from push_envs.sb3 import make_vec_env
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling module, when imported
-from warm_start import check, pretrain, settings  # noqa: E402
+from warm_start import demonstrations, pretrain, settings  # noqa: E402
 
 HYPERPARAMS_DIR = Path(__file__).resolve().parent / "hyperparams"
 ALGOS = ("ppo", "sac")
@@ -343,7 +343,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             raise ValueError(f"{args.env}.warm_start: behaviour cloning warm-starts ppo only, "
                              f"not {args.algo}")
         warm = settings(warm, f"{args.env}.warm_start")
-        check(args.env, hp["env_kwargs"], f"{args.env}.warm_start")
+        # Played before anything is written: a task without an expert is refused here.
+        demo = demonstrations(args.env, hp["env_kwargs"], warm, args.seed,
+                              f"{args.env}.warm_start")
     torch.set_num_threads(args.threads)
     set_random_seed(args.seed)
     out = run_dir_of(args, (yml.get("env_kwargs") or {}).get("robot"))
@@ -367,7 +369,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
     warm_result = None
     if warm is not None:
-        warm_result = pretrain(model, env, args.env, hp["env_kwargs"], args.seed, **warm)
+        warm_result = pretrain(model, env, demo, args.seed, warm)
         sync_envs_normalization(env, eval_env)
         warm_result["clone"] = evaluate(model, eval_env, args.eval_episodes)
         print(f"warm start: {warm_result['steps']:,} steps of {warm_result['episodes']} expert "

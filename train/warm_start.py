@@ -61,33 +61,26 @@ def settings(value: Any, source: str = "warm_start") -> dict[str, Any]:
     return out
 
 
-def check(env_id: str, env_kwargs: dict[str, Any], source: str = "warm_start") -> None:
-    """Raise ValueError (naming ``source``) unless ``env_id`` with ``env_kwargs`` has a flat
-    state observation and a scripted expert for its robot; builds one env to find out."""
-    venv = gym.make_vec(env_id, num_envs=1, num_threads=1, **env_kwargs)
-    try:
-        if not isinstance(venv.single_observation_space, gym.spaces.Box):
-            raise ValueError(f"{source}: behaviour cloning needs a flat state observation; "
-                             f"{env_id} gives {venv.single_observation_space}")
-        try:
-            expert(env_id, venv.robot, env_kwargs)
-        except KeyError as exc:
-            raise ValueError(f"{source}: {exc.args[0]}") from None
-    finally:
-        venv.close()
-
-
-def demonstrations(env_id: str, env_kwargs: dict[str, Any], episodes: int, seed: int,
-                   num_envs: int) -> dict[str, np.ndarray]:
-    """The scripted expert's episodes, flattened: ``obs`` (T, obs_dim), ``act`` (T, A),
-    ``rew`` (T,), ``first`` (T,) marking each episode's first step, and ``success`` per
-    episode."""
-    venv = gym.make_vec(env_id, num_envs=min(num_envs, episodes),
+def demonstrations(env_id: str, env_kwargs: dict[str, Any], ws: dict[str, Any], seed: int,
+                   source: str = "warm_start") -> dict[str, Any]:
+    """The scripted expert's ``ws["episodes"]`` episodes (:func:`settings`), flattened:
+    ``obs`` (T, obs_dim), ``act`` (T, A), ``rew`` (T,), ``first`` (T,) marking each episode's
+    first step, ``success`` per episode, and ``seconds`` [s] it took. A task, robot or
+    observation mode without a scripted expert raises ValueError naming ``source``, before
+    any episode is played."""
+    t0 = time.perf_counter()
+    venv = gym.make_vec(env_id, num_envs=min(ws["num_envs"], ws["episodes"]),
                         autoreset_mode=AutoresetMode.DISABLED, num_threads=1, **env_kwargs)
     try:
-        policy = expert(env_id, venv.robot, env_kwargs)
+        if venv.obs_mode != "state":
+            raise ValueError(f"{source}: the scripted experts read the state observation; "
+                             f"obs_mode={venv.obs_mode!r} has none to clone from")
+        try:
+            policy = expert(env_id, venv.robot, env_kwargs)
+        except KeyError as exc:
+            raise ValueError(f"{source}: {exc.args[0]}") from None
         obs, act, rew, first, success = [], [], [], [], []
-        for ep in rollout(venv, policy, episodes, seed + DEMO_SEED_OFFSET):
+        for ep in rollout(venv, policy, ws["episodes"], seed + DEMO_SEED_OFFSET):
             n = len(ep.actions)
             obs.append(ep.observations[:n])
             act.append(ep.actions)
@@ -100,7 +93,7 @@ def demonstrations(env_id: str, env_kwargs: dict[str, Any], episodes: int, seed:
         venv.close()
     return {"obs": np.concatenate(obs).astype(np.float32), "act": np.concatenate(act),
             "rew": np.concatenate(rew), "first": np.concatenate(first),
-            "success": np.array(success)}
+            "success": np.array(success), "seconds": time.perf_counter() - t0}
 
 
 def _running_returns(rew: np.ndarray, first: np.ndarray, gamma: float) -> np.ndarray:
@@ -126,14 +119,13 @@ def _returns_to_go(rew: np.ndarray, first: np.ndarray, gamma: float) -> np.ndarr
     return out
 
 
-def pretrain(model: PPO, env: VecEnv, env_id: str, env_kwargs: dict[str, Any], seed: int,
-             **kwargs: Any) -> dict[str, Any]:
-    """Clone the scripted expert into ``model``'s policy (and ``env``'s normalisation) as the
-    module docs describe; returns what it did: episodes, the expert's success rate, steps,
-    the final losses and the wall clock [s]."""
-    ws = settings(kwargs)
+def pretrain(model: PPO, env: VecEnv, demo: dict[str, Any], seed: int,
+             ws: dict[str, Any]) -> dict[str, Any]:
+    """Clone the demonstrations (:func:`demonstrations`) into ``model``'s policy (and
+    ``env``'s normalisation) as the module docs describe, with the settings ``ws``
+    (:func:`settings`); returns what it did: episodes, the expert's success rate, steps, the
+    final losses and the wall clock [s] of collecting and cloning."""
     t0 = time.perf_counter()
-    demo = demonstrations(env_id, env_kwargs, ws["episodes"], seed, ws["num_envs"])
     obs, rew = demo["obs"], demo["rew"]
     if isinstance(env, VecNormalize):
         if env.norm_obs:
@@ -177,4 +169,5 @@ def pretrain(model: PPO, env: VecEnv, env_id: str, env_kwargs: dict[str, Any], s
     return {"episodes": int(len(demo["success"])),
             "expert_success_rate": float(demo["success"].mean()),
             "steps": int(n), "actor_mse": actor_loss, "critic_mse": critic_loss,
-            "seconds": time.perf_counter() - t0, **{k: ws[k] for k in DEFAULTS}}
+            "seconds": demo["seconds"] + time.perf_counter() - t0,
+            **{k: ws[k] for k in DEFAULTS}}

@@ -217,6 +217,11 @@ def test_warm_start_is_refused_for_sac_and_bad_settings(tmp_path: Path):
         T.main(["--robot", "omni", "--hp", "warm_start={episodes: 2}", "--no-progress",
                 "--run-dir", str(tmp_path)])
     assert not any(tmp_path.iterdir())  # refused before anything was written
+    with pytest.raises(ValueError, match=r"PushBox-v0.warm_start: the scripted experts read the "
+                                         r"state observation; obs_mode='goal'"):
+        T.main(["--hp", "env_kwargs={obs_mode: goal}", "--hp", "warm_start={episodes: 2}",
+                "--no-progress", "--run-dir", str(tmp_path)])
+    assert not any(tmp_path.iterdir())
 
 
 def test_sac_her_smoke(tmp_path: Path):

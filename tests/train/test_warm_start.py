@@ -62,7 +62,9 @@ def test_pretrain_clones_the_expert_and_starts_the_normalisation():
     env = VecNormalize(make_vec_env("PushBox-v0", n_envs=4, seed=0, num_threads=1,
                                     max_episode_steps=60), gamma=0.98)
     model = PPO("MlpPolicy", env, n_steps=16, batch_size=64, gamma=0.98, seed=0, device="cpu")
-    demo = W.demonstrations("PushBox-v0", {"max_episode_steps": 60}, 12, 0, 6)
+    ws = W.settings({"episodes": 12, "epochs": 30, "batch_size": 128, "log_std": -1.5,
+                     "num_envs": 6})
+    demo = W.demonstrations("PushBox-v0", {"max_episode_steps": 60}, ws, 0)
     assert len(demo["success"]) == 12 and len(demo["obs"]) == len(demo["act"])
     assert demo["first"].sum() == 12 and demo["first"][0]
 
@@ -73,10 +75,8 @@ def test_pretrain_clones_the_expert_and_starts_the_normalisation():
             return float(((mean.distribution.mean.numpy() - demo["act"]) ** 2).mean())
 
     count0 = env.obs_rms.count
-    out = W.pretrain(model, env, "PushBox-v0", {"max_episode_steps": 60}, 0, episodes=12,
-                     epochs=30, batch_size=128, log_std=-1.5, num_envs=6)
-    # The same demonstrations (same seeds) went into the statistics and the regression.
-    assert out["steps"] == len(demo["obs"])
+    out = W.pretrain(model, env, demo, 0, ws)
+    assert out["steps"] == len(demo["obs"]) and out["seconds"] >= demo["seconds"] > 0
     assert env.obs_rms.count == pytest.approx(count0 + len(demo["obs"]))
     total = demo["obs"].astype(np.float64).sum(0)
     np.testing.assert_allclose(env.obs_rms.mean, total / (len(demo["obs"]) + count0),
