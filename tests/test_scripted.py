@@ -68,5 +68,50 @@ def test_expert_reads_the_layout_arguments_and_places_both_boxes():
 def test_expert_lists_the_tasks_it_has():
     with pytest.raises(KeyError, match=r"scripted experts exist for: PushBox-v0 \(diff\), "
                                        r"WallSlide-v0 \(diff\), PushMulti-v0 \(diff\), "
-                                       r"PushClutter-v0 \(diff\)"):
+                                       r"PushClutter-v0 \(diff\), PushT-v0 \(omni\)"):
         S.expert("Sweep-v0", "diff")
+
+
+def _tee_obs(dx: float, robot: tuple[float, float], heading: float = 0.7) -> np.ndarray:
+    """A PushT-v0 observation: the T at the goal pose (1.5, 1.6, 45 deg) shifted by ``dx`` [m]
+    along world x, the robot at ``robot`` [m] with ``heading`` [rad]."""
+    o = np.zeros(53)
+    rx, ry = robot
+    c, s = math.cos(heading), math.sin(heading)
+    o[0:4] = rx, ry, c, s
+    tx, ty, tt = 1.5 + dx, 1.6, math.pi / 4
+    o[7] = c * (tx - rx) + s * (ty - ry)
+    o[8] = -s * (tx - rx) + c * (ty - ry)
+    o[9], o[10] = math.cos(tt - heading), math.sin(tt - heading)
+    o[15:19] = 1.5, 1.6, math.cos(tt), math.sin(tt)
+    return o
+
+
+def _world_velocity(o: np.ndarray, a: np.ndarray) -> np.ndarray:
+    return np.array([o[2] * a[0] - o[3] * a[1], o[3] * a[0] + o[2] * a[1]])
+
+
+def test_push_t_pushes_through_its_contact_and_slows_near_the_goal():
+    # The T 0.2 m short of its goal along +x at the goal's heading: the push point whose
+    # twist is nearest pure +x travel is on the stem's left face, 0.12 m down; the robot
+    # standing there (0.11 m out along the face's normal) pushes along that normal.
+    ct = st = math.sqrt(0.5)
+    nx, ny = ct, st  # inward normal (1, 0) of the stem's left face, turned by 45 deg
+    px, py = 1.3 + ct * -0.075 - st * -0.12, 1.6 + st * -0.075 + ct * -0.12
+    o = _tee_obs(-0.2, (px - 0.11 * nx, py - 0.11 * ny))
+    v = _world_velocity(o, S.push_t_action(o))
+    # The speed is gain x |error| = 2.5 / s x 0.2 m, all of it along the normal.
+    assert v == pytest.approx(0.5 * np.array([nx, ny]), abs=1e-6)
+    px += 0.19
+    o = _tee_obs(-0.01, (px - 0.11 * nx, py - 0.11 * ny))
+    v = _world_velocity(o, S.push_t_action(o))
+    assert v == pytest.approx(0.025 * np.array([nx, ny]), abs=1e-6)  # 1 cm short: 2.5 cm/s
+
+
+def test_push_t_expert_reaches_gym_pushts_coverage():
+    venv = gym.make_vec("PushT-v0", num_envs=16, autoreset_mode=AutoresetMode.DISABLED,
+                        num_threads=1, success="coverage")
+    wins = [bool(ep.infos["is_success"][-1]) for ep in
+            rollout(venv, S.expert("PushT-v0", "omni"), 16, seed=7)]
+    venv.close()
+    assert sum(wins) >= 15, wins  # 1000 / 1000 episodes at coverage >= 0.95 (README)
