@@ -369,7 +369,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
     warm_result = None
     if warm is not None:
+        torch.set_num_threads(update_threads)  # cloning is gradient steps, as an update is
         warm_result = pretrain(model, env, demo, args.seed, warm)
+        torch.set_num_threads(args.threads)
         sync_envs_normalization(env, eval_env)
         warm_result["clone"] = evaluate(model, eval_env, args.eval_episodes)
         print(f"warm start: {warm_result['steps']:,} steps of {warm_result['episodes']} expert "

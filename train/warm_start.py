@@ -140,7 +140,9 @@ def pretrain(model: PPO, env: VecEnv, demo: dict[str, Any], seed: int,
 
     policy = model.policy
     params = [p for name, p in policy.named_parameters() if name != "log_std"]
-    opt = torch.optim.Adam(params, lr=ws["learning_rate"])
+    # fused: torch's one-kernel CPU Adam, the same algorithm as the per-tensor loop and ~4x
+    # cheaper a step for these small nets (as the yml's PPO optimizer_kwargs)
+    opt = torch.optim.Adam(params, lr=ws["learning_rate"], fused=True)
     x = torch.as_tensor(obs, dtype=torch.float32)
     a = torch.as_tensor(act, dtype=torch.float32)
     g = torch.as_tensor(target, dtype=torch.float32)
