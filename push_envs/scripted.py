@@ -413,13 +413,19 @@ EXPERTS: dict[tuple[str, str], tuple[BatchPolicy, tuple[str, ...]]] = {
     ("PushClutter-v0", "diff"): (push_clutter_actions, ("max_contacts",)),
     ("PushT-v0", "omni"): (push_t_actions, ()),
 }
+# Experts that know their task's default shapes by heart (the T's outline, the disc's radius):
+# the arguments that would change those are refused rather than silently mis-pushed.
+FIXED_SHAPES: dict[tuple[str, str], tuple[str, ...]] = {
+    ("PushT-v0", "omni"): ("scene", "box_size_range"),
+}
 
 
 def expert(env_id: str, robot: str, env_kwargs: Mapping[str, Any] | None = None
            ) -> BatchPolicy:
     """The scripted batch policy of ``env_id`` driven by ``robot``, set for the task's
     arguments ``env_kwargs`` (it reads those that change the observation layout, e.g.
-    num_objects); a ``KeyError`` naming the tasks that have one otherwise."""
+    num_objects); a ``KeyError`` naming the tasks that have one otherwise, or naming the
+    arguments of :data:`FIXED_SHAPES` that would change what the expert assumes."""
     env_kwargs = env_kwargs or {}
     try:
         policy, reads = EXPERTS[(env_id, robot)]
@@ -427,4 +433,8 @@ def expert(env_id: str, robot: str, env_kwargs: Mapping[str, Any] | None = None
         have = ", ".join(f"{i} ({r})" for i, r in EXPERTS)
         raise KeyError(f"no scripted expert for {env_id} with robot={robot!r}; scripted "
                        f"experts exist for: {have}. Use a trained model (.zip) instead") from None
+    changed = [k for k in FIXED_SHAPES.get((env_id, robot), ()) if env_kwargs.get(k) is not None]
+    if changed:
+        raise KeyError(f"the scripted expert for {env_id} ({robot}) knows the default scene's "
+                       f"shapes only; it cannot act with {', '.join(changed)} set")
     return partial(policy, **{k: env_kwargs[k] for k in reads if k in env_kwargs})

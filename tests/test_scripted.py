@@ -115,3 +115,10 @@ def test_push_t_expert_reaches_gym_pushts_coverage():
             rollout(venv, S.expert("PushT-v0", "omni"), 16, seed=7)]
     venv.close()
     assert sum(wins) >= 15, wins  # 1000 / 1000 episodes at coverage >= 0.95 (README)
+
+
+def test_push_t_expert_refuses_other_shapes():
+    with pytest.raises(KeyError, match=r"PushT-v0 \(omni\) knows the default scene's shapes "
+                                       r"only; it cannot act with box_size_range set"):
+        S.expert("PushT-v0", "omni", {"box_size_range": (0.8, 1.2)})
+    assert S.expert("PushT-v0", "omni", {"success": "coverage", "scene": None}) is not None
