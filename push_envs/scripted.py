@@ -79,30 +79,6 @@ def push_action(rx: float, ry: float, rth: float, bx: float, by: float, gx: floa
                         standoff, align)[0]
 
 
-def push_box_actions(obs: np.ndarray, standoff: float = 0.32, align: float = 0.12) -> np.ndarray:
-    """PushBox-v0 / WallSlide-v0: actions (N, 2) for a batch of state observations
-    (N, obs_dim); ``standoff`` [m] behind the box centre, ``align`` [m] off the push line."""
-    o = np.asarray(obs, dtype=np.float64)
-    if o.ndim != 2 or o.shape[1] < 21:
-        raise ValueError(f"obs must be a batch of state observations (N, >= 21), got shape "
-                         f"{np.shape(obs)}")
-    rx, ry, c, s = o[:, 0], o[:, 1], o[:, 2], o[:, 3]
-    bx = rx + c * o[:, 7] - s * o[:, 8]
-    by = ry + s * o[:, 7] + c * o[:, 8]
-    return push_actions(rx, ry, np.arctan2(s, c), bx, by, o[:, 15], o[:, 16], standoff, align)
-
-
-def push_box_action(obs: np.ndarray, standoff: float = 0.32, align: float = 0.12) -> np.ndarray:
-    """:func:`push_box_actions` for one observation: an action of shape (2,)."""
-    return push_box_actions(np.asarray(obs)[None, :], standoff, align)[0]
-
-
-def _world(obs: np.ndarray, k: int) -> tuple[float, float]:
-    """World point of the robot-frame vector at obs[k], obs[k + 1], from the robot origin."""
-    rx, ry, c, s = obs[0], obs[1], obs[2], obs[3]
-    return rx + c * obs[k] - s * obs[k + 1], ry + s * obs[k] + c * obs[k + 1]
-
-
 def _world_rows(o: np.ndarray, k: Any) -> tuple[np.ndarray, np.ndarray]:
     """:func:`_world` for a batch (N, obs_dim): world points [m] of the columns k, k + 1 (k an
     int, or one column per row)."""
@@ -118,6 +94,26 @@ def _state_batch(obs: np.ndarray, width: int) -> np.ndarray:
         raise ValueError(f"obs must be a batch of state observations (N, >= {width}), got "
                          f"shape {np.shape(obs)}")
     return o
+
+
+def push_box_actions(obs: np.ndarray, standoff: float = 0.32, align: float = 0.12) -> np.ndarray:
+    """PushBox-v0 / WallSlide-v0: actions (N, 2) for a batch of state observations
+    (N, obs_dim); ``standoff`` [m] behind the box centre, ``align`` [m] off the push line."""
+    o = _state_batch(obs, 21)
+    bx, by = _world_rows(o, 7)
+    return push_actions(o[:, 0], o[:, 1], np.arctan2(o[:, 3], o[:, 2]), bx, by, o[:, 15],
+                        o[:, 16], standoff, align)
+
+
+def push_box_action(obs: np.ndarray, standoff: float = 0.32, align: float = 0.12) -> np.ndarray:
+    """:func:`push_box_actions` for one observation: an action of shape (2,)."""
+    return push_box_actions(np.asarray(obs)[None, :], standoff, align)[0]
+
+
+def _world(obs: np.ndarray, k: int) -> tuple[float, float]:
+    """World point of the robot-frame vector at obs[k], obs[k + 1], from the robot origin."""
+    rx, ry, c, s = obs[0], obs[1], obs[2], obs[3]
+    return rx + c * obs[k] - s * obs[k + 1], ry + s * obs[k] + c * obs[k + 1]
 
 
 def push_multi_actions(obs: np.ndarray, num_objects: int = 3,
@@ -337,7 +333,7 @@ def push_t_actions(obs: np.ndarray, w: float = 0.3, c2: float = 0.04, lam: float
     m/s. It reaches gym-pusht's 0.95 coverage in about 160 of the 300 steps."""
     o = _state_batch(obs, 21)
     rx, ry, c, s = o[:, 0], o[:, 1], o[:, 2], o[:, 3]
-    ox, oy = rx + c * o[:, 7] - s * o[:, 8], ry + s * o[:, 7] + c * o[:, 8]
+    ox, oy = _world_rows(o, 7)
     ct, st = c * o[:, 9] - s * o[:, 10], s * o[:, 9] + c * o[:, 10]
     gx, gy, cg, sg = o[:, 15], o[:, 16], o[:, 17], o[:, 18]
 
