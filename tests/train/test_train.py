@@ -111,8 +111,8 @@ def test_shipped_files_load_for_every_env():
             assert "warm_start" not in kwargs
             if "warm_start" in hp:  # valid settings, and the task has a scripted expert
                 T.settings(hp["warm_start"])
-                robot = hp["env_kwargs"].get("robot", "diff")
-                expert(env_id, robot, hp["env_kwargs"])
+                env_kwargs = hp.get("env_kwargs", {})  # an entry may leave them out
+                expert(env_id, env_kwargs.get("robot", "diff"), env_kwargs)
     sac = T.algo_kwargs(T.load_hyperparams("sac", "PushBox-v0"))
     from stable_baselines3 import HerReplayBuffer
     from stable_baselines3.her.goal_selection_strategy import GoalSelectionStrategy
