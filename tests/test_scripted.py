@@ -168,15 +168,8 @@ def test_clutter_expert_goes_around_where_the_straight_push_stalls():
                         num_threads=1)
     wins = {}
     for name, policy in (("router", S.expert("PushClutter-v0", "diff", {})),
-                         ("straight", _straight_clutter_push)):
+                         ("straight", S.push_clutter_straight_actions)):
         eps = rollout(venv, policy, 48, seed=11)
         wins[name] = sum(bool(ep.infos["is_success"][-1]) for ep in eps)
     venv.close()
     assert wins["router"] >= 36 and wins["router"] >= wins["straight"] + 8, wins
-
-
-def _straight_clutter_push(obs: np.ndarray) -> np.ndarray:
-    o = np.asarray(obs, np.float64)
-    bx, by = S._world_rows(o, BASE)
-    gx, gy = S._world_rows(o, BASE + 6)
-    return S.push_actions(o[:, 0], o[:, 1], np.arctan2(o[:, 3], o[:, 2]), bx, by, gx, gy)

@@ -310,11 +310,7 @@ def test_clutter_stands_in_the_way_of_the_straight_push():
         obs, _ = env.reset(seed=seed)
         term = trunc = False
         while not (term or trunc):
-            o = obs[None].astype(np.float64)
-            bx, by = S._world_rows(o, 31)  # the box block after 7 + 6 * 4 columns
-            gx, gy = S._world_rows(o, 37)
-            act = S.push_actions(o[:, 0], o[:, 1], np.arctan2(o[:, 3], o[:, 2]), bx, by, gx, gy)
-            obs, _, term, trunc, info = env.step(act[0])
+            obs, _, term, trunc, info = env.step(S.push_clutter_straight_actions(obs[None])[0])
         assert info["clutter_contacts_episode"] > 0, (seed, info)
 
 
