@@ -7,8 +7,10 @@ kernels name the hooks as globals and hand them to the generic helpers of ``step
 
     <cache folder>/push_envs_tasks/<task module>.py
         from <task module> import spawn, observe, evaluate, start, is_success, goal_reward
-        step_serial(actions, W, V, T)     one env after the other
-        step_parallel(actions, W, V, T)   prange over envs
+        step_rows(lo, hi, actions, W, V, T)  envs lo..hi-1, the physics step and the
+                                          per-step hooks inlined (one call per 32 envs)
+        step_serial(actions, W, V, T)     one env after the other (step_rows over all)
+        step_parallel(actions, W, V, T)   prange over chunks of 32 envs
         retry_rows(mask, W, V, T)         physics and post-step again for rolled-back envs
         reset_rows(mask, W, V, T)         new episodes where mask is set
         goal_rewards(ag, dg, fp, sparse, out)
@@ -44,14 +46,39 @@ from numba import njit, prange
 from push_envs.envs.step import apply_action, goal_rewards as _goal_rewards, post_env, reset_env
 from push_envs.envs.step import rolled_back
 from push_envs.physics.layout import HL_STATUS
-from push_envs.physics.pipeline import step_env
-from {module} import spawn, observe, evaluate, start, is_success, goal_reward
+from push_envs.physics.pipeline import step_env as _step_env
+from {module} import spawn, start, is_success, goal_reward
+from {module} import evaluate as _evaluate, observe as _observe
+
+# The per-step hooks, inlined where they run. A call passes every array of W, V and T
+# flattened (~100 arrays, ~1000 machine words); made for every env-step, those calls cost more
+# than the hooks' own work. These copies are compiled only as part of step_rows below, so the
+# task module's hooks stay plain jitted functions.
+observe = njit(inline="always")(_observe.py_func)
+evaluate = njit(inline="always")(_evaluate.py_func)
+step_env = njit(inline="always")(_step_env.py_func)
+
+CHUNK = 32  # envs per call of step_rows from the prange loop
 
 
-# The hooks reach the generic helpers here, outside any prange loop: numba inlines the helpers
-# (so no hook travels as a runtime value, which could not be cached), and the loops below
-# call these two as plain functions (inlined into a prange body, writes through the
-# structures' fields were lost: a numba parfor issue seen with 0.68).
+# Rows lo..hi-1 of a step, in one call: the structures are passed once per call, not once per
+# env. Not inlined into the prange body: there, writes through the structures' fields were
+# lost (a numba parfor issue seen with 0.68). spawn and start run only at a reset, so they
+# stay calls.
+@njit(cache=True, _nrt=False)
+def step_rows(lo, hi, actions, W, V, T):
+    bad = 0
+    for e in range(lo, hi):
+        apply_action(e, actions, W, V)
+        if W.active[e]:
+            step_env(e, W)
+            if W.hl[e, HL_STATUS] != 0.0:
+                bad += 1  # rolled back: Python grows the buffers and retries this env
+                continue
+        post_env(e, W, V, T, spawn, observe, evaluate, start)
+    return bad
+
+
 @njit(cache=True)
 def post(e, W, V, T):
     post_env(e, W, V, T, spawn, observe, evaluate, start)
@@ -64,31 +91,16 @@ def reset(e, W, V, T):
 
 @njit(cache=True, _nrt=False)
 def step_serial(actions, W, V, T):
-    bad = 0
-    for e in range(actions.shape[0]):
-        apply_action(e, actions, W, V)
-        if W.active[e]:
-            step_env(e, W)
-            if W.hl[e, HL_STATUS] != 0.0:
-                bad += 1  # rolled back: Python grows the buffers and retries this env
-                continue
-        post(e, W, V, T)
-    return bad
+    return step_rows(0, actions.shape[0], actions, W, V, T)
 
 
 @njit(cache=True, parallel=True, _nrt=False)
 def step_parallel(actions, W, V, T):
-    for i in prange(actions.shape[0]):
-        # numba types a prange index as uint64: calling the per-env helpers with it would
-        # compile each of them (the whole physics step) a second time, beside the int64
-        # versions the serial kernels use
-        e = np.int64(i)
-        apply_action(e, actions, W, V)
-        if W.active[e]:
-            step_env(e, W)
-            if W.hl[e, HL_STATUS] != 0.0:
-                continue
-        post(e, W, V, T)
+    n = actions.shape[0]
+    for i in prange((n + CHUNK - 1) // CHUNK):
+        # numba types a prange index as uint64: int64 keeps one compiled step_rows
+        lo = np.int64(i) * CHUNK
+        step_rows(lo, min(lo + CHUNK, n), actions, W, V, T)
     return rolled_back(W)
 
 
@@ -97,7 +109,7 @@ def retry_rows(mask, W, V, T):
     bad = 0
     for e in range(mask.shape[0]):
         if mask[e]:
-            step_env(e, W)
+            _step_env(e, W)  # rare: a call, not a second inlined copy
             if W.hl[e, HL_STATUS] != 0.0:
                 bad += 1
                 continue

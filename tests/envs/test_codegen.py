@@ -32,7 +32,9 @@ def test_a_second_process_loads_the_task_kernels_from_the_cache():
     hits, misses, path = runs[1].stdout.split()
     assert (int(hits), int(misses)) == (1, 0)
     text = Path(path).read_text()
-    assert "from push_envs.envs.push_box import spawn, observe" in text
+    assert "from push_envs.envs.push_box import spawn, start, is_success, goal_reward" in text
+    assert "from push_envs.envs.push_box import evaluate as _evaluate, observe as _observe" \
+        in text
     assert "Task source hash:" in text
 
 
@@ -62,3 +64,17 @@ def test_one_env_and_a_batch_share_one_compiled_kernel():
     assert single.unwrapped.core._kernels is k
     for name in ("step_serial", "reset_rows"):
         assert len(getattr(k, name).overloads) == 1, name
+
+
+def test_the_per_step_hooks_are_inlined_into_chunks_of_rows():
+    # observe and evaluate are compiled into step_rows (a call per env would pass every array
+    # of W, V and T); the task module's own hooks stay plain jitted functions.
+    from push_envs.envs import push_box
+
+    k = codegen.task_kernels("push_envs.envs.push_box")
+    assert k.observe.py_func is push_box.observe.py_func
+    assert k.evaluate.py_func is push_box.evaluate.py_func
+    assert k.observe.targetoptions.get("inline") == "always"
+    assert k.evaluate.targetoptions.get("inline") == "always"
+    assert push_box.observe.targetoptions.get("inline", "never") == "never"
+    assert k.CHUNK == 32

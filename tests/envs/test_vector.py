@@ -42,7 +42,9 @@ TASKS_BACKWARDS = ENV_IDS[::-1]
 _PRANGE_ONLY_HERE = {"CoopPush-v0"}
 BIT_FOR_BIT = [pytest.param(n, env_id, marks=pytest.mark.slow)
                if n >= 16 and env_id in _PRANGE_ONLY_HERE else (n, env_id)
-               for n in (3, 20) for env_id in TASKS_BACKWARDS]  # 20 runs the prange kernels
+               for n in (3, 40) for env_id in TASKS_BACKWARDS]
+# 40 runs the prange kernels, over two chunks of codegen.CHUNK = 32 envs (a full one and a
+# part), so a chunk boundary that skipped or repeated an env would show.
 
 
 def _single_envs(env_id, n, seed, **kw):
