@@ -91,7 +91,9 @@ def reset(e, W, V, T):
 
 @njit(cache=True, _nrt=False)
 def step_serial(actions, W, V, T):
-    return step_rows(0, actions.shape[0], actions, W, V, T)
+    # np.int64(0), not 0: a literal 0 types as Literal[int](0), and step_rows (the whole
+    # physics step inlined) would compile a second time beside step_parallel's int64 version
+    return step_rows(np.int64(0), actions.shape[0], actions, W, V, T)
 
 
 @njit(cache=True, parallel=True, _nrt=False)
