@@ -61,6 +61,20 @@ def _time_batched(env, actions: np.ndarray, repeats: int) -> tuple[float, float,
     return _stats(rates)
 
 
+def _time_single(env, actions: np.ndarray, repeats: int) -> tuple[float, float, float]:
+    """Steps/s of one env stepped through ``actions`` (steps, A), resetting where an episode
+    ends (as a training loop would), repeatedly."""
+    rates = []
+    for _ in range(repeats):
+        t0 = _clock()
+        for a in actions:
+            _, _, term, trunc, _ = env.step(a)
+            if term or trunc:
+                env.reset()
+        rates.append(len(actions) / (_clock() - t0))
+    return _stats(rates)
+
+
 def bench_single(env_id: str, steps: int, repeats: int, **kwargs) -> tuple[float, float, float]:
     import gymnasium as gym
 
@@ -71,15 +85,7 @@ def bench_single(env_id: str, steps: int, repeats: int, **kwargs) -> tuple[float
     for a in actions[:200]:
         if any(env.step(a)[2:4]):
             env.reset()
-    rates = []
-    for _ in range(repeats):
-        t0 = _clock()
-        for a in actions:
-            _, _, term, trunc, _ = env.step(a)
-            if term or trunc:
-                env.reset()
-        rates.append(steps / (_clock() - t0))
-    return _stats(rates)
+    return _time_single(env, actions, repeats)
 
 
 def bench_vec(env_id: str, n: int, steps: int, repeats: int,
@@ -134,15 +140,7 @@ def bench_gym_pusht(steps: int, repeats: int) -> tuple[float, float, float] | No
     env = gym.make("gym_pusht/PushT-v0", obs_type="pixels")
     env.reset(seed=0)
     actions = np.random.default_rng(0).uniform(0, 512, (steps, 2)).astype(np.float32)
-    rates = []
-    for _ in range(repeats):
-        t0 = _clock()
-        for a in actions:
-            _, _, term, trunc, _ = env.step(a)
-            if term or trunc:
-                env.reset()
-        rates.append(steps / (_clock() - t0))
-    return _stats(rates)
+    return _time_single(env, actions, repeats)
 
 
 LIDAR_32 = {"number": 32, "range_max": 3.0, "angle_range": 2 * np.pi}

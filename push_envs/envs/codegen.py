@@ -50,10 +50,11 @@ from push_envs.physics.pipeline import step_env as _step_env
 from {module} import spawn, start, is_success, goal_reward
 from {module} import evaluate as _evaluate, observe as _observe
 
-# The per-step hooks, inlined where they run. A call passes every array of W, V and T
-# flattened (~100 arrays, ~1000 machine words); made for every env-step, those calls cost more
-# than the hooks' own work. These copies are compiled only as part of step_rows below, so the
-# task module's hooks stay plain jitted functions.
+# The per-env-step work (the task's observe and evaluate, the physics' step_env), inlined into
+# step_rows. A call passes every array of W, V and T flattened (~100 arrays, ~1000 machine
+# words); made for every env-step, those calls cost more than the hooks' own work. These
+# copies are compiled only as part of step_rows; the rare paths below (a retry after a
+# rollback, an explicit reset) call the task module's plain jitted hooks.
 observe = njit(inline="always")(_observe.py_func)
 evaluate = njit(inline="always")(_evaluate.py_func)
 step_env = njit(inline="always")(_step_env.py_func)
@@ -81,12 +82,12 @@ def step_rows(lo, hi, actions, W, V, T):
 
 @njit(cache=True)
 def post(e, W, V, T):
-    post_env(e, W, V, T, spawn, observe, evaluate, start)
+    post_env(e, W, V, T, spawn, _observe, _evaluate, start)
 
 
 @njit(cache=True)
 def reset(e, W, V, T):
-    reset_env(e, W, V, T, spawn, observe, start)
+    reset_env(e, W, V, T, spawn, _observe, start)
 
 
 @njit(cache=True, _nrt=False)
