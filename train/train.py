@@ -374,9 +374,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         torch.set_num_threads(args.threads)
         sync_envs_normalization(env, eval_env)
         warm_result["clone"] = evaluate(model, eval_env, args.eval_episodes)
+        dagger = " ".join(f"{r:.0%}" for r in warm_result["dagger_success_rates"])
         print(f"warm start: {warm_result['steps']:,} steps of {warm_result['episodes']} expert "
-              f"episodes ({warm_result['expert_success_rate']:.0%} success) cloned in "
-              f"{warm_result['seconds']:.0f} s; the clone: "
+              f"episodes ({warm_result['expert_success_rate']:.0%} success)"
+              + (f" and DAgger (the clone playing {dagger} over its rounds)" if dagger else "")
+              + f" cloned in {warm_result['seconds']:.0f} s; the clone: "
               f"{warm_result['clone']['success_rate']:.0%} success")
 
     eval_freq = int(hp.get("eval_freq") or max(hp["n_timesteps"] // 20, 1))

@@ -198,11 +198,14 @@ def test_ppo_warm_start_smoke(tmp_path: Path):
                 "4", "--eval-envs", "4", "--run-dir", str(tmp_path), "--no-progress",
                 "--hp", "n_steps=64", "--hp", "batch_size=128",
                 "--hp", "env_kwargs={max_episode_steps: 40}",
-                "--hp", "warm_start={episodes: 6, epochs: 2, num_envs: 3}"], 600)
+                "--hp", "warm_start={episodes: 6, epochs: 2, num_envs: 3, dagger_rounds: 1, "
+                "dagger_episodes: 3}"], 600)
     assert "warm start: " in out.stdout and "expert episodes" in out.stdout
+    assert "and DAgger (the clone playing " in out.stdout
     result = json.loads((tmp_path / "PushBox-v0" / "ppo" / "0" / "result.json").read_text())
     ws = result["warm_start"]
     assert ws["episodes"] == 6 and ws["epochs"] == 2 and ws["steps"] > 6
+    assert ws["dagger_rounds"] == 1 and len(ws["dagger_success_rates"]) == 1
     assert 0.0 <= ws["clone"]["success_rate"] <= 1.0 and ws["clone"]["episodes"] == 4
 
 

@@ -52,6 +52,8 @@ def test_returns_to_go_stop_at_each_episode_end():
     ({"epochs": 2.5}, r"warm_start.epochs must be an int >= 1"),
     ({"learning_rate": -1.0}, r"warm_start.learning_rate must be > 0"),
     ({"log_std": "low"}, r"warm_start.log_std must be a number"),
+    ({"dagger_rounds": -1}, r"warm_start.dagger_rounds must be an int >= 0, got -1"),
+    ({"dagger_episodes": 0}, r"warm_start.dagger_episodes must be an int >= 1, got 0"),
 ])
 def test_settings_name_the_bad_key(value, match):
     with pytest.raises(ValueError, match=match):
@@ -86,4 +88,62 @@ def test_pretrain_clones_the_expert_and_starts_the_normalisation():
     assert actor_mse() < 0.25 * float(demo["act"].var(axis=0).mean())
     assert out["actor_mse"] < 0.25 * float(demo["act"].var(axis=0).mean())
     np.testing.assert_array_equal(model.policy.log_std.detach().numpy(), [-1.5, -1.5])
+    env.close()
+
+
+def _dagger_run():
+    env = VecNormalize(make_vec_env("PushBox-v0", n_envs=4, seed=0, num_threads=1,
+                                    max_episode_steps=40), gamma=0.98)
+    model = PPO("MlpPolicy", env, n_steps=16, batch_size=64, gamma=0.98, seed=0, device="cpu")
+    ws = W.settings({"episodes": 8, "epochs": 3, "batch_size": 128, "num_envs": 4,
+                     "dagger_rounds": 2, "dagger_episodes": 5})
+    demo = W.demonstrations("PushBox-v0", {"max_episode_steps": 40}, ws, 0)
+    count0 = env.obs_rms.count
+    out = W.pretrain(model, env, demo, 0, ws)
+    params = [p.detach().clone() for p in model.policy.parameters()]
+    rows = env.obs_rms.count - count0
+    env.close()
+    return demo, out, params, rows
+
+
+def test_dagger_rounds_add_the_clones_states_labelled_by_the_expert():
+    demo, out, params, rows = _dagger_run()
+    rates = out["dagger_success_rates"]
+    assert len(rates) == 2 and all(0.0 <= r <= 1.0 for r in rates)
+    # Each round adds the clone's 5 episodes: at most 40 steps each, at least one.
+    added = out["steps"] - len(demo["obs"])
+    assert 2 * 5 <= added <= 2 * 5 * 40
+    # Every row, demonstrated or visited by the clone, went into the observation statistics.
+    assert rows == pytest.approx(out["steps"])
+    # Seeded: the same settings give the same weights, bit for bit.
+    _, out2, params2, _ = _dagger_run()
+    assert out2["steps"] == out["steps"] and out2["dagger_success_rates"] == rates
+    for a, b in zip(params, params2, strict=True):
+        assert torch.equal(a, b)
+
+
+def test_the_clone_is_labelled_by_the_expert_in_its_own_states(monkeypatch):
+    # The rows a DAgger round adds carry the expert's action in the clone's state: with an
+    # expert that answers a constant, every added row's label is that constant.
+    seen = {}
+    real = W._fit
+
+    def spy(model, opt, obs, act, target, ws, gen):
+        seen["act"] = act.copy()
+        return real(model, opt, obs, act, target, ws, gen)
+
+    monkeypatch.setattr(W, "_fit", spy)
+    env = VecNormalize(make_vec_env("PushBox-v0", n_envs=2, seed=0, num_threads=1,
+                                    max_episode_steps=20), gamma=0.98)
+    model = PPO("MlpPolicy", env, n_steps=16, batch_size=32, gamma=0.98, seed=0, device="cpu")
+    ws = W.settings({"episodes": 2, "epochs": 1, "num_envs": 2, "dagger_rounds": 1,
+                     "dagger_episodes": 2})
+    demo = W.demonstrations("PushBox-v0", {"max_episode_steps": 20}, ws, 0)
+    assert not np.all(demo["act"] == 0.25)
+    monkeypatch.setattr(W, "expert", lambda *a, **k: lambda obs: np.full((len(obs), 2), 0.25))
+    W.pretrain(model, env, demo, 0, ws)
+    n = len(demo["obs"])
+    np.testing.assert_array_equal(seen["act"][:n], np.clip(demo["act"], -1, 1))
+    assert len(seen["act"]) > n
+    np.testing.assert_array_equal(seen["act"][n:], 0.25)
     env.close()
