@@ -97,8 +97,6 @@ BS_LEN = 16
 BS_SAVE = 0  # SV_LEN columns: x, y, theta, vx, vy, omega, drive 0, drive 1 at the step's start
 SV_LEN = 8
 BS_SLSAVE = SV_LEN  # 3 columns: BS_SLX..BS_SLT at the step's start
-BS_REACH = SV_LEN + 3  # speed [m/s] a body may reach in the coming step (pipeline._substeps);
-#                        written and read before the step saves anything
 
 # bis[E, B, :] per-body integer scratch. The first cache line (8 columns) holds what the sleep
 # bookkeeping reads every sub-step and what preparing a contact-free sub-step writes; the
