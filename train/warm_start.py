@@ -186,13 +186,23 @@ def pretrain(model: PPO, env: VecEnv, demo: dict[str, Any], seed: int,
     wall clock [s] of collecting and cloning."""
     t0 = time.perf_counter()
     norm = env if isinstance(env, VecNormalize) else None
-    data = {k: demo[k] for k in ("obs", "act", "rew", "first")}
     if norm is not None and norm.norm_obs:
-        norm.obs_rms.update(data["obs"].astype(np.float64))
+        norm.obs_rms.update(demo["obs"].astype(np.float64))
     if norm is not None and norm.norm_reward:
-        norm.ret_rms.update(_running_returns(data["rew"], data["first"], norm.gamma))
+        norm.ret_rms.update(_running_returns(demo["rew"], demo["first"], norm.gamma))
     space = model.action_space
     lo, hi = space.low, space.high
+
+    def targets(rew: np.ndarray, first: np.ndarray) -> np.ndarray:
+        if norm is not None and norm.norm_reward:
+            rew = norm.normalize_reward(rew)
+        return _returns_to_go(rew.astype(np.float64), first, model.gamma)
+
+    # The return statistics stay the demonstrations' through DAgger, so a block's critic
+    # targets and clipped labels are fixed when it joins (its episodes are whole); only the
+    # observations are normalised again for each fit, as their statistics grow.
+    data = {"obs": demo["obs"], "act": np.clip(demo["act"], lo, hi),
+            "target": targets(demo["rew"], demo["first"])}
     policy = model.policy
     params = [p for name, p in policy.named_parameters() if name != "log_std"]
     # fused: torch's one-kernel CPU Adam, the same algorithm as the per-tensor loop and ~4x
@@ -201,12 +211,10 @@ def pretrain(model: PPO, env: VecEnv, demo: dict[str, Any], seed: int,
     gen = torch.Generator().manual_seed(seed)
 
     def fit() -> tuple[float, float]:
-        obs, rew = data["obs"], data["rew"]
-        if norm is not None:
-            obs = norm.normalize_obs(obs) if norm.norm_obs else obs
-            rew = norm.normalize_reward(rew) if norm.norm_reward else rew
-        target = _returns_to_go(rew.astype(np.float64), data["first"], model.gamma)
-        return _fit(model, opt, obs, np.clip(data["act"], lo, hi), target, ws, gen)
+        obs = data["obs"]
+        if norm is not None and norm.norm_obs:
+            obs = norm.normalize_obs(obs)
+        return _fit(model, opt, obs, data["act"], data["target"], ws, gen)
 
     def clone(obs: np.ndarray) -> np.ndarray:
         x = norm.normalize_obs(obs) if norm is not None and norm.norm_obs else obs
@@ -223,9 +231,11 @@ def pretrain(model: PPO, env: VecEnv, demo: dict[str, Any], seed: int,
                 own = _play(venv, clone, ws["dagger_episodes"],
                             seed + DAGGER_SEED_OFFSET + 1000 * r)
                 rounds.append(float(own["success"].mean()))
-                own["act"] = np.asarray(teacher(own["obs"]), np.float32)
+                block = {"obs": own["obs"],
+                         "act": np.clip(np.asarray(teacher(own["obs"]), np.float32), lo, hi),
+                         "target": targets(own["rew"], own["first"])}
                 for k in data:
-                    data[k] = np.concatenate([data[k], own[k]])
+                    data[k] = np.concatenate([data[k], block[k]])
                 if norm is not None and norm.norm_obs:
                     norm.obs_rms.update(own["obs"].astype(np.float64))
                 actor_loss, critic_loss = fit()
