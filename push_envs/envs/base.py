@@ -535,16 +535,19 @@ class PushVectorEnv(VectorEnv):
         V = self.env_arrays
         if self.obs_mode == "pixels":
             return (V.final_pix if final else V.pix).copy()
-        rows = (self._final_obs if final else self._obs)[:, :self._n_state].astype(np.float32)
-        if self.obs_mode == "pixels+state":
-            return {"pixels": (V.final_pix if final else V.pix).copy(), "state": rows}
-        rows = (self._final_obs if final else self._obs).astype(np.float32)
+        src = self._final_obs if final else self._obs
         n = self._n_state
         if self.obs_mode == "goal":
+            rows = src.astype(np.float32)
             g = len(self.task.goal_fields)
             return {"observation": rows[:, :n], "achieved_goal": rows[:, n:n + g],
                     "desired_goal": rows[:, n + g:]}
-        return rows[:, :n]
+        # One cast of the state columns only (a second cast of the whole buffer was ~2 % of
+        # PushT-v0's batched step).
+        rows = src[:, :n].astype(np.float32)
+        if self.obs_mode == "pixels+state":
+            return {"pixels": (V.final_pix if final else V.pix).copy(), "state": rows}
+        return rows
 
     def _info(self, info_f: np.ndarray, mask: np.ndarray | None) -> dict[str, Any]:
         """Info arrays with Gymnasium's ``_key`` masks (one shared read-only mask)."""
