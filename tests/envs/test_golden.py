@@ -21,12 +21,12 @@ import push_envs  # noqa: F401
 GOLDEN = {
     "PushBox-v0": "7b04b4428493f99b37b152431d81a76e",
     "WallSlide-v0": "4a433f0b2fec646728fff40a5903075b",
-    "PushT-v0": "95cc474a51d6ec3c0c429b3942ff5374",
+    "PushT-v0": "141f4bb591a4172e9be0fd6b63996452",
     "CoopPush-v0": "83d22a05ba73e4278d46cdafbddbb065",
     "PushMaze-v0": "f89a1b9f5f76b7a92abd4a4021bcabbd",
     "PushMulti-v0": "afcb69fd279d4d36d1926faf65c0009e",
-    "PushClutter-v0": "6ab8bee1b3be38e1a24d4b22f16221c5",
-    "Sweep-v0": "b3ab6dc04f9e557c7e2cc82926e8708f",
+    "PushClutter-v0": "8f596561f728de2f0771274df164290f",
+    "Sweep-v0": "a980ed8d6626a548c34220bf001435c7",
 }
 
 

@@ -235,6 +235,36 @@ def test_row_of_small_light_discs_pushed_into_a_wall_stays_inside():
     assert worst < ANY_STEP
 
 
+@pytest.mark.parametrize("layout, expected", [
+    # robot r = 0.2 m at 1 m/s: its own bound is ceil(0.1 / (0.9 * 0.2)) = 1 sub-step
+    ("far", 1),       # the 1 cm disc is 1.5 m away: out of reach this step
+    ("near", 12),     # 5 cm gap < 0.1 m of travel: ceil(0.1 / (0.9 * 0.01)) = 12
+    ("chain", 12),    # the disc is 0.5 m from the robot's rim, but a box between them is
+                      # within reach and can reach it: the box passes the robot's speed on
+])
+def test_substeps_follow_the_speed_a_thin_body_can_reach(layout, expected):
+    bodies = {
+        "far": [disc("d", 1.7 + 0.01, 0.0, 0.01, mass=0.01)],
+        "near": [disc("d", 0.2 + 0.05 + 0.01, 0.0, 0.01, mass=0.01)],
+        "chain": [rect("b", 0.2 + 0.05 + 0.2, 0.0, mass=0.2),
+                  disc("d", 0.65 + 0.05 + 0.01, 0.0, 0.01, mass=0.01)],
+    }[layout]
+    w = make([omni("r", 0.0, 0.0)], bodies + walls(-2.0, 2.0, -1.0, 1.0))
+    w.step({"r": [1.0, 0.0]})
+    assert int(w.substeps[0]) == expected
+
+
+def test_a_reachable_thin_body_still_counts_when_the_step_starts_apart():
+    # A 1 cm disc 9 cm ahead of a 1 m/s robot: the robot reaches it within the step, so the
+    # step is split as for the disc (12), and the pushed disc stops at the wall 0.1 m on.
+    w = make([omni("r", 0.0, 0.0)], [disc("d", 0.2 + 0.09 + 0.01, 0.0, 0.01, mass=0.01)]
+             + walls(-1.0, 0.41, -1.0, 1.0, t=0.02))
+    worst = run_checked(w, 10, {"r": [1.0, 0.0]})
+    assert int(w.substeps[0]) == 12
+    assert w.state("d")[0, 0] <= 0.41 - 0.01 + 1e-5
+    assert worst < ANY_STEP
+
+
 def test_runtime_speed_beyond_the_substep_cap_raises_and_keeps_state():
     w = make([], [rect("b", 0.0, 0.0, 0.1, 0.1, mass=1.0)] + walls(-1.0, 1.0, -1.0, 1.0))
     w.set_velocity("b", [1000.0, 0.0])  # 1000 * 0.1 / (0.9 * 0.05) = 2223 sub-steps
