@@ -196,9 +196,10 @@ def main() -> None:
             run = subprocess.run(["perf", "record", "-q", "-D", "-1", "--control",
                                   f"fifo:{ctl}", "-F", str(args.freq), "-o", data, "--", *cmd],
                                  capture_output=True, text=True)
-            if run.returncode != 0:
-                sys.exit(f"profile_stages: perf record failed:\n{run.stderr}")
-            rate, mapped, pid = run.stdout.split()[-3:]
+            words = run.stdout.split()
+            if run.returncode != 0 or len(words) < 3:
+                sys.exit(f"profile_stages: perf record or the profiled run failed:\n{run.stderr}")
+            rate, mapped, pid = words[-3:]
             if int(mapped) > 0:
                 break
             _remove_map(pid)
