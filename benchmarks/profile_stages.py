@@ -192,7 +192,7 @@ def main() -> None:
         cmd = [sys.executable, __file__, "--child", "--ctl", ctl, "--task", args.task,
                "--num-envs", str(args.num_envs), "--steps", str(args.steps),
                "--warmup", str(args.warmup)]
-        for _ in range(2):
+        for attempt in range(2):
             run = subprocess.run(["perf", "record", "-q", "-D", "-1", "--control",
                                   f"fifo:{ctl}", "-F", str(args.freq), "-o", data, "--", *cmd],
                                  capture_output=True, text=True)
@@ -201,6 +201,10 @@ def main() -> None:
                 sys.exit(f"profile_stages: perf record or the profiled run failed:\n{run.stderr}")
             rate, mapped, pid = words[-3:]
             if int(mapped) > 0:
+                break
+            if attempt == 1:
+                print("profile_stages: no kernel loaded from numba's cache could be mapped "
+                      "(its internals changed?); numba's rows show as raw addresses")
                 break
             _remove_map(pid)
             print("profile_stages: the kernels were compiled in this run, not loaded from the "
