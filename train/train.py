@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
+import gymnasium as gym
 import numpy as np
 import torch
 import tyro
@@ -39,10 +40,16 @@ from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList, EvalCallback
 from stable_baselines3.common.evaluation import evaluate_policy
 from stable_baselines3.common.utils import set_random_seed
-from stable_baselines3.common.vec_env import VecEnv, VecNormalize, sync_envs_normalization
+from stable_baselines3.common.vec_env import (
+    VecEnv,
+    VecEnvWrapper,
+    VecNormalize,
+    sync_envs_normalization,
+)
 from stable_baselines3.her.goal_selection_strategy import GoalSelectionStrategy
 
 import push_envs
+from push_envs.envs import obs_layout as L
 from push_envs.envs.base import ROBOTS
 from push_envs.sb3 import make_vec_env
 
@@ -206,7 +213,7 @@ def _schedule(value: Any) -> Any:
 
 
 _RUN_KEYS = ("n_envs", "n_timesteps", "policy", "normalize", "env_kwargs", "eval_freq",
-             "env_threads", "warm_start")
+             "env_threads", "warm_start", "hide_obs")
 
 
 def algo_kwargs(hp: dict[str, Any]) -> dict[str, Any]:
@@ -245,6 +252,67 @@ def normalize_kwargs(hp: dict[str, Any]) -> dict[str, Any] | None:
     kwargs = dict(norm) if isinstance(norm, dict) else {}
     kwargs.setdefault("gamma", float(hp.get("gamma", 0.99)))
     return kwargs
+
+
+def hidden_columns(venv: VecEnv, names: Any, source: str = "hide_obs") -> np.ndarray:
+    """Columns of the observation fields ``names`` (the task's layout names, e.g.
+    ``robot_vel``; a repeated field's every slot), for :class:`HideColumns`. A name not in the
+    layout, or a batch whose observation is not a state vector, raises ValueError naming
+    ``source`` and the valid names."""
+    if not isinstance(venv.observation_space, gym.spaces.Box) or \
+            len(venv.observation_space.shape) != 1:
+        raise ValueError(f"{source}: hides columns of a state observation; this batch "
+                         f"observes {venv.observation_space}")
+    layout = venv.get_attr("observation_layout")[0]
+    args = venv.get_attr("task")[0].args
+    spans = [(f.name, k, f.size) for f, k, _ in L.columns(layout, args)]
+    valid = list(dict.fromkeys(name for name, _, _ in spans))
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise ValueError(f"{source} must be a list of observation field names, got {names!r}; "
+                         f"fields: {valid}")
+    unknown = [n for n in names if n not in valid]
+    if unknown:
+        raise ValueError(f"{source}: no observation fields {unknown}; fields: {valid}")
+    return np.array(sorted(k + i for name, k, size in spans if name in names
+                           for i in range(size)), np.int64)
+
+
+class HideColumns(VecEnvWrapper):
+    """The batch with some observation columns held at 0, in the observations, the reset
+    and the ``terminal_observation`` PPO bootstraps from alike.
+
+    Why: a column that echoes the last action (the robot's velocity follows its command) lets
+    a clone copy its own past instead of reading the scene (causal confusion, de Haan et al.
+    2019): at rest it answers "rest". Hiding such columns from the policy removes the echo.
+    """
+
+    def __init__(self, venv: VecEnv, columns: np.ndarray) -> None:
+        super().__init__(venv)
+        self.columns = columns
+
+    def hide(self, obs: np.ndarray) -> np.ndarray:
+        obs = np.array(obs, copy=True)
+        obs[..., self.columns] = 0
+        return obs
+
+    def reset(self) -> np.ndarray:
+        return self.hide(self.venv.reset())
+
+    def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
+        obs, rew, done, infos = self.venv.step_wait()
+        for info in infos:
+            if "terminal_observation" in info:
+                info["terminal_observation"] = self.hide(info["terminal_observation"])
+        return self.hide(obs), rew, done, infos
+
+
+def hide_obs(venv: VecEnv, hp: dict[str, Any]) -> VecEnv:
+    """``venv`` wrapped in :class:`HideColumns` when the hyperparameters' ``hide_obs`` names
+    fields (the yml key; none: ``venv`` itself)."""
+    names = hp.get("hide_obs")
+    if not names:
+        return venv
+    return HideColumns(venv, hidden_columns(venv, names))
 
 
 class UpdateThreads(BaseCallback):
@@ -295,6 +363,7 @@ def make_env(env_id: str, n_envs: int, seed: int, hp: dict[str, Any], stats: Pat
     env_kwargs = {**(hp.get("env_kwargs") or {}), **extra}
     venv = make_vec_env(env_id, n_envs=n_envs, seed=seed, num_threads=hp.get("env_threads"),
                         **env_kwargs)
+    venv = hide_obs(venv, hp)
     norm = normalize_kwargs(hp)
     if stats is not None and stats.exists():
         venv = VecNormalize.load(str(stats), venv)
@@ -337,6 +406,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     yml = load_hyperparams(args.algo, args.env, args.hyperparams, args.robot)
     hp = apply_overrides(yml, args)
     hp.setdefault("env_threads", os.cpu_count() or 1)
+    if hp.get("hide_obs"):  # bad field names are refused before anything is written
+        probe = make_vec_env(args.env, n_envs=1, num_threads=1, **hp["env_kwargs"])
+        try:
+            hidden_columns(probe, hp["hide_obs"], f"{args.env}.hide_obs")
+        finally:
+            probe.close()
     warm = hp.get("warm_start")
     if warm is not None:
         if args.algo != "ppo":
@@ -370,7 +445,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     warm_result = None
     if warm is not None:
         torch.set_num_threads(update_threads)  # cloning is gradient steps, as an update is
-        warm_result = pretrain(model, env, demo, args.seed, warm)
+        hidden = hidden_columns(env, hp["hide_obs"]) if hp.get("hide_obs") else None
+        warm_result = pretrain(model, env, demo, args.seed, warm, hidden)
         torch.set_num_threads(args.threads)
         sync_envs_normalization(env, eval_env)
         warm_result["clone"] = evaluate(model, eval_env, args.eval_episodes)

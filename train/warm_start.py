@@ -76,12 +76,12 @@ def settings(value: Any, source: str = "warm_start") -> dict[str, Any]:
 
 
 def _batch(env_id: str, env_kwargs: dict[str, Any], ws: dict[str, Any], episodes: int) -> Any:
-    """A native batch of the task for :func:`_play`: no autoreset, one numba thread."""
+    """A native batch of the task for :func:`play`: no autoreset, one numba thread."""
     return gym.make_vec(env_id, num_envs=min(ws["num_envs"], episodes),
                         autoreset_mode=AutoresetMode.DISABLED, num_threads=1, **env_kwargs)
 
 
-def _play(venv: Any, policy: Any, episodes: int, seed: int) -> dict[str, np.ndarray]:
+def play(venv: Any, policy: Any, episodes: int, seed: int) -> dict[str, np.ndarray]:
     """``episodes`` episodes of the batch policy ``policy`` on ``venv``, flattened: ``obs``
     (T, obs_dim), ``act`` (T, A), ``rew`` (T,), ``first`` (T,) marking each episode's first
     step, and ``success`` per episode."""
@@ -117,7 +117,7 @@ def demonstrations(env_id: str, env_kwargs: dict[str, Any], ws: dict[str, Any], 
             policy = expert(env_id, venv.robot, env_kwargs)
         except KeyError as exc:
             raise ValueError(f"{source}: {exc.args[0]}") from None
-        out = _play(venv, policy, ws["episodes"], seed + DEMO_SEED_OFFSET)
+        out = play(venv, policy, ws["episodes"], seed + DEMO_SEED_OFFSET)
     finally:
         venv.close()
     return {**out, "seconds": time.perf_counter() - t0, "env_id": env_id,
@@ -178,16 +178,27 @@ def _fit(model: PPO, opt: torch.optim.Optimizer, obs: np.ndarray, act: np.ndarra
 
 
 def pretrain(model: PPO, env: VecEnv, demo: dict[str, Any], seed: int,
-             ws: dict[str, Any]) -> dict[str, Any]:
+             ws: dict[str, Any], hidden: np.ndarray | None = None) -> dict[str, Any]:
     """Clone the demonstrations (:func:`demonstrations`) into ``model``'s policy (and
     ``env``'s normalisation) as the module docs describe, with the settings ``ws``
     (:func:`settings`), DAgger's rounds included; returns what it did: episodes, the expert's
     success rate, steps, the final losses, each DAgger round's clone success rate and the
-    wall clock [s] of collecting and cloning."""
+    wall clock [s] of collecting and cloning.
+
+    ``hidden``: observation columns the policy does not see (``env`` holds them at 0, the
+    yml's ``hide_obs``); the clone sees them at 0 too, while the expert reads them all."""
     t0 = time.perf_counter()
+
+    def seen(obs: np.ndarray) -> np.ndarray:
+        if hidden is None or not len(hidden):
+            return obs
+        obs = np.array(obs, copy=True)
+        obs[:, hidden] = 0
+        return obs
+
     norm = env if isinstance(env, VecNormalize) else None
     if norm is not None and norm.norm_obs:
-        norm.obs_rms.update(demo["obs"].astype(np.float64))
+        norm.obs_rms.update(seen(demo["obs"]).astype(np.float64))
     if norm is not None and norm.norm_reward:
         norm.ret_rms.update(_running_returns(demo["rew"], demo["first"], norm.gamma))
     space = model.action_space
@@ -201,7 +212,7 @@ def pretrain(model: PPO, env: VecEnv, demo: dict[str, Any], seed: int,
     # The return statistics stay the demonstrations' through DAgger, so a block's critic
     # targets and clipped labels are fixed when it joins (its episodes are whole); only the
     # observations are normalised again for each fit, as their statistics grow.
-    data = {"obs": demo["obs"], "act": np.clip(demo["act"], lo, hi),
+    data = {"obs": seen(demo["obs"]), "act": np.clip(demo["act"], lo, hi),
             "target": targets(demo["rew"], demo["first"])}
     policy = model.policy
     params = [p for name, p in policy.named_parameters() if name != "log_std"]
@@ -217,6 +228,7 @@ def pretrain(model: PPO, env: VecEnv, demo: dict[str, Any], seed: int,
         return _fit(model, opt, obs, data["act"], data["target"], ws, gen)
 
     def clone(obs: np.ndarray) -> np.ndarray:
+        obs = seen(obs)
         x = norm.normalize_obs(obs) if norm is not None and norm.norm_obs else obs
         action, _ = policy.predict(x.astype(np.float32), deterministic=True)
         return action
@@ -228,16 +240,16 @@ def pretrain(model: PPO, env: VecEnv, demo: dict[str, Any], seed: int,
         try:
             teacher = expert(demo["env_id"], venv.robot, demo["env_kwargs"])
             for r in range(ws["dagger_rounds"]):
-                own = _play(venv, clone, ws["dagger_episodes"],
+                own = play(venv, clone, ws["dagger_episodes"],
                             seed + DAGGER_SEED_OFFSET + 1000 * r)
                 rounds.append(float(own["success"].mean()))
-                block = {"obs": own["obs"],
+                block = {"obs": seen(own["obs"]),
                          "act": np.clip(np.asarray(teacher(own["obs"]), np.float32), lo, hi),
                          "target": targets(own["rew"], own["first"])}
                 for k in data:
                     data[k] = np.concatenate([data[k], block[k]])
                 if norm is not None and norm.norm_obs:
-                    norm.obs_rms.update(own["obs"].astype(np.float64))
+                    norm.obs_rms.update(seen(own["obs"]).astype(np.float64))
                 actor_loss, critic_loss = fit()
         finally:
             venv.close()

@@ -14,6 +14,8 @@ import pytest
 
 pytest.importorskip("stable_baselines3")
 
+from stable_baselines3.common.vec_env import VecNormalize  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[2]
 TRAIN_DIR = ROOT / "train"
 
@@ -199,7 +201,7 @@ def test_ppo_warm_start_smoke(tmp_path: Path):
                 "--hp", "n_steps=64", "--hp", "batch_size=128",
                 "--hp", "env_kwargs={max_episode_steps: 40}",
                 "--hp", "warm_start={episodes: 6, epochs: 2, num_envs: 3, dagger_rounds: 1, "
-                "dagger_episodes: 3}"], 600)
+                "dagger_episodes: 3}", "--hp", "hide_obs=[robot_vel, robot_omega]"], 600)
     assert "warm start: " in out.stdout and "expert episodes" in out.stdout
     assert "and DAgger (the clone playing " in out.stdout
     result = json.loads((tmp_path / "PushBox-v0" / "ppo" / "0" / "result.json").read_text())
@@ -207,6 +209,59 @@ def test_ppo_warm_start_smoke(tmp_path: Path):
     assert ws["episodes"] == 6 and ws["epochs"] == 2 and ws["steps"] > 6
     assert ws["dagger_rounds"] == 1 and len(ws["dagger_success_rates"]) == 1
     assert 0.0 <= ws["clone"]["success_rate"] <= 1.0 and ws["clone"]["episodes"] == 4
+    # The saved normalisation never saw the hidden columns move; enjoy.py hides them too.
+    sys.path.insert(0, str(TRAIN_DIR))
+    from enjoy import load_run
+
+    run = tmp_path / "PushBox-v0" / "ppo" / "0"
+    model, venv, saved = load_run(run, "final")
+    assert saved["hyperparams"]["hide_obs"] == ["robot_vel", "robot_omega"]
+    venv.reset()
+    assert isinstance(venv, VecNormalize) and not venv.get_original_obs()[:, 4:7].any()
+    assert venv.get_original_obs()[:, :4].any()  # the rest is there
+    np.testing.assert_array_equal(venv.obs_rms.mean[4:7], 0.0)
+    venv.close()
+
+
+def test_hide_obs_zeroes_the_named_fields_everywhere_the_policy_looks():
+    hp = {"env_kwargs": {"max_episode_steps": 5}, "env_threads": 1, "normalize": False}
+    plain = T.make_env("PushBox-v0", 4, 7, hp)
+    hidden = T.make_env("PushBox-v0", 4, 7, {**hp, "hide_obs": ["robot_vel", "robot_omega",
+                                                                  "contact_force"]})
+    # robot_vel and robot_omega are columns 4-6; contact_force repeats per slot (M = 4).
+    np.testing.assert_array_equal(hidden.columns, [4, 5, 6, 24, 30, 36, 42])
+    keep = np.setdiff1d(np.arange(plain.observation_space.shape[0]), hidden.columns)
+    a, b = plain.reset(), hidden.reset()
+    np.testing.assert_array_equal(b[:, keep], a[:, keep])
+    assert not b[:, hidden.columns].any()
+    rng = np.random.default_rng(0)
+    moved = False
+    for _ in range(5):  # the 5th step truncates every episode: terminal observations
+        act = rng.uniform(-1, 1, (4, 2)).astype(np.float32)
+        plain.step_async(act)
+        hidden.step_async(act)
+        (a, _, _, ia), (b, _, done, ib) = plain.step_wait(), hidden.step_wait()
+        np.testing.assert_array_equal(b[:, keep], a[:, keep])
+        assert not b[:, hidden.columns].any()
+        moved |= bool(np.abs(a[:, 4:6]).max() > 0.01)  # there was a velocity to hide
+    assert done.all() and moved
+    for x, y in zip(ia, ib, strict=True):
+        np.testing.assert_array_equal(y["terminal_observation"][keep],
+                                      x["terminal_observation"][keep])
+        assert not y["terminal_observation"][hidden.columns].any()
+    plain.close()
+    hidden.close()
+
+
+def test_bad_hide_obs_is_refused_with_the_fields_listed(tmp_path: Path):
+    with pytest.raises(ValueError, match=r"PushBox-v0.hide_obs: no observation fields "
+                                         r"\['robot_speed'\]; fields: \['robot_xy', "):
+        T.main(["--hp", "hide_obs=[robot_speed]", "--no-progress", "--run-dir",
+                str(tmp_path)])
+    with pytest.raises(ValueError, match=r"PushBox-v0.hide_obs must be a list of observation "
+                                         r"field names, got 'robot_vel'"):
+        T.main(["--hp", "hide_obs=robot_vel", "--no-progress", "--run-dir", str(tmp_path)])
+    assert not any(tmp_path.iterdir())  # refused before anything was written
 
 
 def test_warm_start_is_refused_for_sac_and_bad_settings(tmp_path: Path):
