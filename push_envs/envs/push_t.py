@@ -27,6 +27,10 @@ FP = columns(P.FP_NAMES, "goal_x goal_y goal_t success_mode coverage_min area sh
              "w_coverage")
 FP_PIECES = len(FP)  # the piece table starts here
 INFO = columns(P.INFO._fields, "coverage")
+# The family's memory, then the last coverage and the poses it was computed for: the achieved
+# goal (key_ag*) and the desired goal (key_dg*), each x, y, cos, sin.
+MEMT = columns(P.MEM._fields, "cov key_ag0 key_ag1 key_ag2 key_ag3 key_dg0 key_dg1 key_dg2 "
+               "key_dg3")
 SUCCESS_MODES = ("pose", "coverage")
 SHAPINGS = ("progress", "keypoints")
 
@@ -79,7 +83,7 @@ class PushT(P.SingleObjectTask):
         fp[FP.area] = table_area(tab)
         fp[FP.shaping] = SHAPINGS.index(a["shaping"])
         fp[FP.w_coverage] = a["w_coverage"]
-        return t._replace(fp=fp)
+        return t._replace(fp=fp, mem=np.zeros((env.num_envs, len(MEMT))))
 
     def object_pieces(self, env) -> list[np.ndarray]:
         """The object's convex pieces, vertices [m] in its origin frame (scene size)."""
@@ -128,6 +132,31 @@ def goal_coverage(ag, dg, fp):
     """Share of the goal pose's area covered by the T at its achieved pose, in [0, 1]."""
     return coverage(fp[FP_PIECES:], fp[FP.area], ag[0], ag[1], ag[2], ag[3],
                     dg[0], dg[1], dg[2], dg[3])
+
+
+# The coverage is a pure function of the two poses, and the T stands still in most steps (it
+# slides only while pushed; under random actions its pose is bitwise unchanged in 97.6 % of
+# env-steps), so the step reuses the last value while both poses are bitwise the same. Same
+# inputs, same bits: rollouts do not change.
+@njit(cache=True, inline="always")
+def _store_coverage(e, T, cov):
+    m, ag, dg = T.mem[e], T.ag[e], T.dg[e]
+    m[MEMT.cov] = cov
+    for i in range(4):
+        m[MEMT.key_ag0 + i] = ag[i]
+        m[MEMT.key_dg0 + i] = dg[i]
+    return cov
+
+
+@njit(cache=True)
+def step_coverage(e, T):
+    """:func:`goal_coverage` of env e's poses, reused from the last step when neither pose
+    changed by a bit (the key is refreshed at every reset)."""
+    m, ag, dg = T.mem[e], T.ag[e], T.dg[e]
+    for i in range(4):
+        if ag[i] != m[MEMT.key_ag0 + i] or dg[i] != m[MEMT.key_dg0 + i]:
+            return _store_coverage(e, T, goal_coverage(ag, dg, T.fp))
+    return m[MEMT.cov]
 
 
 @njit(cache=True)
@@ -206,7 +235,7 @@ def _keypoint_reward(e, W, V, T, cov, success):
 @njit(cache=True)
 def evaluate(e, W, V, T):
     ag, dg = T.ag[e], T.dg[e]
-    cov = goal_coverage(ag, dg, T.fp)
+    cov = step_coverage(e, T)
     V.info[e, INFO.coverage] = cov
     success = _judge(ag, dg, T.fp, cov)
     if T.fp[FP.shaping] == 1.0:
@@ -217,7 +246,7 @@ def evaluate(e, W, V, T):
 @njit(cache=True)
 def start(e, W, V, T):
     P.start(e, W, V, T)
-    cov = goal_coverage(T.ag[e], T.dg[e], T.fp)
+    cov = _store_coverage(e, T, goal_coverage(T.ag[e], T.dg[e], T.fp))
     V.info[e, INFO.coverage] = cov
     if T.fp[FP.shaping] == 1.0:
         T.mem[e, MEM.prev_rb] = _robot_gap(e, W, T)

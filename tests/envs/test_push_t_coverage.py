@@ -105,6 +105,34 @@ def test_info_coverage_follows_the_world(env, table):
         assert info["coverage"] == pytest.approx(expected, abs=1e-12)
 
 
+def test_batch_coverage_is_computed_afresh_or_reused_bit_for_bit(table):
+    """The step reuses the last coverage while the T's and the goal's poses are bitwise the
+    same (push_t.step_coverage): every step's value must equal a fresh computation from the
+    poses, through resets (every 25 steps), pushes and rest."""
+    venv = gym.make_vec("PushT-v0", num_envs=32, max_episode_steps=25)
+    _, info = venv.reset(seed=4)
+    rng = np.random.default_rng(4)
+    ta = venv.task_arrays
+    reused = fresh = 0
+    prev = ta.ag.copy()
+    for step in range(80):
+        if step:
+            # Half the envs push hard, half stand still: both paths are taken.
+            act = rng.uniform(-1, 1, (32, 2)).astype(np.float32)
+            act[16:] = 0.0
+            _, _, _, _, info = venv.step(act)
+        for e in range(32):
+            ag, dg = ta.ag[e], ta.dg[e]
+            expected = coverage(table, table_area(table), *ag, *dg)
+            assert info["coverage"][e] == expected  # bit for bit
+        same = (ta.ag == prev).all(1)
+        reused += int(same.sum())
+        fresh += int((~same).sum())
+        prev = ta.ag.copy()
+    venv.close()
+    assert reused > 1000 and fresh >= 50  # both paths, many times
+
+
 def test_coverage_success_and_compute_reward(env):
     env.reset(seed=2)
     goal = env.core.task_arrays.goal[0]
