@@ -406,10 +406,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     yml = load_hyperparams(args.algo, args.env, args.hyperparams, args.robot)
     hp = apply_overrides(yml, args)
     hp.setdefault("env_threads", os.cpu_count() or 1)
+    hidden = None  # the columns hide_obs names (the warm start's clone needs them too)
     if hp.get("hide_obs"):  # bad field names are refused before anything is written
         probe = make_vec_env(args.env, n_envs=1, num_threads=1, **hp["env_kwargs"])
         try:
-            hidden_columns(probe, hp["hide_obs"], f"{args.env}.hide_obs")
+            hidden = hidden_columns(probe, hp["hide_obs"], f"{args.env}.hide_obs")
         finally:
             probe.close()
     warm = hp.get("warm_start")
@@ -445,7 +446,6 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     warm_result = None
     if warm is not None:
         torch.set_num_threads(update_threads)  # cloning is gradient steps, as an update is
-        hidden = hidden_columns(env, hp["hide_obs"]) if hp.get("hide_obs") else None
         warm_result = pretrain(model, env, demo, args.seed, warm, hidden)
         torch.set_num_threads(args.threads)
         sync_envs_normalization(env, eval_env)
