@@ -8,7 +8,8 @@ kernels name the hooks as globals and hand them to the generic helpers of ``step
     <cache folder>/push_envs_tasks/<task module>.py
         from <task module> import spawn, observe, evaluate, start, is_success, goal_reward
         step_rows(lo, hi, actions, W, V, T)  envs lo..hi-1, the physics step and the
-                                          per-step hooks inlined (one call per 32 envs)
+                                          per-step hooks inlined (one call per 32 envs);
+                                          each env prefetches the next one's rows
         step_serial(actions, W, V, T)     one env after the other (step_rows over all)
         step_parallel(actions, W, V, T)   prange over chunks of 32 envs
         retry_rows(mask, W, V, T)         physics and post-step again for rolled-back envs
@@ -47,6 +48,7 @@ from push_envs.envs.step import apply_action, goal_rewards as _goal_rewards, pos
 from push_envs.envs.step import rolled_back
 from push_envs.physics.layout import HL_STATUS
 from push_envs.physics.pipeline import step_env as _step_env
+from push_envs.envs.step import prefetch_env
 from {module} import spawn, start, is_success, goal_reward
 from {module} import evaluate as _evaluate, observe as _observe
 
@@ -69,7 +71,10 @@ CHUNK = 32  # envs per call of step_rows from the prange loop
 @njit(cache=True, _nrt=False)
 def step_rows(lo, hi, actions, W, V, T):
     bad = 0
+    n = actions.shape[0]
     for e in range(lo, hi):
+        if e + 1 < n:
+            prefetch_env(e + 1, W, V, T)  # arrives while env e steps (physics/prefetch.py)
         apply_action(e, actions, W, V)
         if W.active[e]:
             step_env(e, W)

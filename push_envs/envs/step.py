@@ -45,6 +45,7 @@ from ..physics.layout import (
     IS_SLEEP,
 )
 from ..physics.lidar import LP_RMAX, LidarArrays, scan_sensor
+from ..physics.prefetch import prefetch_row, prefetch_world
 from ..physics.raster import RasterArrays, raster_env
 
 # Autoreset modes (as Gymnasium's AutoresetMode).
@@ -154,6 +155,19 @@ def sensor_fields(lidar: LidarArrays, raster: RasterArrays) -> dict:
     out = {f"lid_{k}": v for k, v in lidar._asdict().items()}
     out.update({f"ras_{k}": v for k, v in raster._asdict().items()})
     return out
+
+
+@njit(cache=True, inline="always")
+def prefetch_env(e, W, V, T):
+    """Prefetch env e's rows of every array a step reads: the physics', the observation,
+    info and reward rows, and the task's memory and goals (a hint: no value changes)."""
+    prefetch_world(e, W)
+    prefetch_row(V.obs, e)
+    prefetch_row(V.info, e)
+    prefetch_row(T.goal, e)
+    prefetch_row(T.mem, e)
+    prefetch_row(T.ag, e)
+    prefetch_row(T.dg, e)
 
 
 class TaskArrays(NamedTuple):

@@ -103,6 +103,7 @@ from .layout import (
     ST_SUBSTEPS,
 )
 from .position_solver import sweeps
+from .prefetch import prefetch_world
 from .sensors import write_contacts
 from .sleeping import doze, restore_sleep, save_sleep, settle
 from .velocity_solver import velocity_pass
@@ -478,7 +479,10 @@ def step_serial(W):
     Returns the number of active envs whose step was rolled back (``hl[e, HL_STATUS]`` != 0).
     """
     bad = 0
-    for e in range(W.pos.shape[0]):
+    n = W.pos.shape[0]
+    for e in range(n):
+        if e + 1 < n:
+            prefetch_world(e + 1, W)  # arrives while env e steps (prefetch.py)
         if W.active[e]:
             step_env(e, W)
             if W.hl[e, HL_STATUS] != 0.0:
@@ -492,11 +496,14 @@ def step_parallel(W):
 
     Returns the number of active envs whose step was rolled back, counted after the loop.
     """
-    for i in prange(W.pos.shape[0]):
+    n = W.pos.shape[0]
+    for i in prange(n):
         # numba types a prange index as uint64: calling the per-env helpers with it would
         # compile each of them (the whole physics step) a second time, beside the int64
         # versions the serial kernels use
         e = np.int64(i)
+        if e + 1 < n:
+            prefetch_world(e + 1, W)
         if W.active[e]:
             step_env(e, W)
     bad = 0
