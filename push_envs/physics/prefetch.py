@@ -4,7 +4,7 @@ A batch of thousands of envs does not fit in cache: every env-step first touches
 rows (pose, scratch, pairs, contacts, observation, ...) cold, one array after another. The
 hardware prefetcher follows a few streams, not the ~30 a step reads, so the first stage of
 each env's step (the sub-step count) used to wait on a cache miss per array. While env e
-steps, :func:`prefetch_rows` asks for env e + 1's lines: they arrive in the background, and
+steps, :func:`prefetch_row` asks for env e + 1's lines: they arrive in the background, and
 env e + 1 finds them in cache. A prefetch is a hint: it changes no value, so rollouts stay
 bit-identical.
 """
@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from llvmlite import ir
 from numba import njit, types
-from numba.core import cgutils
 from numba.extending import intrinsic
 
 LINE = 64  # [bytes] cache line
@@ -32,7 +31,10 @@ def prefetch_address(typingctx, addr):
         i8p = ir.IntType(8).as_pointer()
         i32 = ir.IntType(32)
         fnty = ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32])
-        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
+        # llvmlite mangles the name for its pointer type ("p0i8"); LLVM with opaque pointers
+        # upgrades it to "p0" as it does numba's own memcpy intrinsics, and the LLVM of older
+        # numba releases (typed pointers) takes "p0i8" as it is.
+        fn = builder.module.declare_intrinsic("llvm.prefetch", [i8p], fnty)
         builder.call(fn, [builder.inttoptr(args[0], i8p), i32(0), i32(3), i32(1)])
         return context.get_dummy_value()
 
