@@ -62,7 +62,6 @@ import gymnasium as gym
 import numpy as np
 import torch
 import tyro
-from gymnasium.vector import AutoresetMode
 from PIL import Image
 from torch import nn
 
@@ -73,6 +72,7 @@ from push_envs.scripted import expert
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling module, when imported
 from warm_start import DAGGER_SEED_OFFSET, DEMO_SEED_OFFSET, play  # noqa: E402
+from warm_start import batch as warm_batch  # noqa: E402
 
 FINAL_SEED_OFFSET = 20_000  # as train/train.py: evaluation episodes are fresh seeds
 ROBOT = "omni"  # the expert's drive; its action is a body-frame velocity (vx, vy) [m/s]
@@ -279,10 +279,9 @@ def fit(net: MixturePolicy, opt: torch.optim.Optimizer, x: np.ndarray, a: np.nda
 
 
 def batch(num_envs: int, episodes: int, **kwargs: Any) -> Any:
-    """A native PushT-v0 batch for :func:`warm_start.play`: no autoreset, one numba thread."""
-    return gym.make_vec("PushT-v0", num_envs=min(num_envs, episodes),
-                        autoreset_mode=AutoresetMode.DISABLED, num_threads=1,
-                        **{**ENV_KWARGS, **kwargs})
+    """A native PushT-v0 batch for :func:`warm_start.play` (:func:`warm_start.batch`, with
+    :data:`ENV_KWARGS` under ``kwargs``)."""
+    return warm_batch("PushT-v0", {**ENV_KWARGS, **kwargs}, num_envs, episodes)
 
 
 def evaluate(policy: Policy, episodes: int, num_envs: int, seed: int) -> dict[str, float]:

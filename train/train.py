@@ -54,7 +54,7 @@ from push_envs.envs.base import ROBOTS
 from push_envs.sb3 import make_vec_env
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling module, when imported
-from warm_start import demonstrations, pretrain, settings  # noqa: E402
+from warm_start import demonstrations, hide_columns, pretrain, settings  # noqa: E402
 
 HYPERPARAMS_DIR = Path(__file__).resolve().parent / "hyperparams"
 ALGOS = ("ppo", "sac")
@@ -291,9 +291,7 @@ class HideColumns(VecEnvWrapper):
         self.columns = columns
 
     def hide(self, obs: np.ndarray) -> np.ndarray:
-        obs = np.array(obs, copy=True)
-        obs[..., self.columns] = 0
-        return obs
+        return hide_columns(obs, self.columns)
 
     def reset(self) -> np.ndarray:
         return self.hide(self.venv.reset())

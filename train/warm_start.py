@@ -75,10 +75,21 @@ def settings(value: Any, source: str = "warm_start") -> dict[str, Any]:
     return out
 
 
-def _batch(env_id: str, env_kwargs: dict[str, Any], ws: dict[str, Any], episodes: int) -> Any:
-    """A native batch of the task for :func:`play`: no autoreset, one numba thread."""
-    return gym.make_vec(env_id, num_envs=min(ws["num_envs"], episodes),
+def batch(env_id: str, env_kwargs: dict[str, Any], num_envs: int, episodes: int) -> Any:
+    """A native batch of the task for :func:`play`: at most ``num_envs`` envs (no more than
+    ``episodes``), no autoreset, one numba thread."""
+    return gym.make_vec(env_id, num_envs=min(num_envs, episodes),
                         autoreset_mode=AutoresetMode.DISABLED, num_threads=1, **env_kwargs)
+
+
+def hide_columns(obs: np.ndarray, columns: np.ndarray | None) -> np.ndarray:
+    """``obs`` (one observation or a batch) with its last axis' ``columns`` set to 0, a copy;
+    ``obs`` itself when there are none. train.py's ``hide_obs`` and the clone share it."""
+    if columns is None or not len(columns):
+        return obs
+    obs = np.array(obs, copy=True)
+    obs[..., columns] = 0
+    return obs
 
 
 def play(venv: Any, policy: Any, episodes: int, seed: int) -> dict[str, np.ndarray]:
@@ -108,7 +119,7 @@ def demonstrations(env_id: str, env_kwargs: dict[str, Any], ws: dict[str, Any], 
     ``env_kwargs``) for DAgger's rounds. A task, robot or observation mode without a scripted
     expert raises ValueError naming ``source``, before any episode is played."""
     t0 = time.perf_counter()
-    venv = _batch(env_id, env_kwargs, ws, ws["episodes"])
+    venv = batch(env_id, env_kwargs, ws["num_envs"], ws["episodes"])
     try:
         if venv.obs_mode != "state":
             raise ValueError(f"{source}: the scripted experts read the state observation; "
@@ -189,16 +200,9 @@ def pretrain(model: PPO, env: VecEnv, demo: dict[str, Any], seed: int,
     yml's ``hide_obs``); the clone sees them at 0 too, while the expert reads them all."""
     t0 = time.perf_counter()
 
-    def seen(obs: np.ndarray) -> np.ndarray:
-        if hidden is None or not len(hidden):
-            return obs
-        obs = np.array(obs, copy=True)
-        obs[:, hidden] = 0
-        return obs
-
     norm = env if isinstance(env, VecNormalize) else None
     if norm is not None and norm.norm_obs:
-        norm.obs_rms.update(seen(demo["obs"]).astype(np.float64))
+        norm.obs_rms.update(hide_columns(demo["obs"], hidden).astype(np.float64))
     if norm is not None and norm.norm_reward:
         norm.ret_rms.update(_running_returns(demo["rew"], demo["first"], norm.gamma))
     space = model.action_space
@@ -212,7 +216,7 @@ def pretrain(model: PPO, env: VecEnv, demo: dict[str, Any], seed: int,
     # The return statistics stay the demonstrations' through DAgger, so a block's critic
     # targets and clipped labels are fixed when it joins (its episodes are whole); only the
     # observations are normalised again for each fit, as their statistics grow.
-    data = {"obs": seen(demo["obs"]), "act": np.clip(demo["act"], lo, hi),
+    data = {"obs": hide_columns(demo["obs"], hidden), "act": np.clip(demo["act"], lo, hi),
             "target": targets(demo["rew"], demo["first"])}
     policy = model.policy
     params = [p for name, p in policy.named_parameters() if name != "log_std"]
@@ -228,7 +232,7 @@ def pretrain(model: PPO, env: VecEnv, demo: dict[str, Any], seed: int,
         return _fit(model, opt, obs, data["act"], data["target"], ws, gen)
 
     def clone(obs: np.ndarray) -> np.ndarray:
-        obs = seen(obs)
+        obs = hide_columns(obs, hidden)
         x = norm.normalize_obs(obs) if norm is not None and norm.norm_obs else obs
         action, _ = policy.predict(x.astype(np.float32), deterministic=True)
         return action
@@ -236,20 +240,20 @@ def pretrain(model: PPO, env: VecEnv, demo: dict[str, Any], seed: int,
     actor_loss, critic_loss = fit()
     rounds: list[float] = []
     if ws["dagger_rounds"]:
-        venv = _batch(demo["env_id"], demo["env_kwargs"], ws, ws["dagger_episodes"])
+        venv = batch(demo["env_id"], demo["env_kwargs"], ws["num_envs"], ws["dagger_episodes"])
         try:
             teacher = expert(demo["env_id"], venv.robot, demo["env_kwargs"])
             for r in range(ws["dagger_rounds"]):
                 own = play(venv, clone, ws["dagger_episodes"],
-                            seed + DAGGER_SEED_OFFSET + 1000 * r)
+                           seed + DAGGER_SEED_OFFSET + 1000 * r)
                 rounds.append(float(own["success"].mean()))
-                block = {"obs": seen(own["obs"]),
+                block = {"obs": hide_columns(own["obs"], hidden),
                          "act": np.clip(np.asarray(teacher(own["obs"]), np.float32), lo, hi),
                          "target": targets(own["rew"], own["first"])}
                 for k in data:
                     data[k] = np.concatenate([data[k], block[k]])
                 if norm is not None and norm.norm_obs:
-                    norm.obs_rms.update(seen(own["obs"]).astype(np.float64))
+                    norm.obs_rms.update(block["obs"].astype(np.float64))
                 actor_loss, critic_loss = fit()
         finally:
             venv.close()

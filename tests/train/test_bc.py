@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -13,21 +11,12 @@ import pytest
 pytest.importorskip("minari")
 pytest.importorskip("torch")
 
+from train_scripts import load_script  # noqa: E402
+
 from push_envs.datasets import record  # noqa: E402
 from push_envs.scripted import push_box_actions  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _load():
-    spec = importlib.util.spec_from_file_location("bc_script", ROOT / "train" / "bc.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
-
-
-B = _load()
+B = load_script("bc.py", "bc_script")
 
 
 def test_bc_fits_the_expert_and_reports_success(tmp_path: Path, monkeypatch):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
 import sys
@@ -16,23 +15,13 @@ pytest.importorskip("torch")
 pytest.importorskip("tyro")
 
 import torch  # noqa: E402
+from train_scripts import TRAIN_DIR, load_script  # noqa: E402
 
 from push_envs.envs import obs_layout as L  # noqa: E402
 from push_envs.scripted import push_t_actions  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _load():
-    sys.path.insert(0, str(ROOT / "train"))
-    spec = importlib.util.spec_from_file_location("dagger_script", ROOT / "train" / "dagger.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
-
-
-D = _load()
+sys.path.insert(0, str(TRAIN_DIR))  # dagger.py imports warm_start
+D = load_script("dagger.py", "dagger_script")
 
 
 @pytest.fixture(scope="module")

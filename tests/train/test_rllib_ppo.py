@@ -3,9 +3,7 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -13,19 +11,12 @@ import pytest
 
 pytest.importorskip("ray.rllib")
 
-ROOT = Path(__file__).resolve().parents[2]
+from train_scripts import load_script  # noqa: E402
+
 STEPS = 16  # episode length: episodes end inside one iteration, so success is measured
 
 
-def _load():
-    spec = importlib.util.spec_from_file_location("rllib_ppo", ROOT / "train" / "rllib_ppo.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
-
-
-R = _load()
+R = load_script("rllib_ppo.py", "rllib_ppo")
 
 
 def _argv(tmp_path: Path, runners: int) -> list[str]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import subprocess
@@ -15,20 +14,12 @@ import pytest
 pytest.importorskip("stable_baselines3")
 
 from stable_baselines3.common.vec_env import VecNormalize  # noqa: E402
+from train_scripts import TRAIN_DIR, load_script  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
-TRAIN_DIR = ROOT / "train"
 
 
-def _load_train():
-    spec = importlib.util.spec_from_file_location("train_script", TRAIN_DIR / "train.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
-
-
-T = _load_train()
+T = load_script("train.py", "train_script")
 
 
 @pytest.fixture

@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -14,21 +10,11 @@ pytest.importorskip("stable_baselines3")
 import torch  # noqa: E402
 from stable_baselines3 import PPO  # noqa: E402
 from stable_baselines3.common.vec_env import VecNormalize  # noqa: E402
+from train_scripts import load_script  # noqa: E402
 
 from push_envs.sb3 import make_vec_env  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _load():
-    spec = importlib.util.spec_from_file_location("warm_start", ROOT / "train" / "warm_start.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-W = _load()
+W = load_script("warm_start.py", "warm_start")
 
 
 def test_running_returns_restart_at_episode_starts():
