@@ -153,6 +153,13 @@ def push_multi_action(obs: np.ndarray, num_objects: int = 3,
     return push_multi_actions(np.asarray(obs)[None, :], num_objects, max_contacts)[0]
 
 
+def _near_edge(x, y, region, margin):
+    """Whether points (x, y) [m] lie outside ``region`` (x0, y0, x1, y1) [m] shrunk by
+    ``margin`` [m] on every side; one bool per row."""
+    x0, y0, x1, y1 = region
+    return (x < x0 + margin) | (x > x1 - margin) | (y < y0 + margin) | (y > y1 - margin)
+
+
 def _first_blocker(px, py, tx, ty, r_self, bodies, heavy, clear):
     """For segments p -> t [m] swept by a disc of radius ``r_self`` [m]: the index of the
     first body in ``bodies`` (list of (x, y, radius [m], load) arrays) with load > ``heavy``
@@ -194,13 +201,11 @@ def _detour(px, py, tx, ty, r_self, bodies, heavy, margin, region, hyst=0.06):
     pick = np.maximum(first, 0)
     cx, cy, rj = (np.choose(pick, [b[i] for b in bodies]) for i in range(3))
     off = r_self + rj + margin + hyst
-    lo_x, lo_y = region[0] + 0.3, region[1] + 0.3
-    hi_x, hi_y = region[2] - 0.3, region[3] - 0.3
     best = np.full(len(px), np.inf)
     for side in (-1.0, 1.0):
         ax, ay = cx - uy * side * off, cy + ux * side * off
         cost = np.hypot(ax - px, ay - py) + np.hypot(tx - ax, ty - ay)
-        cost += np.where((ax < lo_x) | (ax > hi_x) | (ay < lo_y) | (ay > hi_y), 10.0, 0.0)
+        cost += np.where(_near_edge(ax, ay, region, 0.3), 10.0, 0.0)
         leg1 = _first_blocker(px, py, ax, ay, r_self, bodies, heavy, clear)[0]
         leg2 = _first_blocker(ax, ay, tx, ty, r_self, bodies, heavy, clear)[0]
         cost += np.where((leg1 >= 0) & (leg1 != first), 2.0, 0.0)
@@ -256,7 +261,6 @@ def _push_direction(rx, ry, bx, by, wx, wy, dist_goal, bodies, region, heavy_box
     Straight at the waypoint wins where nothing is in the way. A box that the route has
     pressed against a heavy body, or into a wall, is pushed along it or away from it
     instead, from a pose the robot can reach."""
-    x0, y0, x1, y1 = region
     base = np.arctan2(wy - by, wx - bx)
     length = np.minimum(step, dist_goal)
     best = np.full(len(rx), np.inf)
@@ -266,10 +270,9 @@ def _push_direction(rx, ry, bx, by, wx, wy, dist_goal, bodies, region, heavy_box
         ux, uy = np.cos(base + turn), np.sin(base + turn)
         ex, ey = bx + ux * length, by + uy * length
         stall = _sweep_blocked(bx, by, ux, uy, length, box_r, bodies, heavy_box)
-        stall |= (((ex < x0 + 0.2) | (ex > x1 - 0.2) | (ey < y0 + 0.2) | (ey > y1 - 0.2))
-                  & (dist_goal > length + 0.05))
+        stall |= _near_edge(ex, ey, region, 0.2) & (dist_goal > length + 0.05)
         px, py = bx - ux * standoff, by - uy * standoff
-        pose = (px < x0 + robot_r) | (px > x1 - robot_r) | (py < y0 + robot_r) | (py > y1 - robot_r)
+        pose = _near_edge(px, py, region, robot_r)
         for cx, cy, rj, load in bodies:
             pose |= (load > heavy_robot) & (np.hypot(px - cx, py - cy) < robot_r + rj + 0.02)
         cost = ((1.0 - math.cos(turn)) + np.where(stall, 5.0, 0.0) + np.where(pose, 5.0, 0.0)
