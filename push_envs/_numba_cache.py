@@ -1,29 +1,44 @@
-"""Where numba keeps the compiled kernels: keyed by the package's source, private, pruned.
+"""Where numba keeps the compiled kernels: keyed by what each kernel depends on, private,
+pruned, and robust to damaged files.
 
-Keyed: numba's ``cache=True`` checks only the timestamp of the file that defines a kernel, so
-a change to a helper in another module can silently load a stale kernel that still calls the
-old helper. The cache folder is named after a hash of every source file of the package, so
-any edit starts a fresh cache:
+Keyed per kernel: numba's ``cache=True`` stamps a cached function with a hash of its own
+file only, so a change to a helper in another module would load a stale kernel that still
+calls the old helper, and one shared folder key over every source file (what this module
+did before) recompiled the engine and every task after any edit. Here each function of this
+package (and each generated hook wrapper) is stamped with a digest of everything its
+compiled code depends on: its own bytecode and constants, and recursively every jitted
+function, intrinsic, constant and structure type it names (:func:`dependency_digest`). So
+an edit recompiles the functions that reach it, and nothing else; a task's hooks, which
+reach the engine only through a function pointer (``physics/abi.py``), do not depend on the
+engine's code, only on the structure types they share with it. Comments, docstrings and
+line numbers are not part of a digest. Entries are filed under the module's dotted name, so
+an installed copy and a checkout of the same code share them.
 
-* default: ``$XDG_CACHE_HOME/push_envs/numba-<numba version>-<source hash>`` (``~/.cache``
+The folder:
+
+* default: ``$XDG_CACHE_HOME/push_envs/numba-<numba version>-<format key>`` (``~/.cache``
   when XDG_CACHE_HOME is unset);
-* with ``NUMBA_CACHE_DIR`` set: ``$NUMBA_CACHE_DIR/push_envs-numba-<version>-<source hash>``.
+* with ``NUMBA_CACHE_DIR`` set: ``$NUMBA_CACHE_DIR/push_envs-numba-<version>-<format key>``.
 
-Keyed by the optimisation level too: numba's own cache index does not record ``NUMBA_OPT``,
-so kernels compiled at another level (the test suite compiles at a low one, see the root
+The format key hashes the stamping scheme and the Python version, not the sources. Keyed by
+the optimisation level too: numba's own cache index does not record ``NUMBA_OPT``, so
+kernels compiled at another level (the test suite compiles at a low one, see the root
 ``conftest.py``) would be loaded by a normal run. At any level but numba's default 3 the
-version part reads ``<version>_O<level>`` (``numba-0.68.0_O1-<source hash>``).
+version part reads ``<version>_O<level>``.
 
-Pruned: each source edit leaves a folder of ~14 MB behind, so at import the sibling folders
-of other keys (only names of exactly that pattern) are removed, except the ``KEEP`` most
-recently used and any used in the last ``GRACE_S`` seconds (another checkout or a process
-still compiling may be using it). Best effort: races and permission errors are ignored.
+Pruned: sibling folders of other keys (older numba versions, the source-hashed folders of
+earlier releases; only names of exactly that pattern) are removed at import, except the
+``KEEP`` most recently used and any used in the last ``GRACE_S`` seconds.
 
 Private: numba unpickles its index files, so whoever can write into the cache folder can run
 code in this process. The folder is created with mode 0o700; an existing folder owned by
 someone else is not used (a warning, then a private temporary folder that is removed at
 exit, so the kernels compile again), and one of ours that group or others could write is
 emptied and made private (its contents cannot be trusted).
+
+Damaged files: a truncated, empty or garbage index or data file (a crash mid-write, a full
+disk) would make numba's loader raise in every later process. An entry that fails to load
+is removed with a warning and the function is compiled again.
 """
 
 from __future__ import annotations
@@ -34,13 +49,18 @@ import os
 import re
 import shutil
 import stat
+import sys
 import tempfile
 import time
+import types as pytypes
 import warnings
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import numba
+import numpy as np
+from numba.core import caching
 
 KEEP = 4
 """Cache folders of other source keys kept per parent folder (the most recently used)."""
@@ -65,13 +85,16 @@ def opt_tag(opt: object = None) -> str:
     return "" if str(opt) == "3" else f"_O{opt}"
 
 
+FORMAT = "dependency-stamps-1"
+"""The stamping scheme; bump it when what a digest covers changes."""
+
+
 def source_key(root: Path = _PACKAGE_ROOT, opt: object = None) -> str:
-    """``numba-<numba version><opt_tag(opt)>-<16 hex digits of a SHA-1 over every .py file
-    under root>``."""
-    digest = hashlib.sha1()
-    for path in sorted(root.rglob("*.py")):
-        digest.update(str(path.relative_to(root)).encode())
-        digest.update(path.read_bytes())
+    """``numba-<numba version><opt_tag(opt)>-<16 hex digits of a SHA-1 over FORMAT and the
+    Python version>``: one folder per numba, level and Python, whatever the sources (each
+    entry carries its own dependency stamp). ``root`` is kept for callers of the old
+    signature and unused."""
+    digest = hashlib.sha1(f"{FORMAT} {sys.version}".encode())
     return f"numba-{numba.__version__}{opt_tag(opt)}-{digest.hexdigest()[:16]}"
 
 
@@ -211,5 +234,230 @@ def threading_layer() -> str:
     return numba.config.THREADING_LAYER
 
 
+# ------------------------------------------------------------------ dependency stamps
+# A digest walks the names a function's bytecode uses (co_names, nested code included) and
+# hashes what each resolves to in its globals:
+#
+#   jitted function (a numba dispatcher)  -> its own digest, recursively (cycles: by name)
+#   intrinsic                             -> its definition's code and closure values
+#   module (np, math, or one of ours)     -> each of its attributes the code names
+#   int, float, str, tuple, namedtuple    -> repr;  array -> dtype, shape, bytes
+#   class (a NamedTuple of arrays)        -> module, name and fields
+#   numba type                            -> repr (field types of a structure's type)
+#   anything else                         -> its type's name (never an address)
+#
+# Over-inclusion only costs a spurious recompile; what the compiled code can see is always
+# included.
+_DIGESTS: dict[int, str] = {}
+_FOREIGN = ("numba", "numpy", "llvmlite", "math", "builtins", "cmath", "operator")
+
+
+def _code_bytes(code: pytypes.CodeType, doc: Any, out: list[bytes]) -> list[str]:
+    """Append code's bytecode, names and constants (not line numbers, not the docstring);
+    return every name it and its nested code use."""
+    out.append(code.co_code)
+    out.append(repr((code.co_names, code.co_varnames, code.co_argcount,
+                     code.co_kwonlyargcount, code.co_flags)).encode())
+    names = list(code.co_names)
+    for k, c in enumerate(code.co_consts):
+        if isinstance(c, pytypes.CodeType):
+            names += _code_bytes(c, None, out)
+        elif not (k == 0 and doc is not None and c == doc):
+            out.append(repr(c).encode())
+    return names
+
+
+def _value_bytes(value: Any, out: list[bytes], depth: int) -> None:
+    """Append what the compiled code can see of a global ``value``."""
+    if isinstance(value, numba.core.dispatcher.Dispatcher):
+        out.append(dependency_digest(value.py_func, depth + 1).encode())
+    elif hasattr(value, "_defn") and callable(getattr(value, "_defn", None)):  # intrinsic
+        defn = value._defn
+        _code_bytes(defn.__code__, defn.__doc__, out)
+        for cell in defn.__closure__ or ():
+            _value_bytes(cell.cell_contents, out, depth + 1)
+    elif isinstance(value, numba.core.types.Type):
+        out.append(repr(value).encode())
+        cls = getattr(value, "instance_class", None)
+        if cls is not None:
+            out.append(repr(getattr(cls, "_fields", ())).encode())
+    elif isinstance(value, (bool, int, float, complex, str, bytes, type(None))):
+        out.append(repr(value).encode())
+    elif isinstance(value, tuple):
+        out.append(type(value).__name__.encode())
+        out.append(repr(getattr(value, "_fields", ())).encode())
+        for v in value:
+            _value_bytes(v, out, depth)
+    elif isinstance(value, np.ndarray):
+        out.append(f"{value.dtype.str}{value.shape}".encode())
+        out.append(np.ascontiguousarray(value).tobytes())
+    elif isinstance(value, np.generic):
+        out.append(f"{value.dtype.str}{value!r}".encode())
+    elif isinstance(value, type):
+        out.append(f"{value.__module__}.{value.__qualname__}".encode())
+        out.append(repr(getattr(value, "_fields", ())).encode())
+    elif isinstance(value, pytypes.FunctionType) and not (value.__module__ or "").startswith(
+            _FOREIGN):
+        out.append(dependency_digest(value, depth + 1).encode())
+    else:
+        kind = type(value)
+        name = getattr(value, "__name__", "")
+        out.append(f"{kind.__module__}.{kind.__qualname__}:{name}".encode())
+
+
+def dependency_digest(py_func: Any, depth: int = 0) -> str:
+    """Hex digest of everything the compiled code of ``py_func`` depends on (see above)."""
+    key = id(py_func)
+    if key in _DIGESTS:
+        return _DIGESTS[key]
+    if depth > 200:  # a cycle deeper than any call chain: stand in with the name
+        return f"{py_func.__module__}.{py_func.__qualname__}"
+    _DIGESTS[key] = f"{py_func.__module__}.{py_func.__qualname__}"  # cycle guard
+    out: list[bytes] = []
+    names = _code_bytes(py_func.__code__, py_func.__doc__, out)
+    glb = py_func.__globals__
+    seen: set[str] = set()
+    for name in names:
+        if name in seen or name not in glb:
+            continue
+        seen.add(name)
+        value = glb[name]
+        out.append(name.encode())
+        if isinstance(value, pytypes.ModuleType):
+            out.append(value.__name__.encode())
+            for attr in dict.fromkeys(names):
+                sub = getattr(value, attr, None)
+                if sub is not None and not isinstance(sub, pytypes.ModuleType):
+                    out.append(attr.encode())
+                    _value_bytes(sub, out, depth)
+        else:
+            _value_bytes(value, out, depth)
+    for cell in py_func.__closure__ or ():
+        _value_bytes(cell.cell_contents, out, depth)
+    h = hashlib.sha256()
+    for b in out:
+        h.update(b)
+    digest = h.hexdigest()
+    _DIGESTS[key] = digest
+    return digest
+
+
+class _LazyStamp:
+    """A function's source stamp, computed when numba first compares or saves it (numba
+    builds a function's cache at decoration, before the module's later globals exist).
+    Pickled as the digest string; compared with one by value."""
+
+    def __init__(self, py_func: Any) -> None:
+        self._py_func = py_func
+
+    @property
+    def value(self) -> str:
+        return dependency_digest(self._py_func)
+
+    def __eq__(self, other: object) -> bool:
+        other = other.value if isinstance(other, _LazyStamp) else other
+        return self.value == other
+
+    def __ne__(self, other: object) -> bool:
+        return not self.__eq__(other)
+
+    def __hash__(self) -> int:
+        return hash(self.value)
+
+    def __reduce__(self) -> tuple:
+        return (str, (self.value,))
+
+
+def _ours(py_file: str) -> bool:
+    """Files stamped by dependency: this package's and the generated hook wrappers'."""
+    path = os.path.abspath(py_file)
+    return path.startswith(str(_PACKAGE_ROOT) + os.sep) or \
+        os.sep + "push_envs_tasks" + os.sep in path
+
+
+class DependencyLocator(caching._CacheLocator):
+    """numba cache locator of this package's functions: entries in ``CACHE_DIR/<module>``,
+    named by qualified name (no line number), stamped with :func:`dependency_digest`."""
+
+    def __init__(self, py_func: Any, py_file: str) -> None:
+        self._py_func = py_func
+        self._py_file = py_file
+        self._cache_path = os.path.join(numba.config.CACHE_DIR, py_func.__module__)
+
+    def get_cache_path(self) -> str:
+        return self._cache_path
+
+    def get_source_stamp(self) -> Any:
+        return _LazyStamp(self._py_func)
+
+    def get_disambiguator(self) -> str:
+        qual = self._py_func.__qualname__
+        # A function made inside another shares its qualified name with its siblings.
+        return str(self._py_func.__code__.co_firstlineno) if "<locals>" in qual else "0"
+
+    @classmethod
+    def from_function(cls, py_func: Any, py_file: str) -> DependencyLocator | None:
+        if not numba.config.CACHE_DIR or not _ours(py_file):
+            return None
+        self = cls(py_func, py_file)
+        try:
+            self.ensure_cache_path()
+        except OSError:
+            return None
+        return self
+
+
+def _drop_entry(cache: Any, exc: BaseException) -> None:
+    """Remove a cache entry that failed to load (its index and data files), with a warning."""
+    cf = cache._cache_file
+    base = os.path.splitext(cf._index_name)[0]
+    warnings.warn(f"push_envs: a damaged numba cache entry {cf._index_path} "
+                  f"({type(exc).__name__}: {exc}) was removed; compiling it again",
+                  stacklevel=3)
+    try:
+        for name in os.listdir(cf._cache_path):
+            if name == cf._index_name or (name.startswith(base + ".")
+                                          and name.endswith(".nbc")):
+                os.unlink(os.path.join(cf._cache_path, name))
+    except OSError:
+        pass
+
+
+_load = caching.Cache._load_overload
+_save = caching.Cache._save_overload
+
+
+def _load_overload(self: Any, sig: Any, target_context: Any) -> Any:
+    try:
+        return _load(self, sig, target_context)
+    except Exception as exc:  # a damaged file: pickle, EOF or LLVM errors alike
+        if not isinstance(self._impl.locator, DependencyLocator):
+            raise
+        _drop_entry(self, exc)
+        return None
+
+
+def _save_overload(self: Any, sig: Any, data: Any) -> None:
+    try:
+        _save(self, sig, data)
+    except Exception as exc:  # the index it appends to is damaged
+        if not isinstance(self._impl.locator, DependencyLocator):
+            raise
+        _drop_entry(self, exc)
+        try:
+            _save(self, sig, data)
+        except Exception:
+            pass  # not cached this time; the compiled function still runs
+
+
+def install() -> None:
+    """Put :class:`DependencyLocator` first and guard numba's cache loads (idempotent)."""
+    if DependencyLocator not in caching.CacheImpl._locator_classes:
+        caching.CacheImpl._locator_classes.insert(0, DependencyLocator)
+    caching.Cache._load_overload = _load_overload
+    caching.Cache._save_overload = _save_overload
+
+
 CACHE_DIR = configure()
+install()
 THREADING_LAYER = threading_layer()

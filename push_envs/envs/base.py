@@ -32,6 +32,7 @@ from ..physics.layout import (
     BI_KIND,
     DRIVEN,
 )
+from ..physics.pipeline import PHYSICS
 from ..physics.safe_yaml import read_scene_yaml
 from ..physics.scene import compile_scene
 from ..physics.world import PARALLEL_MIN_ENVS
@@ -51,13 +52,29 @@ from .step import (
     CFG_MODE,
     CFG_PIXELS,
     CFG_SPARSE,
+    ENV_ABI,
+    FN_EVALUATE,
+    FN_LEN,
+    FN_LIDAR,
+    FN_OBSERVE,
+    FN_PHYSICS,
+    FN_PIXELS,
+    FN_SPAWN,
+    FN_START,
     IF_MAXPEN,
     IF_SUCCESS,
     IF_SWEEPS,
     INFO_TASK,
+    LIDAR_SENSE,
+    PIXEL_SENSE,
+    TASK_ABI,
     EnvArrays,
     TaskArrays,
+    reset_rows,
+    retry_rows,
     sensor_fields,
+    step_parallel,
+    step_serial,
 )
 from .task import TaskSpec, choice, integer, number
 
@@ -260,14 +277,27 @@ class PushVectorEnv(VectorEnv):
                 **sensor_fields(w.lidar_arrays, self.raster))
         self.task_arrays = TaskArrays(ip=t.ip, fp=t.fp, goal=t.goal, mem=t.mem,
                                       ag=np.zeros((E, n_goal)), dg=np.zeros((E, n_goal)))
+        ENV_ABI.check(self.env_arrays)
+        TASK_ABI.check(self.task_arrays)
         self._kernels = task_kernels(tc.hooks)
-        self._args = (w.arrays, self.env_arrays, self.task_arrays)
+        # The function table of the generic kernels (step.py): the engine, the task's hooks
+        # and the sensors this env observes; an unused sensor's slot stays 0, uncompiled.
+        fns = np.zeros(FN_LEN, np.int64)
+        fns[FN_PHYSICS] = PHYSICS.address
+        for slot, hook in ((FN_SPAWN, "spawn"), (FN_OBSERVE, "observe"),
+                           (FN_EVALUATE, "evaluate"), (FN_START, "start")):
+            fns[slot] = self._kernels.HOOKS[hook].address
+        if lidar_slot >= 0:
+            fns[FN_LIDAR] = LIDAR_SENSE.address
+        if pixels:
+            fns[FN_PIXELS] = PIXEL_SENSE.address
+        self._fns = fns
+        self._args = (w.arrays, self.env_arrays, self.task_arrays, fns)
         self._parallel = E >= PARALLEL_MIN_ENVS
-        k = self._kernels
         actions = np.zeros((E, 2 * len(self.env_arrays.robots)))
-        self._step_fn = entry_point(k.step_parallel if self._parallel else k.step_serial,
+        self._step_fn = entry_point(step_parallel if self._parallel else step_serial,
                                     actions, *self._args)
-        self._reset_fn = entry_point(k.reset_rows, np.zeros(E, np.uint8), *self._args)
+        self._reset_fn = entry_point(reset_rows, np.zeros(E, np.uint8), *self._args)
         V = self.env_arrays
         self._obs, self._rew, self._term, self._trunc = V.obs, V.rew, V.term, V.trunc
         self._info_f, self._final_info, self._final_obs = V.info, V.final_info, V.final_obs
@@ -526,8 +556,8 @@ class PushVectorEnv(VectorEnv):
         for the sub-step cap. Never a silent step."""
         w = self.world
         while (over := w._rolled_back(w.active)) is not None:
-            self._args = (w.arrays, self.env_arrays, self.task_arrays)
-            self._kernels.retry_rows(over.astype(np.uint8), *self._args)
+            self._args = (w.arrays, self.env_arrays, self.task_arrays, self._fns)
+            retry_rows(over.astype(np.uint8), *self._args)
 
     # ------------------------------------------------------------------------------ outputs
     def _observation(self, final: bool = False) -> Any:

@@ -5,25 +5,27 @@ across envs, so env i of a batch equals a single env bit for bit)::
 
     apply_action   actions in [-1, 1] -> drive commands of the controlled robots; a row waiting
                    for a NEXT_STEP reset is frozen
-    step_env       the physics (push_envs.physics.pipeline)
+    physics        the engine's compiled step (push_envs.physics.pipeline.PHYSICS)
     post_env       NEXT_STEP rows: reset.  Others: count the step, then the task's hooks
                    observe(e, W, V, T)   -> the observation row, goal vectors, task scratch
+                   sense                 -> lidar and pixel observations, when observed
                    evaluate(e, W, V, T)  -> (success, terminated, dense reward), info columns
                    then the generic reward (sparse: 0 on success, -1 otherwise), truncation,
                    and a SAME_STEP autoreset
     reset_env      restore the scene's bodies, then the task's spawn, observe and start hooks
 
 ``W`` is the physics' :class:`~push_envs.physics.arrays.WorldArrays`, ``V`` the generic
-:class:`EnvArrays`, ``T`` the task's :class:`TaskArrays`. The hooks are plain jitted functions
-of the task's module. They are handed to the helpers below as arguments (numba compiles one
-specialisation per task); the entry kernels that Python calls are generated per task by
-:mod:`push_envs.envs.codegen`, because a cached kernel whose own arguments include functions
-misses the cache in every new process (numba issue #6972). The helpers that receive hooks are
-inlined into those kernels (``inline="always"``): a hook passed to a real call travels as a
-pointer to its Python dispatcher, which numba refuses to cache ("dynamic globals").
+:class:`EnvArrays`, ``T`` the task's :class:`TaskArrays`.
 
-The entry kernels run with ``_nrt=False``: no array is allocated in a step, and without
-numba's reference counting a step does not spend a third of its time in atomic increments of
+Compiled once for every task. The kernels here never name a task: the physics, the task's
+hooks and the sensors are C functions (``push_envs/physics/abi.py``) whose addresses the env
+hands over in a table (``fns``, the ``FN_*`` slots), called with pointers to W, V and T. So
+the kernels below, the engine and each sensor are typed and optimised once per machine, and
+a task compiles only its own hooks (:mod:`push_envs.envs.codegen` wraps them). A slot a task
+does not use (a sensor it does not observe) holds 0 and its code is never compiled.
+
+The kernels run with ``_nrt=False``: no array is allocated in a step, and without numba's
+reference counting a step does not spend a third of its time in atomic increments of
 counters that both ``prange`` threads share (measured with ``perf``).
 """
 
@@ -32,8 +34,10 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
+from numba import njit, prange, types
 
+from ..physics.abi import AbiType, CFunction, call_void, struct_ptr
+from ..physics.arrays import load_world
 from ..physics.layout import (
     EP_FRICTION,
     EP_INERTIA,
@@ -45,7 +49,8 @@ from ..physics.layout import (
     IS_SLEEP,
 )
 from ..physics.lidar import LP_RMAX, LidarArrays, scan_sensor
-from ..physics.prefetch import prefetch_row, prefetch_world
+from ..physics.pipeline import rolled_back
+from ..physics.prefetch import prefetch_row
 from ..physics.raster import RasterArrays, raster_env
 
 # Autoreset modes (as Gymnasium's AutoresetMode).
@@ -157,11 +162,43 @@ def sensor_fields(lidar: LidarArrays, raster: RasterArrays) -> dict:
     return out
 
 
+ENV_ABI = AbiType(EnvArrays, {
+    "robots": ("i8", 1), "act_lo": ("f8", 1), "act_span": ("f8", 1), "cfg": ("i8", 1),
+    "init_pos": ("f8", 2), "init_ang": ("f8", 1), "init_vel": ("f8", 2), "init_omg": ("f8", 1),
+    "init_drv": ("f8", 2), "base_mass": ("f8", 1), "base_inertia": ("f8", 1),
+    "base_fric": ("f8", 1), "rng": ("u8", 1), "tstep": ("i8", 1), "need_reset": ("u1", 1),
+    "obs": ("f8", 2), "final_obs": ("f8", 2), "rew": ("f8", 1), "term": ("b1", 1),
+    "trunc": ("b1", 1), "info": ("f8", 2), "final_info": ("f8", 2), "lid_body": ("i8", 1),
+    "lid_nbeam": ("i8", 1), "lid_prm": ("f8", 2), "lid_angles": ("f8", 2),
+    "lid_ranges": ("f8", 3), "lid_vels": ("f8", 4), "ras_geo": ("f8", 1), "ras_bg": ("u1", 3),
+    "ras_kind": ("i8", 1), "ras_body": ("i8", 1), "ras_vstart": ("i8", 1),
+    "ras_verts": ("f8", 2), "ras_rad": ("f8", 1), "ras_edge_px": ("f8", 1),
+    "ras_fill": ("i8", 2), "ras_edge": ("i8", 2), "ras_mov": ("i8", 1), "ras_heads": ("f8", 2),
+    "ras_goal": ("i8", 1), "ras_gstart": ("i8", 1), "ras_gbody": ("i8", 1),
+    "ras_gcols": ("i8", 2), "ras_grad": ("f8", 1), "ras_gcol": ("i8", 3),
+    "ras_scratch": ("f8", 3), "ras_xs": ("f8", 2), "ras_ov": ("u1", 4), "ras_dirty": ("i8", 3),
+    "ras_ovdirty": ("i8", 3), "pix": ("u1", 4), "final_pix": ("u1", 4),
+})
+"""The declared type of :class:`EnvArrays` (passed to hooks and sensors by pointer)."""
+
+HOOK_SIG = types.void(types.int64, types.voidptr, types.voidptr, types.voidptr)
+"""``hook(e, W*, V*, T*)``: a task hook or a sensor, as a C function (abi.py)."""
+
+# Slots of the function table ``fns`` (int64 addresses) every kernel below receives.
+FN_PHYSICS = 0  # push_envs.physics.pipeline.PHYSICS: rows(lo, hi, W*)
+FN_SPAWN = 1  # the task's spawn, observe, evaluate and start hooks (HOOK_SIG)
+FN_OBSERVE = 2
+FN_EVALUATE = 3  # writes success into info[e, IF_SUCCESS], terminated, the dense reward
+FN_START = 4
+FN_LIDAR = 5  # LIDAR_SENSE when a lidar is observed, else 0
+FN_PIXELS = 6  # PIXEL_SENSE when pixels are observed, else 0
+FN_LEN = 7
+
+
 @njit(cache=True, inline="always")
-def prefetch_env(e, W, V, T):
-    """Prefetch env e's rows of every array a step reads: the physics', the observation,
-    info and reward rows, and the task's memory and goals (a hint: no value changes)."""
-    prefetch_world(e, W)
+def prefetch_env(e, V, T):
+    """Prefetch env e's observation, info and reward rows and the task's memory and goals (a
+    hint: no value changes); the physics prefetches its own rows."""
     prefetch_row(V.obs, e)
     prefetch_row(V.info, e)
     prefetch_row(T.goal, e)
@@ -193,6 +230,14 @@ class TaskArrays(NamedTuple):
     dg: np.ndarray
 
 
+TASK_ABI = AbiType(TaskArrays, {"ip": ("i8", 1), "fp": ("f8", 1), "goal": ("f8", 2),
+                                "mem": ("f8", 2), "ag": ("f8", 2), "dg": ("f8", 2)})
+"""The declared type of :class:`TaskArrays` (passed to hooks and sensors by pointer)."""
+
+load_env = ENV_ABI.loader
+load_task = TASK_ABI.loader
+
+
 @njit(cache=True)
 def apply_action(e, actions, W, V):
     """Map env e's actions in [-1, 1] to drive commands, clipping them."""
@@ -205,17 +250,6 @@ def apply_action(e, actions, W, V):
             a = -1.0 if a < -1.0 else (1.0 if a > 1.0 else a)
             W.cmd[e, b, j] = V.act_lo[k] + 0.5 * (a + 1.0) * V.act_span[k]
     W.active[e] = 0 if (V.cfg[CFG_MODE] == AR_NEXT_STEP and V.need_reset[e]) else 1
-
-
-@njit(cache=True)
-def rolled_back(W):
-    """Active envs whose physics step was rolled back (``hl[e, HL_STATUS]`` != 0), counted
-    after a ``prange`` loop (an integer count, no float reduction across envs)."""
-    bad = 0
-    for e in range(W.pos.shape[0]):
-        if W.active[e] and W.hl[e, HL_STATUS] != 0.0:
-            bad += 1
-    return bad
 
 
 @njit(cache=True)
@@ -256,69 +290,89 @@ def goal_columns(e, V, T):
         V.obs[e, at + g + j] = T.dg[e, j]
 
 
-@njit(cache=True, inline="always")
-def sense(e, W, V, T):
-    """The generic sensor observations of env e, after the task's ``observe``: the robot's
-    lidar ranges / range_max into its block of the observation row (noise from env e's
-    stream), and the pixel observation. Both are skipped unless the env observes them."""
+def lidar_sense(e, wp, vp, tp):
+    """The sensor slot FN_LIDAR: the robot's lidar ranges / range_max into its block of env
+    e's observation row (noise from env e's stream)."""
+    W = load_world(wp)
+    V = load_env(vp)
     at = V.cfg[CFG_LIDAR]
-    if at >= 0:
-        s = V.cfg[CFG_LIDAR_SENSOR]
-        L = LidarArrays(V.lid_body, V.lid_nbeam, V.lid_prm, V.lid_angles, V.lid_ranges,
-                        V.lid_vels)
-        scan_sensor(e, s, W, L, V.rng)
-        inv = 1.0 / L.prm[s, LP_RMAX]
-        for k in range(L.nbeam[s]):
-            V.obs[e, at + k] = L.ranges[e, s, k] * inv
+    s = V.cfg[CFG_LIDAR_SENSOR]
+    L = LidarArrays(V.lid_body, V.lid_nbeam, V.lid_prm, V.lid_angles, V.lid_ranges, V.lid_vels)
+    scan_sensor(e, s, W, L, V.rng)
+    inv = 1.0 / L.prm[s, LP_RMAX]
+    for k in range(L.nbeam[s]):
+        V.obs[e, at + k] = L.ranges[e, s, k] * inv
+
+
+def pixel_sense(e, wp, vp, tp):
+    """The sensor slot FN_PIXELS: env e's pixel observation."""
+    W = load_world(wp)
+    V = load_env(vp)
+    T = load_task(tp)
+    R = RasterArrays(V.ras_geo, V.ras_bg, V.ras_kind, V.ras_body, V.ras_vstart, V.ras_verts,
+                     V.ras_rad, V.ras_edge_px, V.ras_fill, V.ras_edge, V.ras_mov, V.ras_heads,
+                     V.ras_goal, V.ras_gstart, V.ras_gbody, V.ras_gcols, V.ras_grad, V.ras_gcol,
+                     V.ras_scratch, V.ras_xs, V.ras_ov, V.ras_dirty, V.ras_ovdirty)
+    raster_env(e, W, R, T.goal[e], V.pix[e])
+
+
+LIDAR_SENSE = CFunction(lidar_sense, HOOK_SIG)
+PIXEL_SENSE = CFunction(pixel_sense, HOOK_SIG)
+
+
+# The helpers below take every structure and run on every env-step: inlined into the kernels
+# (which are compiled once for all tasks), as a call would pass every array of W, V and T
+# flattened (~850 machine words).
+@njit(cache=True, inline="always")
+def sense(e, V, fns, wp, vp, tp):
+    """The generic sensor observations of env e, after the task's ``observe``: each is a
+    call only when the env observes it."""
+    if V.cfg[CFG_LIDAR] >= 0:
+        call_void(fns[FN_LIDAR], (e, wp, vp, tp))
     if V.cfg[CFG_PIXELS]:
-        R = RasterArrays(V.ras_geo, V.ras_bg, V.ras_kind, V.ras_body, V.ras_vstart,
-                         V.ras_verts, V.ras_rad, V.ras_edge_px, V.ras_fill, V.ras_edge,
-                         V.ras_mov, V.ras_heads, V.ras_goal, V.ras_gstart, V.ras_gbody,
-                         V.ras_gcols, V.ras_grad, V.ras_gcol, V.ras_scratch, V.ras_xs,
-                         V.ras_ov, V.ras_dirty, V.ras_ovdirty)
-        raster_env(e, W, R, T.goal[e], V.pix[e])
+        call_void(fns[FN_PIXELS], (e, wp, vp, tp))
 
 
 @njit(cache=True, inline="always")
-def reset_env(e, W, V, T, spawn, observe, start):
+def reset_env(e, W, V, T, fns, wp, vp, tp):
     """A new episode in env e: restore, spawn, observe; ``start`` fills the first info."""
     restore_bodies(e, W, V)
-    spawn(e, W, V, T)
+    call_void(fns[FN_SPAWN], (e, wp, vp, tp))
     W.ctn[e] = 0
     V.tstep[e] = 0
-    observe(e, W, V, T)
-    sense(e, W, V, T)
+    call_void(fns[FN_OBSERVE], (e, wp, vp, tp))
+    sense(e, V, fns, wp, vp, tp)
     for j in range(V.info.shape[1]):
         V.info[e, j] = 0.0
-    start(e, W, V, T)
+    call_void(fns[FN_START], (e, wp, vp, tp))
     goal_columns(e, V, T)
 
 
 @njit(cache=True, inline="always")
-def post_env(e, W, V, T, spawn, observe, evaluate, start):
+def post_env(e, W, V, T, fns, wp, vp, tp):
     """Observation, reward, episode end and autoreset of env e after its physics step."""
     mode = V.cfg[CFG_MODE]
     if mode == AR_NEXT_STEP and V.need_reset[e]:
-        reset_env(e, W, V, T, spawn, observe, start)
+        reset_env(e, W, V, T, fns, wp, vp, tp)
         V.need_reset[e] = 0
         V.rew[e] = 0.0
         V.term[e] = False
         V.trunc[e] = False
         return
     V.tstep[e] += 1
-    observe(e, W, V, T)
-    sense(e, W, V, T)
-    success, terminated, dense = evaluate(e, W, V, T)
+    call_void(fns[FN_OBSERVE], (e, wp, vp, tp))
+    sense(e, V, fns, wp, vp, tp)
+    # evaluate writes success (info[e, IF_SUCCESS]), terminated (term[e]) and the dense
+    # reward (rew[e])
+    call_void(fns[FN_EVALUATE], (e, wp, vp, tp))
+    success = V.info[e, IF_SUCCESS] != 0.0
+    terminated = V.term[e]
     goal_columns(e, V, T)
-    V.info[e, IF_SUCCESS] = 1.0 if success else 0.0
     V.info[e, IF_MAXPEN] = W.hl[e, HL_MAXPEN]
     V.info[e, IF_SWEEPS] = W.hl[e, HL_SWEEPS]
     if V.cfg[CFG_SPARSE]:
         V.rew[e] = 0.0 if success else -1.0
-    else:
-        V.rew[e] = dense
     limit = V.cfg[CFG_MAX_STEPS]
-    V.term[e] = terminated
     V.trunc[e] = (not terminated) and limit > 0 and V.tstep[e] >= limit
     if V.term[e] or V.trunc[e]:
         if mode == AR_NEXT_STEP:
@@ -334,7 +388,79 @@ def post_env(e, W, V, T, spawn, observe, evaluate, start):
                     for c in range(src.shape[1]):
                         for ch in range(3):
                             dst[r, c, ch] = src[r, c, ch]
-            reset_env(e, W, V, T, spawn, observe, start)
+            reset_env(e, W, V, T, fns, wp, vp, tp)
+
+
+@njit(cache=True, _nrt=False)
+def step_rows(lo, hi, actions, W, V, T, fns):
+    """Step envs lo..hi-1 (actions, physics, hooks, autoreset); returns how many were rolled
+    back (Python grows the buffers and retries them). The structures are stored once per
+    call, not once per env."""
+    wp = struct_ptr(W)
+    vp = struct_ptr(V)
+    tp = struct_ptr(T)
+    bad = 0
+    n = actions.shape[0]
+    for e in range(lo, hi):
+        if e + 1 < n:
+            prefetch_env(e + 1, V, T)  # arrives while env e steps (physics/prefetch.py)
+        apply_action(e, actions, W, V)
+        call_void(fns[FN_PHYSICS], (e, e + 1, wp))  # also prefetches env e + 1's rows
+        if W.active[e] and W.hl[e, HL_STATUS] != 0.0:
+            bad += 1  # rolled back: Python grows the buffers and retries this env
+            continue
+        post_env(e, W, V, T, fns, wp, vp, tp)
+    return bad
+
+
+CHUNK = 32  # envs per call of step_rows from the prange loop
+
+
+@njit(cache=True, _nrt=False)
+def step_serial(actions, W, V, T, fns):
+    """One env after the other (fastest below PARALLEL_MIN_ENVS envs)."""
+    return step_rows(np.int64(0), np.int64(actions.shape[0]), actions, W, V, T, fns)
+
+
+# step_rows is called, not inlined, in the prange body: there, writes through the
+# structures' fields were lost (a numba parfor issue seen with 0.68).
+@njit(cache=True, parallel=True, _nrt=False)
+def step_parallel(actions, W, V, T, fns):
+    """``prange`` over chunks of CHUNK envs (bit-identical to serial: no reduction)."""
+    n = actions.shape[0]
+    for i in prange((n + CHUNK - 1) // CHUNK):
+        # numba types a prange index as uint64: int64 keeps one compiled step_rows
+        lo = np.int64(i) * CHUNK
+        step_rows(lo, min(lo + CHUNK, n), actions, W, V, T, fns)
+    return rolled_back(W)
+
+
+@njit(cache=True, _nrt=False)
+def retry_rows(mask, W, V, T, fns):
+    """Physics and post-step again for the envs of ``mask`` (rolled back, buffers grown)."""
+    wp = struct_ptr(W)
+    vp = struct_ptr(V)
+    tp = struct_ptr(T)
+    bad = 0
+    for e in range(mask.shape[0]):
+        if mask[e]:
+            call_void(fns[FN_PHYSICS], (e, e + 1, wp))
+            if W.hl[e, HL_STATUS] != 0.0:
+                bad += 1
+                continue
+            post_env(e, W, V, T, fns, wp, vp, tp)
+    return bad
+
+
+@njit(cache=True, _nrt=False)
+def reset_rows(mask, W, V, T, fns):
+    """New episodes in the envs of ``mask``."""
+    wp = struct_ptr(W)
+    vp = struct_ptr(V)
+    tp = struct_ptr(T)
+    for e in range(mask.shape[0]):
+        if mask[e]:
+            reset_env(e, W, V, T, fns, wp, vp, tp)
 
 
 @njit(cache=True, inline="always")

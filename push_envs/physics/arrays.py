@@ -13,6 +13,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from .abi import AbiType
+
 
 class WorldArrays(NamedTuple):
     """All arrays of a batch of ``E`` worlds of one compiled scene (``B`` bodies).
@@ -82,6 +84,22 @@ class WorldArrays(NamedTuple):
     ctn: np.ndarray
     hl: np.ndarray
     gsc: np.ndarray
+
+
+WORLD_ABI = AbiType(WorldArrays, {
+    "prm": ("f8", 1), "bint": ("i8", 2), "bflt": ("f8", 2), "pint": ("i8", 2),
+    "pvert": ("f8", 3), "pflt": ("f8", 2), "sint": ("i8", 2), "svert": ("f8", 3),
+    "sflt": ("f8", 2), "grid": ("f8", 1), "gstart": ("i8", 1), "gitem": ("i8", 1),
+    "movable": ("i8", 1), "epar": ("f8", 3), "pos": ("f8", 3), "ang": ("f8", 2),
+    "vel": ("f8", 3), "omg": ("f8", 2), "drv": ("f8", 3), "cmd": ("f8", 3), "active": ("u1", 1),
+    "bsc": ("f8", 3), "bis": ("i8", 3), "aabb": ("f8", 3), "stamp": ("i8", 2), "prs": ("i8", 3),
+    "pfl": ("f8", 3), "pord": ("i8", 3), "vbuf": ("f8", 4), "cbuf": ("f8", 2), "cti": ("i8", 3),
+    "ctf": ("f8", 3), "ctn": ("i8", 1), "hl": ("f8", 2), "gsc": ("i8", 2),
+})
+"""The declared type of :class:`WorldArrays`, the structure the engine's compiled step
+receives by pointer (``abi.py``)."""
+
+load_world = WORLD_ABI.loader
 
 
 @njit(cache=True, inline="always")

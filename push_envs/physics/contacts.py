@@ -174,6 +174,11 @@ _DS_OPP = 1  # mask of the slots pushing slot i's load from the other side
 _DS_GROUP = 2  # mask of the slots in slot i's group
 
 
+# The same narrow-phase step as a compiled call, for rare paths (a re-check after a large
+# turn, a pair refreshed after the sweeps), so those do not type pair_contact's body again.
+pair_contact_call = njit(cache=True)(pair_contact.py_func)
+
+
 @njit(cache=True, inline="always")
 def _ds(row, i):
     """Index in gsc[e] of entry ``row`` of drive slot i."""

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from .contacts import pair_contact
+from .contacts import pair_contact, pair_contact_call
 from .layout import (
     BI_KIND,
     BS_X0,
@@ -219,8 +219,8 @@ def resolve(e, k, fa, fb, yield_drive, prs, pos, ang, epar, bint, pint, pvert, p
         # A large turn overshoots its linearisation (a corner moves along an arc, not its
         # tangent) and can leave a gap the unilateral contact never closes; close it by
         # translation so the pair ends at the slop, as intended.
-        if pair_contact(e, k, prs, pos, ang, epar, bint, pint, pvert, pflt, sint, svert, sflt,
-                        _OVERSHOOT_REACH, vbuf, cbuf, pfl):
+        if pair_contact_call(e, k, prs, pos, ang, epar, bint, pint, pvert, pflt, sint, svert,
+                             sflt, _OVERSHOOT_REACH, vbuf, cbuf, pfl):
             gap = -pfl[e, k, PF_DEPTH] - slop
             if gap > 0.0:
                 g = gap / (wa + wb)
@@ -234,6 +234,13 @@ def resolve(e, k, fa, fb, yield_drive, prs, pos, ang, epar, bint, pint, pvert, p
         px, py = p1x, p1y
     _friction(e, k, a, nx, ny, px, py, wa, pos, ang, bsc, pfl)
     return True, d
+
+
+# The sweep's hot path (every pair, every sweep) inlines resolve; the rare paths (a pair one
+# of whose bodies is blocked) call this compiled copy, so resolve's body (and the two
+# narrow-phase calls in it) is typed twice, not four times: sweeps compiled in 8.6 s instead
+# of 20.6 s (PushBox-v0's first step), at no measurable cost in throughput.
+resolve_call = njit(cache=True)(resolve.py_func)
 
 
 # --------------------------------------------------------------------------------------------
@@ -406,8 +413,8 @@ def sweeps(e, npairs, order, max_sweeps, prs, pos, ang, epar, bint, pint, pvert,
                                       pos, ang, epar, bint, bis, pfl)
                 if proj and not (a_blk and b_blk):
                     # The blocked side kept only its tangential share: the partner yields.
-                    resolve(e, k, a_blk, b_blk, True, prs, pos, ang, epar, bint, pint, pvert,
-                            pflt, sint, svert, sflt, tol, slop, bsc, vbuf, cbuf, pfl)
+                    resolve_call(e, k, a_blk, b_blk, True, prs, pos, ang, epar, bint, pint,
+                                 pvert, pflt, sint, svert, sflt, tol, slop, bsc, vbuf, cbuf, pfl)
                 elif proj:
                     # Both are blocked (say a robot grazing a wall while it pushes a box into a
                     # corner): each may still yield in the directions its blockers leave free.
@@ -417,9 +424,9 @@ def sweeps(e, npairs, order, max_sweeps, prs, pos, ang, epar, bint, pint, pvert,
                         # and the pairs of the moved body are skipped as unchanged.
                         rx0, ry0, rt0 = pos[e, a, 0], pos[e, a, 1], ang[e, a]
                         sx0, sy0, st0 = pos[e, b, 0], pos[e, b, 1], ang[e, b]
-                        touch2, d2 = resolve(e, k, False, False, True, prs, pos, ang, epar, bint,
-                                             pint, pvert, pflt, sint, svert, sflt, tol, slop,
-                                             bsc, vbuf, cbuf, pfl)
+                        touch2, d2 = resolve_call(e, k, False, False, True, prs, pos, ang, epar,
+                                                  bint, pint, pvert, pflt, sint, svert, sflt,
+                                                  tol, slop, bsc, vbuf, cbuf, pfl)
                         if not touch2 or d2 <= slop:
                             break
                         _project_moves(e, a, b, True, True, rx0, ry0, rt0, sx0, sy0, st0, prs,

@@ -21,7 +21,7 @@ import numba
 import numpy as np
 
 from ..envs.rng import seed_states
-from .arrays import WorldArrays, aligned_zeros
+from .arrays import WORLD_ABI, WorldArrays, aligned_zeros
 from .config import load_scene
 from .errors import short_repr
 from .fastcall import entry_point
@@ -73,7 +73,7 @@ from .lidar import LP_OFFT, LP_OFFX, LP_OFFY, lidar_arrays, scan_env, scan_paral
 from .limits import MAX_COORD, MAX_MAGNITUDE, MAX_SCALE, MIN_MASS, MIN_SCALE
 from .narrowphase import MAX_VERTS
 from .params import SolverParams
-from .pipeline import step_parallel, step_serial
+from .pipeline import PHYSICS, step_parallel, step_serial
 from .scene import CompiledScene, compile_scene
 from .sensors import ContactReport, contact_array, reports_for
 from .sleeping import SLEEP_MIN_BODIES
@@ -192,9 +192,12 @@ class World:
             bsc=self._bsc, bis=self._bis, aabb=self._aabb, stamp=self._stamp, prs=self._prs,
             pfl=self._pfl, pord=self._pord, vbuf=self._vbuf, cbuf=self._cbuf, cti=self.cti,
             ctf=self.ctf, ctn=self.ctn, hl=self.health, gsc=self._gsc)
+        WORLD_ABI.check(self.arrays)
         self._parallel = self.num_envs >= PARALLEL_MIN_ENVS
         self._kernel = step_parallel if self._parallel else step_serial
-        self._step_fn = entry_point(self._kernel, self.arrays)
+        # Looked up on the first step: a World inside an env is stepped by the env's kernels,
+        # so it never needs its own.
+        self._step_fn: Any = None
         self.reset()
 
     def _new_gsc(self, max_pairs: int) -> np.ndarray:
@@ -373,7 +376,9 @@ class World:
         """
         if self._parallel and self.num_threads is not None:
             numba.set_num_threads(self.num_threads)
-        if self._step_fn(self.arrays):
+        if self._step_fn is None:
+            self._step_fn = entry_point(self._kernel, self.arrays, PHYSICS.address)
+        if self._step_fn(self.arrays, PHYSICS.address):
             self._recover(self._kernel)
         self.steps += self.active
 
@@ -384,7 +389,7 @@ class World:
         try:
             while (over := self._rolled_back(active)) is not None:
                 self.active[:] = over
-                kernel(self.arrays)
+                kernel(self.arrays, PHYSICS.address)
         finally:
             self.active[:] = active
 

@@ -1,0 +1,131 @@
+"""Same-run A/B of env throughput between two checkouts, in CPU time, one numba thread.
+
+    python benchmarks/ab_throughput.py --base /path/to/other/checkout            # all tasks
+    python benchmarks/ab_throughput.py --base ../base --tasks PushBox-v0 --rounds 7
+    python benchmarks/ab_throughput.py --base ../base --csv ab.csv
+
+Each round runs, for every task and form (``gym.make``: one env, ``make_vec``: N = 4096
+envs), one fresh process per side, alternating which side goes first. A process steps the
+env through pre-generated random actions and reports env-steps per CPU-second
+(``time.process_time``, ``NUMBA_NUM_THREADS=1``). Other jobs and a process's memory layout
+only ever slow a figure down, so the fair figure per side is its best round; the table gives
+min / median / max per side and the ratio of the bests (this checkout over ``--base``).
+
+Each side keeps its kernels in a cache folder of its own (``--cache-root``), so neither
+loads the other's. Warm them first (``--warm``) or the first round includes compiling.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent.parent
+TASKS = ("PushBox-v0", "WallSlide-v0", "PushT-v0", "PushMulti-v0", "PushClutter-v0", "Sweep-v0",
+         "CoopPush-v0", "PushMaze-v0")
+
+_WORKER = r"""
+import json, sys, time
+import numpy as np
+import gymnasium as gym
+import push_envs
+env_id, n, steps = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+rng = np.random.default_rng(0)
+if n == 1:
+    env = gym.make(env_id)
+    env.reset(seed=0)
+    acts = rng.uniform(-1, 1, (steps,) + env.action_space.shape).astype(np.float32)
+    for a in acts[:50]:
+        _, _, te, tr, _ = env.step(a)
+        if te or tr:
+            env.reset()
+    t0 = time.process_time()
+    for a in acts:
+        _, _, te, tr, _ = env.step(a)
+        if te or tr:
+            env.reset()
+    dt = time.process_time() - t0
+    rate = steps / dt
+else:
+    env = gym.make_vec(env_id, num_envs=n)
+    env.reset(seed=0)
+    acts = rng.uniform(-1, 1, (steps,) + env.action_space.shape).astype(np.float32)
+    for a in acts[:3]:
+        env.step(a)
+    t0 = time.process_time()
+    for a in acts:
+        env.step(a)
+    dt = time.process_time() - t0
+    rate = steps * n / dt
+print(json.dumps({"rate": rate}))
+"""
+
+
+def run(side: Path, cache: Path, env_id: str, n: int, steps: int) -> float:
+    env = dict(os.environ, PYTHONPATH=str(side), XDG_CACHE_HOME=str(cache), NUMBA_NUM_THREADS="1",
+               SDL_VIDEODRIVER="dummy")
+    env.pop("NUMBA_CACHE_DIR", None)
+    env.pop("NUMBA_OPT", None)
+    out = subprocess.run([sys.executable, "-c", _WORKER, env_id, str(n), str(steps)], env=env,
+                         cwd=tempfile.gettempdir(), capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])["rate"]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--base", required=True, type=Path, help="the other checkout")
+    ap.add_argument("--tasks", nargs="+", default=list(TASKS))
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--num-envs", type=int, default=4096)
+    ap.add_argument("--single-steps", type=int, default=20_000)
+    ap.add_argument("--batch-steps", type=int, default=30)
+    ap.add_argument("--cache-root", type=Path, default=Path(tempfile.gettempdir()) / "ab-cache")
+    ap.add_argument("--warm", action="store_true", help="one untimed run per side and form")
+    ap.add_argument("--csv", type=Path, default=None)
+    args = ap.parse_args()
+    sides = {"this": HERE, "base": args.base.resolve()}
+    caches = {k: args.cache_root / k for k in sides}
+    forms = [(1, args.single_steps), (args.num_envs, args.batch_steps)]
+    if args.warm:
+        for t in args.tasks:
+            for n, _ in forms:
+                for k in sides:
+                    run(sides[k], caches[k], t, n, 2)
+    rows = []
+    print(f"# A/B: this = {HERE}, base = {sides['base']}; CPU time, 1 numba thread, "
+          f"{args.rounds} alternating rounds; best / median / min env-steps per CPU-s")
+    print("| task | envs | this best | this median | this min | base best | base median | "
+          "base min | ratio of bests |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for t in args.tasks:
+        for n, steps in forms:
+            got: dict[str, list[float]] = {k: [] for k in sides}
+            for r in range(args.rounds):
+                order = ("this", "base") if r % 2 == 0 else ("base", "this")
+                for k in order:
+                    got[k].append(run(sides[k], caches[k], t, n, steps))
+            a, b = got["this"], got["base"]
+            ratio = max(a) / max(b)
+            rows.append({"task": t, "envs": n, "this": a, "base": b, "ratio": ratio})
+            print(f"| {t} | {n} | {max(a):,.0f} | {statistics.median(a):,.0f} | {min(a):,.0f} | "
+                  f"{max(b):,.0f} | {statistics.median(b):,.0f} | {min(b):,.0f} | "
+                  f"{ratio:.3f} |", flush=True)
+    if args.csv:
+        with open(args.csv, "w", newline="") as fh:
+            w = csv.writer(fh)
+            w.writerow(["task", "envs", "side", "round", "env_steps_per_cpu_s"])
+            for row in rows:
+                for side in ("this", "base"):
+                    for i, v in enumerate(row[side]):
+                        w.writerow([row["task"], row["envs"], side, i, f"{v:.1f}"])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,155 @@
+"""The engine's binary interface: compiled once, called through a function pointer.
+
+numba links a callee into every caller: the callee's LLVM module is copied into the caller's
+library and optimised again there, and a callee marked ``inline="always"`` is even typed
+again. Before this module, every task's kernels carried their own copy of the whole physics
+step, so each task paid the engine's compile again (minutes on a fresh machine). Here the
+step is a C-callable function (a numba ``cfunc``) compiled, and cached, once; a kernel holds
+its address as data and calls it through that pointer, so nothing of the engine is typed,
+linked or optimised inside the kernel::
+
+    caller (any cached kernel)                    callee (a cfunc, compiled once)
+    --------------------------                    -------------------------------
+    wp = struct_ptr(W)   # W's descriptor on the  physics_rows(lo, hi, wp):
+                         # stack, once per call       W = load_world(wp)
+    call_void(fns[k], (lo, hi, wp))  ---------->      for e in lo..hi-1: step_env(e, W)
+
+A structure travels as one pointer to its numba value (a struct of array descriptors: data
+pointer, shape, strides), not as its ~300 flattened scalars, so a call costs a few
+nanoseconds. Both sides must agree on the structure's numba type: :class:`AbiType` declares
+it once (field -> dtype, ndim) and checks each real structure against it before its pointer
+is ever taken (:meth:`AbiType.check`), so a drifted dtype is a clear error, never a misread.
+
+The pointer is valid while the caller runs: it points at the caller's stack, the arrays it
+describes are the caller's arguments, and the callee never keeps it.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numba
+import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.core import cgutils
+from numba.extending import intrinsic
+
+
+@intrinsic
+def struct_ptr(typingctx, value):
+    """Pointer (``voidptr``) to a copy of ``value`` (a tuple or named tuple of arrays) on the
+    caller's stack, in the caller's entry block (so a loop does not grow the stack)."""
+    if not isinstance(value, types.BaseTuple):
+        return None
+
+    def codegen(context, builder, signature, args):
+        slot = cgutils.alloca_once(builder, context.get_value_type(signature.args[0]))
+        builder.store(args[0], slot)
+        return builder.bitcast(slot, ir.IntType(8).as_pointer())
+
+    return types.voidptr(value), codegen
+
+
+def struct_loader(ty: types.Type) -> Any:
+    """An intrinsic ``load(ptr) -> ty``: the structure of numba type ``ty`` that
+    :func:`struct_ptr` stored at ``ptr``."""
+
+    @intrinsic
+    def load(typingctx, ptr):
+        if ptr != types.voidptr:
+            return None
+
+        def codegen(context, builder, signature, args):
+            llty = context.get_value_type(ty)
+            return builder.load(builder.bitcast(args[0], llty.as_pointer()))
+
+        return ty(ptr), codegen
+
+    load.abi_type = ty  # what the cache key hashes (push_envs._numba_cache)
+    return load
+
+
+@intrinsic
+def call_void(typingctx, addr, args):
+    """Call the C function at address ``addr`` (int64) with the values of the tuple ``args``
+    (integers and pointers); it returns nothing."""
+    if not isinstance(addr, types.Integer) or not isinstance(args, types.BaseTuple):
+        return None
+    if not all(isinstance(t, (types.Integer, types.RawPointer)) for t in args.types):
+        return None
+
+    def codegen(context, builder, signature, llargs):
+        n = len(signature.args[1].types)
+        vals = [builder.extract_value(llargs[1], i) for i in range(n)]
+        fnty = ir.FunctionType(ir.VoidType(), [v.type for v in vals])
+        builder.call(builder.inttoptr(llargs[0], fnty.as_pointer()), vals)
+        return context.get_dummy_value()
+
+    return types.void(addr, args), codegen
+
+
+_DTYPES = {"f8": types.float64, "i8": types.int64, "u8": types.uint64, "u1": types.uint8,
+           "b1": types.boolean}
+
+
+class AbiType:
+    """The declared numba type of a ``NamedTuple`` of C-contiguous arrays.
+
+    ``fields`` maps each field of ``cls``, in order, to ``(dtype code, ndim)``: ``"f8"``
+    float64, ``"i8"`` int64, ``"u8"`` uint64, ``"u1"`` uint8, ``"b1"`` bool.
+    """
+
+    def __init__(self, cls: type, fields: Mapping[str, tuple[str, int]]) -> None:
+        if tuple(fields) != tuple(cls._fields):
+            raise TypeError(f"AbiType: fields {tuple(fields)} do not match {cls.__name__}'s "
+                            f"{cls._fields}")
+        self.cls = cls
+        self.fields = dict(fields)
+        self.numba_type = types.NamedTuple(
+            [types.Array(_DTYPES[d], n, "C") for d, n in fields.values()], cls)
+        self.loader = struct_loader(self.numba_type)
+
+    def check(self, value: Any) -> None:
+        """Raise TypeError naming the first field of ``value`` whose array is not of the
+        declared dtype, dimension and C-contiguous layout (a kernel would misread it)."""
+        for name, (code, ndim) in self.fields.items():
+            a = getattr(value, name)
+            ok = isinstance(a, np.ndarray) and a.dtype == np.dtype(code) and a.ndim == ndim \
+                and a.flags.c_contiguous and a.flags.writeable and a.flags.aligned
+            if not ok:
+                got = (f"{a.dtype}, {a.ndim}-d, C-contiguous={a.flags.c_contiguous}, "
+                       f"writeable={a.flags.writeable}" if isinstance(a, np.ndarray)
+                       else type(a).__name__)
+                raise TypeError(f"{self.cls.__name__}.{name} must be a writeable C-contiguous "
+                                f"{np.dtype(code)} array of {ndim} dimension(s), got {got}")
+
+
+class CFunction:
+    """A ``cfunc`` of a top-level Python function, compiled (or loaded from the cache) on
+    first use of :attr:`address`, so a sensor or hook nobody uses is never compiled."""
+
+    def __init__(self, py_func: Callable[..., Any], signature: Any) -> None:
+        self.py_func = py_func
+        self.signature = signature
+        self._compiled: Any = None
+        self._lock = threading.Lock()
+
+    @property
+    def address(self) -> int:
+        """The C function's address (int), compiling it first if needed."""
+        if self._compiled is None:
+            with self._lock:
+                if self._compiled is None:
+                    self._compiled = numba.cfunc(self.signature, cache=True,
+                                                 _nrt=False)(self.py_func)
+        return self._compiled.address
+
+
+ROWS_SIG = types.void(types.int64, types.int64, types.voidptr)
+"""``rows(lo, hi, W*)``: a batched stage over envs lo..hi-1 of one structure."""
+
+
+__all__ = ["AbiType", "CFunction", "ROWS_SIG", "call_void", "struct_loader", "struct_ptr"]
