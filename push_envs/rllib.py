@@ -20,8 +20,6 @@ from typing import Any
 
 import gymnasium as gym
 
-from .envs.base import SEED_LIMIT, is_int
-
 
 class StridedSeeds(gym.vector.VectorWrapper):
     """``reset(seed=s)`` seeds the batch with ``s * num_envs``.
@@ -36,6 +34,10 @@ class StridedSeeds(gym.vector.VectorWrapper):
 
     def reset(self, *, seed: int | list[int] | None = None,
               options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
+        # Imported here, not at the top: remote EnvRunners unpickle this module before
+        # make_batch has set their threads (numba is imported with the env package).
+        from .envs.base import SEED_LIMIT, is_int
+
         if seed is None or not is_int(seed):
             return self.env.reset(seed=seed, options=options)  # None, or a per-env list
         n = self.num_envs
@@ -58,6 +60,7 @@ def make_batch(ctx: Any) -> gym.vector.VectorEnv:
     import torch
 
     import push_envs  # noqa: F401  (registers the ids)
+    from push_envs.envs.base import is_int
 
     torch.set_num_threads(1)
     cfg = dict(ctx)
