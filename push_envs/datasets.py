@@ -204,6 +204,75 @@ def _env_spec(env_id: str, env_kwargs: Mapping[str, Any]) -> gym.envs.registrati
     return dataclasses.replace(spec, kwargs={**spec.kwargs, **env_kwargs})
 
 
+def check_dataset_id(dataset_id: Any) -> str:
+    """A Minari dataset id, ``(namespace/)name-v<version>``; anything else (an empty or
+    malformed id, a path that leaves the datasets root) is refused with the reason."""
+    from minari.dataset.minari_dataset import parse_dataset_id
+
+    if not isinstance(dataset_id, str) or not dataset_id:
+        raise ValueError(f"dataset_id must be a non-empty Minari dataset id such as "
+                         f"'push_envs/PushBox-v0/scripted-v0', got {dataset_id!r}")
+    parts = dataset_id.split("/")
+    if any(p in ("", ".", "..") or p.startswith(".") for p in parts):
+        raise ValueError(f"dataset_id {dataset_id!r}: every '/'-separated part must be a "
+                         f"non-empty name not starting with '.' (the id is a folder under "
+                         f"the datasets root)")
+    try:
+        parse_dataset_id(dataset_id)  # a TypeError too when the version is missing
+    except (ValueError, TypeError):
+        raise ValueError(f"dataset_id {dataset_id!r} is malformed: Minari ids have the form "
+                         f"(namespace/)name-v<version>, e.g. "
+                         f"'push_envs/PushBox-v0/scripted-v0'") from None
+    return dataset_id
+
+
+def _write_aside(dataset_id: str, write: Callable[[], None]) -> None:
+    """Run ``write`` (which creates the Minari dataset ``dataset_id``) into a hidden folder of
+    the datasets root, then swap the result in for any dataset of that id.
+
+    Minari skips hidden folders when it lists datasets, and the folder is in the same root,
+    so the swap is two renames on one file system. Whatever stops ``write`` (an exception,
+    Ctrl-C) leaves the datasets root as it was.
+    """
+    import os
+    import shutil
+    import tempfile
+
+    from minari.namespace import create_namespace, list_local_namespaces
+    from minari.storage import get_dataset_path
+
+    root = Path(get_dataset_path())  # creates the root if needed
+    final = root / dataset_id
+    stage = Path(tempfile.mkdtemp(prefix=".push_envs-recording-", dir=root))
+    backup = stage / "previous"
+    moved_old = False
+    saved = os.environ.get("MINARI_DATASETS_PATH")
+    try:
+        # Minari writes under $MINARI_DATASETS_PATH/<id> and records the id in the metadata,
+        # so the staged copy is already what the final one must be.
+        os.environ["MINARI_DATASETS_PATH"] = str(stage / "root")
+        try:
+            write()
+        finally:
+            if saved is None:
+                os.environ.pop("MINARI_DATASETS_PATH", None)
+            else:
+                os.environ["MINARI_DATASETS_PATH"] = saved
+        namespace = dataset_id.rpartition("/")[0]
+        if namespace and namespace not in list_local_namespaces():
+            create_namespace(namespace)
+        final.parent.mkdir(parents=True, exist_ok=True)
+        if final.exists():
+            os.replace(final, backup)
+            moved_old = True
+        os.replace(stage / "root" / dataset_id, final)
+        moved_old = False  # the new dataset is in place: the old one may go
+    finally:
+        if moved_old and not final.exists():
+            os.replace(backup, final)  # interrupted between the two renames
+        shutil.rmtree(stage, ignore_errors=True)
+
+
 def record(env_id: str, policy: str | BatchPolicy, episodes: int, dataset_id: str, *,
            num_envs: int = 64, seed: int = 0, env_kwargs: Mapping[str, Any] | None = None,
            algo: str = "auto", only_success: bool = False, overwrite: bool = False,
@@ -215,41 +284,51 @@ def record(env_id: str, policy: str | BatchPolicy, episodes: int, dataset_id: st
     ``policy`` is ``"scripted"``, a model zip path, or a batch policy (obs batch -> actions).
     ``only_success`` keeps successful episodes only and runs until ``episodes`` of them are in
     (at most 20 x ``episodes`` tried); it stops at the first ``episodes`` wins, so unlike the
-    default it leans toward the quicker wins. ``overwrite`` deletes an existing local dataset
-    of that id first.
+    default it leans toward the quicker wins. ``overwrite`` replaces an existing local dataset
+    of that id, but only once the new one is complete: the new dataset is written aside (a
+    hidden folder in the datasets root) and swapped in at the end, so a recording that fails
+    or is interrupted (the policy raises, Ctrl-C, too few successes) leaves the old dataset
+    as it was, or no dataset at all under ``dataset_id``.
     """
     import minari
     from minari.data_collector.episode_buffer import EpisodeBuffer
 
+    check_dataset_id(dataset_id)
     env_kwargs = dict(env_kwargs or {})
     exists = dataset_id in minari.list_local_datasets()
     if exists and not overwrite:
         raise ValueError(f"--out: a Minari dataset {dataset_id!r} already exists; pass "
                          f"--overwrite (overwrite=True) to replace it")
+    from minari.storage import get_dataset_path
+
+    if not exists and Path(get_dataset_path(dataset_id)).exists():
+        # e.g. a namespace folder holding other datasets: never replaced by a recording.
+        raise ValueError(f"--out: {get_dataset_path(dataset_id)} exists and is not a Minari "
+                         f"dataset; choose another dataset_id")
     venv = gym.make_vec(env_id, num_envs=num_envs, autoreset_mode=AutoresetMode.DISABLED,
                         num_threads=1, **env_kwargs)
-    name = policy if isinstance(policy, str) else getattr(policy, "__name__", "custom")
-    act = (load_policy(policy, env_id, venv.robot, algo, env_kwargs) if isinstance(policy, str)
-           else policy)
-    if exists:
-        minari.delete_dataset(dataset_id)
     buffers = []
     tried = 0
     n_success = 0
     budget = episodes * (20 if only_success else 1)
-    start = time.perf_counter()
-    for ep in rollout(venv, act, budget, seed):
-        tried += 1
-        if only_success and not ep.success:
-            continue
-        n_success += ep.success
-        obs = ep.observations
-        buffers.append(EpisodeBuffer(id=len(buffers), observations=obs, actions=ep.actions,
-                              rewards=ep.rewards, terminations=ep.terminations,
-                              truncations=ep.truncations, infos=ep.infos))
-        if len(buffers) == episodes:
-            break
-    venv.close()
+    try:
+        name = policy if isinstance(policy, str) else getattr(policy, "__name__", "custom")
+        act = (load_policy(policy, env_id, venv.robot, algo, env_kwargs)
+               if isinstance(policy, str) else policy)
+        start = time.perf_counter()
+        for ep in rollout(venv, act, budget, seed):
+            tried += 1
+            if only_success and not ep.success:
+                continue
+            n_success += ep.success
+            buffers.append(EpisodeBuffer(id=len(buffers), observations=ep.observations,
+                                         actions=ep.actions, rewards=ep.rewards,
+                                         terminations=ep.terminations,
+                                         truncations=ep.truncations, infos=ep.infos))
+            if len(buffers) == episodes:
+                break
+    finally:
+        venv.close()
     if len(buffers) < episodes:
         raise RuntimeError(f"only {len(buffers)} of {tried} episodes succeeded; wanted "
                            f"{episodes} successful ones")
@@ -260,14 +339,19 @@ def record(env_id: str, policy: str | BatchPolicy, episodes: int, dataset_id: st
         f", recorded from a native batch of {num_envs} envs seeded {seed} (env i: {seed} + i)"
         f" with push_envs.datasets; success rate {n_success / len(buffers):.3f}.")
     spec = _env_spec(env_id, env_kwargs)
-    with warnings.catch_warnings():
-        # Minari asks for a contact address; a locally recorded dataset has none.
-        warnings.filterwarnings("ignore", message="`author_email` is set to None")
-        dataset = minari.create_dataset_from_buffers(
-            dataset_id=dataset_id, buffer=buffers, env=spec, eval_env=spec,
-            algorithm_name=f"push_envs {name}", author=author or "push_envs",
-            code_permalink="push_envs/datasets.py", description=text,
-            requirements=["push_envs"], data_format=data_format)
+
+    def write() -> None:
+        with warnings.catch_warnings():
+            # Minari asks for a contact address; a locally recorded dataset has none.
+            warnings.filterwarnings("ignore", message="`author_email` is set to None")
+            minari.create_dataset_from_buffers(
+                dataset_id=dataset_id, buffer=buffers, env=spec, eval_env=spec,
+                algorithm_name=f"push_envs {name}", author=author or "push_envs",
+                code_permalink="push_envs/datasets.py", description=text,
+                requirements=["push_envs"], data_format=data_format)
+
+    _write_aside(dataset_id, write)
+    dataset = minari.load_dataset(dataset_id)
     dataset.push_envs_stats = {"episodes": len(buffers), "tried": tried,
                                "success_rate": n_success / len(buffers),
                                "collect_s": collect_s}

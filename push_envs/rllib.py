@@ -27,13 +27,27 @@ class StridedSeeds(gym.vector.VectorWrapper):
     RLlib seeds runner k with ``seed + k`` and the batch seeds its env i with that ``+ i``, so
     without the stride env i of runner k and env i - 1 of runner k + 1 would replay the same
     stream; with it, runner k's envs take the seeds ``(seed + k) N`` to ``(seed + k) N + N - 1``,
-    disjoint across runners.
+    disjoint across runners. A per-env list of seeds is passed through as given (the caller
+    chose every env's seed). Errors name the seed that was passed and the envs' seeds it
+    stands for.
     """
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
-              ) -> tuple[Any, dict[str, Any]]:
-        return self.env.reset(seed=None if seed is None else seed * self.num_envs,
-                              options=options)
+    def reset(self, *, seed: int | list[int] | None = None,
+              options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
+        # Imported here, not at the top: remote EnvRunners unpickle this module before
+        # make_batch has set their threads (numba is imported with the env package).
+        from .envs.base import SEED_LIMIT, is_int
+
+        if seed is None or not is_int(seed):
+            return self.env.reset(seed=seed, options=options)  # None, or a per-env list
+        n = self.num_envs
+        top = (SEED_LIMIT - n) // n  # the largest s with s * n + n - 1 < 2**64
+        if not 0 <= seed <= top:
+            raise ValueError(f"seed {seed!r}: a strided batch of {n} envs seeds its envs "
+                             f"seed * {n} to seed * {n} + {n - 1} ({int(seed) * n} to "
+                             f"{int(seed) * n + n - 1} here), which must lie in [0, 2**64); "
+                             f"pass a seed in [0, {top}]")
+        return self.env.reset(seed=int(seed) * n, options=options)
 
 
 def make_batch(ctx: Any) -> gym.vector.VectorEnv:
@@ -46,13 +60,20 @@ def make_batch(ctx: Any) -> gym.vector.VectorEnv:
     import torch
 
     import push_envs  # noqa: F401  (registers the ids)
+    from push_envs.envs.base import is_int
 
     torch.set_num_threads(1)
     cfg = dict(ctx)
     if "env_id" not in cfg:
         raise ValueError("env_config must name the task: {'env_id': 'PushBox-v0', ...}")
     env_id = cfg.pop("env_id")
-    num_envs = int(cfg.pop("num_envs", 1))
+    num_envs = cfg.pop("num_envs", 1)
+    # int() would turn 2.7 into 2 envs and True into 1; RLlib may pass an integral float.
+    integral = isinstance(num_envs, float) and num_envs.is_integer()
+    if not (is_int(num_envs) or integral) or num_envs < 1:
+        raise ValueError(f"num_envs must be an int >= 1 (envs in the batch), got "
+                         f"{num_envs!r}")
+    num_envs = int(num_envs)
     cfg.setdefault("num_threads", 1)
     return StridedSeeds(gym.make_vec(env_id, num_envs=num_envs, **cfg))
 

@@ -26,7 +26,7 @@ from stable_baselines3.common.vec_env import VecEnv, VecMonitor
 
 import push_envs  # noqa: F401  (registers the ids)
 
-from .envs.base import PushVectorEnv
+from .envs.base import PushVectorEnv, check_action_dtype, env_seeds
 
 
 class PushSB3VecEnv(VecEnv):
@@ -44,7 +44,16 @@ class PushSB3VecEnv(VecEnv):
 
     # ------------------------------------------------------------------------- stepping
     def reset(self) -> Any:
-        seed = self._seeds[0]
+        # SB3 keeps one seed per sub-env (seed() fills them with seed + i); the batch takes
+        # them as Gymnasium's per-env list, so sub-env i gets exactly self._seeds[i].
+        seeds = self._seeds
+        if all(s is None for s in seeds):
+            seed = None
+        elif any(s is None for s in seeds):
+            raise ValueError(f"seed: the batch seeds every sub-env or none, got the per-env "
+                             f"seeds {seeds}")
+        else:
+            seed = list(seeds)
         obs, info = self.venv.reset(seed=seed)
         self.last_info = info
         self.reset_infos = [{} for _ in range(self.num_envs)]
@@ -53,7 +62,16 @@ class PushSB3VecEnv(VecEnv):
         return obs
 
     def step_async(self, actions: np.ndarray) -> None:
-        self._actions = np.asarray(actions, dtype=np.float32).reshape(self.num_envs, -1)
+        """Take one action row per sub-env: exactly (num_envs, action_dim), as SB3's
+        algorithms pass them (any int or float dtype). Another shape is refused, not
+        reshaped: (2 * num_envs, dim / 2) would silently hand sub-env i another's action."""
+        a = np.asarray(actions)
+        check_action_dtype(a, "actions")
+        shape = (self.num_envs, *self.action_space.shape)
+        if a.shape != shape:
+            raise ValueError(f"actions must have shape {shape} (num_envs, action_dim), got "
+                             f"{a.shape}")
+        self._actions = a.astype(np.float32)  # a copy: the caller may reuse its buffer
 
     def step_wait(self) -> tuple[Any, np.ndarray, np.ndarray, list[dict[str, Any]]]:
         obs, rew, term, trunc, info = self.venv.step(self._actions)
@@ -80,10 +98,11 @@ class PushSB3VecEnv(VecEnv):
 
     # ---------------------------------------------------------------------- env access
     def seed(self, seed: int | None = None) -> Sequence[int | None]:
-        """Seed the next reset: sub-env i gets ``seed + i`` (as SB3's own VecEnvs do)."""
+        """Seed the next reset: sub-env i gets ``seed + i`` (as SB3's own VecEnvs do); an int
+        in [0, 2**64 - num_envs], numpy integers alike, checked here rather than at reset."""
         if seed is None:
             return [None] * self.num_envs
-        self._seeds = [seed + i for i in range(self.num_envs)]
+        self._seeds = env_seeds(seed, self.num_envs)
         return self._seeds
 
     def _indices(self, indices: Any) -> list[int]:

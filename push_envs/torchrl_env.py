@@ -35,22 +35,32 @@ def make_torchrl_env(env_id: str, num_envs: int = 1, seed: int | None = None,
 
     ``env_kwargs`` are the task's constructor arguments; ``seed`` seeds sub-env i with
     ``seed + i`` (as ``reset(seed=...)`` of the batch); ``info_keys`` are copied from the
-    batch's info into the tensordict (shape ``[num_envs]``).
+    batch's info into the tensordict (shape ``[num_envs]``): a sequence of key names, so a
+    single str is refused (``"is_success"`` would read as the keys ``i``, ``s``, ...; pass
+    ``("is_success",)``). A refused call leaves no batch open.
     """
+    if isinstance(info_keys, (str, bytes)):
+        raise ValueError(f"info_keys must be a sequence of info key names, not a single "
+                         f"string: pass ({info_keys!r},), got {info_keys!r}")
+    info_keys = list(info_keys)
     venv = gym.make_vec(env_id, num_envs=num_envs, autoreset_mode=AutoresetMode.DISABLED,
                         num_threads=num_threads, **env_kwargs)
-    dtypes = dict(venv._info_names)  # info key -> bool / int / float
-    unknown = sorted(set(info_keys) - set(dtypes))
-    if unknown:
-        raise ValueError(f"info_keys: {unknown} are not info keys of {env_id}; it has "
-                         f"{sorted(dtypes)}")
-    env = GymWrapper(venv, device=device)
-    if info_keys:
-        spec = {k: Unbounded(shape=(num_envs,), device=device,
-                             dtype={bool: torch.bool, int: torch.int64}.get(dtypes[k],
-                                                                            torch.float64))
-                for k in info_keys}
-        env.set_info_dict_reader(default_info_dict_reader(list(info_keys), spec=spec))
-    if seed is not None:
-        env.set_seed(seed)
+    try:
+        dtypes = dict(venv._info_names)  # info key -> bool / int / float
+        unknown = sorted(set(info_keys) - set(dtypes), key=str)
+        if unknown:
+            raise ValueError(f"info_keys: {unknown} are not info keys of {env_id}; it has "
+                             f"{sorted(dtypes)}")
+        env = GymWrapper(venv, device=device)
+        if info_keys:
+            spec = {k: Unbounded(shape=(num_envs,), device=device,
+                                 dtype={bool: torch.bool, int: torch.int64}.get(dtypes[k],
+                                                                                torch.float64))
+                    for k in info_keys}
+            env.set_info_dict_reader(default_info_dict_reader(info_keys, spec=spec))
+        if seed is not None:
+            env.set_seed(seed)
+    except BaseException:
+        venv.close()  # the batch was made for this env only: nobody else would close it
+        raise
     return env

@@ -125,3 +125,79 @@ def test_record_only_success_and_policy_errors(tmp_path, monkeypatch):
         record("PushBox-v0", "scripted", 1, "x-v0", env_kwargs={"robot": "omni"}, num_envs=1)
     with pytest.raises(FileNotFoundError, match="no model file"):
         record("PushBox-v0", str(tmp_path / "missing.zip"), 1, "x-v0", num_envs=1)
+
+
+@pytest.mark.parametrize("dataset_id", ["", "no-version", "a//b-v0", "../up-v0", "./x-v0",
+                                        "x/.hidden-v0", 7])
+def test_an_empty_or_malformed_dataset_id_is_refused(tmp_path, monkeypatch, dataset_id):
+    monkeypatch.setenv("MINARI_DATASETS_PATH", str(tmp_path))
+    with pytest.raises(ValueError, match="dataset_id"):
+        record("PushBox-v0", "scripted", 1, dataset_id, num_envs=1)
+    assert list(tmp_path.iterdir()) == []  # nothing was written
+
+
+def _interrupt_writes(monkeypatch):
+    """Ctrl-C while Minari writes: after the first episode is on disk."""
+    from minari.dataset._storages.arrow_storage import ArrowStorage
+    from minari.dataset._storages.hdf5_storage import HDF5Storage
+
+    for cls in (HDF5Storage, ArrowStorage):
+        def interrupted(self, episodes, real=cls.update_episodes):
+            real(self, list(episodes)[:1])
+            raise KeyboardInterrupt
+
+        monkeypatch.setattr(cls, "update_episodes", interrupted)
+
+
+def _leftovers(root):
+    return [p for p in root.rglob("*") if p.name.startswith(".push_envs")]
+
+
+def test_an_interrupted_write_leaves_no_dataset(tmp_path, monkeypatch):
+    monkeypatch.setenv("MINARI_DATASETS_PATH", str(tmp_path))
+    dataset_id = "push_envs/PushBox-v0/cut-v0"
+    _interrupt_writes(monkeypatch)
+    with pytest.raises(KeyboardInterrupt):
+        record("PushBox-v0", "scripted", 2, dataset_id, num_envs=2,
+               env_kwargs={"max_episode_steps": STEPS})
+    assert dataset_id not in minari.list_local_datasets()
+    assert not (tmp_path / dataset_id).exists() and not _leftovers(tmp_path)
+
+
+def _record_old(dataset_id):
+    record("PushBox-v0", "scripted", 3, dataset_id, num_envs=3,
+           env_kwargs={"max_episode_steps": STEPS})
+    assert minari.load_dataset(dataset_id).total_episodes == 3
+
+
+def test_a_failed_overwrite_keeps_the_old_dataset(tmp_path, monkeypatch):
+    monkeypatch.setenv("MINARI_DATASETS_PATH", str(tmp_path))
+    dataset_id = "push_envs/PushBox-v0/keep-v0"
+    _record_old(dataset_id)
+    calls = []
+
+    def flaky(obs):
+        calls.append(1)
+        if len(calls) > 5:
+            raise RuntimeError("policy crashed")
+        return push_box_actions(obs)
+
+    with pytest.raises(RuntimeError, match="policy crashed"):
+        record("PushBox-v0", flaky, 4, dataset_id, num_envs=2, overwrite=True,
+               env_kwargs={"max_episode_steps": STEPS})
+    with pytest.raises(RuntimeError, match="succeeded"):  # only_success finds too few
+        record("PushBox-v0", lambda obs: np.zeros((len(obs), 2)), 2, dataset_id, num_envs=2,
+               overwrite=True, only_success=True, env_kwargs={"max_episode_steps": 5})
+    _interrupt_writes(monkeypatch)
+    with pytest.raises(KeyboardInterrupt):
+        record("PushBox-v0", "scripted", 2, dataset_id, num_envs=2, overwrite=True,
+               env_kwargs={"max_episode_steps": STEPS})
+    monkeypatch.undo()
+    monkeypatch.setenv("MINARI_DATASETS_PATH", str(tmp_path))
+    assert minari.load_dataset(dataset_id).total_episodes == 3
+    assert not _leftovers(tmp_path)
+    # A complete overwrite still replaces it.
+    ds = record("PushBox-v0", "scripted", 2, dataset_id, num_envs=2, overwrite=True,
+                env_kwargs={"max_episode_steps": STEPS})
+    assert ds.total_episodes == 2 and minari.load_dataset(dataset_id).total_episodes == 2
+    assert list(minari.list_local_datasets()) == [dataset_id]

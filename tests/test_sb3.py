@@ -81,3 +81,34 @@ def test_goal_obs_for_her():
         obs, rew, dones, infos = venv.step(np.zeros((2, 2), np.float32))
     assert dones.all() and set(infos[0]["terminal_observation"]) == set(obs)
     assert (rew == -1).all()
+
+
+@pytest.mark.parametrize("shape", [(4, 2), (8,), (1, 8), (2, 2), (2, 4, 1)])
+def test_an_action_batch_of_another_shape_is_refused_not_reshaped(shape):
+    venv = make_vec_env("CoopPush-v0", n_envs=2, seed=0)
+    venv.reset()
+    with pytest.raises(ValueError, match="shape"):
+        venv.step(np.zeros(shape, np.float32))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64])
+def test_the_action_batches_sb3_passes_step(dtype):
+    venv = make_vec_env("CoopPush-v0", n_envs=2, seed=0)
+    venv.reset()
+    obs, rew, dones, infos = venv.step(np.full((2, 4), 0.5).astype(dtype))
+    assert obs.shape[0] == 2 and rew.shape == (2,)
+
+
+def test_complex_actions_are_refused():
+    venv = make_vec_env("PushBox-v0", n_envs=2, seed=0)
+    venv.reset()
+    with pytest.raises(ValueError, match="actions.*complex"):
+        venv.step(np.full((2, 2), 0.5 + 1j))
+
+
+def test_a_numpy_seed_seeds_like_the_python_int():
+    a = make_vec_env("PushBox-v0", n_envs=2, seed=np.int64(5)).reset()
+    b = make_vec_env("PushBox-v0", n_envs=2, seed=5).reset()
+    assert np.array_equal(a, b)
+    with pytest.raises(ValueError, match="seed"):
+        make_vec_env("PushBox-v0", n_envs=2, seed=-1)

@@ -77,3 +77,31 @@ def test_collector_frames_equal_the_native_rollout():
 def test_info_keys_are_checked():
     with pytest.raises(ValueError, match=r"info_keys: \['nope'\] are not info keys"):
         make_torchrl_env("PushBox-v0", num_envs=2, info_keys=("nope",))
+
+
+def _track_batches(monkeypatch):
+    import push_envs.torchrl_env as T
+
+    made = []
+    real = T.gym.make_vec
+
+    def make_vec(*args, **kwargs):
+        made.append(real(*args, **kwargs))
+        return made[-1]
+
+    monkeypatch.setattr(T.gym, "make_vec", make_vec)
+    return made
+
+
+def test_a_single_info_key_string_is_refused_before_a_batch_is_made(monkeypatch):
+    made = _track_batches(monkeypatch)
+    with pytest.raises(ValueError, match="info_keys"):
+        make_torchrl_env("PushBox-v0", num_envs=2, info_keys="is_success")
+    assert made == []
+
+
+def test_a_refused_construction_closes_its_batch(monkeypatch):
+    made = _track_batches(monkeypatch)
+    with pytest.raises(ValueError, match="info_keys"):
+        make_torchrl_env("PushBox-v0", num_envs=2, info_keys=("nope",))
+    assert len(made) == 1 and made[0].closed

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -31,6 +32,9 @@ from torch import nn
 
 import push_envs  # noqa: F401  (registers the ids)
 from push_envs.datasets import rollout
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling module, when imported
+from run_folder import fresh_run_dir  # noqa: E402
 
 FINAL_SEED_OFFSET = 20_000  # as train/train.py: evaluation episodes are fresh seeds
 
@@ -56,7 +60,10 @@ class Args:
     eval_envs: int = 100
     """envs in the evaluation batch"""
     run_dir: str = "runs"
-    """root of the run folders: <run_dir>/<env>/bc/<seed>/"""
+    """root of the run folders: <run_dir>/<env>/bc/<seed>/ (<seed>-2, -3, ... when that
+    folder holds an earlier run)"""
+    overwrite: bool = False
+    """write into <seed>/ even when it holds an earlier run (replacing its files)"""
     threads: int = 1
     """torch threads (small MLPs: 1 is fastest)"""
 
@@ -185,8 +192,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                   dataset_episodes=ds.total_episodes, samples=len(obs),
                   final_loss=losses[-1], train_s=train_s,
                   wall_s=time.perf_counter() - start)
-    out = Path(args.run_dir) / env_id / "bc" / str(args.seed)
-    out.mkdir(parents=True, exist_ok=True)
+    out = fresh_run_dir(Path(args.run_dir) / env_id / "bc" / str(args.seed), args.overwrite)
     torch.save({"state_dict": policy.state_dict(), "obs_dim": obs.shape[1],
                 "act_dim": act.shape[1], "hidden": list(args.hidden), "env": env_id,
                 "env_kwargs": env_kwargs}, out / "policy.pt")

@@ -71,6 +71,7 @@ from push_envs.envs import obs_layout as L
 from push_envs.scripted import expert
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling module, when imported
+from run_folder import fresh_run_dir  # noqa: E402
 from warm_start import DAGGER_SEED_OFFSET, DEMO_SEED_OFFSET, play  # noqa: E402
 from warm_start import batch as warm_batch  # noqa: E402
 
@@ -108,7 +109,10 @@ class Args:
     num_envs: int = 100
     """envs in the batches that play the episodes"""
     run_dir: str = "runs"
-    """root of the run folders: <run_dir>/PushT-v0/dagger/<seed>/"""
+    """root of the run folders: <run_dir>/PushT-v0/dagger/<seed>/ (<seed>-2, -3, ... when
+    that folder holds an earlier run)"""
+    overwrite: bool = False
+    """write into <seed>/ even when it holds an earlier run (replacing its files)"""
     threads: int = 1
     """torch threads (small MLPs: 1 is fastest)"""
     gif: str | None = None
@@ -385,8 +389,8 @@ def record_gif(policy: Policy, path: str | Path, episodes: int, seed: int) -> in
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     args = tyro.cli(Args, args=argv, description=__doc__.split("\n\n")[0])
     torch.set_num_threads(args.threads)
-    out = Path(args.run_dir) / args.env / "dagger" / str(args.seed)
-    out.mkdir(parents=True, exist_ok=True)
+    out = fresh_run_dir(Path(args.run_dir) / args.env / "dagger" / str(args.seed),
+                        args.overwrite)
     (out / "args.json").write_text(json.dumps(asdict(args), indent=2))
     policy, result = train(args)
     save(policy, out / "policy.pt", args)

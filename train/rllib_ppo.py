@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -38,6 +39,9 @@ if __name__ == "__main__":
     os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 
 from push_envs.datasets import parse_kwargs
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling module, when imported
+from run_folder import fresh_run_dir  # noqa: E402
 
 
 @dataclass
@@ -77,7 +81,10 @@ class Args:
     num_cpus: int | None = None
     """CPUs of the local Ray (default: all; ignored with --address)"""
     run_dir: str = "runs"
-    """root of the run folders: <run_dir>/<env>/rllib_ppo/<seed>/"""
+    """root of the run folders: <run_dir>/<env>/rllib_ppo/<seed>/ (<seed>-2, -3, ... when that
+    folder holds an earlier run)"""
+    overwrite: bool = False
+    """write into <seed>/ even when it holds an earlier run (replacing its files)"""
     no_checkpoint: bool = False
     """do not save the final algorithm"""
     verbose: int = 1
@@ -158,8 +165,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         ray.init(address=args.address)
     else:
         ray.init(num_cpus=args.num_cpus, include_dashboard=False)
-    out = Path(args.run_dir) / args.env / "rllib_ppo" / str(args.seed)
-    out.mkdir(parents=True, exist_ok=True)
+    out = fresh_run_dir(Path(args.run_dir) / args.env / "rllib_ppo" / str(args.seed),
+                        args.overwrite)
     (out / "args.json").write_text(json.dumps(asdict(args), indent=2))
     algo = build_config(args).build_algo()
     rows: list[dict[str, Any]] = []

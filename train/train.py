@@ -7,7 +7,8 @@
 Hyperparameters come from ``train/hyperparams/{algo}.yml`` (rl-baselines3-zoo format: a
 ``default`` entry merged with the env's entry); command-line flags override them. Everything
 a run produces lands in ``<run-dir>/<env>/<algo>/<seed>/`` (``<env>-<robot>`` with a --robot
-other than the yml's): ``best_model.zip`` (+ ``best_vecnormalize.pkl``), ``final_model.zip``,
+other than the yml's; ``<seed>-2``, ``-3``, ... when that folder holds an earlier run, unless
+--overwrite): ``best_model.zip`` (+ ``best_vecnormalize.pkl``), ``final_model.zip``,
 ``vecnormalize.pkl``, ``args.json``, ``evaluations.npz`` (EvalCallback: timesteps, results,
 ep_lengths, successes), ``result.json`` (the final evaluation) and tensorboard logs in ``tb/``.
 """
@@ -54,6 +55,7 @@ from push_envs.envs.base import ROBOTS
 from push_envs.sb3 import make_vec_env
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling module, when imported
+from run_folder import fresh_run_dir  # noqa: E402
 from warm_start import demonstrations, hide_columns, pretrain, settings  # noqa: E402
 
 HYPERPARAMS_DIR = Path(__file__).resolve().parent / "hyperparams"
@@ -86,7 +88,10 @@ class Args:
     eval_model: Literal["best", "final"] = "final"
     """model the final line reports: best (highest mean eval return) or final"""
     run_dir: str = "runs"
-    """root of the run folders: <run_dir>/<env>[-<robot>]/<algo>/<seed>/"""
+    """root of the run folders: <run_dir>/<env>[-<robot>]/<algo>/<seed>/ (<seed>-2, -3, ...
+    when that folder holds an earlier run)"""
+    overwrite: bool = False
+    """write into <seed>/ even when it holds an earlier run (replacing its files)"""
     threads: int = 1
     """torch threads while collecting rollouts and evaluating (batch inference of a small
     MLP: 1 is fastest, and it leaves the other core free)"""
@@ -422,8 +427,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                               f"{args.env}.warm_start")
     torch.set_num_threads(args.threads)
     set_random_seed(args.seed)
-    out = run_dir_of(args, (yml.get("env_kwargs") or {}).get("robot"))
-    out.mkdir(parents=True, exist_ok=True)
+    out = fresh_run_dir(run_dir_of(args, (yml.get("env_kwargs") or {}).get("robot")),
+                        args.overwrite)
     print(f"run {out}: {args.algo} on {args.env} {hp['env_kwargs'] or ''}, "
           f"{hp['n_timesteps']:,} steps, {hp['n_envs']} envs")
     update_threads = args.update_threads or os.cpu_count() or 1

@@ -13,7 +13,7 @@ from __future__ import annotations
 import copy
 import math
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -39,7 +39,7 @@ from ..physics.world import PARALLEL_MIN_ENVS
 from . import obs_layout as L
 from .codegen import task_kernels
 from .pixels import empty_raster, raster_arrays
-from .rng import seed_states
+from .rng import seed_states, seed_states_of
 from .step import (
     AR_DISABLED,
     AR_NEXT_STEP,
@@ -132,10 +132,72 @@ def _check_lidar(value: Any) -> dict | None:
     if not isinstance(value, Mapping):
         raise ValueError(f"lidar must be None or a dict of lidar2d keys (number, range_max, "
                          f"angle_range, ...), got {short_repr(value)}")
+    for key in ("name", "type"):
+        # The argument only ever makes a lidar2d: another sensor name would otherwise reach
+        # that sensor's parser, which blames the keys of the lidar instead of the name.
+        if key in value and value[key] != "lidar2d":
+            raise ValueError(f"lidar: the lidar argument makes a lidar2d sensor, so its "
+                             f"{key!r} must be 'lidar2d' (or left out), got "
+                             f"{short_repr(value[key])}")
     raw = {"name": "lidar2d", **dict(value)}
     parse_lidar(raw, "lidar")  # a SceneError (ValueError) naming the key
     return raw
 SEED_LIMIT = 2**64  # per-env streams are seeded seed + i as 64-bit integers
+
+
+def is_int(value: Any) -> bool:
+    """A Python or numpy integer, not a bool (True would silently mean 1)."""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def check_seed(seed: Any) -> int | None:
+    """A single env's ``reset(seed=...)``: None or an int (numpy integers alike) in
+    [0, 2**64), returned as a Python int (Gymnasium's seeding takes Python ints only)."""
+    if seed is None:
+        return None
+    if not is_int(seed) or not 0 <= seed < SEED_LIMIT:
+        raise ValueError(f"seed must be None or an int in [0, 2**64), got {short_repr(seed)}")
+    return int(seed)
+
+
+ACTION_KINDS = "iuf"  # numpy dtype kinds an action may have: ints and floats
+
+
+def check_action_dtype(action: np.ndarray, what: str = "action") -> None:
+    """Refuse an action array that is not real numbers: a complex one would lose its imaginary
+    part in the cast to float64, and bools, strings or objects are no velocity commands. One
+    dtype check on the array, never a loop over its elements (this is on the step path)."""
+    if action.dtype.kind not in ACTION_KINDS:
+        raise ValueError(f"{what} must be real numbers (an int or float array), got dtype "
+                         f"{action.dtype}")
+
+
+def env_seeds(seed: Any, num_envs: int) -> list[int] | None:
+    """The per-env seeds of a batch's ``reset(seed=...)``, as Gymnasium's ``VectorEnv.reset``
+    takes them: None; an int ``s`` (env i gets ``s + i``, so ``s + num_envs`` must not pass
+    2**64, where the streams would wrap onto env 0's); or one int per env (a list, tuple or 1-D
+    integer array: env i gets ``seed[i]``), each in [0, 2**64). Numpy integers count as ints.
+    """
+    if seed is None:
+        return None
+    if is_int(seed):
+        if not 0 <= seed <= SEED_LIMIT - num_envs:
+            raise ValueError(f"seed must be None, an int in [0, 2**64 - num_envs] (env i is "
+                             f"seeded seed + i) or a list of {num_envs} ints (env i is seeded "
+                             f"seed[i]), got {short_repr(seed)}")
+        return [int(seed) + i for i in range(num_envs)]
+    if isinstance(seed, np.ndarray):
+        ok = seed.ndim == 1 and seed.dtype.kind in "iu"
+        items = seed.tolist() if ok else None
+    else:
+        ok = isinstance(seed, (list, tuple))
+        items = list(seed) if ok else None
+    if not ok or len(items) != num_envs or \
+            not all(is_int(s) and 0 <= s < SEED_LIMIT for s in items):
+        raise ValueError(f"seed must be None, an int (env i is seeded seed + i) or a list of "
+                         f"{num_envs} ints in [0, 2**64), one per env (env i is seeded "
+                         f"seed[i]), got {short_repr(seed)}")
+    return [int(s) for s in items]
 
 # Drive variants the `robot` argument swaps into the scene's robot.
 ROBOT_VARIANTS: dict[str, dict[str, Any]] = {
@@ -462,20 +524,15 @@ class PushVectorEnv(VectorEnv):
             self._trails[e].clear()
 
     # ------------------------------------------------------------------------- gym interface
-    def reset(self, *, seed: int | None = None,
+    def reset(self, *, seed: int | Sequence[int] | np.ndarray | None = None,
               options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
-        """Start new episodes. ``seed`` seeds env i as a single env seeded ``seed + i``.
+        """Start new episodes. ``seed``: an int seeds env i as a single env seeded
+        ``seed + i``; a list (tuple, 1-D int array) of ``num_envs`` ints seeds env i as a single
+        env seeded ``seed[i]`` (Gymnasium's per-env form).
 
         ``options={"reset_mask": mask}`` resets only the masked envs (for DISABLED autoreset).
         """
-        if seed is not None:
-            if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0 \
-                    or seed + self.num_envs > SEED_LIMIT:
-                raise ValueError(f"seed must be None or an int in [0, 2**64 - num_envs] (env i "
-                                 f"is seeded seed + i), got {short_repr(seed)}")
-            self._np_random, self._np_random_seed = seeding.np_random(int(seed))
-            self.env_arrays.rng[:] = seed_states(int(seed), self.num_envs)
-            self._seeded = True
+        seeds = env_seeds(seed, self.num_envs)
         if options is not None and not isinstance(options, Mapping):
             raise ValueError(f"options must be None or a dict, got {short_repr(options)}")
         mask = np.ones(self.num_envs, bool)
@@ -486,6 +543,17 @@ class PushVectorEnv(VectorEnv):
                                  f"({self.num_envs},), got {short_repr(options['reset_mask'])}")
         if not self._started and not mask.all():
             raise gym.error.ResetNeeded("the first reset() must reset every env (no reset_mask)")
+        if seeds is not None:
+            # Seeded only once every argument is accepted: a refused reset changes nothing.
+            if is_int(seed):
+                self._np_random, self._np_random_seed = seeding.np_random(seeds[0])
+            else:
+                # Gymnasium's seeding takes one int; the generator of a per-env list is drawn
+                # from all of it, and -1 marks a seed that was not one int (as Gymnasium does).
+                self._np_random = np.random.Generator(np.random.PCG64(seeds))
+                self._np_random_seed = -1
+            self.env_arrays.rng[:] = seed_states_of(seeds)
+            self._seeded = True
         self._reset_rows(mask)
         self._started = True
         return self._observation(), self._info(self._info_f, mask)
@@ -495,7 +563,9 @@ class PushVectorEnv(VectorEnv):
         """Advance every env by one step; see the class docs for autoreset."""
         if not self._started:
             raise gym.error.ResetNeeded("call reset() before step()")
-        a = np.ascontiguousarray(actions, dtype=np.float64)
+        a = np.asarray(actions)
+        check_action_dtype(a, "actions")  # before the cast, which would drop an imaginary part
+        a = np.ascontiguousarray(a, dtype=np.float64)
         shape = (self.num_envs,) + self.single_action_space.shape
         if a.shape != shape:
             raise ValueError(f"actions must have shape {shape}, got {np.shape(actions)}")
@@ -640,8 +710,8 @@ class PushVectorEnv(VectorEnv):
 class PushEnv(gym.Env):
     """A single episode of a pushing task: the batched core with ``num_envs=1``.
 
-    Truncation comes from ``max_episode_steps`` when given, otherwise from the ``TimeLimit``
-    wrapper ``gym.make`` adds with the registered limit.
+    Truncation comes from ``max_episode_steps`` when given (an int >= 1 [steps]), otherwise
+    from the ``TimeLimit`` wrapper ``gym.make`` adds with the registered limit.
     """
 
     vector_class: ClassVar[type[PushVectorEnv]]
@@ -649,8 +719,11 @@ class PushEnv(gym.Env):
                                           "render_fps": 10}
 
     def __init__(self, *, max_episode_steps: int | None = None, **kwargs: Any) -> None:
+        # None: no limit of its own (the TimeLimit wrapper's); anything else is checked by the
+        # core, so 0 or False is refused instead of meaning "never truncate".
         self.core = self.vector_class(num_envs=1, autoreset_mode=AutoresetMode.DISABLED,
-                                      max_episode_steps=max_episode_steps or 10**12, **kwargs)
+                                      max_episode_steps=10**12 if max_episode_steps is None
+                                      else max_episode_steps, **kwargs)
         if max_episode_steps is None:
             self.core._cfg[CFG_MAX_STEPS] = 0
         self.render_mode = self.core.render_mode
@@ -674,9 +747,7 @@ class PushEnv(gym.Env):
 
     def reset(self, *, seed: int | None = None,
               options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))
-                                 or not 0 <= seed < SEED_LIMIT):
-            raise ValueError(f"seed must be None or an int in [0, 2**64), got {short_repr(seed)}")
+        seed = check_seed(seed)  # a numpy integer becomes the Python int Gymnasium takes
         super().reset(seed=seed)
         if seed is None and not self.core._seeded:
             # Unseeded first reset: draw the stream's seed from gymnasium's generator.
@@ -689,7 +760,9 @@ class PushEnv(gym.Env):
         if not self._started:
             raise gym.error.ResetNeeded("call reset() before step()")
         core = self.core
-        a = np.array(action, dtype=np.float64, ndmin=1)  # a fresh C-contiguous copy
+        a = np.asarray(action)
+        check_action_dtype(a)  # before the cast, which would drop an imaginary part
+        a = np.array(a, dtype=np.float64, ndmin=1)  # a fresh C-contiguous copy
         if a.shape != self.action_space.shape:
             raise ValueError(f"action must have shape {self.action_space.shape}, got "
                              f"{np.shape(action)}")

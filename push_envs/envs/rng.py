@@ -7,6 +7,7 @@ the numbers of a single env seeded ``s + i``, whichever kernel (serial or ``pran
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 from numba import njit
@@ -23,10 +24,16 @@ _INV53 = 1.0 / 9007199254740992.0  # 2^-53
 
 def seed_states(seed: int, n: int) -> np.ndarray:
     """States of ``n`` streams seeded ``seed, seed + 1, ...`` (mixed so nearby seeds differ)."""
-    out = np.empty(n, np.uint64)
+    return seed_states_of([int(seed) + i for i in range(n)])
+
+
+def seed_states_of(seeds: Sequence[int]) -> np.ndarray:
+    """States of one stream per seed: stream i is seeded ``seeds[i]`` (taken modulo 2**64),
+    exactly as stream 0 of ``seed_states(seeds[i], 1)``."""
+    out = np.empty(len(seeds), np.uint64)
     with np.errstate(over="ignore"):
-        for i in range(n):
-            z = np.uint64((int(seed) + i) & 0xFFFFFFFFFFFFFFFF) + _GOLDEN
+        for i, seed in enumerate(seeds):
+            z = np.uint64(int(seed) & 0xFFFFFFFFFFFFFFFF) + _GOLDEN
             z = (z ^ (z >> _S30)) * _M1
             z = (z ^ (z >> _S27)) * _M2
             out[i] = z ^ (z >> _S31)

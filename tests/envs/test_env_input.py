@@ -153,3 +153,106 @@ def test_any_argument_value_builds_or_raises_a_clear_error(name, value):
         return
     obs, _ = env.reset(seed=0)
     assert env.observation_space.contains(obs)
+
+
+# ---------------------------------------------------------------- seeds (issue 33, round two)
+def _rollout(env, obs, steps, actions):
+    """Observations after each of ``steps`` fixed actions (env: single or batch)."""
+    out = [np.array(obs)]
+    for t in range(steps):
+        out.append(np.array(env.step(actions[t])[0]))
+    return out
+
+
+@pytest.mark.parametrize("form", [list, tuple, lambda s: np.array(s, np.uint64)])
+def test_a_per_env_seed_list_seeds_env_i_with_seed_i(form):
+    seeds = [5, 900, 2**64 - 1]
+    acts = np.random.default_rng(0).uniform(-1, 1, (4, 3, 2))
+    venv = gym.make_vec("PushBox-v0", num_envs=3)
+    batch = _rollout(venv, venv.reset(seed=form(seeds))[0], 4, acts)
+    for i, s in enumerate(seeds):
+        single = gym.make("PushBox-v0")
+        alone = _rollout(single, single.reset(seed=s)[0], 4, acts[:, i])
+        for t in range(5):
+            assert np.array_equal(batch[t][i], alone[t]), (i, t)
+    # The int form still means env i gets seed + i, as the list [s, s + 1, s + 2].
+    assert np.array_equal(venv.reset(seed=7)[0], venv.reset(seed=[7, 8, 9])[0])
+
+
+@pytest.mark.parametrize("seed", [[1, 2], [1, 2, 3, 4], [1, True, 2], [1, -1, 2],
+                                  [1, 2**64, 3], [1, 2.0, 3], [1, "2", 3],
+                                  np.array([[1, 2, 3]]), np.array([1.0, 2.0, 3.0]), []])
+def test_bad_seed_lists_are_refused_and_change_nothing(venv, seed):
+    before = _snapshot(venv)
+    with pytest.raises(ValueError, match="seed"):
+        venv.reset(seed=seed)
+    assert _same(before, _snapshot(venv))
+
+
+@pytest.mark.parametrize("np_int", [np.int64, np.uint64, np.int32])
+def test_numpy_integer_seeds_act_as_python_ints(np_int):
+    single = gym.make("PushBox-v0")
+    assert np.array_equal(single.reset(seed=np_int(3))[0], single.reset(seed=3)[0])
+    batch = gym.make_vec("PushBox-v0", num_envs=2)
+    assert np.array_equal(batch.reset(seed=np_int(3))[0], batch.reset(seed=3)[0])
+
+
+def test_a_refused_reset_option_leaves_the_seed_alone(venv):
+    before = _snapshot(venv)
+    with pytest.raises(ValueError, match="options"):
+        venv.reset(seed=123, options="not a dict")
+    assert _same(before, _snapshot(venv))
+
+
+# ------------------------------------------------------------------------ max_episode_steps
+@pytest.mark.parametrize("steps", [0, False, True, -3, 2.5, "10"])
+def test_max_episode_steps_that_would_never_truncate_are_refused(steps):
+    from push_envs.envs.push_box import PushBoxEnv
+
+    with pytest.raises(ValueError, match="max_episode_steps"):
+        PushBoxEnv(max_episode_steps=steps)
+    with pytest.raises(ValueError, match="max_episode_steps"):
+        gym.make_vec("PushBox-v0", num_envs=1, max_episode_steps=steps)
+
+
+def test_the_task_class_truncates_after_max_episode_steps():
+    from push_envs.envs.push_box import PushBoxEnv
+
+    env = PushBoxEnv(max_episode_steps=2)
+    env.reset(seed=0)
+    assert not env.step(np.zeros(2))[3]
+    assert env.step(np.zeros(2))[3]
+
+
+# ----------------------------------------------------------------------------- action dtype
+@pytest.mark.parametrize("action", [np.array([0.5 + 1j, 0.0]), np.array([True, False]),
+                                    np.array(["0.5", "0.0"]), np.array([0.5, None], object)])
+def test_actions_that_are_not_real_numbers_are_refused(action):
+    single = gym.make("PushBox-v0")
+    single.reset(seed=0)
+    before = single.unwrapped.world.state_hash()
+    with pytest.raises(ValueError, match=f"action.*{action.dtype}"):
+        single.step(action)
+    assert single.unwrapped.world.state_hash() == before
+    batch = gym.make_vec("PushBox-v0", num_envs=2)
+    batch.reset(seed=0)
+    snap = _snapshot(batch)
+    with pytest.raises(ValueError, match=f"actions.*{action.dtype}"):
+        batch.step(np.stack([action, action]))
+    assert _same(snap, _snapshot(batch))
+
+
+def test_int_and_float32_actions_still_step():
+    single = gym.make("PushBox-v0")
+    single.reset(seed=0)
+    single.step(np.array([1, 0]))
+    single.step(np.array([0.5, 0.0], np.float32))
+
+
+# ------------------------------------------------------------------------------------ lidar
+@pytest.mark.parametrize("name_key", ["name", "type"])
+def test_a_lidar_argument_naming_another_sensor_blames_the_argument(name_key):
+    with pytest.raises(ValueError, match="lidar2d") as err:
+        gym.make_vec("PushBox-v0", num_envs=1, lidar={name_key: "contact2d", "number": 8})
+    assert not isinstance(err.value, SceneError)  # an argument error, not the scene file's
+    assert str(err.value).startswith("lidar")

@@ -84,3 +84,53 @@ def test_aec_form_steps_after_both_agents_act():
         obs, rew, term, trunc, info = env.last()
         env.step(None if term or trunc else env.action_space(agent).sample())
     assert obs.shape == (59,)
+
+
+def test_numpy_integer_seed_is_the_python_int():
+    env = coop_push_v0.parallel_env()
+    a, _ = env.reset(seed=np.int64(3))
+    b, _ = env.reset(seed=3)
+    assert all(np.array_equal(a[k], b[k]) for k in a)
+
+
+@pytest.mark.parametrize("steps", [0, False, -1, 2.5])
+def test_max_episode_steps_that_would_never_truncate_are_refused(steps):
+    with pytest.raises(ValueError, match="max_episode_steps"):
+        coop_push_v0.parallel_env(max_episode_steps=steps)
+
+
+def test_complex_actions_are_refused():
+    env = coop_push_v0.parallel_env()
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="robot_0.*complex"):
+        env.step({"robot_0": np.array([0.5 + 1j, 0.0]), "robot_1": np.zeros(2)})
+
+
+def test_each_agent_observes_its_own_robots_lidar():
+    n = 16
+    env = coop_push_v0.parallel_env(lidar=dict(number=n))
+    plain = coop_push_v0.parallel_env()
+    joint_cols = env.env.observation_space.shape[0]  # the Gymnasium env: 105 + r0's lidar
+    w = env.env.world
+    rmax = w.lidar_spec("r1").range_max
+    obs, _ = env.reset(seed=4)
+    for _ in range(2):
+        state = env.state()
+        assert state.shape == env.state_space.shape == (joint_cols + n,)
+        for agent in env.agents:
+            assert obs[agent].shape == (plain.observation_space(agent).shape[0] + n,)
+            assert env.observation_space(agent).contains(obs[agent])
+        # robot_0: the joint observation's lidar block (the env observes r0's sensor) ...
+        assert np.array_equal(obs["robot_0"][-n:], state[joint_cols - n:joint_cols])
+        # ... robot_1: r1's own sensor, which sees the scene from elsewhere.
+        np.testing.assert_allclose(obs["robot_1"][-n:], w.lidar("r1", 0) / rmax, atol=1e-6)
+        np.testing.assert_array_equal(obs["robot_1"][-n:], state[-n:])
+        assert not np.array_equal(obs["robot_0"][-n:], obs["robot_1"][-n:])
+        obs, *_ = env.step({a: np.array([0.5, 0.3]) for a in env.agents})
+
+
+def test_lidar_noise_of_robot_1_replays_with_the_seed():
+    env = coop_push_v0.parallel_env(lidar=dict(number=8, std=0.05))
+    a = env.reset(seed=2)[0]["robot_1"]
+    b = env.reset(seed=2)[0]["robot_1"]
+    assert np.array_equal(a, b)
