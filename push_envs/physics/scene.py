@@ -411,6 +411,16 @@ def check_spawn_overlaps(scene: CompiledScene, tol: float) -> None:
                 gi = geoms[i].buffer(-tol, join_style="mitre") if ai else geoms[i]
             if gi.intersects(gj):
                 src = scene.spec.source
+                wspec = scene.spec.world
+                if is_map[j] and wspec.obstacle_map is not None and \
+                        bool(np.all(wspec.obstacle_map)):
+                    # The placeholder state is not what is wrong: no state could be right.
+                    what = wspec.obstacle_map_source or "the occupancy grid"
+                    raise SceneError(
+                        f"{src}: world.obstacle_map {clip(what)} has no free cell (all "
+                        f"{wspec.obstacle_map.size} cells are occupied), so "
+                        f"'{clip(scene.names[i])}' has nowhere to stand; draw the free floor "
+                        "light (or transparent) in the map")
                 raise SceneError(
                     f"{src}: {clip(scene.names[i])}.state: spawn overlaps "
                     f"'{clip(scene.names[j])}' by more than the rest tolerance ({tol:g} m); "
