@@ -90,6 +90,11 @@ PIXEL_SIZE_LIMITS = (8, 1024)  # [px] per side
 PIXEL_VIEWS = ("top", "ego")
 PIXEL_FOV_DEFAULT = 3.0  # [m] width of the ego view
 PIXEL_FOV_MAX = 1000.0  # [m]
+# [m] Narrowest ego view. The goal marks are drawn as pygame draws them, by walking their
+# outline (Bresenham) and their success circle (midpoint circle) pixel by pixel, including
+# the pixels off the image, so a frame's work grows as (mark size / pixel_fov) x pixels: 0.44 s
+# at 1e-6 m. At 1 cm a 0.1 m success circle is 10 image widths across, a few thousand steps.
+PIXEL_FOV_MIN = 0.01
 
 
 def _check_pixel_size(value: Any) -> tuple[int, int]:
@@ -122,7 +127,7 @@ def _check_pixel_view(view: Any, fov: Any, obs_mode: str) -> tuple[str, float]:
         raise ValueError(f"pixel_view='ego' needs a pixel observation: obs_mode must be one of "
                          f"{list(PIXEL_MODES)}, got {obs_mode!r}")
     fov = PIXEL_FOV_DEFAULT if fov is None else fov
-    return view, number(0.0, PIXEL_FOV_MAX, strict=True, unit=" [m]")("pixel_fov", fov)
+    return view, number(PIXEL_FOV_MIN, PIXEL_FOV_MAX, unit=" [m]")("pixel_fov", fov)
 
 
 def _check_lidar(value: Any) -> dict | None:

@@ -71,14 +71,26 @@ def spawn(e, W, V, T):
     px = py = 1e9  # the first robot is placed; the second keeps clear of it
     for k in range(2):
         rx = ry = 0.0
-        for _ in range(_TRIES):
+        # Up to _TRIES draws (the spawns of earlier versions), then more; if every one
+        # overlaps, the one with the most slack (construction bounds the crowding).
+        best = -math.inf
+        bx, by = rx, ry
+        found = False
+        for _ in range(_TRIES + P._MORE_TRIES):
             rx = uniform(rng, e, x0 + rr, x1 - rr)
             ry = uniform(rng, e, y0 + rr, y1 - rr)
             dbx, dby = rx - ocx, ry - ocy
             drx, dry = rx - px, ry - py
             if dbx * dbx + dby * dby >= gap_box * gap_box and \
                     drx * drx + dry * dry >= gap_robot * gap_robot:
+                found = True
                 break
+            sl = min(math.sqrt(dbx * dbx + dby * dby) - gap_box,
+                     math.sqrt(drx * drx + dry * dry) - gap_robot)
+            if sl > best:
+                best, bx, by = sl, rx, ry
+        if not found:
+            rx, ry = bx, by
         rth = uniform(rng, e, -math.pi, math.pi)
         b = T.ip[IP.robot] if k == 0 else T.ip[IP.robot1]
         place_origin(e, b, rx, ry, rth, W.pos, W.ang, W.bflt, W.epar)

@@ -70,6 +70,12 @@ B_Y = 4
 B_KEY = 5  # task scratch (e.g. distances for a nearest-k selection)
 N_BLOCKS = 6
 _TRIES = 64  # rejection-sampling attempts of a spawn draw
+_MORE_TRIES = 4032  # further attempts when the first _TRIES fail (a crowded spawn)
+SPAWN_DENSITY_MAX = 0.5
+"""Largest share of the spawn area (the region shrunk by ``wall_margin``) that the spawn's
+bounding discs, each widened by half the spawn gap, may cover at the largest sizes of the
+randomisation ranges. Random sequential placement of discs jams near 0.55 of the area
+(random sequential adsorption), so spawns above this bound are refused at construction."""
 HEAD = 7  # robot x, y, cos, sin, vx, vy, omega
 CONTACT_FIELDS = P.CONTACT_FIELDS
 
@@ -273,13 +279,33 @@ def _clear(e, T, x, y, rad, gap):
 
 
 @njit(cache=True)
+def _slack(e, T, x, y, rad, gap, fx, fy, far):
+    """How far [m] the circle (x, y, rad) is from violating its spawn constraints: the least
+    of (distance - needed distance) over the kept circles and the ``far`` point; negative
+    when it overlaps. Ranks the draws when none was clear."""
+    mem = T.mem
+    k0 = col(T, N_BLOCKS, 0)
+    out = math.sqrt((x - fx) ** 2 + (y - fy) ** 2) - far
+    for j in range(int(mem[e, MEM.n_circ])):
+        k = k0 + 3 * j
+        d = math.sqrt((x - mem[e, k]) ** 2 + (y - mem[e, k + 1]) ** 2)
+        out = min(out, d - (rad + mem[e, k + 2] + gap))
+    return out
+
+
+@njit(cache=True)
 def free_spot(e, V, T, rad, gap, ax, ay, bx, by, spread, fx, fy, far):
     """A point [m] whose circle of radius ``rad`` lies in the spawn region (``margin`` off its
     edges), clears every kept circle by ``gap`` and lies at least ``far`` from (fx, fy); kept
     itself. Drawn uniformly in the region, or, when ``spread`` > 0, along the segment
-    (ax, ay)-(bx, by) (its middle 80 %) at most ``spread`` [m] to either side. After
-    ``_TRIES`` failed draws the last one is used (the solver separates any overlap on the
-    first step)."""
+    (ax, ay)-(bx, by) (its middle 80 %) at most ``spread`` [m] to either side.
+
+    Rejection sampling: up to ``_TRIES`` draws, then up to ``_MORE_TRIES`` more (a crowded
+    but feasible spawn; the first ``_TRIES`` are the draws of earlier versions, so spawns that
+    found a spot there are unchanged). An overlap is never left for the solver to separate:
+    squeezed between crowded bodies, it pushed them through the walls. The construction
+    check (``ManyObjectTask.check_spawn``) refuses arguments whose discs cannot be packed;
+    should every draw still fail, the one with the most slack (least overlap) is used."""
     fp, rng = T.fp, V.rng
     m = fp[FP.margin]
     x0, y0 = fp[FP.x0] + rad + m, fp[FP.y0] + rad + m
@@ -288,7 +314,10 @@ def free_spot(e, V, T, rad, gap, ax, ay, bx, by, spread, fx, fy, far):
     y = 0.5 * (y0 + y1)
     ux, uy = bx - ax, by - ay
     L = math.sqrt(ux * ux + uy * uy)
-    for _ in range(_TRIES):
+    best = -math.inf
+    best_x, best_y = x, y
+    found = False
+    for _ in range(_TRIES + _MORE_TRIES):
         if spread > 0.0 and L > 1e-9:
             t = uniform(rng, e, 0.1, 0.9)
             w = uniform(rng, e, -spread, spread)
@@ -300,7 +329,13 @@ def free_spot(e, V, T, rad, gap, ax, ay, bx, by, spread, fx, fy, far):
             x = uniform(rng, e, x0, x1)
             y = uniform(rng, e, y0, y1)
         if (x - fx) ** 2 + (y - fy) ** 2 >= far * far and _clear(e, T, x, y, rad, gap):
+            found = True
             break
+        sl = _slack(e, T, x, y, rad, gap, fx, fy, far)
+        if sl > best:
+            best, best_x, best_y = sl, x, y
+    if not found:
+        x, y = best_x, best_y
     add_circle(e, T, x, y, rad)
     return x, y
 
@@ -466,6 +501,9 @@ class ManyObjectTask(TaskSpec):
             raise SceneError(f"{sc.spec.source}: spawn_region {reg} is too small for the "
                              f"objects (bounding radius up to {biggest:.3g} m) with wall_margin "
                              f"{margin:.3g} m")
+        self.check_spawn(sc, reg, margin, robot_r, succ)
+        for arg, lo, half_lo, body in self.size_checks(sc):
+            P.check_thin(sc, arg, lo, half_lo, body)
         fpc = columns(self.fp_names)
         fp = np.zeros(len(fpc))
         fp[[fpc.x0, fpc.y0, fpc.x1, fpc.y1]] = reg
@@ -485,6 +523,46 @@ class ManyObjectTask(TaskSpec):
     def max_scale(self) -> float:
         """Largest size factor a spawn may draw (sizes the region check)."""
         return 1.0
+
+    # Arguments that decide how crowded a spawn is, named when it is refused.
+    spawn_args: tuple[str, ...] = ()
+
+    def spawn_discs(self, sc: Any, robot_r: float, succ: float) -> list[tuple[float, float]]:
+        """(radius [m], gap [m]) of every disc the spawn keeps apart, at the largest sizes of
+        the randomisation ranges: by default the objects (``spawn_gap``) and the robot (5 cm);
+        tasks add their goals."""
+        scale = self.max_scale()
+        out = [(float(sc.bflt[sc.index[o], BF_BRAD]) * scale, self.spawn_gap)
+               for o in self.objects()]
+        return out + [(robot_r, 0.05)]
+
+    def check_spawn(self, sc: Any, reg: tuple, margin: float, robot_r: float,
+                    succ: float) -> None:
+        """Refuse, before anything is drawn, arguments whose spawn cannot be placed without
+        overlap: the bounding discs (each widened by half its gap) may cover at most
+        ``SPAWN_DENSITY_MAX`` of the spawn region shrunk by ``wall_margin``, the area where
+        the discs must lie. A ValueError names the arguments that set the crowding."""
+        x0, y0, x1, y1 = reg
+        area = max(x1 - x0 - 2 * margin, 0.0) * max(y1 - y0 - 2 * margin, 0.0)
+        discs = self.spawn_discs(sc, robot_r, succ)
+        biggest = max(r for r, _ in discs)
+        covered = sum(math.pi * (r + 0.5 * g) ** 2 for r, g in discs)
+        if 2 * (biggest + margin) > min(x1 - x0, y1 - y0) or \
+                covered > SPAWN_DENSITY_MAX * area:
+            names = [a for _, a in self.numbered] + list(self.spawn_args) + \
+                ["spawn_region", "wall_margin"]
+            given = ", ".join(f"{a}={self.args.get(a)!r}" for a in dict.fromkeys(names))
+            raise ValueError(
+                f"{self.id}: {given} cannot be spawned without overlap: its {len(discs)} "
+                f"bounding discs (up to {biggest:.3g} m, at the largest sizes) cover "
+                f"{covered:.3g} m^2, more than {SPAWN_DENSITY_MAX:g} of the {area:.3g} m^2 "
+                f"spawn area (spawn_region {reg} shrunk by wall_margin {margin:g} m); use "
+                f"fewer or smaller bodies or a larger spawn_region")
+
+    def size_checks(self, sc: Any) -> list[tuple[str, float, float, str]]:
+        """(argument, its low end, the thinnest half-thickness [m] it gives, body) of each
+        size range, checked against the step's sub-step bound (``pushing.check_thin``)."""
+        return []
 
     def goal_width(self) -> int:
         """Columns of ``T.goal``."""

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from ..physics.layout import BF_HALF, EP_FRICTION, EP_MASS, EP_SCALE, PR_G
+from ..physics.layout import BF_BRAD, BF_HALF, EP_FRICTION, EP_MASS, EP_SCALE, PR_G
 from . import many as M
 from .base import task_envs
 from .many import IP, MEM, col, rot
@@ -83,6 +83,33 @@ class PushClutter(M.ManyObjectTask):
         size = self.args["box_size_range"]
         return max(size[1] if size else 1.0, 2.0)  # 0.2 m clutter up to 0.4 m
 
+    spawn_args = ("clutter_size_range", "box_size_range")
+
+    def spawn_discs(self, sc: Any, robot_r: float, succ: float) -> list[tuple[float, float]]:
+        """The goal and the box (the box's radius at its largest factor), every clutter body
+        at the largest clutter size, and the robot."""
+        size = self.args["box_size_range"]
+        box_r = float(sc.bflt[sc.index["box"], BF_BRAD]) * (size[1] if size else 1.0)
+        csize = self.args["clutter_size_range"]
+        discs = [(box_r, self.spawn_gap), (box_r, self.spawn_gap)]
+        for o in self.objects()[1:]:
+            i = sc.index[o]
+            scale = csize[1] / (2.0 * float(sc.bflt[i, BF_HALF])) if csize else 1.0
+            discs.append((float(sc.bflt[i, BF_BRAD]) * scale, self.spawn_gap))
+        return discs + [(robot_r, 0.05)]
+
+    def size_checks(self, sc: Any) -> list[tuple[str, float, float, str]]:
+        out = []
+        size = self.args["box_size_range"]
+        if size is not None:
+            out.append(("box_size_range", size[0],
+                        float(sc.bflt[sc.index["box"], BF_HALF]) * size[0], "box"))
+        csize = self.args["clutter_size_range"]
+        if csize is not None and len(self.objects()) > 1:
+            # A clutter body of size L (box side, disc diameter) is L / 2 thick on each side.
+            out.append(("clutter_size_range", csize[0], 0.5 * csize[0], self.objects()[1]))
+        return out
+
     def build(self, env: Any):
         t = super().build(env)
         a = self.args
@@ -91,7 +118,10 @@ class PushClutter(M.ManyObjectTask):
         self.range_columns(t.fp, FP, "c_", "clutter_mass_range", "clutter_friction_range")
         size = a["clutter_size_range"]
         t.fp[[FP.c_size_lo, FP.c_size_hi]] = size if size else (0.0, 0.0)
-        t.fp[FP.goal_separation] = a["goal_separation"]
+        # The box starts farther from its goal than the success distance, so no episode
+        # starts solved (goal_separation may be below it).
+        t.fp[FP.goal_separation] = max(a["goal_separation"],
+                                       env.success_distance * (1.0 + 1e-9) + 1e-9)
         t.fp[FP.spread] = a["clutter_spread"]
         t.fp[FP.w_clutter] = 0.01
         t.ip[-1] = a["k_nearest"]

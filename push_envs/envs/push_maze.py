@@ -12,15 +12,17 @@ static and lets any env be in any layout, so a single env and env i of a batch s
 bit for bit, and a layout costs only its static pieces (the broad phase looks at the cells
 near the bodies). A user's own map (``scene=``) is one layout with ``layouts=(1, 1)``.
 
-What is computed once per map, at construction (Python and numba, cached per process):
+What is computed once per map, at construction (Python and numba; the tables of the last few
+maps are cached per process):
 
 * each free cell's clearance [m] to the nearest occupied cell (or the tile's edge);
 * the largest 4-connected region of each tile where the box's bounding circle fits, and the
   robot cells connected to it: the box spawns and the goals lie there, so every goal is
   reachable for the box and the box for the robot;
 * goal sites on a 0.4 m lattice of those cells (at least ``wall_margin`` plus the box's
-  bounding radius from walls), and for each site the geodesic distance field over its tile
-  (8-connected, no corner cutting). The dense reward is the progress of the box along it.
+  bounding radius from walls; at most ``MAX_FIELD_CELLS`` / map cells per tile, evenly
+  spread), and for each site the geodesic distance field over its tile (8-connected, no
+  corner cutting). The dense reward is the progress of the box along it.
 
 The observation is the single-object one (see PushBox-v0) followed by the box's geodesic
 distance, the direction of its path, and two occupancy patches of the map (around the robot
@@ -31,7 +33,7 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections import deque
+from collections import OrderedDict, deque
 from types import SimpleNamespace
 from typing import Any
 
@@ -155,7 +157,35 @@ def _flood(ok: np.ndarray, starts: list) -> np.ndarray:
     return out
 
 
-_TABLES: dict[str, tuple] = {}
+MAX_FIELD_CELLS = 1 << 22
+"""Most distance-field values [cells] a map's tables may hold (32 MiB of float64). Each goal
+site keeps a geodesic field over its whole tile, so sites per tile are capped at this over
+the map's cells, and a map whose tiles cannot hold two sites each (the least a spawn needs)
+is refused before anything is built. The default map (eight 40 x 40 tiles, at most 100 sites
+each) is far below it and keeps every site."""
+
+_CACHE_MAPS = 4  # tables of this many distinct maps are kept (least recently used dropped)
+_TABLES: OrderedDict[str, tuple] = OrderedDict()
+
+
+def _sites_cap(nx: int, ny: int, where: str) -> int:
+    """Goal sites per tile that keep the fields within ``MAX_FIELD_CELLS`` (every tile may
+    keep that many: the fields cost sites x tiles x tile cells = sites x map cells)."""
+    cap = MAX_FIELD_CELLS // max(nx * ny, 1)
+    if cap < 2:
+        raise SceneError(f"{where}: the map's {nx} x {ny} = {nx * ny} cells are too many for "
+                         f"PushMaze-v0's distance fields: two goal sites per layout need "
+                         f"{2 * nx * ny} field values, more than the limit of "
+                         f"{MAX_FIELD_CELLS} (push_maze.MAX_FIELD_CELLS); use a coarser "
+                         f"map (at most {MAX_FIELD_CELLS // 2} cells)")
+    return cap
+
+
+def _spread(n: int, cap: int) -> np.ndarray:
+    """Indices of at most ``cap`` of ``n`` items, evenly spread (all of them when n <= cap)."""
+    if n <= cap:
+        return np.arange(n)
+    return np.unique(np.round(np.linspace(0.0, n - 1.0, cap)).astype(np.int64))
 
 
 def map_tables(occ: np.ndarray, res: float, offset: tuple, layouts: tuple[int, int],
@@ -173,9 +203,11 @@ def map_tables(occ: np.ndarray, res: float, offset: tuple, layouts: tuple[int, i
     if nx % cols or ny % rows:
         raise ValueError(f"layouts {layouts} must divide the map's {nx} x {ny} cells into "
                          f"equal tiles (columns divide {nx}, rows divide {ny})")
+    cap = _sites_cap(nx, ny, where)  # before anything is built
     key = hashlib.sha1(np.packbits(occ).tobytes() + repr(
         (occ.shape, res, offset, layouts, box_r, robot_r, margin, region)).encode()).hexdigest()
     if key in _TABLES:
+        _TABLES.move_to_end(key)
         return _TABLES[key]
     tnx, tny = nx // cols, ny // rows
     reach = int(math.ceil((box_r + margin) / res)) + 2
@@ -197,6 +229,12 @@ def map_tables(occ: np.ndarray, res: float, offset: tuple, layouts: tuple[int, i
             spawn = region_box & (clear >= box_r + margin) & inside[i0:i0 + tnx, j0:j0 + tny]
             li, lj = np.nonzero(spawn)
             lattice = (li % SITE_STEP == SITE_STEP // 2) & (lj % SITE_STEP == SITE_STEP // 2)
+            # At most `cap` sites, evenly spread over the lattice (a large open tile has
+            # thousands; each costs a field over the whole tile).
+            on = np.flatnonzero(lattice)
+            keep = on[_spread(len(on), cap)]
+            lattice = np.zeros(len(li), bool)
+            lattice[keep] = True
             robot_region = _flood(clear >= robot_r + 0.02, list(zip(li, lj, strict=True)))
             ri, rj = np.nonzero(robot_region & (clear >= robot_r + 0.05))
             if lattice.sum() < 2 or len(ri) == 0:
@@ -222,6 +260,8 @@ def map_tables(occ: np.ndarray, res: float, offset: tuple, layouts: tuple[int, i
            np.concatenate(sites).astype(np.int64), np.concatenate(rob_cells).astype(np.int64),
            np.array(fields))
     _TABLES[key] = out
+    while len(_TABLES) > _CACHE_MAPS:
+        _TABLES.popitem(last=False)  # a closed env's map does not stay resident
     return out
 
 
@@ -308,11 +348,22 @@ def spawn(e, W, V, T):
     T.mem[e, MEMZ.site] = site
     n = _tile(ip, t, TILE.box_count)
     bx = by = 0.0
-    for _ in range(_TRIES):
+    # Up to _TRIES draws (the spawns of earlier versions), then more; if none is far enough,
+    # the farthest drawn: never the last draw, which could lie on the goal.
+    best = -1.0
+    fx, fy = bx, by
+    found = False
+    for _ in range(_TRIES + P._MORE_TRIES):
         c = min(int(uniform(rng, e, 0.0, n)), n - 1)
         bx, by = cell_centre(ip, fp, ip[ip[IP.tab_cells] + _tile(ip, t, TILE.box_start) + c])
-        if (bx - gx) ** 2 + (by - gy) ** 2 >= fp[FP.goal_separation] ** 2:
+        d2 = (bx - gx) ** 2 + (by - gy) ** 2
+        if d2 >= fp[FP.goal_separation] ** 2:
+            found = True
             break
+        if d2 > best:
+            best, fx, fy = d2, bx, by
+    if not found:
+        bx, by = fx, fy
     o = ip[IP.obj]
     W.pos[e, o, 0] = bx
     W.pos[e, o, 1] = by
@@ -462,6 +513,7 @@ class PushMaze(P.SingleObjectTask):
     success_distance = 0.1
     wall_margin = 0.3
     goal_separation = 1.5
+    region_spawn = False  # spawns on map cells (map_tables)
     layouts = (4, 2)
     fp_names = tuple(FP._fields)
     goal_fields = ("x", "y")

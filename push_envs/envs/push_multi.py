@@ -55,6 +55,23 @@ class PushMulti(M.ManyObjectTask):
         size = self.args["box_size_range"]
         return size[1] if size else 1.0
 
+    spawn_args = ("box_size_range", "success_distance")
+
+    def spawn_discs(self, sc: Any, robot_r: float, succ: float) -> list[tuple[float, float]]:
+        """The boxes and the robot, and each goal as a disc of the box's radius or the
+        success distance, whichever is larger (the spawn keeps every box that far off)."""
+        discs = super().spawn_discs(sc, robot_r, succ)
+        goals = [(max(r, succ), g) for r, g in discs[:-1]]
+        return goals + discs
+
+    def size_checks(self, sc: Any) -> list[tuple[str, float, float, str]]:
+        size = self.args["box_size_range"]
+        if size is None:
+            return []
+        halves = {o: float(sc.bflt[sc.index[o], M.BF_HALF]) for o in self.objects()}
+        thin = min(halves, key=halves.get)
+        return [("box_size_range", size[0], halves[thin] * size[0], thin)]
+
     def build(self, env: Any):
         t = super().build(env)
         self.range_columns(t.fp, FP, "", "box_mass_range", "box_friction_range",
@@ -141,7 +158,9 @@ def spawn(e, W, V, T):
         b = M.obj(T, i)
         s = M.randomise(e, W, V, b, fp[FP.mass_lo], fp[FP.mass_hi], fp[FP.fric_lo],
                         fp[FP.fric_hi], fp[FP.scale_lo], fp[FP.scale_hi])
-        rad = W.bflt[b, M.BF_BRAD] * s
+        # The goal's kept circle is at least the success distance wide, so that no box
+        # (kept clear of it) starts on a goal, whatever success_distance is.
+        rad = max(W.bflt[b, M.BF_BRAD] * s, fp[FP.success_distance])
         gx, gy = M.free_spot(e, V, T, rad, fp[FP.gap], 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
                              0.0)
         T.goal[e, 2 * i] = gx

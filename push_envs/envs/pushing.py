@@ -27,6 +27,7 @@ from ..physics import SceneError
 from ..physics.frames import origin_pose, place_origin
 from ..physics.layout import (
     BF_BRAD,
+    BF_HALF,
     BI_KIND,
     CT_FN,
     CT_FT,
@@ -40,6 +41,7 @@ from ..physics.layout import (
     EP_SCALE,
     IMMOVABLE,
 )
+from ..physics.scene import thinnest_half_allowed
 from ..physics.sensors import sorted_slot
 from .obs_layout import Field, Repeat
 from .rng import uniform
@@ -63,6 +65,9 @@ VEL_CLIP = 20.0  # [m/s] velocities are clipped to this in the observation
 OMEGA_CLIP = 50.0  # [rad/s]
 CONTACT_FIELDS = 6
 _TRIES = 64  # rejection-sampling attempts of a spawn draw
+_MORE_TRIES = 4032  # further attempts when the first _TRIES fail (never changes a spawn that
+#                     the first _TRIES placed)
+SPAWN_DENSITY_MAX = 0.5  # share of the spawn area the object's and robots' discs may cover
 
 
 # ------------------------------------------------------------------------------ observe
@@ -355,18 +360,29 @@ def randomise_object(e, W, V, T):
 @njit(cache=True)
 def spawn_object_free(e, W, V, T, s):
     """Object centre of mass anywhere in the region (its bounding circle and the goal kept
-    ``margin`` off the edges), at least ``goal_separation`` from the goal; returns it."""
+    ``margin`` off the edges), at least ``goal_separation`` from the goal; returns it.
+
+    Up to ``_TRIES`` draws (the spawns of earlier versions), then ``_MORE_TRIES`` more; if
+    all fail, the corner of the allowed area farthest from the goal, which construction
+    (``SingleObjectTask.pack``) guarantees is far enough: it is at least half the area's
+    diagonal away from any point."""
     fp, rng = T.fp, V.rng
     o = T.ip[IP.obj]
     rm = fp[FP.obj_r] * s + fp[FP.margin]
     x0, y0, x1, y1 = fp[FP.x0], fp[FP.y0], fp[FP.x1], fp[FP.y1]
     ocx = ocy = 0.0
-    for _ in range(_TRIES):
+    found = False
+    gx, gy = T.goal[e, GOAL.x], T.goal[e, GOAL.y]
+    for _ in range(_TRIES + _MORE_TRIES):
         ocx = uniform(rng, e, x0 + rm, x1 - rm)
         ocy = uniform(rng, e, y0 + rm, y1 - rm)
-        dgx, dgy = ocx - T.goal[e, GOAL.x], ocy - T.goal[e, GOAL.y]
+        dgx, dgy = ocx - gx, ocy - gy
         if dgx * dgx + dgy * dgy >= fp[FP.goal_separation] ** 2:
+            found = True
             break
+    if not found:
+        ocx = x0 + rm if gx - (x0 + rm) > (x1 - rm) - gx else x1 - rm
+        ocy = y0 + rm if gy - (y0 + rm) > (y1 - rm) - gy else y1 - rm
     th = uniform(rng, e, -math.pi, math.pi)
     # The sampled point is the centre of mass; the origin follows from the COM offset.
     W.pos[e, o, 0] = ocx
@@ -377,18 +393,30 @@ def spawn_object_free(e, W, V, T, s):
 
 @njit(cache=True)
 def spawn_robot(e, W, V, T, ocx, ocy, s):
-    """Robot anywhere in the region, clear of the object (centre ocx, ocy) by 5 cm."""
+    """Robot anywhere in the region, clear of the object (centre ocx, ocy) by 5 cm.
+
+    Up to ``_TRIES`` draws, then ``_MORE_TRIES`` more; if all fail, the draw farthest from
+    the object (construction bounds how much of the region the discs cover)."""
     fp, rng = T.fp, V.rng
     rr = fp[FP.robot_r]
     gap = rr + fp[FP.obj_r] * s + 0.05
     x0, y0, x1, y1 = fp[FP.x0], fp[FP.y0], fp[FP.x1], fp[FP.y1]
     rx = ry = 0.0
-    for _ in range(_TRIES):
+    best = -1.0
+    bx, by = rx, ry
+    found = False
+    for _ in range(_TRIES + _MORE_TRIES):
         rx = uniform(rng, e, x0 + rr, x1 - rr)
         ry = uniform(rng, e, y0 + rr, y1 - rr)
         dx, dy = rx - ocx, ry - ocy
-        if dx * dx + dy * dy >= gap * gap:
+        d2 = dx * dx + dy * dy
+        if d2 >= gap * gap:
+            found = True
             break
+        if d2 > best:
+            best, bx, by = d2, rx, ry
+    if not found:
+        rx, ry = bx, by
     rth = uniform(rng, e, -math.pi, math.pi)
     place_origin(e, T.ip[IP.robot], rx, ry, rth, W.pos, W.ang, W.bflt, W.epar)
 
@@ -489,6 +517,54 @@ def shared_arguments() -> dict[str, Arg]:
 
 
 
+def check_thin(sc: Any, arg: str, lo: float, half_lo: float, body: str) -> None:
+    """Refuse a size range whose low end ``lo`` makes ``body`` only ``half_lo`` [m] thick on
+    each side, thinner than the step's sub-step bound allows (the fastest drive would need
+    more than ``SolverParams.max_substeps`` sub-steps to push it without tunnelling; see
+    :func:`push_envs.physics.scene.thinnest_half_allowed`). A ValueError names ``arg`` and
+    the smallest low end that works (sizes scale the half-thickness linearly)."""
+    need = thinnest_half_allowed(sc)
+    if half_lo < need:
+        raise ValueError(
+            f"{arg}: its low end {lo:g} makes '{body}' {2 * half_lo:.3g} m thick, too thin for "
+            f"the step: at the fastest drive speed a step of {sc.spec.world.step_time:g} s "
+            f"would need more than SolverParams.max_substeps={sc.params.max_substeps} "
+            f"sub-steps (a body may travel {sc.params.substep_fraction:g} of its "
+            f"half-thickness per sub-step); the smallest {arg} low end that works is "
+            f"{lo * need / half_lo:.4g}")
+
+
+def check_separation(task_id: str, size: tuple | None, reg: tuple, margin: float, obj_r: float,
+                     far: float) -> None:
+    """Refuse a spawn whose object cannot start ``far`` [m] (goal separation, success
+    distance) from its goal: the object's centre is drawn in the region shrunk by its bounding
+    radius ``obj_r`` [m] (at the largest size factor) plus ``margin`` [m], and it needs the
+    area's half diagonal to reach ``far`` (then some corner is always far enough). The
+    ValueError names box_size_range and its largest high end that works, or the region."""
+    x0, y0, x1, y1 = reg
+    hi = size[1] if size else 1.0
+
+    def reach(scale: float) -> float:
+        u = obj_r * scale + margin
+        return 0.5 * math.hypot(max(x1 - x0 - 2 * u, 0.0), max(y1 - y0 - 2 * u, 0.0))
+
+    if reach(hi) >= far:
+        return
+    if size is None or reach(0.0) < far:
+        raise ValueError(f"{task_id}: spawn_region {reg} with wall_margin {margin:g} m leaves "
+                         f"the object (bounding radius {obj_r * hi:.3g} m) too little room to "
+                         f"start {far:.3g} m (goal separation, success_distance) from its goal")
+    lo_s, hi_s = 0.0, hi
+    for _ in range(60):  # bisection for the largest factor that still reaches `far`
+        mid = 0.5 * (lo_s + hi_s)
+        lo_s, hi_s = (mid, hi_s) if reach(mid) >= far else (lo_s, mid)
+    raise ValueError(f"box_size_range {size}: at the size factor {hi:g} the object (bounding "
+                     f"radius {obj_r * hi:.3g} m) cannot start {far:.3g} m (goal separation, "
+                     f"success_distance) from its goal inside spawn_region {reg} with "
+                     f"wall_margin {margin:g} m (the episode would start solved); the largest "
+                     f"high end that works is {lo_s:.4g}")
+
+
 class SingleObjectTask(TaskSpec):
     """Shared declaration of the single-object tasks; subclasses set the class attributes."""
 
@@ -503,6 +579,10 @@ class SingleObjectTask(TaskSpec):
     success_bonus: float = 10.0
     step_penalty: float = 0.01
     goal_separation: float = 0.5  # least start distance object -> goal [m]
+    # The spawn draws goal, object and robot uniformly in the region (spawn_object_free,
+    # spawn_robot), so construction checks that the region holds them apart; a task that
+    # spawns otherwise (along a wall, on map cells) checks its own.
+    region_spawn: bool = True
     wall_margin: float = 0.0  # object's bounding circle and random goal to region edges [m]
     fp_names: tuple[str, ...] = tuple(FP_NAMES)  # float parameter columns (tasks append)
     goal_fields = ("x", "y")
@@ -549,6 +629,20 @@ class SingleObjectTask(TaskSpec):
             raise SceneError(f"{sc.spec.source}: spawn_region {reg} is too small for the "
                              f"object (bounding radius {obj_r_max:.3g} m, wall_margin "
                              f"{margin:.3g} m) or the robot ({robot_r:.3g} m)")
+        if size is not None:
+            check_thin(sc, "box_size_range", size[0], float(sc.bflt[o, BF_HALF]) * size[0],
+                       self.object_body)
+        # No episode may start solved: the object starts farther than the success distance.
+        far = max(self.goal_separation, succ * (1.0 + 1e-9) + 1e-9)
+        robots = len(self.driven_bodies())
+        covered = math.pi * ((obj_r_max + 0.025) ** 2 + robots * (robot_r + 0.025) ** 2)
+        if self.region_spawn:
+            check_separation(self.id, size, reg, margin, obj_r, far)
+        if self.region_spawn and covered > SPAWN_DENSITY_MAX * (x1 - x0) * (y1 - y0):
+            raise ValueError(f"{self.id}: box_size_range={size!r}, spawn_region={reg!r}: the "
+                             f"object (bounding radius {obj_r_max:.3g} m) and {robots} robot(s) "
+                             f"cover more than {SPAWN_DENSITY_MAX:g} of the spawn region, too "
+                             f"crowded to spawn them apart")
         fpc = columns(self.fp_names)
         fp = np.zeros(len(fpc))
         fp[[fpc.x0, fpc.y0, fpc.x1, fpc.y1]] = reg
@@ -566,7 +660,7 @@ class SingleObjectTask(TaskSpec):
         fp[fpc.robot_r] = robot_r
         fp[fpc.obj_r] = obj_r
         fp[fpc.traction] = float(w.traction(self.robot_body)[0])
-        fp[fpc.goal_separation] = self.goal_separation
+        fp[fpc.goal_separation] = far
         fp[fpc.slop] = 2.0 * w.params.slop
         fp[fpc.margin] = margin
         return ip, fp, {"obj_r": obj_r, "robot_r": robot_r}

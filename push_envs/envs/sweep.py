@@ -49,6 +49,13 @@ class Sweep(M.ManyObjectTask):
         self.goal_fields = tuple(f"puck_{i}_{c}" for i in range(args["num_pucks"])
                                  for c in "xy")
 
+    spawn_args = ("goal_radius",)
+
+    def spawn_discs(self, sc: Any, robot_r: float, succ: float) -> list[tuple[float, float]]:
+        """The goal circle (the pucks spawn outside it), the pucks and the robot."""
+        return [(self.args["goal_radius"], self.spawn_gap),
+                *super().spawn_discs(sc, robot_r, succ)]
+
     def build(self, env: Any):
         t = super().build(env)
         self.range_columns(t.fp, FP, "", "puck_mass_range", "puck_friction_range")

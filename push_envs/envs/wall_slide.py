@@ -24,6 +24,7 @@ class WallSlide(P.SingleObjectTask):
     region = (0.0, 0.0, 5.0, 3.0)
     success_distance = 0.1
     wall_margin = 0.3
+    region_spawn = False  # the box spawns flat against the wall, its goal on the wall line
     goal_distance = (1.5, 3.0)  # goal along the wall from the box [m]
     wall_face_y = 0.0  # y of the wall face [m]
     fp_names = tuple(FP._fields)

@@ -74,6 +74,7 @@ class WorldSpec:
     obstacle_map: np.ndarray | None = None
     map_resolution: float = 0.1  # [m]
     offset: tuple[float, float] = (0.0, 0.0)  # [m]
+    obstacle_map_source: str | None = None  # the map's PNG path as given, for messages
 
 
 @dataclass(frozen=True)
@@ -276,6 +277,8 @@ def _parse_world(raw: Any, where: str, base_dir: str | None) -> WorldSpec:
     if _optional(world, "obstacle_map") is not None:
         values["obstacle_map"] = load_grid(world["obstacle_map"], f"{where}.obstacle_map",
                                            base_dir)
+        if isinstance(world["obstacle_map"], (str, os.PathLike)):
+            values["obstacle_map_source"] = os.fspath(world["obstacle_map"])
     return WorldSpec(**values)
 
 

@@ -27,6 +27,9 @@ from .layout import (
     BI_PCOUNT,
     BI_PSTART,
     BS_DRIVE,
+    BS_VXF,
+    BS_VYF,
+    BS_WF,
     DRIVEN,
     DS_ROWS,
     EP_FRICTION,
@@ -200,6 +203,27 @@ def _push_dir(e, k, prs, pos, pfl):
     return dx / d, dy / d
 
 
+# A drive lends its traction to a shared load only while its own motion pushes into it: the
+# velocity of its contact point along the push direction must exceed this [m/s]. A robot at
+# rest beside the box (or backing off) touches it but pushes nothing (DESIGN.md, many bodies).
+_PUSH_SPEED = 1e-9
+
+
+@njit(cache=True)
+def drives_into(e, k, prs, pos, bsc, pfl):
+    """True when the drive of touching pair k moves its contact point into its passive body:
+    the free-motion velocity [m/s] of the drive at the contact point (COM velocity plus spin
+    times the lever arm) has a component > ``_PUSH_SPEED`` along the push direction -n."""
+    a = prs[e, k, PR_A]
+    nx, ny = pfl[e, k, PF_NX], pfl[e, k, PF_NY]
+    rx = pfl[e, k, PF_P1X] - pos[e, a, 0]
+    ry = pfl[e, k, PF_P1Y] - pos[e, a, 1]
+    w = bsc[e, a, BS_WF]
+    vx = bsc[e, a, BS_VXF] - w * ry
+    vy = bsc[e, a, BS_VYF] + w * rx
+    return -(vx * nx + vy * ny) > _PUSH_SPEED
+
+
 @njit(cache=True)
 def carried_load(e, b0, dx, dy, bit, gravity, prs, bint, epar, bis, gsc, pfl):
     """Ground friction [N] of the bodies a push along (dx, dy) on passive body b0 carries.
@@ -271,13 +295,15 @@ def _slots_traction(e, mask, nd, prs, epar, gravity, gsc):
 
 
 @njit(cache=True)
-def traction_modes(e, npairs, gravity, prs, pos, bint, epar, movable, bis, gsc, pfl):
+def traction_modes(e, npairs, gravity, prs, pos, bint, epar, movable, bis, gsc, pfl, bsc):
     """The traction rule: which drive -> passive pairs push (MODE_PUSH) and which stall.
 
     1. Each touching drive -> passive pair gets a slot i (bit 1 << i) and marks the bodies its
        push carries (``carried_load``).
     2. Drives whose carried sets share a body and push the same way (d_i . d_j > 0) form one
-       group; drives whose sets share a body from opposite sides oppose each other.
+       group, provided each of them drives into its contact (``drives_into``: a robot at rest
+       or backing off beside the load lends no traction; two slots of one drive always
+       group); drives whose sets share a body from opposite sides oppose each other.
     3. A group pushes while its summed traction sum(mu m g) covers the ground friction of the
        union of its carried sets plus the traction of the drives opposing it, otherwise all
        its pairs stall::
@@ -330,6 +356,12 @@ def traction_modes(e, npairs, gravity, prs, pos, bint, epar, movable, bis, gsc, 
                 k2 = gsc[e, _ds(_DS_PAIR, s2)]
                 d2x, d2y = _push_dir(e, k2, prs, pos, pfl)
                 if d1x * d2x + d1y * d2y > 0.0:
+                    a1, a2 = prs[e, k1, PR_A], prs[e, k2, PR_A]
+                    if a1 != a2 and not (drives_into(e, k1, prs, pos, bsc, pfl)
+                                         and drives_into(e, k2, prs, pos, bsc, pfl)):
+                        # Side by side, but one of them is not pushing: it neither adds its
+                        # traction nor resists, and each decides on its own load.
+                        continue
                     r1 = _group_find(e, prs[e, k1, PR_A], bis)
                     r2 = _group_find(e, prs[e, k2, PR_A], bis)
                     if r1 < r2:
@@ -527,7 +559,7 @@ def prepare(e, npairs, prs, pos, ang, epar, bint, bflt, pint, pvert, pflt, sint,
                 and bint[b, BI_KIND] == PASSIVE:
             bsc[e, uf_find(e, b, bis), BS_DRIVE] += \
                 epar[e, a, EP_FRICTION] * epar[e, a, EP_MASS] * gravity
-    traction_modes(e, npairs, gravity, prs, pos, bint, epar, movable, bis, gsc, pfl)
+    traction_modes(e, npairs, gravity, prs, pos, bint, epar, movable, bis, gsc, pfl, bsc)
     contact_levels(e, npairs, prs, bint, movable, bis, gsc, pfl)
     return touching
 

@@ -55,7 +55,8 @@ def _check_cells(width: int, height: int, where: str, what: str) -> None:
 
 
 def _load_png(path: str, where: str) -> np.ndarray:
-    """Occupancy ``occ[i, j]`` (i along x, j up) of a PNG: dark (gray < 50 %) = occupied."""
+    """Occupancy ``occ[i, j]`` (i along x, j up) of a PNG: dark (gray < 50 %) = occupied;
+    fully transparent pixels (alpha 0) are free."""
     try:
         file_bytes = os.path.getsize(path)
     except OSError as exc:
@@ -73,6 +74,11 @@ def _load_png(path: str, where: str) -> np.ndarray:
     try:
         surface = pygame.image.load(path)
         rgb = pygame.surfarray.array3d(surface)  # uint8 (W, H, 3), indexed [col, row]
+        # A PNG with an alpha channel: a fully transparent pixel shows the background (free
+        # floor), whatever its colour bytes hold (often black, 0, 0, 0, 0). Without per-pixel
+        # alpha the whole image is opaque.
+        alpha = pygame.surfarray.array_alpha(surface) \
+            if surface.get_flags() & pygame.SRCALPHA else None
     except (pygame.error, OSError, ValueError) as exc:
         raise SceneError(f"{where}: cannot decode map image {_quote(path)}: "
                          f"{short_repr(str(exc))}") from exc
@@ -85,6 +91,8 @@ def _load_png(path: str, where: str) -> np.ndarray:
     for i0 in range(0, width, _DECODE_COLUMNS):
         gray = rgb[i0:i0 + _DECODE_COLUMNS].astype(np.float64) @ _GRAY_WEIGHTS
         occ[i0:i0 + _DECODE_COLUMNS] = 100.0 * (1.0 - gray / 255.0) > 50.0
+    if alpha is not None:
+        occ[alpha == 0] = False
     # surfarray rows run top-down; flip them so that j grows upward.
     return occ[:, ::-1].copy()
 

@@ -26,7 +26,7 @@ GOLDEN = {
     "PushMaze-v0": "f89a1b9f5f76b7a92abd4a4021bcabbd",
     "PushMulti-v0": "afcb69fd279d4d36d1926faf65c0009e",
     "PushClutter-v0": "8f596561f728de2f0771274df164290f",
-    "Sweep-v0": "a980ed8d6626a548c34220bf001435c7",
+    "Sweep-v0": "6818f3c4b0e3618d80a02b391735064b",
 }
 
 

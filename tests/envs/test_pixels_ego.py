@@ -148,7 +148,8 @@ def test_check_env(obs_mode):
 
 @pytest.mark.parametrize("kwargs, match", [
     (dict(pixel_view="side"), r"pixel_view must be one of \['top', 'ego'\]"),
-    (dict(pixel_view="ego", pixel_fov=0.0), r"pixel_fov must be a finite number > 0"),
+    (dict(pixel_view="ego", pixel_fov=0.0), r"pixel_fov must be a finite number >= 0.01"),
+    (dict(pixel_view="ego", pixel_fov=1e-9), r"pixel_fov must be a finite number >= 0.01"),
     (dict(pixel_view="ego", pixel_fov=float("nan")), r"pixel_fov must be a finite number"),
     (dict(pixel_view="ego", pixel_fov="2"), r"pixel_fov must be a finite number"),
     (dict(pixel_view="top", pixel_fov=2.0), r"pixel_fov .* needs pixel_view='ego'"),
@@ -157,3 +158,25 @@ def test_check_env(obs_mode):
 def test_bad_arguments(kwargs, match):
     with pytest.raises(ValueError, match=match):
         gym.make(ID, **dict(dict(obs_mode="pixels"), **kwargs))
+
+
+def test_narrowest_field_of_view_renders_in_bounded_time():
+    # Before, a frame cost 0.44 s at pixel_fov=1e-6 and reset() at 1e-9 ran for minutes: the
+    # goal's success circle and outline were walked pixel by pixel at (size / fov) pixels.
+    # Below PIXEL_FOV_MIN the view is refused (test_bad_arguments); at it, a frame's walk is
+    # a few thousand pixels (0.1 m circle at 96 px per 0.01 m: r = 960 px).
+    import time
+
+    from push_envs.envs.base import PIXEL_FOV_MIN
+
+    env = gym.make(ID, **dict(KW, pixel_fov=PIXEL_FOV_MIN))
+    env.reset(seed=0)  # compiles (shared with this file's other envs)
+    # Put the goal under the robot, so its circle and outline fill the view.
+    _place(env, [1.0, 1.0, 0.3], [2.5, 2.5, 0.0], [1.0, 1.0])
+    t = time.perf_counter()
+    for _ in range(20):
+        img = _frame(env)
+    per_frame = (time.perf_counter() - t) / 20
+    assert per_frame < 0.05, per_frame  # generous: measured well under 1 ms
+    assert img.shape == (H, W, 3)
+    env.close()

@@ -146,3 +146,124 @@ def test_scripted_policy_pushes_through_doorways():
         wins += info["is_success"]
     assert len(layouts) >= 5
     assert wins >= 8, wins
+
+
+# ------------------------------------------------------------ map tables: cost and cache
+def _open_map(n: int, pillar: int = -1) -> np.ndarray:
+    """An n x n open map with a one-cell wall around it (and one pillar cell in row 5)."""
+    occ = np.zeros((n, n), bool)
+    occ[0, :] = occ[-1, :] = occ[:, 0] = occ[:, -1] = True
+    if pillar >= 0:
+        occ[pillar, 5] = True
+    return occ
+
+
+def _tables(occ, where="test map"):
+    from push_envs.envs.push_maze import map_tables
+
+    return map_tables(occ, 0.1, (0.0, 0.0), (1, 1), BOX_R, 0.15, 0.3, None, where)
+
+
+def test_large_open_map_tables_are_bounded_and_linear():
+    # 300 x 300 open cells: 5,476 lattice sites, each a 90,000-cell field, took 7.3 GB and
+    # 46 s before; now at most MAX_FIELD_CELLS field values in all.
+    from push_envs.envs.push_maze import MAX_FIELD_CELLS
+
+    tables = _tables(_open_map(300))
+    tiles, cells, sites, rcells, fields = tables
+    assert fields.size <= MAX_FIELD_CELLS
+    assert fields.shape == (len(sites), 300 * 300)
+    assert len(sites) == MAX_FIELD_CELLS // (300 * 300) == int(tiles[0, 5])  # site_count
+    total = sum(a.nbytes for a in tables)
+    assert total <= 8 * MAX_FIELD_CELLS + 3 * 8 * 300 * 300  # fields + cell lists
+    # The kept sites are spread over the whole tile, not bunched in one corner.
+    ij = np.stack([sites // 300, sites % 300], 1) * 0.1
+    assert ij.min(0).max() < 1.0 and ij.max(0).min() > 28.0
+    # Every field is a real geodesic one: 0 at its site, straight-line distances in the open.
+    for k in (0, len(sites) - 1):
+        f = fields[k].reshape(300, 300)
+        si, sj = divmod(int(sites[k]), 300)
+        assert f[si, sj] == 0.0
+        assert f[si, 150] == pytest.approx(0.1 * abs(150 - sj), abs=1e-9)
+
+
+def test_default_map_keeps_every_lattice_site():
+    # The cap is far above the default map's sites: its tables (and golden hash) are as before.
+    from push_envs.envs.push_maze import SITE_STEP, map_tables
+
+    tiles, _, sites, _, fields = map_tables(plan_map(), 0.1, (0.0, 0.0), (4, 2), BOX_R, 0.15,
+                                            0.3, None, "default map")
+    from push_envs.envs.push_maze import MAX_FIELD_CELLS
+
+    assert len(sites) == fields.shape[0] == int(tiles[:, 5].sum())
+    assert np.all(sites // 80 % SITE_STEP == SITE_STEP // 2)
+    assert np.all(sites % 80 % SITE_STEP == SITE_STEP // 2)
+    # No tile reaches the cap, so no site was dropped.
+    assert int(tiles[:, 5].max()) < MAX_FIELD_CELLS // plan_map().size
+
+
+def test_map_over_the_field_limit_is_refused_before_building():
+    from push_envs.envs.push_maze import MAX_FIELD_CELLS
+
+    occ = np.zeros((1500, 1500), bool)  # 2.25 M cells: two fields need 4.5 M values
+    assert 2 * occ.size > MAX_FIELD_CELLS
+    with pytest.raises(SceneError, match=rf"big.png.*{MAX_FIELD_CELLS}"):
+        _tables(occ, "big.png")
+
+
+def test_closed_envs_leave_the_table_cache_bounded(tmp_path):
+    from push_envs.envs import push_maze
+
+    text = (CONFIG_DIR / "push_maze.yaml").read_text()
+    text = text.replace("width: 16.0", "width: 3.0").replace("height: 8.0", "height: 3.0")
+    text = text.replace("[1.0, 2.0, 0.0]", "[1.0, 1.6, 0.0]")
+    for k in range(8):  # eight distinct maps (a pillar cell moved along a row)
+        (tmp_path / f"m{k}.png").write_bytes(png_bytes(_open_map(30, 20 + k)))
+        (tmp_path / f"m{k}.yaml").write_text(
+            text.replace("obstacle_map: push_maze.png", f"obstacle_map: m{k}.png"))
+        env = gym.make("PushMaze-v0", scene=str(tmp_path / f"m{k}.yaml"))
+        env.close()
+    assert len(push_maze._TABLES) <= push_maze._CACHE_MAPS
+
+
+# -------------------------------------------------------------------- map images
+def _rgba_png(rgba: np.ndarray) -> bytes:
+    """An 8-bit RGBA PNG of ``rgba[i, j]`` (i along x, j up; top row = max j)."""
+    import struct
+    import zlib
+
+    rows = np.ascontiguousarray(np.transpose(rgba, (1, 0, 2))[::-1]).astype(np.uint8)
+    raw = b"".join(b"\x00" + r.tobytes() for r in rows)
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + \
+            struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+    head = struct.pack(">IIBBBBB", rows.shape[1], rows.shape[0], 8, 6, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", head) + \
+        chunk(b"IDAT", zlib.compress(raw, 9)) + chunk(b"IEND", b"")
+
+
+def test_transparent_pixels_are_free(tmp_path):
+    # Walls opaque black, the floor fully transparent (its colour bytes black too, as image
+    # editors write it): before, the whole map read as wall.
+    occ = _open_map(20)
+    rgba = np.zeros((20, 20, 4), np.uint8)
+    rgba[..., 3] = np.where(occ, 255, 0)
+    rgba[3, 4] = (255, 255, 255, 128)  # translucent white: by its colour, free
+    rgba[5, 6] = (0, 0, 0, 128)  # translucent black: by its colour, occupied
+    (tmp_path / "alpha.png").write_bytes(_rgba_png(rgba))
+    got = load_grid("alpha.png", "test", str(tmp_path))
+    want = occ.copy()
+    want[5, 6] = True
+    np.testing.assert_array_equal(got, want)
+
+
+def test_map_without_a_free_cell_says_so(tmp_path):
+    (tmp_path / "solid.png").write_bytes(png_bytes(np.ones((30, 30), bool)))
+    text = (CONFIG_DIR / "push_maze.yaml").read_text()
+    (tmp_path / "solid.yaml").write_text(
+        text.replace("obstacle_map: push_maze.png", "obstacle_map: solid.png"))
+    with pytest.raises(SceneError, match=r"solid.yaml: world.obstacle_map solid.png has no "
+                                         r"free cell \(all 900 cells are occupied\)"):
+        gym.make("PushMaze-v0", scene=str(tmp_path / "solid.yaml"))

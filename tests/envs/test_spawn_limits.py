@@ -1,0 +1,186 @@
+"""Spawn feasibility and size limits, checked at construction (issue 33): crowded spawns are
+placed without overlap or refused (never squeezed through a wall by the solver), no episode
+starts solved, and a size range too thin for the step's sub-step bound is refused naming its
+argument and the smallest size that works.
+
+Single envs reset with many seeds stand in for big batches (each seed is one spawn), so the
+kernels are the ones test_many.py and test_coop_push.py compile.
+"""
+
+from __future__ import annotations
+
+import math
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import push_envs  # noqa: F401
+from push_envs.envs.base import CONFIG_DIR
+from push_envs.physics import SceneError
+
+ARENA = (0.0, 0.0, 4.0, 4.0)  # inner faces of the PushMulti / PushClutter walls [m]
+ZERO = np.zeros(2, np.float32)
+# The fastest body: the diff robot at vel_max (1 m/s, 2 rad/s) with its 0.15 m reach, so
+# 1.3 m/s; a 0.1 s step may take 64 sub-steps of at most 0.9 of the thinnest half-thickness.
+FASTEST = 1.0 + 2.0 * 0.15  # [m/s]
+THINNEST_HALF = FASTEST * 0.1 / (0.9 * 64)  # [m], 2.257 mm
+
+
+def _objects(env):
+    core = env.unwrapped.core
+    return core.task.objects(), core.world
+
+
+def _radius(w, name):
+    sc = w.scene
+    i = sc.index[name]
+    return float(sc.bflt[i, 10] * w.epar[0, i, 3])  # BF_BRAD x the size factor
+
+
+# ------------------------------------------------------------------ 4. crowded spawns
+@pytest.mark.parametrize("env_id, kwargs", [
+    ("PushClutter-v0", dict(num_clutter=12, clutter_size_range=(0.8, 0.8))),
+    ("PushMulti-v0", dict(num_objects=6, spawn_region=(0, 0, 1.1, 1.1), wall_margin=0)),
+    ("PushMulti-v0", dict(num_objects=6, spawn_region=(0, 0, 1.5, 1.5))),
+    ("Sweep-v0", dict(num_pucks=40, spawn_region=(0, 0, 1.2, 1.2), wall_margin=0.0)),
+])
+def test_spawn_that_cannot_be_placed_is_refused_at_construction(env_id, kwargs):
+    # Before: accepted; the solver pushed the overlapping bodies out through the walls
+    # (3 of 64 clutter envs, 7 of 64 PushMulti robots fully outside after 50 zero steps).
+    with pytest.raises(ValueError) as err:
+        gym.make(env_id, **kwargs)
+    named = [k for k in kwargs if k in str(err.value)]
+    assert named == list(kwargs), (named, str(err.value))
+
+
+@pytest.mark.parametrize("env_id, kwargs", [
+    ("PushClutter-v0", dict(num_clutter=12, clutter_size_range=(0.4, 0.4), k_nearest=4)),
+    ("PushMulti-v0", dict(num_objects=6, spawn_region=(0, 0, 3.0, 3.0), wall_margin=0.0)),
+])
+def test_crowded_feasible_spawn_is_clear_and_stays_inside(env_id, kwargs):
+    env = gym.make(env_id, **kwargs)
+    names, w = _objects(env)
+    x0, y0, x1, y1 = kwargs.get("spawn_region", ARENA)
+    for seed in range(64):
+        env.reset(seed=seed)
+        bodies = [*names, "robot"]
+        xy = np.array([w.com(n)[0] for n in bodies])
+        rad = np.array([_radius(w, n) for n in bodies])
+        # Every bounding circle inside the region, none overlapping another.
+        assert np.all(xy[:, 0] - rad >= x0 - 1e-9) and np.all(xy[:, 0] + rad <= x1 + 1e-9)
+        assert np.all(xy[:, 1] - rad >= y0 - 1e-9) and np.all(xy[:, 1] + rad <= y1 + 1e-9)
+        d = np.hypot(*(xy[:, None] - xy[None]).transpose(2, 0, 1))
+        need = rad[:, None] + rad[None]
+        np.fill_diagonal(d, np.inf)
+        assert np.all(d >= need - 1e-9), seed
+        for _ in range(50):
+            env.step(ZERO)
+        xy = np.array([w.com(n)[0] for n in bodies])
+        assert np.all((xy >= ARENA[0]) & (xy <= ARENA[2])), seed
+        assert float(np.max(w.max_penetration)) < 1e-3
+    env.close()
+
+
+# --------------------------------------------------------------- 5. no start solved
+def test_push_multi_keeps_every_box_off_every_goal_by_the_success_distance():
+    # success_distance 0.8 m: before, a box was only kept 0.52 m (two box radii and the gap)
+    # from the goals, so episodes started with boxes already placed.
+    succ = 0.8
+    env = gym.make("PushMulti-v0", num_objects=2, success_distance=succ)
+    names, w = _objects(env)
+    goal = env.unwrapped.core.task_arrays.goal
+    for seed in range(256):
+        _, info = env.reset(seed=seed)
+        assert not info["is_success"] and info["boxes_at_goal"] == 0, seed
+        boxes = np.array([w.state(n)[0, :2] for n in names])
+        goals = goal[0].reshape(-1, 2)
+        assert np.min(np.hypot(*(boxes[:, None] - goals[None]).transpose(2, 0, 1))) > succ
+        _, _, _, _, info = env.step(ZERO)
+        assert not info["is_success"] and info["boxes_at_goal"] == 0, seed
+    env.close()
+
+
+def test_coop_push_box_too_big_to_start_off_its_goal_is_refused():
+    # Before: accepted, and all 256 envs succeeded on their first zero-action step (the 4.2 m
+    # box's centre could only be drawn in a 0.1 m square, on top of its goal).
+    with pytest.raises(ValueError, match="box_size_range") as err:
+        gym.make("CoopPush-v0", box_size_range=(5, 5))
+    largest = float(str(err.value).rsplit(" ", 1)[-1])
+    # The largest factor keeps half the diagonal of the centre's square at 0.5 m: the
+    # square's side is 5 - 2 (0.424 s + 0.35) = 0.5 sqrt(2) ... solved for s.
+    r = math.hypot(0.3, 0.3)
+    side = 2 * 0.5 / math.sqrt(2)
+    assert largest == pytest.approx((5 - side - 2 * 0.35) / (2 * r), rel=1e-3)
+
+
+def test_coop_push_large_box_never_starts_solved():
+    env = gym.make("CoopPush-v0", box_size_range=(2.0, 2.0))
+    w = env.unwrapped.world
+    goal = env.unwrapped.core.task_arrays.goal
+    for seed in range(256):
+        _, info = env.reset(seed=seed)
+        assert not info["is_success"], seed
+        assert math.dist(w.state("box")[0, :2], goal[0, :2]) > 0.5
+        _, _, _, _, info = env.step(np.zeros(4, np.float32))
+        assert not info["is_success"], seed
+    env.close()
+
+
+# ------------------------------------------------------- 13. sizes against the step
+@pytest.mark.parametrize("env_id, arg, value", [
+    ("PushClutter-v0", "clutter_size_range", (0.001, 0.001)),
+    ("PushMulti-v0", "box_size_range", (1e-3, 1e-3)),
+    ("PushMaze-v0", "box_size_range", (0.01, 0.01)),
+])
+def test_size_too_thin_for_the_step_is_refused_with_the_smallest_that_works(env_id, arg,
+                                                                          value):
+    # Before: accepted, then "World.step: env 19 needs 212 sub-steps" some steps in.
+    with pytest.raises(ValueError, match=arg) as err:
+        gym.make(env_id, **{arg: value})
+    smallest = float(str(err.value).rsplit(" ", 1)[-1])
+    # clutter sizes are metres (half = size / 2); box factors scale the 0.15 m half side.
+    half_per_unit = 0.5 if arg == "clutter_size_range" else 0.15
+    assert smallest == pytest.approx(THINNEST_HALF / half_per_unit, rel=1e-3)
+
+
+@pytest.mark.parametrize("env_id, arg, unit", [
+    ("PushClutter-v0", "clutter_size_range", 0.5),
+    ("PushMulti-v0", "box_size_range", 0.15),
+    ("PushMaze-v0", "box_size_range", 0.15),
+])
+def test_size_just_above_the_bound_runs(env_id, arg, unit):
+    size = 1.02 * THINNEST_HALF / unit
+    env = gym.make(env_id, **{arg: (size, size)})
+    env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    for _ in range(300):
+        _, _, term, trunc, _ = env.step(rng.uniform(-1, 1, 2).astype(np.float32))
+        if term or trunc:
+            env.reset()
+    env.close()
+
+
+def test_scene_body_thinner_than_the_step_allows_is_still_a_scene_error(tmp_path):
+    # The scene check (scale 1) is unchanged: it names the file.
+    text = (CONFIG_DIR / "push_box.yaml").read_text()
+    thin = tmp_path / "thin.yaml"
+    thin.write_text(text.replace("{name: rectangle, length: 0.3, width: 0.3}",
+                                 "{name: rectangle, length: 0.001, width: 0.3}"))
+    with pytest.raises(SceneError, match="thin.yaml"):
+        gym.make("PushBox-v0", scene=str(thin))
+
+
+def test_sweep_default_spawn_keeps_the_robot_off_the_pucks():
+    # With the defaults, 20 pucks and the 0.5 m goal circle leave little room for the robot's
+    # 0.25 m bounding circle: its first 64 draws all failed in about 12 % of spawns, and the
+    # last draw was used, overlapping pucks that the first step then shoved aside.
+    env = gym.make("Sweep-v0")
+    names, w = _objects(env)
+    for seed in range(200):
+        env.reset(seed=seed)
+        r = w.com("robot")[0]
+        rr = _radius(w, "robot")
+        for n in names:
+            assert math.dist(r, w.com(n)[0]) >= rr + _radius(w, n) + 0.05 - 1e-9, (seed, n)
+    env.close()
