@@ -13,6 +13,10 @@ line of ``TASKS``: id -> (module, episode length). The module defines ``<Stem>En
 
 from gymnasium.envs.registration import register, registry
 
+# numba's cache must be configured before any kernel of any submodule is defined (importing
+# any submodule runs this file first).
+from . import _numba_cache  # noqa: F401  isort: skip
+
 TASKS = {
     "PushBox-v0": ("push_envs.envs.push_box", 200),
     "WallSlide-v0": ("push_envs.envs.wall_slide", 300),

@@ -248,21 +248,28 @@ def threading_layer() -> str:
 #
 # Over-inclusion only costs a spurious recompile; what the compiled code can see is always
 # included.
-_DIGESTS: dict[int, str] = {}
+# Memo of digests by function. Keyed by id but holding the function too: a function that was
+# freed could otherwise hand its id, and so its digest, to a new function.
+_DIGESTS: dict[int, tuple[Any, str]] = {}
 _FOREIGN = ("numba", "numpy", "llvmlite", "math", "builtins", "cmath", "operator")
+
+
+_NESTED = object()
 
 
 def _code_bytes(code: pytypes.CodeType, doc: Any, out: list[bytes]) -> list[str]:
     """Append code's bytecode, names and constants (not line numbers, not the docstring);
-    return every name it and its nested code use."""
+    return every name it and its nested code use. ``doc``: the function's docstring, None
+    for a function without one (CPython up to 3.13 keeps the docstring, or None in its
+    place, as a function's first constant), or ``_NESTED`` for nested code."""
     out.append(code.co_code)
     out.append(repr((code.co_names, code.co_varnames, code.co_argcount,
                      code.co_kwonlyargcount, code.co_flags)).encode())
     names = list(code.co_names)
     for k, c in enumerate(code.co_consts):
         if isinstance(c, pytypes.CodeType):
-            names += _code_bytes(c, None, out)
-        elif not (k == 0 and doc is not None and c == doc):
+            names += _code_bytes(c, _NESTED, out)
+        elif not (k == 0 and doc is not _NESTED and c == doc):
             out.append(repr(c).encode())
     return names
 
@@ -308,11 +315,12 @@ def _value_bytes(value: Any, out: list[bytes], depth: int) -> None:
 def dependency_digest(py_func: Any, depth: int = 0) -> str:
     """Hex digest of everything the compiled code of ``py_func`` depends on (see above)."""
     key = id(py_func)
-    if key in _DIGESTS:
-        return _DIGESTS[key]
+    memo = _DIGESTS.get(key)
+    if memo is not None and memo[0] is py_func:
+        return memo[1]
     if depth > 200:  # a cycle deeper than any call chain: stand in with the name
         return f"{py_func.__module__}.{py_func.__qualname__}"
-    _DIGESTS[key] = f"{py_func.__module__}.{py_func.__qualname__}"  # cycle guard
+    _DIGESTS[key] = (py_func, f"{py_func.__module__}.{py_func.__qualname__}")  # cycle guard
     out: list[bytes] = []
     names = _code_bytes(py_func.__code__, py_func.__doc__, out)
     glb = py_func.__globals__
@@ -338,7 +346,7 @@ def dependency_digest(py_func: Any, depth: int = 0) -> str:
     for b in out:
         h.update(b)
     digest = h.hexdigest()
-    _DIGESTS[key] = digest
+    _DIGESTS[key] = (py_func, digest)
     return digest
 
 

@@ -1,4 +1,4 @@
-"""Per-task entry kernels: generated once, loaded from numba's cache by later processes."""
+"""A task's hooks as C functions; the generic kernels and the engine compiled once for all."""
 
 from __future__ import annotations
 
@@ -7,35 +7,39 @@ import sys
 import types
 from pathlib import Path
 
+import gymnasium as gym
+import numpy as np
 import pytest
 
-from push_envs.envs import codegen
+from push_envs import _numba_cache
+from push_envs.envs import codegen, step
+from push_envs.physics.pipeline import PHYSICS
 
 ROOT = Path(__file__).resolve().parents[2]
 
 _PROBE = """
 import gymnasium as gym, numpy as np, push_envs
+from push_envs.envs import step
 env = gym.make_vec("PushBox-v0", num_envs=2)
 env.reset(seed=0)
 env.step(np.zeros((2, 2)))
 k = env.unwrapped._kernels
-print(sum(k.step_serial.stats.cache_hits.values()), sum(k.step_serial.stats.cache_misses.values()),
-      k.__file__)
+print(sum(step.step_serial.stats.cache_hits.values()),
+      sum(step.step_serial.stats.cache_misses.values()),
+      sum(h._compiled.cache_hits for h in k.HOOKS.values()), k.__file__)
 """
 
 
-def test_a_second_process_loads_the_task_kernels_from_the_cache():
+def test_a_second_process_loads_the_kernels_and_hooks_from_the_cache():
     runs = [subprocess.run([sys.executable, "-W", "ignore", "-c", _PROBE], capture_output=True,
                            text=True, cwd=ROOT, timeout=900) for _ in range(2)]
     for r in runs:
         assert r.returncode == 0, r.stderr[-2000:]
-    hits, misses, path = runs[1].stdout.split()
-    assert (int(hits), int(misses)) == (1, 0)
+    hits, misses, hook_hits, path = runs[1].stdout.split()
+    assert (int(hits), int(misses), int(hook_hits)) == (1, 0, 4)
     text = Path(path).read_text()
-    assert "from push_envs.envs.push_box import spawn, start, is_success, goal_reward" in text
-    assert "from push_envs.envs.push_box import evaluate as _evaluate, observe as _observe" \
-        in text
-    assert "Task source hash:" in text
+    assert "from push_envs.envs.push_box import observe as _observe" in text
+    assert "def evaluate_c(e, wp, vp, tp):" in text
 
 
 def test_a_task_module_without_its_hooks_is_named(monkeypatch):
@@ -47,52 +51,46 @@ def test_a_task_module_without_its_hooks_is_named(monkeypatch):
         codegen.task_kernels("half_task")
 
 
-def test_one_env_and_a_batch_share_one_compiled_kernel():
-    # Every argument of the entry kernels must type the same for one env and for a batch:
-    # a C-contiguous view for E = 1 and a strided one for E > 1 once made numba compile each
-    # task's kernels twice per process (about a third of a fresh checkout's compile time).
-    import gymnasium as gym
-    import numpy as np
-
-    single = gym.make("PushBox-v0")
-    single.reset(seed=0)
-    single.step(np.zeros(2, np.float32))
-    batch = gym.make_vec("PushBox-v0", num_envs=3)
-    batch.reset(seed=0)
-    batch.step(np.zeros((3, 2), np.float32))
-    k = batch.unwrapped._kernels
-    assert single.unwrapped.core._kernels is k
-    for name in ("step_serial", "reset_rows"):
-        assert len(getattr(k, name).overloads) == 1, name
-
-
-def test_the_per_step_hooks_are_inlined_into_chunks_of_rows():
-    # observe and evaluate are compiled into step_rows (a call per env would pass every array
-    # of W, V and T); the task module's own hooks stay plain jitted functions.
-    from push_envs.envs import push_box
-
-    k = codegen.task_kernels("push_envs.envs.push_box")
-    assert k.observe.py_func is push_box.observe.py_func
-    assert k.evaluate.py_func is push_box.evaluate.py_func
-    assert k.observe.targetoptions.get("inline") == "always"
-    assert k.evaluate.targetoptions.get("inline") == "always"
-    assert push_box.observe.targetoptions.get("inline", "never") == "never"
-    assert k.CHUNK == 32
-
-
-def test_step_rows_compiles_once_for_one_env_and_for_prange_batches():
-    # step_serial once passed a literal 0 as lo, which numba types Literal[int](0): step_rows
-    # (the whole physics step inlined) then compiled a second time for the prange kernel's
-    # int64 (49 -> 94 CPU-s for a fresh batch of 16). One cached overload means one compile.
-    import gymnasium as gym
-    import numpy as np
-
-    from push_envs import _numba_cache
-
-    for n in (1, 16):  # 16: the prange kernel (PARALLEL_MIN_ENVS)
-        env = gym.make_vec("PushBox-v0", num_envs=n)
+def test_every_task_shares_one_compiled_step_kernel():
+    # The generic kernels take the hooks as addresses, so two tasks, one env and a batch all
+    # run one compiled overload of each: a task compiles only its hooks.
+    envs = [gym.make("PushBox-v0"), gym.make("WallSlide-v0"),
+            gym.make_vec("PushBox-v0", num_envs=3), gym.make_vec("WallSlide-v0", num_envs=16)]
+    for env in envs:
         env.reset(seed=0)
-        env.step(np.zeros((n, 2), np.float32))
-    found = list(Path(_numba_cache.CACHE_DIR).glob(
-        "push_envs_tasks*/push_envs_envs_push_box.step_rows-*.nbc"))
-    assert len(found) == 1, found
+        env.step(env.action_space.sample())
+    for kernel in (step.step_serial, step.step_parallel, step.reset_rows, step.step_rows,
+                   step.apply_action):
+        # In this process: at most one overload (a callee loaded with its caller from the
+        # cache has none). In the cache: exactly one compiled signature, not a second copy
+        # for a literal, a strided view or a uint64 index.
+        assert len(kernel.overloads) <= 1, kernel
+        name = kernel.py_func.__name__
+        found = list((Path(_numba_cache.CACHE_DIR) / "push_envs.envs.step").glob(
+            f"step.{name}-*.nbc"))
+        assert len(found) == 1, (name, found)
+    fns = [e.unwrapped.core._fns if hasattr(e.unwrapped, "core") else e.unwrapped._fns
+           for e in envs]
+    assert fns[0][step.FN_PHYSICS] == fns[1][step.FN_PHYSICS] == PHYSICS.address
+    assert fns[0][step.FN_OBSERVE] != fns[1][step.FN_OBSERVE]  # each task its own hooks
+    assert fns[0][step.FN_OBSERVE] == fns[2][step.FN_OBSERVE]  # one task, one set
+
+
+def test_a_sensor_is_compiled_only_for_an_env_that_observes_it():
+    env = gym.make("PushBox-v0")
+    env.reset(seed=0)
+    fns = env.unwrapped.core._fns
+    assert fns[step.FN_LIDAR] == 0 and fns[step.FN_PIXELS] == 0
+    lidar = gym.make("PushBox-v0", lidar=dict(number=8))
+    lidar.reset(seed=0)
+    assert lidar.unwrapped.core._fns[step.FN_LIDAR] == step.LIDAR_SENSE.address != 0
+
+
+def test_a_structure_of_another_type_is_refused_before_its_pointer_is_taken():
+    env = gym.make_vec("PushBox-v0", num_envs=2)
+    T = env.unwrapped.task_arrays
+    with pytest.raises(TypeError, match="TaskArrays.mem"):
+        step.TASK_ABI.check(T._replace(mem=T.mem.astype(np.float32)))
+    with pytest.raises(TypeError, match="TaskArrays.goal"):
+        step.TASK_ABI.check(T._replace(goal=np.zeros((4, 2))[::2]))  # strided, not C
+    step.TASK_ABI.check(T)

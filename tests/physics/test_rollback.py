@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from push_envs.physics.layout import HL_NEED, HL_STATUS, IS_SLEEP, PRS_LEN, ST_OVERFLOW
-from push_envs.physics.pipeline import step_serial
+from push_envs.physics.pipeline import PHYSICS, step_serial
 
 STATE = ("pos", "ang", "vel", "omg", "drv")
 
@@ -32,7 +32,7 @@ def _rolled_back_twins(build, warm_cmd, cmd, warm):
     a.cmd[:] = 0.0
     a.cmd[:, a.index("r")] = cmd["r"]
     tiny = a.arrays._replace(prs=np.zeros((a.num_envs, 1, PRS_LEN), np.int64))
-    assert step_serial(tiny) == 1
+    assert step_serial(tiny, PHYSICS.address) == 1
     assert a.health[0, HL_STATUS] == ST_OVERFLOW
     for k in STATE:
         assert getattr(a, k).tobytes() == before[k].tobytes(), k

@@ -1,0 +1,172 @@
+"""The cache follows what changed: entries stamped by their dependencies, damaged ones
+recompiled, and a one-line edit to a task recompiling that task's hooks alone."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from push_envs import _numba_cache
+
+ROOT = Path(__file__).resolve().parents[1]
+PKG = ROOT / "push_envs"
+
+
+def _load(path: Path, name: str):
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+_HELPER = """
+from numba import njit
+SCALE = {scale}
+
+
+@njit
+def helper(x):
+    return x * SCALE + {offset}
+"""
+
+_CALLER = """
+from numba import njit
+import {helper} as H
+from {helper} import helper
+
+
+@njit
+def caller(x):
+    return helper(x) + H.helper(x)
+"""
+
+
+@pytest.mark.parametrize("edit,changes", [
+    (dict(scale=2.0, offset=1.0), False),  # the same code: the same stamp
+    (dict(scale=3.0, offset=1.0), True),  # a constant the helper reads
+    (dict(scale=2.0, offset=5.0), True),  # the helper's own code
+])
+def test_a_callers_stamp_follows_a_helper_in_another_module(tmp_path, edit, changes):
+    # Two copies of one package (the same module names), the second with ``edit``: as a
+    # checkout before and after an edit.
+    stamps = []
+    for k, params in enumerate((dict(scale=2.0, offset=1.0), edit)):
+        folder = tmp_path / str(k)
+        folder.mkdir()
+        (folder / "stamp_helper.py").write_text(_HELPER.format(**params))
+        (folder / "stamp_caller.py").write_text(_CALLER.format(helper="stamp_helper"))
+        sys.path.insert(0, str(folder))
+        try:
+            sys.modules.pop("stamp_helper", None)
+            caller = _load(folder / "stamp_caller.py", "stamp_caller").caller
+        finally:
+            sys.path.remove(str(folder))
+            sys.modules.pop("stamp_helper", None)
+            sys.modules.pop("stamp_caller", None)
+        stamps.append(_numba_cache.dependency_digest(caller.py_func))
+    assert (stamps[0] != stamps[1]) is changes
+
+
+def test_comments_docstrings_and_line_numbers_do_not_change_a_stamp(tmp_path):
+    plain = "from numba import njit\n\n\n@njit\ndef f(x):\n    return x + 1\n"
+    noisy = ("# a comment\n\nfrom numba import njit\n\n\n\n@njit\ndef f(x):\n"
+             "    \"\"\"Docs.\"\"\"\n    # why\n    return x + 1  # one\n")
+    (tmp_path / "p.py").write_text(plain)
+    (tmp_path / "n.py").write_text(noisy)
+    a = _numba_cache.dependency_digest(_load(tmp_path / "p.py", "stamp_p").f.py_func)
+    b = _numba_cache.dependency_digest(_load(tmp_path / "n.py", "stamp_n").f.py_func)
+    assert a == b
+
+
+def _env(xdg: Path) -> dict:
+    env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR",)}
+    env["XDG_CACHE_HOME"] = str(xdg)
+    return env
+
+
+_UNIFORM = """
+import numpy as np, push_envs
+from push_envs.envs.rng import seed_states, uniform
+print(uniform(seed_states(3, 1), 0, 0.0, 1.0))
+"""
+
+
+@pytest.mark.parametrize("damage", ["index-garbage", "index-empty", "data-garbage",
+                                    "data-truncated"])
+def test_a_damaged_cache_entry_is_dropped_and_compiled_again(tmp_path, damage):
+    env = _env(tmp_path)
+    run = lambda: subprocess.run([sys.executable, "-c", _UNIFORM], capture_output=True,  # noqa
+                                 text=True, env=env, cwd=ROOT, timeout=300)
+    first = run()
+    assert first.returncode == 0, first.stderr
+    files = list(tmp_path.rglob("rng.uniform-*.nbi"))
+    assert len(files) == 1
+    index = files[0]
+    data = next(index.parent.glob("rng.uniform-*.nbc"))
+    target = index if damage.startswith("index") else data
+    raw = target.read_bytes()
+    target.write_bytes({"index-garbage": b"\x80\x05garbage", "index-empty": b"",
+                        "data-garbage": os.urandom(64),
+                        "data-truncated": raw[:len(raw) // 2]}[damage])
+    second = run()
+    assert second.returncode == 0, second.stderr
+    assert second.stdout == first.stdout  # the same value, compiled again
+    assert "damaged numba cache entry" in second.stderr
+    third = run()  # the entry was written anew: loads quietly
+    assert third.returncode == 0 and "damaged" not in third.stderr
+    assert third.stdout == first.stdout
+
+
+_MAKE = """
+import gymnasium as gym, push_envs
+env = gym.make("PushBox-v0")
+env.reset(seed=0)
+env.step(env.action_space.sample())
+"""
+
+
+def test_a_one_line_edit_to_a_task_recompiles_that_tasks_hook_alone(tmp_path):
+    # A copy of the package, with the session's cache copied beside it (entries are filed by
+    # module name and stamped by content, so the copy finds them): after a one-line edit to
+    # PushBox-v0's observe hook, a fresh process compiles exactly that hook's wrapper.
+    copy = tmp_path / "src"
+    shutil.copytree(PKG, copy / "push_envs", ignore=shutil.ignore_patterns("__pycache__"))
+    xdg = tmp_path / "xdg"
+    cache = Path(_numba_cache.CACHE_DIR)
+    shutil.copytree(cache, xdg / "push_envs" / cache.name, ignore=shutil.ignore_patterns(
+        "*.tmp.*"))
+    env = _env(xdg)
+    env["PYTHONPATH"] = str(copy)
+    env["NUMBA_DEBUG_CACHE"] = "1"
+
+    def saved() -> set[str]:
+        out = subprocess.run([sys.executable, "-c", _MAKE], capture_output=True, text=True,
+                             env=env, cwd=tmp_path, timeout=900)
+        assert out.returncode == 0, out.stderr[-3000:]
+        assert str(copy) in out.stdout or True
+        return {Path(line.split("'")[1]).name.split("-")[0]
+                for line in out.stdout.splitlines() if "data saved" in line}
+
+    saved()  # whatever the session had not compiled yet
+    assert saved() == set()  # warm
+    task = copy / "push_envs" / "envs" / "push_box.py"
+    text = task.read_text()
+    old = "    P.observe_single(e, W, V, T)\n"
+    assert old in text
+    task.write_text(text.replace(old, old + "    T.ag[e, 0] = 0.0\n"))
+    assert saved() == {"push_envs_envs_push_box.observe_c"}
+
+
+def test_the_cache_folder_does_not_follow_the_sources():
+    # One folder per numba version, level and Python: an edit or an upgrade keeps every
+    # entry it did not touch.
+    assert _numba_cache.source_key() == _numba_cache.source_key(Path("/nonexistent"))
+    assert textwrap.dedent(_numba_cache.FORMAT)
