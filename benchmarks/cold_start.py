@@ -108,8 +108,11 @@ def main(argv: list[str] | None = None) -> list[dict]:
     tasks = args.tasks or _registered()
 
     folder = Path(tempfile.mkdtemp(prefix="push_envs-cold-start-"))
+    # A user's Python writes bytecode (pip compiles it at install): PYTHONDONTWRITEBYTECODE,
+    # set on some CI machines, would add compiling every module's source to every start.
     env = {k: v for k, v in os.environ.items()
-           if k not in ("NUMBA_CACHE_DIR", "PUSH_ENVS_NUMBA_CACHE", "NUMBA_OPT")}
+           if k not in ("NUMBA_CACHE_DIR", "PUSH_ENVS_NUMBA_CACHE", "NUMBA_OPT",
+                        "PYTHONDONTWRITEBYTECODE")}
     env["XDG_CACHE_HOME"] = str(folder)
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT)] + [p for p in [env.get("PYTHONPATH")] if p])
     env.setdefault("SDL_VIDEODRIVER", "dummy")

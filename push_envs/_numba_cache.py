@@ -85,7 +85,7 @@ def opt_tag(opt: object = None) -> str:
     return "" if str(opt) == "3" else f"_O{opt}"
 
 
-FORMAT = "dependency-stamps-1"
+FORMAT = "dependency-stamps-2"
 """The stamping scheme; bump it when what a digest covers changes."""
 
 
@@ -360,7 +360,12 @@ class _LazyStamp:
 
     @property
     def value(self) -> str:
-        return dependency_digest(self._py_func)
+        # A function compiled without numba's Python wrapper (physics/jit.py) is another
+        # binary than the same code with it: calling the first through the second's entry
+        # point would jump into nothing.
+        kind = "|compiled-only" if self._py_func.__dict__.get(
+            "__push_envs_compiled_only__") else ""
+        return dependency_digest(self._py_func) + kind
 
     def __eq__(self, other: object) -> bool:
         other = other.value if isinstance(other, _LazyStamp) else other
@@ -433,6 +438,43 @@ def _drop_entry(cache: Any, exc: BaseException) -> None:
 
 _load = caching.Cache._load_overload
 _save = caching.Cache._save_overload
+_load_public = caching.Cache.load_overload
+
+
+def _needs_nrt(cache: Any, sig: Any, target_context: Any) -> bool:
+    """Whether numba's runtime (NRT) may be needed by the entry's code: its data file names
+    an ``NRT_`` or ``nrt_`` symbol (over-inclusion only costs the runtime's start)."""
+    try:
+        key = cache._index_key(sig, target_context.codegen())
+        overloads = cache._cache_file._load_index()
+        name = overloads.get(key)
+        if name is None:
+            return False
+        with open(os.path.join(cache._cache_file._cache_path, name), "rb") as fh:
+            data = fh.read()
+    except Exception:
+        return True
+    return b"NRT_" in data or b"nrt_" in data
+
+
+def _load_without_refresh(self: Any, sig: Any, target_context: Any) -> Any:
+    """numba's ``load_overload`` for our entries, without its ``target_context.refresh()``.
+
+    numba refreshes the target context before every cache load: it imports and installs
+    every lowering registry (numpy, linalg with a scipy import, random, typed containers
+    ...), 0.3-0.5 s of a cached start that loads code already compiled and needs none of
+    them. A compile still refreshes (numba's compiler does so itself). What a loaded entry
+    does need is linked in anyway, except the runtime's symbols: numba's runtime is started
+    first when the entry's code names it.
+    """
+    if not isinstance(self._impl.locator, DependencyLocator):
+        return _load_public(self, sig, target_context)
+    if _needs_nrt(self, sig, target_context):
+        from numba.core.runtime import rtsys
+
+        rtsys.initialize(target_context)
+    with self._guard_against_spurious_io_errors():
+        return self._load_overload(sig, target_context)
 
 
 def _load_overload(self: Any, sig: Any, target_context: Any) -> Any:
@@ -464,6 +506,7 @@ def install() -> None:
         caching.CacheImpl._locator_classes.insert(0, DependencyLocator)
     caching.Cache._load_overload = _load_overload
     caching.Cache._save_overload = _save_overload
+    caching.Cache.load_overload = _load_without_refresh
 
 
 CACHE_DIR = configure()

@@ -92,10 +92,9 @@ def _env(xdg: Path) -> dict:
     return env
 
 
-_UNIFORM = """
-import numpy as np, push_envs
-from push_envs.envs.rng import seed_states, uniform
-print(uniform(seed_states(3, 1), 0, 0.0, 1.0))
+_AREA = """
+from push_envs.envs.coverage import piece_table, table_area
+print(table_area(piece_table([[(0.0, 0.0), (2.0, 0.0), (2.0, 1.5), (0.0, 1.5)]])))
 """
 
 
@@ -103,14 +102,15 @@ print(uniform(seed_states(3, 1), 0, 0.0, 1.0))
                                     "data-truncated"])
 def test_a_damaged_cache_entry_is_dropped_and_compiled_again(tmp_path, damage):
     env = _env(tmp_path)
-    run = lambda: subprocess.run([sys.executable, "-c", _UNIFORM], capture_output=True,  # noqa
+    run = lambda: subprocess.run([sys.executable, "-c", _AREA], capture_output=True,  # noqa
                                  text=True, env=env, cwd=ROOT, timeout=300)
     first = run()
     assert first.returncode == 0, first.stderr
-    files = list(tmp_path.rglob("rng.uniform-*.nbi"))
+    assert float(first.stdout) == 3.0
+    files = list(tmp_path.rglob("coverage.table_area-*.nbi"))
     assert len(files) == 1
     index = files[0]
-    data = next(index.parent.glob("rng.uniform-*.nbc"))
+    data = next(index.parent.glob("coverage.table_area-*.nbc"))
     target = index if damage.startswith("index") else data
     raw = target.read_bytes()
     target.write_bytes({"index-garbage": b"\x80\x05garbage", "index-empty": b"",
@@ -170,3 +170,67 @@ def test_the_cache_folder_does_not_follow_the_sources():
     # entry it did not touch.
     assert _numba_cache.source_key() == _numba_cache.source_key(Path("/nonexistent"))
     assert textwrap.dedent(_numba_cache.FORMAT)
+
+
+def _cached_signatures() -> dict[str, list[str]]:
+    """Every cached function of the package in this session's cache: index name -> the
+    signatures its index holds (numba's index: a pickled (stamp, {(signature, target):
+    data file}) after a pickled version)."""
+    import pickle
+
+    out = {}
+    for index in Path(_numba_cache.CACHE_DIR).glob("*/*.nbi"):
+        with open(index, "rb") as fh:
+            pickle.load(fh)
+            _stamp, overloads = pickle.loads(fh.read())
+        out[f"{index.parent.name}/{index.name}"] = [str(key[0]) for key in overloads]
+    return out
+
+
+def test_no_kernel_is_compiled_for_a_literal_or_a_strided_view():
+    # A literal argument (a constant 0 or True at a call site) or a strided view gives numba
+    # a second signature to compile, the whole callee again: the cost is invisible except
+    # in the cold start. Every task, one env and a batch, with a lidar and with pixels.
+    import gymnasium as gym
+    import numpy as np
+
+    import push_envs
+
+    for env_id in push_envs.ENV_IDS:
+        for env in (gym.make(env_id, lidar=dict(number=4)),
+                    gym.make_vec(env_id, num_envs=16, obs_mode="pixels")):
+            env.reset(seed=0)
+            env.step(np.zeros(env.action_space.shape, np.float32))
+            env.close()
+    sigs = _cached_signatures()
+    assert sigs, "nothing cached"
+    bad = {name: s for name, s in sigs.items()
+           if any("Literal[" in x or ", 'A'" in x or ", 'F'" in x for x in s)}
+    assert not bad, bad
+    # The generic kernels and the stages: one signature each, for every task.
+    for name in ("run_serial", "run_parallel", "post_env", "reset_env", "apply_action",
+                 "step_stage", "reset_stage"):
+        found = [s for n, s in sigs.items() if n.endswith(f"step.{name}-0.py311.nbi"
+                                                          .replace("py311", _py()))]
+        assert len(found) == 1 and len(found[0]) == 1, (name, found)
+
+
+def _py() -> str:
+    return f"py{sys.version_info.major}{sys.version_info.minor}"
+
+
+def test_a_compiled_only_function_is_stamped_apart_from_its_njit_twin(tmp_path):
+    # The same code compiled with and without numba's Python wrapper are different binaries:
+    # loading one for the other would call into nothing, so their stamps differ.
+    from push_envs.physics.jit import compiled, python_entry
+
+    (tmp_path / "stamp_twin.py").write_text("def f(x):\n    return x + 1\n")
+    f = _load(tmp_path / "stamp_twin.py", "stamp_twin").f
+    only = compiled(f)
+    plain = _numba_cache._LazyStamp(f).value
+    marked = _numba_cache._LazyStamp(only.py_func).value
+    assert marked == plain + "|compiled-only"
+    assert f.__dict__ == {}  # the mark is on compiled()'s own copy, not on f
+    with pytest.raises(TypeError, match="stamp_twin.f is compiled for compiled callers only"):
+        only(1)
+    assert python_entry(only)(1) == 2

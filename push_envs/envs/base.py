@@ -33,13 +33,13 @@ from ..physics.layout import (
     DRIVEN,
 )
 from ..physics.pipeline import PHYSICS
+from ..physics.rng import seed_states, seed_states_of
 from ..physics.safe_yaml import read_scene_yaml
 from ..physics.scene import compile_scene
 from ..physics.world import PARALLEL_MIN_ENVS
 from . import obs_layout as L
 from .codegen import task_kernels
 from .pixels import empty_raster, raster_arrays
-from .rng import seed_states, seed_states_of
 from .step import (
     AR_DISABLED,
     AR_NEXT_STEP,
@@ -67,14 +67,17 @@ from .step import (
     INFO_TASK,
     LIDAR_SENSE,
     PIXEL_SENSE,
+    RESET,
+    RETRY,
+    ROWS_ABI,
+    STEP,
     TASK_ABI,
     EnvArrays,
+    RowsArgs,
     TaskArrays,
-    reset_rows,
-    retry_rows,
+    run_parallel,
+    run_serial,
     sensor_fields,
-    step_parallel,
-    step_serial,
 )
 from .task import TaskSpec, choice, integer, number
 
@@ -359,12 +362,17 @@ class PushVectorEnv(VectorEnv):
         if pixels:
             fns[FN_PIXELS] = PIXEL_SENSE.address
         self._fns = fns
-        self._args = (w.arrays, self.env_arrays, self.task_arrays, fns)
+        # The stages' other arguments: the actions are copied in by step(), the mask by
+        # reset() and the retry.
+        self._rows = RowsArgs(actions=np.zeros((E, 2 * len(self.env_arrays.robots))),
+                              mask=np.zeros(E, np.uint8), fns=fns)
+        ROWS_ABI.check(self._rows)
+        self._args = (self._rows, w.arrays, self.env_arrays, self.task_arrays)
         self._parallel = E >= PARALLEL_MIN_ENVS
-        actions = np.zeros((E, 2 * len(self.env_arrays.robots)))
-        self._step_fn = entry_point(step_parallel if self._parallel else step_serial,
-                                    actions, *self._args)
-        self._reset_fn = entry_point(reset_rows, np.zeros(E, np.uint8), *self._args)
+        self._run = entry_point(run_parallel if self._parallel else run_serial, 0, *self._args)
+        self._run_serial = entry_point(run_serial, 0, *self._args)
+        self._stages = {k: f.address for k, f in (("step", STEP), ("retry", RETRY),
+                                                  ("reset", RESET))}
         V = self.env_arrays
         self._obs, self._rew, self._term, self._trunc = V.obs, V.rew, V.term, V.trunc
         self._info_f, self._final_info, self._final_obs = V.info, V.final_info, V.final_obs
@@ -522,7 +530,8 @@ class PushVectorEnv(VectorEnv):
 
     # ------------------------------------------------------------------------------ kernels
     def _reset_rows(self, mask: np.ndarray) -> None:
-        self._reset_fn(np.ascontiguousarray(mask, dtype=np.uint8), *self._args)
+        self._rows.mask[:] = mask
+        self._run_serial(self._stages["reset"], *self._args)
         self.world.steps[mask] = 0
         self._need_reset[mask] = 0
         for e in np.flatnonzero(mask[: len(self._trails)]):
@@ -570,7 +579,6 @@ class PushVectorEnv(VectorEnv):
             raise gym.error.ResetNeeded("call reset() before step()")
         a = np.asarray(actions)
         check_action_dtype(a, "actions")  # before the cast, which would drop an imaginary part
-        a = np.ascontiguousarray(a, dtype=np.float64)
         shape = (self.num_envs,) + self.single_action_space.shape
         if a.shape != shape:
             raise ValueError(f"actions must have shape {shape}, got {np.shape(actions)}")
@@ -620,8 +628,8 @@ class PushVectorEnv(VectorEnv):
         w = self.world
         if self._parallel and self._num_threads is not None:
             numba.set_num_threads(self._num_threads)
-        # The entry point takes exactly a C-contiguous float64 (E, 2R) array.
-        if self._step_fn(a, *self._args):
+        self._rows.actions[:] = a
+        if self._run(self._stages["step"], *self._args):
             self._retry()
         w.steps += w.active
 
@@ -631,8 +639,10 @@ class PushVectorEnv(VectorEnv):
         for the sub-step cap. Never a silent step."""
         w = self.world
         while (over := w._rolled_back(w.active)) is not None:
-            self._args = (w.arrays, self.env_arrays, self.task_arrays, self._fns)
-            retry_rows(over.astype(np.uint8), *self._args)
+            # The world's pair buffers were grown: new arrays, the same types.
+            self._args = (self._rows, w.arrays, self.env_arrays, self.task_arrays)
+            self._rows.mask[:] = over
+            self._run_serial(self._stages["retry"], *self._args)
 
     # ------------------------------------------------------------------------------ outputs
     def _observation(self, final: bool = False) -> Any:

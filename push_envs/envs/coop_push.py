@@ -14,10 +14,11 @@ from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from ..physics.frames import origin_pose, place_origin
+from ..physics.jit import compiled
 from ..physics.layout import BF_BRAD, BI_KIND, EP_SCALE, IMMOVABLE
+from ..physics.rng import uniform
 from . import pushing as P
 from .base import task_envs
 from .obs_layout import Field, Repeat
@@ -34,7 +35,6 @@ from .pushing import (
     object_contacts,
     robot_contacts,
 )
-from .rng import uniform
 from .step import INFO_TASK
 from .task import columns
 
@@ -55,7 +55,7 @@ def robot_block_width(m: int) -> int:
 
 
 # ------------------------------------------------------------------------------ hooks
-@njit(cache=True)
+@compiled
 def spawn(e, W, V, T):
     """Goal and box as in PushBox; each robot anywhere in the region, 5 cm clear of the box's
     bounding circle and of the other robot."""
@@ -97,7 +97,7 @@ def spawn(e, W, V, T):
         px, py = rx, ry
 
 
-@njit(cache=True)
+@compiled
 def push_face(c, s, ux, uy, hx, hy):
     """The box face to push toward direction (ux, uy): the one whose outward normal points
     most against it. Box heading (c, s), half extents hx, hy [m] along its own x, y. Returns
@@ -111,7 +111,7 @@ def push_face(c, s, ux, uy, hx, hy):
     return -sg * s, sg * c, hy
 
 
-@njit(cache=True)
+@compiled
 def push_spots(e, W, T):
     """The two push spots of env e: one robot radius (and 5 cm) out from the box face that
     points most away from the goal, ``spot_lateral`` [m] to either side of its centre. Two
@@ -140,7 +140,7 @@ def push_spots(e, W, T):
     return bx2, by2, ax, ay, d0b + d1a
 
 
-@njit(cache=True)
+@compiled
 def _robot_block(e, W, T, row, q, r, other, ox, oy, co, so, sx, sy):
     """Write robot r's block at ``row[q]``: its pose and velocity, the box, the goal, the
     other robot and its push spot (sx, sy) seen from it, its contact slots. Returns its
@@ -178,7 +178,7 @@ def _robot_block(e, W, T, row, q, r, other, ox, oy, co, so, sx, sy):
                           T.fp[FP.traction])
 
 
-@njit(cache=True)
+@compiled
 def observe(e, W, V, T):
     """Env e's observation row: the shared block, then one block per robot."""
     ip, fp, goal, mem = T.ip, T.fp, T.goal, T.mem
@@ -202,7 +202,7 @@ def observe(e, W, V, T):
     row[12] = _clip(fy / trac, FORCE_CLIP)
     s0x, s0y, s1x, s1y, d_rb = push_spots(e, W, T)
     width = ROBOT_FIXED + CONTACT_FIELDS * ip[IP.max_contacts]
-    n0 = _robot_block(e, W, T, row, COMMON, r0, r1, ox, oy, co, so, s0x, s0y)
+    n0 = _robot_block(e, W, T, row, np.int64(COMMON), r0, r1, ox, oy, co, so, s0x, s0y)
     n1 = _robot_block(e, W, T, row, COMMON + width, r1, r0, ox, oy, co, so, s1x, s1y)
     row[COMMON + 21] = 1.0 if t0 else 0.0
     row[COMMON + width + 21] = 1.0 if t1 else 0.0
@@ -221,13 +221,13 @@ def observe(e, W, V, T):
     T.dg[e, 1] = goal[e, GOAL.y]
 
 
-@njit(cache=True)
+@compiled
 def is_success(ag, dg, fp):
     """Box centre within ``success_distance`` [m] of the goal."""
     return goal_distance(ag, dg) <= fp[FP.success_distance]
 
 
-@njit(cache=True)
+@compiled
 def evaluate(e, W, V, T):
     """``w_robot_object`` x (progress of both robots to their push spots, summed [m]) +
     ``w_object_goal`` x (box -> goal progress [m]) + bonus on success - step penalty."""
@@ -247,7 +247,7 @@ def evaluate(e, W, V, T):
     return success, success, r_rb + r_og + bonus - fp[FP.step_penalty]
 
 
-@njit(cache=True)
+@compiled
 def start(e, W, V, T):
     """First info, and the distances the progress rewards start from."""
     d_og = goal_distance(T.ag[e], T.dg[e])

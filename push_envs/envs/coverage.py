@@ -45,6 +45,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..physics.jit import compiled
+
 MAX_V = 8  # vertex slots per piece (the engine's pieces have at most 8 vertices)
 # Offsets inside a piece's record.
 PC_NV = 0  # vertex count
@@ -96,14 +98,14 @@ def piece_vertices(tab: np.ndarray) -> list[np.ndarray]:
     return out
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def vertex(tab, k, j, x, y, c, s):
     """Vertex j of the piece at offset k, placed at pose (x, y, c, s); coordinates [m]."""
     lx, ly = tab[k + PC_V + 2 * j], tab[k + PC_V + 1 + 2 * j]
     return x + c * lx - s * ly, y + s * lx + c * ly
 
 
-@njit(cache=True)
+@compiled
 def _clip(ax, ay, bx, by, tab, k, first, tol):
     """Parameter interval (t0, t1) of the segment a -> b (in the body's frame) inside the
     piece at offset k; t0 >= t1 when none of it is. ``first``: the segment belongs to the
@@ -132,7 +134,7 @@ def _clip(ax, ay, bx, by, tab, k, first, tol):
     return t0, t1
 
 
-@njit(cache=True)
+@compiled
 def _pair_area(tab, ka, kb, c, s, tx, ty, tol):
     """Twice the area of (piece A at pose 1) ∩ (piece B at pose 2), A at offset ka and B at
     kb; (c, s, tx, ty) carries frame 1 into frame 2: p2 = R p1 + t."""
@@ -142,7 +144,7 @@ def _pair_area(tab, ka, kb, c, s, tx, ty, tol):
     px, py = vertex(tab, ka, nv - 1, tx, ty, c, s)
     for j in range(nv):
         qx, qy = vertex(tab, ka, j, tx, ty, c, s)
-        t0, t1 = _clip(px, py, qx, qy, tab, kb, True, tol)
+        t0, t1 = _clip(px, py, qx, qy, tab, kb, np.bool_(True), tol)
         if t0 < t1:
             dx, dy = qx - px, qy - py
             total += (px + t0 * dx) * (py + t1 * dy) - (px + t1 * dx) * (py + t0 * dy)
@@ -155,7 +157,7 @@ def _pair_area(tab, ka, kb, c, s, tx, ty, tol):
         ux, uy = lx - tx, ly - ty
         vx, vy = mx - tx, my - ty
         t0, t1 = _clip(c * ux + s * uy, -s * ux + c * uy, c * vx + s * vy, -s * vx + c * vy,
-                       tab, ka, False, tol)
+                       tab, ka, np.bool_(False), tol)
         if t0 < t1:
             dx, dy = mx - lx, my - ly
             total += (lx + t0 * dx) * (ly + t1 * dy) - (lx + t1 * dx) * (ly + t0 * dy)

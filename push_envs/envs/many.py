@@ -32,10 +32,10 @@ from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from ..physics import SceneError
 from ..physics.frames import origin_pose, place_origin
+from ..physics.jit import compiled
 from ..physics.layout import (
     BF_BRAD,
     BF_HALF,
@@ -49,10 +49,10 @@ from ..physics.layout import (
     EP_MASS,
     EP_SCALE,
 )
+from ..physics.rng import uniform
 from ..physics.sensors import sorted_slot
 from . import pushing as P
 from .obs_layout import Repeat
-from .rng import uniform
 from .step import TaskArrays
 from .task import Arg, TaskSpec, columns, integer, optional_range, region
 
@@ -81,32 +81,32 @@ CONTACT_FIELDS = P.CONTACT_FIELDS
 
 
 # ------------------------------------------------------------------------------ columns
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def obj(T, i):
     """Body index of object i."""
     return T.ip[T.ip[IP.obj0] + i]
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def col(T, block, i):
     """Column of object i's entry in the per-object memory block ``block``."""
     return len(MEM) + block * T.ip[IP.n_obj] + i
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def slot_of(T, b):
     """Object slot of body b, or -1."""
     return T.ip[T.ip[IP.slot0] + b]
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def rot(c, s, x, y):
     """World vector (x, y) in the frame of heading (c, s)."""
     return c * x + s * y, -s * x + c * y
 
 
 # ------------------------------------------------------------------------------ observe
-@njit(cache=True)
+@compiled
 def observe_robot(e, W, V, T):
     """Write env e's robot head and contact slots (the first ``HEAD + 6M`` columns) and mark
     in ``B_TOUCH`` which objects touch the robot; returns (rx, ry, c, s) of its origin."""
@@ -159,7 +159,7 @@ def observe_robot(e, W, V, T):
     return rx, ry, c, s
 
 
-@njit(cache=True)
+@compiled
 def object_pose(e, W, T, i):
     """Origin pose (x, y [m], cos, sin) of object i."""
     ox, oy, _th, co, so = origin_pose(e, obj(T, i), W.pos, W.ang, W.bflt, W.epar)
@@ -167,7 +167,7 @@ def object_pose(e, W, T, i):
 
 
 # ------------------------------------------------------------------------------- reward
-@njit(cache=True)
+@compiled
 def push_pose_distance(e, W, T, b, gx, gy):
     """Distance [m] from the robot to the push pose of body b toward (gx, gy): behind b's
     centre on that line, one robot radius plus b's bounding radius away (the single-object
@@ -185,7 +185,7 @@ def push_pose_distance(e, W, T, b, gx, gy):
     return math.sqrt(ex * ex + ey * ey)
 
 
-@njit(cache=True)
+@compiled
 def robot_progress(e, T, target, d):
     """``w_robot`` x the robot's progress [m] toward its push pose ``d``; a change of target
     object (``-1``: none) earns nothing that step, so switching cannot be farmed."""
@@ -198,14 +198,14 @@ def robot_progress(e, T, target, d):
     return out
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def pair_distance(ag, dg, i):
     """Distance [m] between the i-th (x, y) pairs of two goal vectors."""
     dx, dy = ag[2 * i] - dg[2 * i], ag[2 * i + 1] - dg[2 * i + 1]
     return math.sqrt(dx * dx + dy * dy)
 
 
-@njit(cache=True)
+@compiled
 def count_within(ag, dg, radius):
     """How many (x, y) pairs of ``ag`` lie within ``radius`` [m] of those of ``dg``."""
     k = 0
@@ -215,7 +215,7 @@ def count_within(ag, dg, radius):
     return k
 
 
-@njit(cache=True)
+@compiled
 def distance_sum(ag, dg):
     """Sum of the distances [m] of the (x, y) pairs of two goal vectors."""
     out = 0.0
@@ -225,7 +225,7 @@ def distance_sum(ag, dg):
 
 
 # ------------------------------------------------------------------------------- spawn
-@njit(cache=True)
+@compiled
 def randomise(e, W, V, b, mass_lo, mass_hi, fric_lo, fric_hi, scale_lo, scale_hi):
     """Draw body b's mass [kg] (when ``mass_hi`` > 0), ground friction (``fric_hi`` >= 0)
     and size factor (``scale_hi`` > 0); inertia follows mass and size. Returns the factor."""
@@ -246,12 +246,12 @@ def randomise(e, W, V, b, mass_lo, mass_hi, fric_lo, fric_hi, scale_lo, scale_hi
     return s
 
 
-@njit(cache=True)
+@compiled
 def clear_circles(e, T):
     T.mem[e, MEM.n_circ] = 0.0
 
 
-@njit(cache=True)
+@compiled
 def add_circle(e, T, x, y, rad):
     """Keep a circle (x, y, rad) [m] that later spawn draws stay clear of."""
     mem = T.mem
@@ -265,7 +265,7 @@ def add_circle(e, T, x, y, rad):
     mem[e, MEM.n_circ] = n + 1
 
 
-@njit(cache=True)
+@compiled
 def _clear(e, T, x, y, rad, gap):
     mem = T.mem
     k0 = col(T, N_BLOCKS, 0)
@@ -278,7 +278,7 @@ def _clear(e, T, x, y, rad, gap):
     return True
 
 
-@njit(cache=True)
+@compiled
 def _slack(e, T, x, y, rad, gap, fx, fy, far):
     """How far [m] the circle (x, y, rad) is from violating its spawn constraints: the least
     of (distance - needed distance) over the kept circles and the ``far`` point; negative
@@ -293,7 +293,7 @@ def _slack(e, T, x, y, rad, gap, fx, fy, far):
     return out
 
 
-@njit(cache=True)
+@compiled
 def free_spot(e, V, T, rad, gap, ax, ay, bx, by, spread, fx, fy, far):
     """A point [m] whose circle of radius ``rad`` lies in the spawn region (``margin`` off its
     edges), clears every kept circle by ``gap`` and lies at least ``far`` from (fx, fy); kept
@@ -340,7 +340,7 @@ def free_spot(e, V, T, rad, gap, ax, ay, bx, by, spread, fx, fy, far):
     return x, y
 
 
-@njit(cache=True)
+@compiled
 def place_body(e, W, V, T, b, gap, ax, ay, bx, by, spread, fx, fy, far):
     """Body b's centre at a free spot (see :func:`free_spot`), heading drawn uniformly."""
     rad = W.bflt[b, BF_BRAD] * W.epar[e, b, EP_SCALE]
@@ -351,7 +351,7 @@ def place_body(e, W, V, T, b, gap, ax, ay, bx, by, spread, fx, fy, far):
     return x, y
 
 
-@njit(cache=True)
+@compiled
 def place_robot(e, W, V, T):
     """The robot at a free spot (5 cm clear of every kept circle), heading drawn uniformly."""
     r = T.ip[IP.robot]
@@ -361,7 +361,7 @@ def place_robot(e, W, V, T):
                  W.epar)
 
 
-@njit(cache=True)
+@compiled
 def place_all(e, W, V, T):
     """Every object at a free spot anywhere in the region (clear of the kept circles and of
     each other by ``gap``), then the robot."""
@@ -371,13 +371,13 @@ def place_all(e, W, V, T):
     place_robot(e, W, V, T)
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def task_column(T):
     """First observation column after the robot head and its contact slots."""
     return HEAD + CONTACT_FIELDS * T.ip[IP.max_contacts]
 
 
-@njit(cache=True)
+@compiled
 def half_size(W, e, b):
     """Smallest half-thickness of body b at its size factor [m] (a disc's radius)."""
     return W.bflt[b, BF_HALF] * W.epar[e, b, EP_SCALE]

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from numba import njit
-
+from ..physics.jit import compiled
 from . import pushing as P
 from .base import task_envs
 from .pushing import FP, GOAL, MEM, goal_distance, goal_reward, start  # noqa: F401 (shared hooks)
@@ -22,7 +21,7 @@ class PushBox(P.SingleObjectTask):
 
 
 # ------------------------------------------------------------------------------ hooks
-@njit(cache=True)
+@compiled
 def spawn(e, W, V, T):
     """Goal, box and robot drawn uniformly in the region (box and goal ``margin`` off the
     edges, the box at least ``goal_separation`` from the goal, the robot clear of the box)."""
@@ -33,7 +32,7 @@ def spawn(e, W, V, T):
     P.spawn_robot(e, W, V, T, ocx, ocy, s)
 
 
-@njit(cache=True)
+@compiled
 def observe(e, W, V, T):
     P.observe_single(e, W, V, T)
     T.ag[e, 0] = T.mem[e, MEM.ox]
@@ -42,13 +41,13 @@ def observe(e, W, V, T):
     T.dg[e, 1] = T.goal[e, GOAL.y]
 
 
-@njit(cache=True)
+@compiled
 def is_success(ag, dg, fp):
     """Box centre within ``success_distance`` [m] of the goal."""
     return goal_distance(ag, dg) <= fp[FP.success_distance]
 
 
-@njit(cache=True)
+@compiled
 def evaluate(e, W, V, T):
     return P.evaluate_single(e, W, V, T, is_success(T.ag[e], T.dg[e], T.fp))
 

@@ -6,8 +6,8 @@ import math
 from typing import Any
 
 import numpy as np
-from numba import njit
 
+from ..physics.jit import compiled
 from ..physics.layout import BF_BRAD, BF_HALF, EP_FRICTION, EP_MASS, EP_SCALE, PR_G
 from . import many as M
 from .base import task_envs
@@ -208,7 +208,7 @@ class PushClutter(M.ManyObjectTask):
 
 
 # ------------------------------------------------------------------------------ hooks
-@njit(cache=True)
+@compiled
 def spawn(e, W, V, T):
     """The box's and every clutter body's mass, friction and size drawn; the goal; the box at
     least ``goal_separation`` from it; the clutter anywhere free, or along the box -> goal
@@ -239,7 +239,7 @@ def spawn(e, W, V, T):
     M.place_robot(e, W, V, T)
 
 
-@njit(cache=True)
+@compiled
 def observe(e, W, V, T):
     """Robot head, the box block and the k nearest clutter bodies; counts the contacts of the
     robot and the box with clutter (``MEM.tally`` of this step)."""
@@ -263,7 +263,7 @@ def observe(e, W, V, T):
             if a == box or b == box:
                 box_clutter = True
     mem[e, MEM.tally] = touches
-    ox, oy, co, so = M.object_pose(e, W, T, 0)
+    ox, oy, co, so = M.object_pose(e, W, T, np.int64(0))
     gx, gy = T.goal[e, 0], T.goal[e, 1]
     row[base], row[base + 1] = rot(c, s, ox - rx, oy - ry)
     row[base + 2] = co * c + so * s
@@ -285,7 +285,7 @@ def observe(e, W, V, T):
     disc0 = len(FP)
     k0 = base + TARGET
     for j in range(_k(T)):
-        best = -1
+        best = np.int64(-1)
         d_best = math.inf
         for i in range(1, n):
             d = mem[e, col(T, M.B_KEY, i)]
@@ -305,31 +305,31 @@ def observe(e, W, V, T):
         row[q + 7] = mem[e, col(T, M.B_TOUCH, best)]
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _k(T):
     """How many nearest clutter bodies the observation holds (the task's int after the
     family's)."""
     return T.ip[T.ip.shape[0] - 1]
 
 
-@njit(cache=True)
+@compiled
 def is_success(ag, dg, fp):
     """Box centre within ``success_distance`` [m] of the goal."""
     return M.pair_distance(ag, dg, 0) <= fp[FP.success_distance]
 
 
-@njit(cache=True)
+@compiled
 def goal_reward(ag, dg, fp, success):
     """Dense HER reward: minus the box-to-goal distance [m], plus the success bonus."""
     return -M.pair_distance(ag, dg, 0) + (fp[FP.bonus] if success else 0.0)
 
 
-@njit(cache=True)
+@compiled
 def _robot_distance(e, W, T):
     return M.push_pose_distance(e, W, T, M.obj(T, 0), T.goal[e, 0], T.goal[e, 1])
 
 
-@njit(cache=True)
+@compiled
 def start(e, W, V, T):
     """Progress memory of a new episode and the episode's clutter-contact count."""
     d = M.pair_distance(T.ag[e], T.dg[e], 0)
@@ -340,7 +340,7 @@ def start(e, W, V, T):
     V.info[e, INFO.box_to_goal] = d
 
 
-@njit(cache=True)
+@compiled
 def evaluate(e, W, V, T):
     """Dense reward: robot -> push-pose and box -> goal progress, minus ``w_clutter`` per
     contact of the robot or the box with clutter, the success bonus, minus the step
@@ -350,7 +350,7 @@ def evaluate(e, W, V, T):
     d = M.pair_distance(T.ag[e], T.dg[e], 0)
     r_obj = fp[FP.w_object] * (mem[e, col(T, M.B_DIST, 0)] - d)
     mem[e, col(T, M.B_DIST, 0)] = d
-    r_robot = M.robot_progress(e, T, 0, _robot_distance(e, W, T))
+    r_robot = M.robot_progress(e, T, np.int64(0), _robot_distance(e, W, T))
     touches = mem[e, MEM.tally]
     total = mem[e, MEM.total] + touches
     mem[e, MEM.total] = total

@@ -42,12 +42,13 @@ from numba import njit
 
 from ..physics import SceneError
 from ..physics.frames import place_origin
+from ..physics.jit import compiled
 from ..physics.layout import EP_SCALE
+from ..physics.rng import uniform
 from . import pushing as P
 from .base import task_envs
 from .obs_layout import Field
 from .pushing import GOAL, MEM, goal_distance, goal_reward  # noqa: F401 (shared hook)
-from .rng import uniform
 from .step import INFO_TASK, TaskArrays
 from .task import Arg, columns, integer, number
 
@@ -266,12 +267,12 @@ def map_tables(occ: np.ndarray, res: float, offset: tuple, layouts: tuple[int, i
 
 
 # ------------------------------------------------------------------------------ hooks
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _tile(ip, t, col):
     return ip[ip[IP.tab_tiles] + t * len(TILE) + col]
 
 
-@njit(cache=True)
+@compiled
 def cell_centre(ip, fp, cell):
     """World centre (x, y) [m] of global cell index ``cell``."""
     ny = ip[IP.ny]
@@ -279,7 +280,7 @@ def cell_centre(ip, fp, cell):
     return fp[FP.mx0] + (i + 0.5) * fp[FP.res], fp[FP.my0] + (j + 0.5) * fp[FP.res]
 
 
-@njit(cache=True)
+@compiled
 def occupied(ip, fp, x, y):
     """1.0 where (x, y) [m] lies in an occupied map cell or off the map, else 0.0."""
     i = int(math.floor((x - fp[FP.mx0]) / fp[FP.res]))
@@ -289,7 +290,7 @@ def occupied(ip, fp, x, y):
     return fp[ip[IP.fp_occ] + i * ip[IP.ny] + j]
 
 
-@njit(cache=True)
+@njit(cache=True)  # also called from Python (reading_context)
 def geodesic(ip, fp, tile, site, gx, gy, px, py):
     """Geodesic distance [m] from (px, py) to the goal (gx, gy) of goal site ``site`` in
     layout ``tile``, and the unit direction of the path there.
@@ -331,15 +332,15 @@ def geodesic(ip, fp, tile, site, gx, gy, px, py):
     return best, dx / n, dy / n
 
 
-@njit(cache=True)
+@compiled
 def spawn(e, W, V, T):
     """A layout, a goal site in it, the box on a spawn cell at least ``goal_separation`` from
     the goal (same region, so the goal is reachable), the robot on a robot cell clear of the
     box; headings uniform."""
     ip, fp, rng = T.ip, T.fp, V.rng
     s = P.randomise_object(e, W, V, T)
-    t = min(int(uniform(rng, e, 0.0, ip[IP.ntiles])), ip[IP.ntiles] - 1)
-    k = min(int(uniform(rng, e, 0.0, _tile(ip, t, TILE.site_count))),
+    t = min(int(uniform(rng, e, 0.0, float(ip[IP.ntiles]))), ip[IP.ntiles] - 1)
+    k = min(int(uniform(rng, e, 0.0, float(_tile(ip, t, TILE.site_count)))),
             _tile(ip, t, TILE.site_count) - 1)
     site = _tile(ip, t, TILE.site_start) + k
     gx, gy = cell_centre(ip, fp, ip[ip[IP.tab_sites] + site])
@@ -354,7 +355,7 @@ def spawn(e, W, V, T):
     fx, fy = bx, by
     found = False
     for _ in range(_TRIES + P._MORE_TRIES):
-        c = min(int(uniform(rng, e, 0.0, n)), n - 1)
+        c = min(int(uniform(rng, e, 0.0, float(n))), n - 1)
         bx, by = cell_centre(ip, fp, ip[ip[IP.tab_cells] + _tile(ip, t, TILE.box_start) + c])
         d2 = (bx - gx) ** 2 + (by - gy) ** 2
         if d2 >= fp[FP.goal_separation] ** 2:
@@ -372,7 +373,7 @@ def spawn(e, W, V, T):
     n = _tile(ip, t, TILE.rob_count)
     rx = ry = 0.0
     for _ in range(_TRIES):
-        c = min(int(uniform(rng, e, 0.0, n)), n - 1)
+        c = min(int(uniform(rng, e, 0.0, float(n))), n - 1)
         rx, ry = cell_centre(ip, fp, ip[ip[IP.tab_rcells] + _tile(ip, t, TILE.rob_start) + c])
         if (rx - bx) ** 2 + (ry - by) ** 2 >= gap * gap:
             break
@@ -380,7 +381,7 @@ def spawn(e, W, V, T):
                  W.bflt, W.epar)
 
 
-@njit(cache=True)
+@compiled
 def _patch(ip, fp, row, at, x, y):
     """The k x k occupancy patch centred on (x, y) [m] (a along x outer, b along y inner)."""
     k = ip[IP.patch_k]
@@ -391,7 +392,7 @@ def _patch(ip, fp, row, at, x, y):
             row[at + a * k + b] = occupied(ip, fp, x + (a - h) * step, y + (b - h) * step)
 
 
-@njit(cache=True)
+@compiled
 def observe(e, W, V, T):
     """The single-object observation, then the path and the two occupancy patches."""
     ip, fp, mem, goal = T.ip, T.fp, T.mem, T.goal
@@ -421,13 +422,13 @@ def observe(e, W, V, T):
     T.dg[e, 1] = goal[e, GOAL.y]
 
 
-@njit(cache=True)
+@compiled
 def is_success(ag, dg, fp):
     """Box centre within ``success_distance`` [m] of the goal."""
     return goal_distance(ag, dg) <= fp[FP.success_distance]
 
 
-@njit(cache=True)
+@compiled
 def _push_distance(e, W, T):
     """Robot -> push pose [m]: behind the box along its path direction."""
     ip, fp, mem = T.ip, T.fp, T.mem
@@ -438,7 +439,7 @@ def _push_distance(e, W, T):
     return math.sqrt((W.pos[e, r, 0] - px) ** 2 + (W.pos[e, r, 1] - py) ** 2)
 
 
-@njit(cache=True)
+@compiled
 def evaluate(e, W, V, T):
     """``w_robot_object`` x (robot -> push pose progress [m]) + ``w_object_goal`` x (box
     progress along its path [m]) + bonus on success - step penalty."""
@@ -458,7 +459,7 @@ def evaluate(e, W, V, T):
     return success, success, r_rb + r_og + bonus - fp[FP.step_penalty]
 
 
-@njit(cache=True)
+@compiled
 def start(e, W, V, T):
     """First info, and the distances the progress rewards start from."""
     T.mem[e, MEM.prev_rb] = _push_distance(e, W, T)
@@ -591,9 +592,9 @@ class PushMaze(P.SingleObjectTask):
         t = env.task_arrays
         m = self.map_info
         k, step = self.args["patch_size"], self.args["patch_resolution"]
-        geo = np.array([geodesic.py_func(t.ip, t.fp, int(t.mem[e, MEMZ.tile]),
-                                         int(t.mem[e, MEMZ.site]), t.goal[e, GOAL.x],
-                                         t.goal[e, GOAL.y], *env.world.com("box")[e])
+        geo = np.array([geodesic(t.ip, t.fp, int(t.mem[e, MEMZ.tile]), int(t.mem[e, MEMZ.site]),
+                                  t.goal[e, GOAL.x], t.goal[e, GOAL.y],
+                                  *env.world.com("box")[e])
                         for e in range(env.num_envs)])
         ctx.path = geo
         ctx.patch_robot = numpy_patch(m.occ, m.res, m.offset, ctx.robot[:, :2], k, step)

@@ -6,8 +6,8 @@ import math
 from typing import Any
 
 import numpy as np
-from numba import njit
 
+from ..physics.jit import compiled
 from . import many as M
 from .base import task_envs
 from .many import IP, MEM, col, count_within, pair_distance, rot
@@ -147,7 +147,7 @@ class PushMulti(M.ManyObjectTask):
 
 
 # ------------------------------------------------------------------------------ hooks
-@njit(cache=True)
+@compiled
 def spawn(e, W, V, T):
     """Each box's mass, friction and size drawn, then its goal, then the boxes (clear of every
     goal, so each must be moved), then the robot, all clear of each other by ``gap``."""
@@ -168,7 +168,7 @@ def spawn(e, W, V, T):
     M.place_all(e, W, V, T)
 
 
-@njit(cache=True)
+@compiled
 def observe(e, W, V, T):
     rx, ry, c, s = M.observe_robot(e, W, V, T)
     row = V.obs[e]
@@ -202,19 +202,19 @@ def observe(e, W, V, T):
         row[t + q] = 0.0 if src < 0 else row[src + q + (q == 8)]
 
 
-@njit(cache=True)
+@compiled
 def is_success(ag, dg, fp):
     """Every box within ``success_distance`` [m] of its goal."""
     return count_within(ag, dg, fp[FP.success_distance]) == ag.shape[0] // 2
 
 
-@njit(cache=True)
+@compiled
 def goal_reward(ag, dg, fp, success):
     """Dense HER reward: minus the summed box-to-goal distances [m], plus the success bonus."""
     return -M.distance_sum(ag, dg) + (fp[FP.bonus] if success else 0.0)
 
 
-@njit(cache=True)
+@compiled
 def _target(e, W, T):
     """The first box (by index) not at its goal, and the robot's distance to its push pose
     (-1 and 0 when all are placed)."""
@@ -225,7 +225,7 @@ def _target(e, W, T):
     return -1, 0.0
 
 
-@njit(cache=True)
+@compiled
 def start(e, W, V, T):
     """Progress memory of a new episode (distances, placed flags, box poses, robot target)."""
     mem, ag, dg = T.mem, T.ag[e], T.dg[e]
@@ -248,7 +248,7 @@ def start(e, W, V, T):
     V.info[e, INFO.box_to_goal] = worst
 
 
-@njit(cache=True)
+@compiled
 def evaluate(e, W, V, T):
     """Dense reward: robot -> push pose of the first unplaced box, box -> goal progress of
     every box, +-``w_place`` per box entering / leaving its goal, ``w_disturb`` per metre a

@@ -7,7 +7,9 @@ import math
 import numpy as np
 from numba import njit
 
+from ..physics.jit import compiled
 from ..physics.layout import BF_COMX, BF_COMY, BI_PCOUNT, BI_PSTART, EP_SCALE, PI_NV
+from ..physics.rng import uniform
 from . import pushing as P
 from .base import task_envs
 from .coverage import PC_NV, PIECE_LEN, coverage, piece_table, table_area, vertex
@@ -17,7 +19,6 @@ from .pushing import (
     goal_distance,
     heading_error,
 )
-from .rng import uniform
 from .task import Arg, choice, columns, number
 
 # success_mode: 0 pose, 1 coverage; area [m^2] of the object; shaping: 0 progress, 1
@@ -99,7 +100,7 @@ class PushT(P.SingleObjectTask):
 
 
 # ------------------------------------------------------------------------------ hooks
-@njit(cache=True)
+@compiled
 def spawn(e, W, V, T):
     """The fixed goal pose (or one drawn in the region), the T anywhere in the region at least
     ``goal_separation`` from it, the robot clear of the T."""
@@ -114,7 +115,7 @@ def spawn(e, W, V, T):
     P.spawn_robot(e, W, V, T, ocx, ocy, s)
 
 
-@njit(cache=True)
+@compiled
 def observe(e, W, V, T):
     P.observe_single(e, W, V, T)
     T.ag[e, 0] = T.mem[e, MEM.ox]
@@ -127,7 +128,7 @@ def observe(e, W, V, T):
     T.dg[e, 3] = T.goal[e, GOAL.sin]
 
 
-@njit(cache=True)
+@compiled
 def goal_coverage(ag, dg, fp):
     """Share of the goal pose's area covered by the T at its achieved pose, in [0, 1]."""
     return coverage(fp[FP_PIECES:], fp[FP.area], ag[0], ag[1], ag[2], ag[3],
@@ -138,7 +139,7 @@ def goal_coverage(ag, dg, fp):
 # slides only while pushed; under random actions its pose is bitwise unchanged in 97.6 % of
 # env-steps), so the step reuses the last value while both poses are bitwise the same. Same
 # inputs, same bits: rollouts do not change.
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _store_coverage(e, T, cov):
     m, ag, dg = T.mem[e], T.ag[e], T.dg[e]
     m[MEMT.cov] = cov
@@ -148,7 +149,7 @@ def _store_coverage(e, T, cov):
     return cov
 
 
-@njit(cache=True)
+@compiled
 def step_coverage(e, T):
     """:func:`goal_coverage` of env e's poses, reused from the last step when neither pose
     changed by a bit (the key is refreshed at every reset)."""
@@ -159,7 +160,7 @@ def step_coverage(e, T):
     return m[MEMT.cov]
 
 
-@njit(cache=True)
+@compiled
 def _judge(ag, dg, fp, cov):
     if fp[FP.success_mode] == 1.0:
         return cov >= fp[FP.coverage_min]
@@ -167,7 +168,7 @@ def _judge(ag, dg, fp, cov):
         heading_error(ag[2], ag[3], dg[2], dg[3]) <= fp[FP.success_angle]
 
 
-@njit(cache=True)
+@compiled
 def is_success(ag, dg, fp):
     """success='pose': the T's origin within ``success_distance`` [m] of the goal AND its
     heading within ``success_angle`` [rad]; success='coverage': the T covers at least
@@ -175,7 +176,7 @@ def is_success(ag, dg, fp):
     return _judge(ag, dg, fp, goal_coverage(ag, dg, fp))
 
 
-@njit(cache=True)
+@compiled
 def goal_reward(ag, dg, fp, success):
     """Dense HER reward: minus the distance [m] and w_angle / w_object_goal x the heading
     error [rad], plus the success bonus."""
@@ -203,7 +204,7 @@ def keypoint_distance(ag, dg, fp):
     return total / count
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _robot_gap(e, W, T):
     """Distance [m] from the robot to the T's bounding circle (0 when inside it)."""
     r, o = T.ip[P.IP.robot], T.ip[P.IP.obj]
@@ -212,7 +213,7 @@ def _robot_gap(e, W, T):
     return max(math.sqrt(dx * dx + dy * dy) - reach, 0.0)
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _keypoint_reward(e, W, V, T, cov, success):
     """shaping='keypoints': ``w_robot_object`` x (robot -> T gap progress) +
     ``w_object_goal`` x (keypoint distance progress, m) + ``w_coverage`` x (coverage
@@ -232,7 +233,7 @@ def _keypoint_reward(e, W, V, T, cov, success):
     return P.report_terms(e, V, T, d_og, d_ang, r_rb, r_kp, r_cov, success)
 
 
-@njit(cache=True)
+@compiled
 def evaluate(e, W, V, T):
     ag, dg = T.ag[e], T.dg[e]
     cov = step_coverage(e, T)
@@ -243,7 +244,7 @@ def evaluate(e, W, V, T):
     return P.evaluate_single(e, W, V, T, success)
 
 
-@njit(cache=True)
+@compiled
 def start(e, W, V, T):
     P.start(e, W, V, T)
     cov = _store_coverage(e, T, goal_coverage(T.ag[e], T.dg[e], T.fp))

@@ -21,10 +21,10 @@ import math
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from ..physics import SceneError
 from ..physics.frames import origin_pose, place_origin
+from ..physics.jit import compiled
 from ..physics.layout import (
     BF_BRAD,
     BF_HALF,
@@ -41,10 +41,10 @@ from ..physics.layout import (
     EP_SCALE,
     IMMOVABLE,
 )
+from ..physics.rng import uniform
 from ..physics.scene import thinnest_half_allowed
 from ..physics.sensors import sorted_slot
 from .obs_layout import Field, Repeat
-from .rng import uniform
 from .step import INFO_TASK, TaskArrays
 from .task import Arg, TaskSpec, columns, integer, number, optional_range, region
 
@@ -74,12 +74,12 @@ SPAWN_DENSITY_MAX = 0.5  # share of the spawn area the object's and robots' disc
 # The helpers taking the kernel structures (W, V, T) are inlined: a call passes every array of
 # every structure it takes, flattened (~90 arrays, ~800 scalars), which cost more than the
 # helper's own work on each env-step.
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _clip(x, limit):
     return -limit if x < -limit else (limit if x > limit else x)
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def object_contacts(e, W, o, wall, r0, r1):
     """What env e's contacts tell about object o: (net contact force x, y [N, world], touches
     the wall body (or, with wall < 0, any immovable body), touches robot r0, touches r1)."""
@@ -110,7 +110,7 @@ def object_contacts(e, W, o, wall, r0, r1):
     return fx, fy, touch_wall, touch_r0, touch_r1
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def robot_contacts(e, W, row, base, m, r, rx, ry, c, s, trac):
     """Write robot r's contact block (``m`` slots of CONTACT_FIELDS from ``row[base]``: in
     contact, normal toward the robot and point relative to its origin (rx, ry) [m], both in
@@ -142,7 +142,7 @@ def robot_contacts(e, W, row, base, m, r, rx, ry, c, s, trac):
     return n
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def observe_single(e, W, V, T):
     """Write env e's state observation row (layout: :func:`layout`) and remember the
     object's origin pose, the robot's contact count and the wall touch in ``T.mem``."""
@@ -205,13 +205,13 @@ def observe_single(e, W, V, T):
 
 
 # ------------------------------------------------------------------------------- reward
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def heading_error(c, s, cg, sg):
     """|angle between headings (c, s) and (cg, sg)| [rad], in [0, pi]."""
     return abs(math.atan2(sg * c - cg * s, cg * c + sg * s))
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def distances(e, W, T):
     """(robot -> push pose, object -> goal [m], heading error [rad]) of env e, from the
     object pose ``observe_single`` stored.
@@ -238,7 +238,7 @@ def distances(e, W, T):
     return math.sqrt(dx * dx + dy * dy), math.sqrt(ex * ex + ey * ey), err
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def evaluate_single(e, W, V, T, success):
     """Dense progress reward and info of env e for this step, given its success.
 
@@ -257,7 +257,7 @@ def evaluate_single(e, W, V, T, success):
     return report_terms(e, V, T, d_og, d_ang, r_rb, r_og, r_ang, success)
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def report_terms(e, V, T, d_og, d_ang, r_rb, r_og, r_ang, success):
     """Write env e's info columns (pose errors d_og [m] and d_ang [rad], the three reward
     terms, the bonus, contacts) and return (success, terminated = success, reward): the sum
@@ -276,7 +276,7 @@ def report_terms(e, V, T, d_og, d_ang, r_rb, r_og, r_ang, success):
     return success, success, r_rb + r_og + r_ang + bonus - fp[FP.step_penalty]
 
 
-@njit(cache=True)
+@compiled
 def progress_terms(e, T, d_rb, d_og, success):
     """(robot progress, object progress, bonus) reward terms of env e for the new distances
     d_rb (robot -> where it should push) and d_og (object -> goal) [m], which replace the
@@ -289,7 +289,7 @@ def progress_terms(e, T, d_rb, d_og, success):
     return r_rb, r_og, fp[FP.bonus] if success else 0.0
 
 
-@njit(cache=True)
+@compiled
 def start(e, W, V, T):
     """First info of an episode, and the distances its progress rewards start from."""
     d_rb, d_og, d_ang = distances(e, W, T)
@@ -300,21 +300,21 @@ def start(e, W, V, T):
     V.info[e, INFO.angle_error] = d_ang
 
 
-@njit(cache=True)
+@compiled
 def goal_distance(ag, dg):
     """Distance [m] between the (x, y) of an achieved and a desired goal vector."""
     dx, dy = ag[0] - dg[0], ag[1] - dg[1]
     return math.sqrt(dx * dx + dy * dy)
 
 
-@njit(cache=True)
+@compiled
 def goal_reward(ag, dg, fp, success):
     """Dense HER reward: minus the distance [m], plus the success bonus."""
     return -goal_distance(ag, dg) + (fp[FP.bonus] if success else 0.0)
 
 
 # ------------------------------------------------------------------------------- spawn
-@njit(cache=True)
+@compiled
 def set_goal(e, T, x, y, th):
     """The episode's goal: origin (x, y) [m] of the object at heading th [rad]."""
     T.goal[e, GOAL.x] = x
@@ -324,7 +324,7 @@ def set_goal(e, T, x, y, th):
     T.goal[e, GOAL.sin] = math.sin(th)
 
 
-@njit(cache=True)
+@compiled
 def random_goal_xy(e, V, T, s):
     """A goal point [m] drawn uniformly in the region, ``margin`` plus the object's bounding
     radius (at size factor s) off its edges."""
@@ -335,7 +335,7 @@ def random_goal_xy(e, V, T, s):
     return gx, gy
 
 
-@njit(cache=True)
+@compiled
 def randomise_object(e, W, V, T):
     """Domain randomisation of the object's mass [kg], ground friction and size factor
     (each drawn only when its range is set); returns the size factor."""
@@ -357,7 +357,7 @@ def randomise_object(e, W, V, T):
     return s
 
 
-@njit(cache=True)
+@compiled
 def spawn_object_free(e, W, V, T, s):
     """Object centre of mass anywhere in the region (its bounding circle and the goal kept
     ``margin`` off the edges), at least ``goal_separation`` from the goal; returns it.
@@ -391,7 +391,7 @@ def spawn_object_free(e, W, V, T, s):
     return ocx, ocy
 
 
-@njit(cache=True)
+@compiled
 def spawn_robot(e, W, V, T, ocx, ocy, s):
     """Robot anywhere in the region, clear of the object (centre ocx, ocy) by 5 cm.
 

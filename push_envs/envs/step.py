@@ -15,14 +15,27 @@ across envs, so env i of a batch equals a single env bit for bit)::
     reset_env      restore the scene's bodies, then the task's spawn, observe and start hooks
 
 ``W`` is the physics' :class:`~push_envs.physics.arrays.WorldArrays`, ``V`` the generic
-:class:`EnvArrays`, ``T`` the task's :class:`TaskArrays`.
+:class:`EnvArrays`, ``T`` the task's :class:`TaskArrays`, ``X`` the step's
+:class:`RowsArgs` (actions, mask, function table).
 
-Compiled once for every task. The kernels here never name a task: the physics, the task's
-hooks and the sensors are C functions (``push_envs/physics/abi.py``) whose addresses the env
-hands over in a table (``fns``, the ``FN_*`` slots), called with pointers to W, V and T. So
-the kernels below, the engine and each sensor are typed and optimised once per machine, and
-a task compiles only its own hooks (:mod:`push_envs.envs.codegen` wraps them). A slot a task
-does not use (a sensor it does not observe) holds 0 and its code is never compiled.
+Compiled once for every task, and called through function pointers
+(``push_envs/physics/abi.py``)::
+
+    run_serial / run_parallel (stage, X, W, V, T)      tiny @njit entry kernels: store the
+        |                                              structures, call the stage per chunk
+        v
+    STEP / RETRY / RESET (lo, hi, X*, W*, V*, T*)      C functions, compiled once per machine
+        |   apply_action, post_env, reset_env ...      (typed here, once)
+        v
+    fns[FN_PHYSICS], fns[FN_SPAWN] ... (e, W*, V*, T*) the engine, the task's hooks and the
+                                                       sensors: C functions of their own
+
+None of these names a task: the physics, the task's hooks and the sensors are reached through
+the addresses in the table ``X.fns`` (the ``FN_*`` slots). So the stages, the engine and each
+sensor are typed and optimised once per machine, a task compiles only its own hooks
+(:mod:`push_envs.envs.codegen` wraps them), and the prange entry kernel links nothing but a
+pointer call. A slot a task does not use (a sensor it does not observe) holds 0 and its code
+is never compiled.
 
 The kernels run with ``_nrt=False``: no array is allocated in a step, and without numba's
 reference counting a step does not spend a third of its time in atomic increments of
@@ -38,6 +51,7 @@ from numba import njit, prange, types
 
 from ..physics.abi import AbiType, CFunction, call_void, struct_ptr
 from ..physics.arrays import load_world
+from ..physics.jit import compiled
 from ..physics.layout import (
     EP_FRICTION,
     EP_INERTIA,
@@ -195,7 +209,7 @@ FN_PIXELS = 6  # PIXEL_SENSE when pixels are observed, else 0
 FN_LEN = 7
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def prefetch_env(e, V, T):
     """Prefetch env e's observation, info and reward rows and the task's memory and goals (a
     hint: no value changes); the physics prefetches its own rows."""
@@ -238,7 +252,7 @@ load_env = ENV_ABI.loader
 load_task = TASK_ABI.loader
 
 
-@njit(cache=True)
+@compiled
 def apply_action(e, actions, W, V):
     """Map env e's actions in [-1, 1] to drive commands, clipping them."""
     robots = V.robots
@@ -252,7 +266,7 @@ def apply_action(e, actions, W, V):
     W.active[e] = 0 if (V.cfg[CFG_MODE] == AR_NEXT_STEP and V.need_reset[e]) else 1
 
 
-@njit(cache=True)
+@compiled
 def restore_bodies(e, W, V):
     """Put every movable body of env e back to the scene's initial state and parameters,
     awake."""
@@ -278,9 +292,9 @@ def restore_bodies(e, W, V):
         W.bis[e, b, IS_SLEEP] = 0
 
 
-# goal_columns and sense run on every env-step: inlined, as a call would pass every array of
-# W, V and T (see pushing.py).
-@njit(cache=True, inline="always")
+# goal_columns runs on every env-step: inlined, as a call would pass every array of V and T
+# flattened (~400 machine words); it is a few lines, typed twice.
+@compiled(inline="always")
 def goal_columns(e, V, T):
     """Env e's achieved and desired goal vectors into the end of its observation row."""
     at = V.cfg[CFG_GOAL]
@@ -320,40 +334,71 @@ LIDAR_SENSE = CFunction(lidar_sense, HOOK_SIG)
 PIXEL_SENSE = CFunction(pixel_sense, HOOK_SIG)
 
 
-# The helpers below take every structure and run on every env-step: inlined into the kernels
-# (which are compiled once for all tasks), as a call would pass every array of W, V and T
-# flattened (~850 machine words).
-@njit(cache=True, inline="always")
-def sense(e, V, fns, wp, vp, tp):
+class RowsArgs(NamedTuple):
+    """What the batched stages below take beside W, V and T.
+
+    actions: (E, 2R) float64 actions of the step (copied in by the env)
+    mask:    (E,) uint8, the envs a reset or a retry acts on
+    fns:     (FN_LEN,) int64 addresses: the function table (the ``FN_*`` slots)
+    """
+
+    actions: np.ndarray
+    mask: np.ndarray
+    fns: np.ndarray
+
+
+ROWS_ABI = AbiType(RowsArgs, {"actions": ("f8", 2), "mask": ("u1", 1), "fns": ("i8", 1)})
+"""The declared type of :class:`RowsArgs` (passed to the stages by pointer)."""
+
+load_rows = ROWS_ABI.loader
+
+STAGE_SIG = types.void(types.int64, types.int64, types.voidptr, types.voidptr, types.voidptr,
+                       types.voidptr)
+"""``stage(lo, hi, X*, W*, V*, T*)``: a batched stage over envs lo..hi-1 (abi.py)."""
+
+
+@compiled(_nrt=False)
+def sense(e, fns, wp, vp, tp):
     """The generic sensor observations of env e, after the task's ``observe``: each is a
     call only when the env observes it."""
+    V = load_env(vp)
     if V.cfg[CFG_LIDAR] >= 0:
         call_void(fns[FN_LIDAR], (e, wp, vp, tp))
     if V.cfg[CFG_PIXELS]:
         call_void(fns[FN_PIXELS], (e, wp, vp, tp))
 
 
-@njit(cache=True, inline="always")
-def reset_env(e, W, V, T, fns, wp, vp, tp):
+# reset_env and post_env take the structures by pointer, so a call costs five words, not the
+# ~850 of W, V and T flattened: they are typed once each, not once per stage that calls them.
+@compiled(_nrt=False)
+def reset_env(e, xp, wp, vp, tp):
     """A new episode in env e: restore, spawn, observe; ``start`` fills the first info."""
+    W = load_world(wp)
+    V = load_env(vp)
+    T = load_task(tp)
+    fns = load_rows(xp).fns
     restore_bodies(e, W, V)
     call_void(fns[FN_SPAWN], (e, wp, vp, tp))
     W.ctn[e] = 0
     V.tstep[e] = 0
     call_void(fns[FN_OBSERVE], (e, wp, vp, tp))
-    sense(e, V, fns, wp, vp, tp)
+    sense(e, fns, wp, vp, tp)
     for j in range(V.info.shape[1]):
         V.info[e, j] = 0.0
     call_void(fns[FN_START], (e, wp, vp, tp))
     goal_columns(e, V, T)
 
 
-@njit(cache=True, inline="always")
-def post_env(e, W, V, T, fns, wp, vp, tp):
+@compiled(_nrt=False)
+def post_env(e, xp, wp, vp, tp):
     """Observation, reward, episode end and autoreset of env e after its physics step."""
+    W = load_world(wp)
+    V = load_env(vp)
+    T = load_task(tp)
+    fns = load_rows(xp).fns
     mode = V.cfg[CFG_MODE]
     if mode == AR_NEXT_STEP and V.need_reset[e]:
-        reset_env(e, W, V, T, fns, wp, vp, tp)
+        reset_env(e, xp, wp, vp, tp)
         V.need_reset[e] = 0
         V.rew[e] = 0.0
         V.term[e] = False
@@ -361,7 +406,7 @@ def post_env(e, W, V, T, fns, wp, vp, tp):
         return
     V.tstep[e] += 1
     call_void(fns[FN_OBSERVE], (e, wp, vp, tp))
-    sense(e, V, fns, wp, vp, tp)
+    sense(e, fns, wp, vp, tp)
     # evaluate writes success (info[e, IF_SUCCESS]), terminated (term[e]) and the dense
     # reward (rew[e])
     call_void(fns[FN_EVALUATE], (e, wp, vp, tp))
@@ -388,82 +433,82 @@ def post_env(e, W, V, T, fns, wp, vp, tp):
                     for c in range(src.shape[1]):
                         for ch in range(3):
                             dst[r, c, ch] = src[r, c, ch]
-            reset_env(e, W, V, T, fns, wp, vp, tp)
+            reset_env(e, xp, wp, vp, tp)
 
 
-@njit(cache=True, _nrt=False)
-def step_rows(lo, hi, actions, W, V, T, fns):
-    """Step envs lo..hi-1 (actions, physics, hooks, autoreset); returns how many were rolled
-    back (Python grows the buffers and retries them). The structures are stored once per
-    call, not once per env."""
-    wp = struct_ptr(W)
-    vp = struct_ptr(V)
-    tp = struct_ptr(T)
-    bad = 0
+def step_stage(lo, hi, xp, wp, vp, tp):
+    """The stage :data:`STEP`: step envs lo..hi-1 (actions, physics, hooks, autoreset). An
+    env whose physics was rolled back (``hl[e, HL_STATUS]`` != 0) skips its post-step: the
+    env grows the buffers and retries it (:data:`RETRY`)."""
+    X = load_rows(xp)
+    W = load_world(wp)
+    V = load_env(vp)
+    T = load_task(tp)
+    actions = X.actions
+    physics = X.fns[FN_PHYSICS]
     n = actions.shape[0]
     for e in range(lo, hi):
         if e + 1 < n:
             prefetch_env(e + 1, V, T)  # arrives while env e steps (physics/prefetch.py)
         apply_action(e, actions, W, V)
-        call_void(fns[FN_PHYSICS], (e, e + 1, wp))  # also prefetches env e + 1's rows
+        call_void(physics, (e, e + 1, wp))  # also prefetches env e + 1's rows
         if W.active[e] and W.hl[e, HL_STATUS] != 0.0:
-            bad += 1  # rolled back: Python grows the buffers and retries this env
             continue
-        post_env(e, W, V, T, fns, wp, vp, tp)
-    return bad
+        post_env(e, xp, wp, vp, tp)
 
 
-CHUNK = 32  # envs per call of step_rows from the prange loop
+def retry_stage(lo, hi, xp, wp, vp, tp):
+    """The stage :data:`RETRY`: physics and post-step again for the envs of ``X.mask`` in
+    lo..hi-1 (rolled back, buffers grown)."""
+    X = load_rows(xp)
+    W = load_world(wp)
+    for e in range(lo, hi):
+        if X.mask[e]:
+            call_void(X.fns[FN_PHYSICS], (e, e + 1, wp))
+            if W.hl[e, HL_STATUS] != 0.0:
+                continue
+            post_env(e, xp, wp, vp, tp)
+
+
+def reset_stage(lo, hi, xp, wp, vp, tp):
+    """The stage :data:`RESET`: new episodes in the envs of ``X.mask`` in lo..hi-1."""
+    X = load_rows(xp)
+    for e in range(lo, hi):
+        if X.mask[e]:
+            reset_env(e, xp, wp, vp, tp)
+
+
+STEP = CFunction(step_stage, STAGE_SIG)
+RETRY = CFunction(retry_stage, STAGE_SIG)
+RESET = CFunction(reset_stage, STAGE_SIG)
+
+CHUNK = 32  # envs per call of a stage from the prange loop: the structures are stored once
+# per chunk, and a chunk is small enough to balance the two threads
 
 
 @njit(cache=True, _nrt=False)
-def step_serial(actions, W, V, T, fns):
-    """One env after the other (fastest below PARALLEL_MIN_ENVS envs)."""
-    return step_rows(np.int64(0), np.int64(actions.shape[0]), actions, W, V, T, fns)
-
-
-# step_rows is called, not inlined, in the prange body: there, writes through the
-# structures' fields were lost (a numba parfor issue seen with 0.68).
-@njit(cache=True, parallel=True, _nrt=False)
-def step_parallel(actions, W, V, T, fns):
-    """``prange`` over chunks of CHUNK envs (bit-identical to serial: no reduction)."""
-    n = actions.shape[0]
-    for i in prange((n + CHUNK - 1) // CHUNK):
-        # numba types a prange index as uint64: int64 keeps one compiled step_rows
-        lo = np.int64(i) * CHUNK
-        step_rows(lo, min(lo + CHUNK, n), actions, W, V, T, fns)
+def run_serial(stage, X, W, V, T):
+    """Run the stage at address ``stage`` (:data:`STEP`, :data:`RETRY`, :data:`RESET`) over
+    every env, one after the other (fastest below PARALLEL_MIN_ENVS envs). Returns how many
+    active envs were rolled back (Python grows the buffers and retries them)."""
+    call_void(stage, (np.int64(0), np.int64(V.obs.shape[0]), struct_ptr(X), struct_ptr(W),
+                      struct_ptr(V), struct_ptr(T)))
     return rolled_back(W)
 
 
-@njit(cache=True, _nrt=False)
-def retry_rows(mask, W, V, T, fns):
-    """Physics and post-step again for the envs of ``mask`` (rolled back, buffers grown)."""
-    wp = struct_ptr(W)
-    vp = struct_ptr(V)
-    tp = struct_ptr(T)
-    bad = 0
-    for e in range(mask.shape[0]):
-        if mask[e]:
-            call_void(fns[FN_PHYSICS], (e, e + 1, wp))
-            if W.hl[e, HL_STATUS] != 0.0:
-                bad += 1
-                continue
-            post_env(e, W, V, T, fns, wp, vp, tp)
-    return bad
+@njit(cache=True, parallel=True, _nrt=False)
+def run_parallel(stage, X, W, V, T):
+    """``prange`` over chunks of CHUNK envs (bit-identical to serial: no reduction)."""
+    n = V.obs.shape[0]
+    for i in prange((n + CHUNK - 1) // CHUNK):
+        # numba types a prange index as uint64: int64 keeps one signature of the call
+        lo = np.int64(i) * CHUNK
+        call_void(stage, (lo, min(lo + CHUNK, n), struct_ptr(X), struct_ptr(W), struct_ptr(V),
+                          struct_ptr(T)))
+    return rolled_back(W)
 
 
-@njit(cache=True, _nrt=False)
-def reset_rows(mask, W, V, T, fns):
-    """New episodes in the envs of ``mask``."""
-    wp = struct_ptr(W)
-    vp = struct_ptr(V)
-    tp = struct_ptr(T)
-    for e in range(mask.shape[0]):
-        if mask[e]:
-            reset_env(e, W, V, T, fns, wp, vp, tp)
-
-
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def goal_rewards(ag, dg, fp, sparse, out, is_success, goal_reward):
     """HER's ``compute_reward`` over rows of achieved / desired goal vectors.
 

@@ -6,8 +6,8 @@ import math
 from typing import Any
 
 import numpy as np
-from numba import njit
 
+from ..physics.jit import compiled
 from . import many as M
 from .base import task_envs
 from .many import IP, MEM, col, pair_distance, rot
@@ -103,7 +103,7 @@ class Sweep(M.ManyObjectTask):
 
 
 # ------------------------------------------------------------------------------ hooks
-@njit(cache=True)
+@compiled
 def spawn(e, W, V, T):
     """Puck masses and friction drawn, the goal centre (its circle ``margin`` off the walls),
     the pucks outside the circle and clear of each other, then the robot."""
@@ -120,7 +120,7 @@ def spawn(e, W, V, T):
     M.place_all(e, W, V, T)
 
 
-@njit(cache=True)
+@compiled
 def observe(e, W, V, T):
     rx, ry, c, s = M.observe_robot(e, W, V, T)
     row = V.obs[e]
@@ -150,20 +150,20 @@ def observe(e, W, V, T):
     row[base + 4] = inside / n
 
 
-@njit(cache=True)
+@compiled
 def is_success(ag, dg, fp):
     """At least ``need`` (``success_fraction`` of the pucks, rounded up) puck centres within
     ``goal_radius`` [m] of their desired points (all the goal centre, unless relabelled)."""
     return M.count_within(ag, dg, fp[FP.goal_radius]) >= fp[FP.need]
 
 
-@njit(cache=True)
+@compiled
 def _outside(ag, dg, i, R):
     """How far [m] puck i's centre is outside the goal circle (0 inside)."""
     return max(0.0, pair_distance(ag, dg, i) - R)
 
 
-@njit(cache=True)
+@compiled
 def goal_reward(ag, dg, fp, success):
     """Dense HER reward: minus the summed distances [m] of the pucks outside the circle to
     it, plus the success bonus."""
@@ -173,7 +173,7 @@ def goal_reward(ag, dg, fp, success):
     return -out + (fp[FP.bonus] if success else 0.0)
 
 
-@njit(cache=True)
+@compiled
 def _target(e, W, T):
     """The puck outside the circle whose push pose (toward the centre) is nearest the robot,
     and that distance [m] (-1 and 0 when every puck is inside)."""
@@ -189,7 +189,7 @@ def _target(e, W, T):
     return best, (d_best if best >= 0 else 0.0)
 
 
-@njit(cache=True)
+@compiled
 def start(e, W, V, T):
     """Progress memory of a new episode (distances outside, inside flags, robot target)."""
     mem, ag, dg = T.mem, T.ag[e], T.dg[e]
@@ -209,7 +209,7 @@ def start(e, W, V, T):
     V.info[e, INFO.pucks_inside] = inside
 
 
-@njit(cache=True)
+@compiled
 def evaluate(e, W, V, T):
     """Dense reward: robot -> push pose of the nearest puck outside, puck -> circle progress of
     every puck, +-``w_place`` per puck entering / leaving, the success bonus, minus the step

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from ..physics.jit import compiled
+from ..physics.rng import uniform
 from . import pushing as P
 from .base import task_envs
 from .pushing import GOAL, MEM, goal_distance, goal_reward, start  # noqa: F401 (shared hooks)
-from .rng import uniform
 from .task import columns
 
 FP = columns(P.FP_NAMES, "goal_dmin goal_dmax wall_y obj_halfw obj_halfl")
@@ -43,7 +43,7 @@ class WallSlide(P.SingleObjectTask):
 
 
 # ------------------------------------------------------------------------------ hooks
-@njit(cache=True)
+@compiled
 def spawn(e, W, V, T):
     """The box flat against the wall (``margin`` off the end walls), the goal on the wall
     line ``goal_dmin``-``goal_dmax`` [m] to either side, the robot anywhere clear of it."""
@@ -73,7 +73,7 @@ def spawn(e, W, V, T):
     P.spawn_robot(e, W, V, T, W.pos[e, o, 0], W.pos[e, o, 1], s)
 
 
-@njit(cache=True)
+@compiled
 def observe(e, W, V, T):
     P.observe_single(e, W, V, T)
     T.ag[e, 0] = T.mem[e, MEM.ox]
@@ -84,13 +84,13 @@ def observe(e, W, V, T):
     T.dg[e, 2] = 1.0
 
 
-@njit(cache=True)
+@compiled
 def is_success(ag, dg, fp):
     """Box within ``success_distance`` [m] of the goal AND touching the wall."""
     return goal_distance(ag, dg) <= fp[FP.success_distance] and ag[2] > 0.5
 
 
-@njit(cache=True)
+@compiled
 def evaluate(e, W, V, T):
     return P.evaluate_single(e, W, V, T, is_success(T.ag[e], T.dg[e], T.fp))
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 
 from .abi import AbiType
+from .jit import compiled
 
 
 class WorldArrays(NamedTuple):
@@ -102,7 +102,7 @@ receives by pointer (``abi.py``)."""
 load_world = WORLD_ABI.loader
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def cold_row(bsc: np.ndarray, b: int) -> int:
     """Row of ``bsc[e]`` holding body b's cold columns (``layout.BS_SAVE``...): the rows
     after the B hot ones."""

@@ -23,8 +23,7 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
-
+from .jit import compiled
 from .layout import (
     BF_BRAD,
     BI_PCOUNT,
@@ -53,7 +52,7 @@ from .layout import (
 _SWEEP_MIN = 24  # below this many movable bodies, test all pairs directly
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def swept_box(e, b, bflt, epar, bsc, fat, aabb):
     """Box [m] of body b over its sub-step (start and predicted pose), grown by ``fat`` [m],
     into ``aabb[e, b]``; returns the body's travel [m] (displacement plus spin times reach)."""
@@ -68,7 +67,7 @@ def swept_box(e, b, bflt, epar, bsc, fat, aabb):
     return math.sqrt((x1 - x0) ** 2 + (y1 - y0) ** 2) + spin
 
 
-@njit(cache=True)
+@compiled
 def shape_box(e, b, bint, pint, pvert, pflt, epar, pos, ang, fat, aabb):
     """Tight box [m] of body b's pieces at its current pose, grown by ``fat`` [m]."""
     c, s = math.cos(ang[e, b]), math.sin(ang[e, b])
@@ -93,7 +92,7 @@ def shape_box(e, b, bint, pint, pvert, pflt, epar, pos, ang, fat, aabb):
     aabb[e, b, 3] = y1 + fat
 
 
-@njit(cache=True)
+@compiled
 def body_boxes(e, sleep_on, movable, bint, bflt, pint, pvert, pflt, epar, pos, ang, bsc, bis,
                extra, aabb):
     """Swept, fattened AABB [m] of each movable body into ``aabb[e, b]``; returns max travel.
@@ -126,7 +125,7 @@ def body_boxes(e, sleep_on, movable, bint, bflt, pint, pvert, pflt, epar, pos, a
     return maxtravel
 
 
-@njit(cache=True)
+@compiled
 def sweep_order(e, movable, aabb, stamp):
     """Sort the movable bodies by lower box x (then index) in ``stamp[e]``'s last M entries.
 
@@ -152,7 +151,7 @@ def sweep_order(e, movable, aabb, stamp):
     return base
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _push_pair(e, prs, n, cap, a, b, sp):
     if n < cap:
         prs[e, n, PR_A] = a
@@ -162,7 +161,7 @@ def _push_pair(e, prs, n, cap, a, b, sp):
     return n + 1
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _wake_pair(e, a, b, fat, bflt, epar, bsc, bis, aabb):
     """Wake whichever of a, b sleeps when the other is awake (its box grows to the awake
     fattening ``fat`` [m]); returns 1 if one was woken."""
@@ -176,7 +175,7 @@ def _wake_pair(e, a, b, fat, bflt, epar, bsc, bis, aabb):
     return 1
 
 
-@njit(cache=True)
+@compiled
 def find_pairs(e, movable, aabb, sint, sflt, grid, gstart, gitem, stamp, prs, asleep, fat, bflt,
                epar, bsc, bis):
     """Fill ``prs[e]`` with candidate pairs; returns (pairs found (may exceed capacity),

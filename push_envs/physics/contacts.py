@@ -19,8 +19,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
+from .jit import compiled
 from .layout import (
     BF_REST,
     BI_KIND,
@@ -87,7 +87,7 @@ LEVEL_DRIVE = 1 << 30  # start level of a drive (below LEVEL_INF)
 # --------------------------------------------------------------------------------------------
 # Narrow phase of one candidate pair
 # --------------------------------------------------------------------------------------------
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _place(e, p, cx, cy, c, s, sc, pint, pvert, vb):
     """World vertices of movable piece p of a body at COM (cx, cy), rotation (c, s), scale sc."""
     nv = pint[p, PI_NV]
@@ -99,7 +99,7 @@ def _place(e, p, cx, cy, c, s, sc, pint, pvert, vb):
     return nv
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def pair_contact(e, k, prs, pos, ang, epar, bint, pint, pvert, pflt, sint, svert, sflt, tol,
                  vbuf, cbuf, pfl):
     """Deepest contact between the pieces of pair k's bodies into ``pfl[e, k, :OUT_LEN]``.
@@ -161,7 +161,7 @@ def pair_contact(e, k, prs, pos, ang, epar, bint, pint, pvert, pflt, sint, svert
 # --------------------------------------------------------------------------------------------
 # Preparation: traction decisions, levels and order
 # --------------------------------------------------------------------------------------------
-@njit(cache=True)
+@compiled
 def uf_find(e, x, bis):
     while bis[e, x, IS_UF] != x:
         bis[e, x, IS_UF] = bis[e, bis[e, x, IS_UF], IS_UF]
@@ -179,16 +179,16 @@ _DS_GROUP = 2  # mask of the slots in slot i's group
 
 # The same narrow-phase step as a compiled call, for rare paths (a re-check after a large
 # turn, a pair refreshed after the sweeps), so those do not type pair_contact's body again.
-pair_contact_call = njit(cache=True)(pair_contact.py_func)
+pair_contact_call = compiled(pair_contact.py_func)
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _ds(row, i):
     """Index in gsc[e] of entry ``row`` of drive slot i."""
     return GS_SLOTS + DS_ROWS * i + row
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _push_dir(e, k, prs, pos, pfl):
     """Direction [unit] in which the drive of pair k pushes its passive body b: along the
     contact normal while they touch, else along the line between their centres."""
@@ -209,7 +209,7 @@ def _push_dir(e, k, prs, pos, pfl):
 _PUSH_SPEED = 1e-9
 
 
-@njit(cache=True)
+@compiled
 def drives_into(e, k, prs, pos, bsc, pfl):
     """True when the drive of touching pair k moves its contact point into its passive body:
     the free-motion velocity [m/s] of the drive at the contact point (COM velocity plus spin
@@ -224,7 +224,7 @@ def drives_into(e, k, prs, pos, bsc, pfl):
     return -(vx * nx + vy * ny) > _PUSH_SPEED
 
 
-@njit(cache=True)
+@compiled
 def carried_load(e, b0, dx, dy, bit, gravity, prs, bint, epar, bis, gsc, pfl):
     """Ground friction [N] of the bodies a push along (dx, dy) on passive body b0 carries.
 
@@ -268,7 +268,7 @@ def carried_load(e, b0, dx, dy, bit, gravity, prs, bint, epar, bis, gsc, pfl):
     return load
 
 
-@njit(cache=True)
+@compiled
 def _group_find(e, x, bis):
     while bis[e, x, IS_GROUP] != x:
         bis[e, x, IS_GROUP] = bis[e, bis[e, x, IS_GROUP], IS_GROUP]
@@ -276,7 +276,7 @@ def _group_find(e, x, bis):
     return x
 
 
-@njit(cache=True)
+@compiled
 def _slots_traction(e, mask, nd, prs, epar, gravity, gsc):
     """Summed traction mu m g [N] of the distinct drives of the slots in ``mask``."""
     total = 0.0
@@ -294,7 +294,7 @@ def _slots_traction(e, mask, nd, prs, epar, gravity, gsc):
     return total
 
 
-@njit(cache=True)
+@compiled
 def traction_modes(e, npairs, gravity, prs, pos, bint, epar, movable, bis, gsc, pfl, bsc):
     """The traction rule: which drive -> passive pairs push (MODE_PUSH) and which stall.
 
@@ -321,7 +321,7 @@ def traction_modes(e, npairs, gravity, prs, pos, bint, epar, movable, bis, gsc, 
         b = movable[i]
         bis[e, b, IS_MASK] = 0
         bis[e, b, IS_GROUP] = b
-    nd = 0
+    nd = np.int64(0)  # not a literal: one signature of _slots_traction
     slots = (gsc[e, GS_QUEUE_AT] - GS_SLOTS) // DS_ROWS
     for k in range(npairs):
         a = prs[e, k, PR_A]
@@ -335,7 +335,8 @@ def traction_modes(e, npairs, gravity, prs, pos, bint, epar, movable, bis, gsc, 
             carried_load(e, b, dx, dy, 1 << nd, gravity, prs, bint, epar, bis, gsc, pfl)
             nd += 1
         else:
-            load = carried_load(e, b, dx, dy, 0, gravity, prs, bint, epar, bis, gsc, pfl)
+            load = carried_load(e, b, dx, dy, np.int64(0), gravity, prs, bint, epar, bis, gsc,
+                                pfl)
             traction = epar[e, a, EP_FRICTION] * epar[e, a, EP_MASS] * gravity
             prs[e, k, PR_MODE] = MODE_PUSH if traction >= load * (1.0 - 1e-12) else MODE_STALL
     if nd == 0:
@@ -380,7 +381,7 @@ def traction_modes(e, npairs, gravity, prs, pos, bint, epar, movable, bis, gsc, 
         gsc[e, _ds(_DS_GROUP, s)] = g
     for s in range(nd):
         g = gsc[e, _ds(_DS_GROUP, s)]
-        opp = 0
+        opp = np.int64(0)
         for s2 in range(nd):
             if (g >> s2) & 1:
                 opp |= gsc[e, _ds(_DS_OPP, s2)]
@@ -396,7 +397,7 @@ def traction_modes(e, npairs, gravity, prs, pos, bint, epar, movable, bis, gsc, 
         prs[e, k, PR_MODE] = MODE_PUSH if traction >= load * (1.0 - 1e-12) else MODE_STALL
 
 
-@njit(cache=True)
+@compiled
 def contact_levels(e, npairs, prs, bint, movable, bis, gsc, pfl):
     """Contact-graph level of each body: hops over touching contacts from the bodies touching
     an immovable one (level 1), then, for bodies no immovable body backs, from the drives
@@ -443,7 +444,7 @@ def contact_levels(e, npairs, prs, bint, movable, bis, gsc, pfl):
         tail = 0
 
 
-@njit(cache=True)
+@compiled
 def contact_graph(e, npairs, prs, movable, bis, gsc, pfl):
     """CSR of the touching movable-movable pairs: the pairs of body b are
     ``gsc[e, bis[e, b, IS_CS] + i]`` for i < ``bis[e, b, IS_CN]`` (a counting sort by body),
@@ -470,7 +471,7 @@ def contact_graph(e, npairs, prs, movable, bis, gsc, pfl):
                 gsc[e, q + x] += 1
 
 
-@njit(cache=True)
+@compiled
 def new_contacts(e, npairs, prs, bint, pfl):
     """Pairs that touch now but did not when the order was made get their sort key. Returns
     how many of them are not a drive meeting a body: those change what backs what (a row
@@ -487,7 +488,7 @@ def new_contacts(e, npairs, prs, bint, pfl):
     return n
 
 
-@njit(cache=True)
+@compiled
 def prepare(e, npairs, prs, pos, ang, epar, bint, bflt, pint, pvert, pflt, sint, svert, sflt,
             tol, gravity, movable, bsc, bis, vbuf, cbuf, pfl, gsc):
     """Contacts at the predicted poses, pair modes, friction/restitution and body levels.
@@ -564,14 +565,14 @@ def prepare(e, npairs, prs, pos, ang, epar, bint, bflt, pint, pvert, pflt, sint,
     return touching
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _pair_level(e, k, prs, bis):
     if prs[e, k, PR_SP] >= 0:
         return 0
     return min(bis[e, prs[e, k, PR_A], IS_LEVEL], bis[e, prs[e, k, PR_B], IS_LEVEL])
 
 
-@njit(cache=True)
+@compiled
 def _before(e, k1, k2, prs, bis, pfl):
     """Sweep order: lower level, then deeper, then by contact point x, y, then by the pair's
     bodies (and static piece).
@@ -601,7 +602,7 @@ def _before(e, k1, k2, prs, bis, pfl):
     return k1 < k2
 
 
-@njit(cache=True)
+@compiled
 def sort_pairs(e, npairs, prs, bis, pfl, pord):
     """Stable bottom-up merge sort of pair indices by ``_before``; returns the row of
     ``pord[e]`` holding the order (a row index, not a view: the entry kernels run without

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
+from .jit import compiled
 
 DRIVE_NONE = 0
 DRIVE_DIFF = 1
@@ -30,12 +30,12 @@ DRIVE_ACKER = 3
 DRIVE_NAMES = {"diff": DRIVE_DIFF, "omni": DRIVE_OMNI, "acker": DRIVE_ACKER}
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _clip(x, lo, hi):
     return lo if x < lo else (hi if x > hi else x)
 
 
-@njit(cache=True)
+@compiled
 def drive_update(drive, d0, d1, c0, c1, vmin0, vmin1, vmax0, vmax1, acc0, acc1, tau, grip, dt):
     """New drive state (d0, d1) after ``dt`` [s] toward command (c0, c1).
 
@@ -63,7 +63,7 @@ def drive_update(drive, d0, d1, c0, c1, vmin0, vmin1, vmax0, vmax1, acc0, acc1, 
     return d0 + dd0, d1 + dd1
 
 
-@njit(cache=True)
+@compiled
 def drive_twist(drive, d0, d1, theta, wheelbase):
     """World-frame velocity of the drive point and yaw rate: (vx, vy [m/s], omega [rad/s])."""
     c = math.cos(theta)
@@ -77,7 +77,7 @@ def drive_twist(drive, d0, d1, theta, wheelbase):
     return c * d0, s * d0, w
 
 
-@njit(cache=True)
+@compiled
 def drive_motion(drive, d0, d1, theta, wheelbase, dt):
     """Exact displacement (dx, dy [m], dtheta [rad]) of the drive point over ``dt``."""
     if drive == DRIVE_OMNI:
@@ -102,7 +102,7 @@ def drive_motion(drive, d0, d1, theta, wheelbase, dt):
     )
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _decelerate(speed, decel, dt):
     """Distance covered [m] and final speed [m/s] under constant deceleration from ``speed``."""
     if decel <= 0.0:
@@ -112,7 +112,7 @@ def _decelerate(speed, decel, dt):
     return speed * dt - 0.5 * decel * dt * dt, speed - decel * dt
 
 
-@njit(cache=True)
+@compiled
 def coast(vx, vy, w, mu_g, gyration, dt):
     """Free motion of a passive body over ``dt`` [s] under ground friction.
 

@@ -28,8 +28,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, prange
 
-from ..envs.rng import normal
 from .frames import origin_pose
+from .jit import compiled
 from .layout import (
     BF_BRAD,
     BI_PCOUNT,
@@ -44,6 +44,7 @@ from .layout import (
     PI_NV,
 )
 from .narrowphase import CIRCLE, SEGMENT
+from .rng import normal
 
 # prm[S, :] per-sensor parameters
 LP_RMIN = 0  # [m]
@@ -103,7 +104,7 @@ def lidar_arrays(lidars, num_envs: int) -> LidarArrays:
 
 
 # --------------------------------------------------------------------------- ray vs piece
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def ray_circle(ox, oy, dx, dy, cx, cy, r):
     """Distance along the unit ray (o, d) to the circle (c, r) [m]; 0 from inside, inf on a
     miss. The near root -b - sqrt(b^2 - c) is taken as c / (-b + sqrt(b^2 - c)) (no
@@ -121,7 +122,7 @@ def ray_circle(ox, oy, dx, dy, cx, cy, r):
     return c / (-b + math.sqrt(disc))
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def ray_polygon(v, nv, ox, oy, dx, dy):
     """Distance along the ray (o, d) into the convex CCW polygon v[:nv] (Cyrus-Beck clipping
     by the edges' half-planes); 0 from inside, inf on a miss."""
@@ -150,7 +151,7 @@ def ray_polygon(v, nv, ox, oy, dx, dy):
     return te if te > 0.0 else 0.0
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def ray_segment(ax, ay, bx, by, ox, oy, dx, dy):
     """Distance along the ray (o, d) to the segment a-b; inf on a miss (or when parallel)."""
     ex, ey = bx - ax, by - ay
@@ -165,7 +166,7 @@ def ray_segment(ax, ay, bx, by, ox, oy, dx, dy):
     return t
 
 
-@njit(cache=True)
+@compiled
 def ray_piece(kind, v, nv, rad, ox, oy, dx, dy):
     """Distance along the ray to one piece (vertices ``v`` in the ray's frame)."""
     if kind == CIRCLE:
@@ -176,7 +177,7 @@ def ray_piece(kind, v, nv, rad, ox, oy, dx, dy):
 
 
 # ---------------------------------------------------------------------------- one beam
-@njit(cache=True)
+@compiled
 def _static_piece(sp, self_body, W, ox, oy, dx, dy, best):
     """Distance to static piece sp when it beats ``best`` (else ``best``)."""
     if W.sint[sp, PI_BODY] == self_body:
@@ -190,7 +191,7 @@ def _static_piece(sp, self_body, W, ox, oy, dx, dy, best):
     return t if t < best else best
 
 
-@njit(cache=True)
+@compiled
 def _cast_static(self_body, W, ox, oy, dx, dy, tmax):
     """Nearest static hit within tmax (tmax when none)."""
     ns = W.sint.shape[0]
@@ -252,7 +253,7 @@ def _cast_static(self_body, W, ox, oy, dx, dy, tmax):
     return best
 
 
-@njit(cache=True)
+@compiled
 def cast_ray(e, self_body, W, ox, oy, dx, dy, tmax):
     """Nearest hit of the unit ray (o, d) within tmax in env e: (distance [m], hit body or
     -1). Every movable body but ``self_body`` and every static piece is tested."""
@@ -286,7 +287,7 @@ def cast_ray(e, self_body, W, ox, oy, dx, dy, tmax):
     return best, hit
 
 
-@njit(cache=True)
+@compiled
 def scan_sensor(e, s, W, L, rng):
     """Cast every beam of sensor s in env e into ``L.ranges[e, s]`` and ``L.vels[e, s]``."""
     b = L.body[s]
@@ -328,7 +329,7 @@ def scan_env(e, W, L, rng):
         scan_sensor(e, s, W, L, rng)
 
 
-@njit(cache=True)
+@compiled
 def scan_serial(W, L, rng):
     """Every lidar of every env, one env after the other."""
     for e in range(W.pos.shape[0]):

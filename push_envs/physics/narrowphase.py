@@ -51,8 +51,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
+from .jit import compiled
 from .layout import (
     OUT_LEN,
     PF_CORNER,
@@ -80,7 +80,7 @@ MAX_VERTS = 8
 _REF_TOL = 1e-9
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _edge_normal(v, n, i):
     j = i + 1 if i + 1 < n else 0
     ex = v[j, 0] - v[i, 0]
@@ -89,7 +89,7 @@ def _edge_normal(v, n, i):
     return ey * inv, -ex * inv
 
 
-@njit(cache=True)
+@compiled
 def _max_separation(va, na, vb, nb):
     """Best SAT axis among the edges of a against the vertices of b.
 
@@ -121,7 +121,7 @@ def _max_separation(va, na, vb, nb):
     return best, best_i, cross
 
 
-@njit(cache=True)
+@compiled
 def collide_polygons(va, na, vb, nb, tol, out):
     """Polygon/segment against polygon/segment. Returns True on contact (see module doc)."""
     sa, ia, ca = _max_separation(va, na, vb, nb)
@@ -218,7 +218,7 @@ def collide_polygons(va, na, vb, nb, tol, out):
     return True
 
 
-@njit(cache=True)
+@compiled
 def collide_circle_polygon(cx, cy, r, vb, nb, tol, out):
     """Circle a against polygon/segment b; the normal points from b toward the circle."""
     sep = -np.inf
@@ -269,7 +269,7 @@ def collide_circle_polygon(cx, cy, r, vb, nb, tol, out):
     return True
 
 
-@njit(cache=True)
+@compiled
 def collide_circles(ax, ay, ra, bx, by, rb, tol, out):
     """Circle a against circle b."""
     dx, dy = ax - bx, ay - by
@@ -296,7 +296,7 @@ def collide_circles(ax, ay, ra, bx, by, rb, tol, out):
     return True
 
 
-@njit(cache=True)
+@compiled
 def collide(ka, va, na, ra, kb, vb, nb, rb, tol, out):
     """Dispatch on the two piece kinds. ``v*`` are world-frame vertex arrays, ``n*`` counts."""
     if ka == CIRCLE:

@@ -39,6 +39,7 @@ from .contacts import (
     sort_pairs,
 )
 from .frames import com_offset
+from .jit import compiled
 from .kinematics import DRIVE_ACKER, DRIVE_OMNI, coast, drive_motion, drive_twist, drive_update
 from .layout import (
     BF_ACC0,
@@ -113,7 +114,7 @@ _RELEVELS = 2  # times a sub-step may re-order its sweeps for contacts made whil
 _MIN_HALF = 1e-6  # [m] floor on the half-thickness used to size sub-steps (no division by 0)
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _speed(e, b, bint, bflt, epar, vel, omg, drv, cmd):
     """Bound [m/s] on how fast any point of movable body b moves this step: a driven body's
     faster of its drive state and its (clipped) command, a passive body's velocity; both
@@ -133,7 +134,7 @@ def _speed(e, b, bint, bflt, epar, vel, omg, drv, cmd):
     return d0 + d1 * reach
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _count(speed, dt, frac, half):
     """Sub-steps [-] that keep a body at ``speed`` [m/s] within ``frac`` of ``half`` [m] per
     sub-step (uncapped; 1 << 30 for a speed past any count)."""
@@ -163,7 +164,7 @@ def _count(speed, dt, frac, half):
 _REACH_BODIES = 24
 
 
-@njit(cache=True)
+@compiled
 def _substeps(e, prm, bint, bflt, movable, epar, pos, vel, omg, drv, cmd, bsc):
     """Sub-steps the step needs so that no body travels more than PR_SUBFRAC of its
     half-thickness per sub-step, moving at the speed it can reach (see the sketch above).
@@ -217,7 +218,7 @@ def _substeps(e, prm, bint, bflt, movable, epar, pos, vel, omg, drv, cmd, bsc):
     return need
 
 
-@njit(cache=True)
+@compiled
 def _save(e, movable, pos, ang, vel, omg, drv, bsc):
     """Keep env e's state at the step's start in the cold rows of ``bsc``, so a step of
     several sub-steps can be rolled back (a step of one is restored from its hot rows)."""
@@ -234,7 +235,7 @@ def _save(e, movable, pos, ang, vel, omg, drv, bsc):
         bsc[e, r, BS_SAVE + 7] = drv[e, b, 1]
 
 
-@njit(cache=True)
+@compiled
 def _restore(e, saved, sleep_on, bint, movable, pos, ang, vel, omg, drv, bsc, bis):
     """Roll env e back to the step's start: from the cold rows when ``saved`` (``_save``),
     else, in the step's first sub-step, from what free motion kept of it in the hot rows.
@@ -269,7 +270,7 @@ def _restore(e, saved, sleep_on, bint, movable, pos, ang, vel, omg, drv, bsc, bi
             drv[e, b, 1] = bsc[e, b, BS_D1]
 
 
-@njit(cache=True)
+@compiled
 def _free_motion(e, dt, gravity, sleep_on, bint, bflt, movable, epar, pos, ang, vel, omg, drv,
                  cmd, bsc, bis):
     """Stages 2-3: drive update and free motion of every movable body over ``dt``.
@@ -340,7 +341,7 @@ def _free_motion(e, dt, gravity, sleep_on, bint, bflt, movable, epar, pos, ang, 
         omg[e, b] = bsc[e, b, BS_WF]
 
 
-@njit(cache=True)
+@compiled
 def _refresh(e, npairs, prs, pos, ang, epar, bint, pint, pvert, pflt, sint, svert, sflt, tol,
              bis, vbuf, cbuf, pfl):
     """Re-evaluate the pairs of bodies the last sweep moved, at their final poses.
@@ -362,9 +363,10 @@ def _refresh(e, npairs, prs, pos, ang, epar, bint, pint, pvert, pflt, sint, sver
             pfl[e, k, PF_TOUCH] = 0.0
 
 
-@njit(cache=True)
-def step_env(e, W):
-    """Advance env ``e`` of the worlds ``W`` (a :class:`WorldArrays`) by ``W.prm[PR_DT]`` s.
+@compiled
+def step_env(e, wp):
+    """Advance env ``e`` of the worlds at ``wp`` (a :class:`WorldArrays` by pointer,
+    ``abi.py``: a call costs two words, not W's ~300 flattened) by ``W.prm[PR_DT]`` s.
 
     Never silent: when the pair buffer is too small for some sub-step (``ST_OVERFLOW``, with
     the pairs needed in ``hl[e, HL_OVERFLOW]``) or the bodies move too fast for PR_MAXSUB
@@ -372,6 +374,7 @@ def step_env(e, W):
     the step's start and ``hl[e, HL_STATUS]`` says why; World grows the buffers and steps the
     env again, or raises. Callers stepping envs themselves must check HL_STATUS.
     """
+    W = load_world(wp)
     prm, bint, bflt, movable, epar = W.prm, W.bint, W.bflt, W.movable, W.epar
     pos, ang, vel, omg, drv, cmd = W.pos, W.ang, W.vel, W.omg, W.drv, W.cmd
     pint, pvert, pflt, sint, svert, sflt = W.pint, W.pvert, W.pflt, W.sint, W.svert, W.sflt
@@ -391,7 +394,7 @@ def step_env(e, W):
     cap = prs.shape[1]
     max_sweeps = int(prm[PR_SWEEPS])
     most = 0
-    npairs = 0
+    npairs = np.int64(0)  # not a literal: one signature of write_contacts
     sleep_on = prm[PR_SLEEP] != 0.0
     extra = tol + 2.0 * slop
     asleep = 0
@@ -473,12 +476,6 @@ def step_env(e, W):
     W.hl[e, HL_SLEEP] = asleep
 
 
-# The step's body typed into physics_rows itself (once per machine): called, it would take W
-# flattened (~300 machine words) on every env-step. Measured: PushBox-v0 make_vec(4096) at
-# about 0.8 of this form's throughput with the call.
-_step_env_inlined = njit(inline="always")(step_env.py_func)
-
-
 def physics_rows(lo, hi, wp):
     """Step envs ``lo .. hi-1`` of the worlds at ``wp`` (a :class:`WorldArrays` by pointer,
     ``abi.py``) whose ``active`` flag is set; each prefetches the next env's rows.
@@ -493,7 +490,7 @@ def physics_rows(lo, hi, wp):
         if e + 1 < n:
             prefetch_world(e + 1, W)  # arrives while env e steps (prefetch.py)
         if W.active[e]:
-            _step_env_inlined(e, W)
+            step_env(e, wp)
 
 
 PHYSICS = CFunction(physics_rows, ROWS_SIG)
@@ -503,7 +500,7 @@ CHUNK = 32  # envs per call of the physics from a prange loop: the structure is 
 # per chunk, and a chunk is small enough to balance the two threads
 
 
-@njit(cache=True)
+@compiled
 def rolled_back(W):
     """Active envs whose physics step was rolled back (``hl[e, HL_STATUS]`` != 0), counted
     after a ``prange`` loop (an integer count, no float reduction across envs)."""

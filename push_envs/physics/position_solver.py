@@ -26,9 +26,10 @@ friction, with the mean of the two coefficients.
 
 from __future__ import annotations
 
-from numba import njit
+import numpy as np
 
 from .contacts import pair_contact, pair_contact_call
+from .jit import compiled
 from .layout import (
     BI_KIND,
     BS_X0,
@@ -74,7 +75,7 @@ _OVERSHOOT_REACH = 0.05  # [m] largest overshoot gap the re-check looks for
 # --------------------------------------------------------------------------------------------
 # Weights and single-pair resolution
 # --------------------------------------------------------------------------------------------
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def pair_weights(e, k, prs, bint, epar, fa, fb, yield_drive):
     """Inverse mass [1/kg] and inverse inertia [1/(kg m^2)] of a and b for pair k.
 
@@ -107,14 +108,14 @@ def pair_weights(e, k, prs, bint, epar, fa, fb, yield_drive):
     return wa, ia, wb, ib
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _move(e, body, dx, dy, dth, pos, ang):
     pos[e, body, 0] += dx
     pos[e, body, 1] += dy
     ang[e, body] += dth
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _friction(e, k, a, nx, ny, px, py, wa, pos, ang, bsc, pfl):
     """Coulomb friction of a (moving) against an immovable surface, in position space.
 
@@ -138,7 +139,7 @@ def _friction(e, k, a, nx, ny, px, py, wa, pos, ang, bsc, pfl):
     _move(e, a, tx * dl * wa, ty * dl * wa, 0.0, pos, ang)
 
 
-@njit(cache=True)
+@compiled
 def block2(k11, k12, k22, b1, b2):
     """Solve the 2x2 contact LCP: x >= 0, w = K x - b >= 0, x . w = 0 (by enumerating cases).
 
@@ -168,7 +169,7 @@ def block2(k11, k12, k22, b1, b2):
     return 0.0, 0.0
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def resolve(e, k, fa, fb, yield_drive, prs, pos, ang, epar, bint, pint, pvert, pflt, sint,
             svert, sflt, tol, slop, bsc, vbuf, cbuf, pfl):
     """Separate pair k once. Returns (touching, overlap removed [m]); overlap < 0 = none."""
@@ -240,13 +241,13 @@ def resolve(e, k, fa, fb, yield_drive, prs, pos, ang, epar, bint, pint, pvert, p
 # of whose bodies is blocked) call this compiled copy, so resolve's body (and the two
 # narrow-phase calls in it) is typed twice, not four times: sweeps compiled in 8.6 s instead
 # of 20.6 s (PushBox-v0's first step), at no measurable cost in throughput.
-resolve_call = njit(cache=True)(resolve.py_func)
+resolve_call = compiled(resolve.py_func)
 
 
 # --------------------------------------------------------------------------------------------
 # Blocked bodies (simplified shock propagation)
 # --------------------------------------------------------------------------------------------
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _register_block(e, body, k, bis):
     n = bis[e, body, IS_NBLK]
     for i in range(n):
@@ -260,7 +261,7 @@ def _register_block(e, body, k, bis):
 _BACK_COS = 0.1  # a blocker backs a push within ~84 deg of its normal
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _backed(e, body, px, py, prs, bis, pfl):
     """Whether a push along (px, py) [unit] on a blocked ``body`` meets one of its blockers.
 
@@ -278,7 +279,7 @@ def _backed(e, body, px, py, prs, bis, pfl):
 _PROJECT_ITERS = 8
 
 
-@njit(cache=True)
+@compiled
 def _project(e, body, dx, dy, dth, prs, pos, epar, bint, bis, pfl):
     """Project a blocked body's displacement (dx, dy [m], dth [rad]) onto what its blockers allow.
 
@@ -344,7 +345,7 @@ _BOTH_BLOCKED_ROUNDS = 4
 _JAM_SWEEP = 8  # sweeps after which a stalled pair still overlapping may share
 
 
-@njit(cache=True)
+@compiled
 def _project_moves(e, a, b, a_blk, b_blk, ax0, ay0, at0, bx0, by0, bt0, prs, pos, ang, epar,
                    bint, bis, pfl):
     """Replace the blocked bodies' moves since the saved poses by their projections."""
@@ -367,10 +368,13 @@ def _project_moves(e, a, b, a_blk, b_blk, ax0, ay0, at0, bx0, by0, bt0, prs, pos
     return proj
 
 
-@njit(cache=True)
+@compiled
 def sweeps(e, npairs, order, max_sweeps, prs, pos, ang, epar, bint, pint, pvert, pflt, sint,
            svert, sflt, tol, slop, bsc, bis, movable, vbuf, cbuf, pfl):
     """Gauss-Seidel sweeps over the ordered pairs; returns the number of sweeps run."""
+    # Flags passed to the called (not inlined) kernels as booleans, not literals: a literal
+    # True would compile them a second time.
+    yes, no = np.bool_(True), np.bool_(False)
     n_done = 0
     for _sweep in range(max_sweeps):
         n_done += 1
@@ -413,8 +417,8 @@ def sweeps(e, npairs, order, max_sweeps, prs, pos, ang, epar, bint, pint, pvert,
                                       pos, ang, epar, bint, bis, pfl)
                 if proj and not (a_blk and b_blk):
                     # The blocked side kept only its tangential share: the partner yields.
-                    resolve_call(e, k, a_blk, b_blk, True, prs, pos, ang, epar, bint, pint,
-                                 pvert, pflt, sint, svert, sflt, tol, slop, bsc, vbuf, cbuf, pfl)
+                    resolve_call(e, k, a_blk, b_blk, yes, prs, pos, ang, epar, bint, pint, pvert,
+                                 pflt, sint, svert, sflt, tol, slop, bsc, vbuf, cbuf, pfl)
                 elif proj:
                     # Both are blocked (say a robot grazing a wall while it pushes a box into a
                     # corner): each may still yield in the directions its blockers leave free.
@@ -424,12 +428,12 @@ def sweeps(e, npairs, order, max_sweeps, prs, pos, ang, epar, bint, pint, pvert,
                         # and the pairs of the moved body are skipped as unchanged.
                         rx0, ry0, rt0 = pos[e, a, 0], pos[e, a, 1], ang[e, a]
                         sx0, sy0, st0 = pos[e, b, 0], pos[e, b, 1], ang[e, b]
-                        touch2, d2 = resolve_call(e, k, False, False, True, prs, pos, ang, epar,
-                                                  bint, pint, pvert, pflt, sint, svert, sflt,
-                                                  tol, slop, bsc, vbuf, cbuf, pfl)
+                        touch2, d2 = resolve_call(e, k, no, no, yes, prs, pos, ang, epar, bint,
+                                                  pint, pvert, pflt, sint, svert, sflt, tol,
+                                                  slop, bsc, vbuf, cbuf, pfl)
                         if not touch2 or d2 <= slop:
                             break
-                        _project_moves(e, a, b, True, True, rx0, ry0, rt0, sx0, sy0, st0, prs,
+                        _project_moves(e, a, b, yes, yes, rx0, ry0, rt0, sx0, sy0, st0, prs,
                                        pos, ang, epar, bint, bis, pfl)
             if pos[e, a, 0] != ax0 or pos[e, a, 1] != ay0 or ang[e, a] != at0:
                 bis[e, a, IS_MOVED] |= 1

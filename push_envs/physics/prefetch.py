@@ -12,8 +12,10 @@ bit-identical.
 from __future__ import annotations
 
 from llvmlite import ir
-from numba import njit, types
+from numba import types
 from numba.extending import intrinsic
+
+from .jit import compiled
 
 LINE = 64  # [bytes] cache line
 ROW_LINES = 8  # lines fetched at most per row: the head of a big row (pairs, contacts) is
@@ -41,7 +43,7 @@ def prefetch_address(typingctx, addr):
     return types.void(addr), codegen
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def prefetch_row(a, e):
     """Prefetch the first ``ROW_LINES`` lines of row ``e`` of C-contiguous array ``a``;
     returns how many lines it asked for."""
@@ -54,7 +56,7 @@ def prefetch_row(a, e):
     return n
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def prefetch_world(e, W):
     """Prefetch env e's rows of the arrays every physics step reads (``WorldArrays``)."""
     prefetch_row(W.epar, e)

@@ -52,6 +52,7 @@ import numpy as np
 from numba import njit, prange
 
 from .frames import origin_pose
+from .jit import compiled
 from .layout import EP_SCALE
 
 PRIM_POLY = 0
@@ -132,7 +133,7 @@ class RasterArrays(NamedTuple):
     ovdirty: np.ndarray
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _widen(dr, r, a, b):
     """Widen row r's dirty range ``dr[r]`` (first, last column drawn) to cover a..b."""
     if a < dr[r, 0]:
@@ -144,7 +145,7 @@ def _widen(dr, r, a, b):
 TOP_VIEW = (0.0, 0.0, 0.0, 1.0, 0.0)  # a frame's view (_view): the top-down map
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _to_px(geo, H, vw, x, y):
     """Pixel coordinates (column, row) [px] of the world point (x, y) [m] in an image H rows
     high (rows grow downwards). ``vw`` is the frame's view (:func:`_view`): top-down, world
@@ -159,7 +160,7 @@ def _to_px(geo, H, vw, x, y):
     return geo[G_MX] - left * S, geo[G_MY] - fwd * S
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _dir_px(vw, c, s):
     """The image direction (column, row per pixel of length) of the world direction at angle
     (cos c, sin s)."""
@@ -169,7 +170,7 @@ def _dir_px(vw, c, s):
     return -(s * vw[3] - c * vw[4]), -(c * vw[3] + s * vw[4])
 
 
-@njit(cache=True)
+@compiled
 def _view(e, W, R):
     """Env e's view: (0, ...) top-down, or (1, x [m], y [m], cos, sin) the origin pose of the
     robot the ego view follows."""
@@ -180,7 +181,7 @@ def _view(e, W, R):
     return (1.0, x, y, c, s)
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _hspan(out, dr, r, a, b, c0, c1, c2):
     """Colour pixels a..b of row r (clipped to the image) and widen row r's dirty range
     ``dr[r]`` (first, last column drawn) to cover them."""
@@ -198,7 +199,7 @@ def _hspan(out, dr, r, a, b, c0, c1, c2):
         orow[c, 2] = c2
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _take_row(d, r):
     """Row r's dirty range (first, last column drawn), which is then marked clean."""
     lo, hi = d[r, 0], d[r, 1]
@@ -207,13 +208,13 @@ def _take_row(d, r):
     return lo, hi
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _span(out, dr, r, xl, xr, c0, c1, c2):
     """Colour the pixels of row r whose centres lie in [xl, xr]."""
     _hspan(out, dr, r, int(math.ceil(xl - 0.5)), int(math.floor(xr - 0.5)), c0, c1, c2)
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _rows(lo, hi, H):
     """Rows whose centres lie in [lo, hi]."""
     r0 = int(math.ceil(lo - 0.5))
@@ -221,7 +222,7 @@ def _rows(lo, hi, H):
     return max(r0, 0), min(r1, H - 1)
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _bounds(sp, n):
     """The bounding box of the points sp[:n]: x low, x high, y low, y high."""
     xlo, xhi, ylo, yhi = np.inf, -np.inf, np.inf, -np.inf
@@ -233,7 +234,7 @@ def _bounds(sp, n):
     return xlo, xhi, ylo, yhi
 
 
-@njit(cache=True)
+@compiled
 def fill_polygon(out, dr, sp, n, xs, c0, c1, c2):
     """Even-odd scanline fill of the polygon sp[:n] (pixel coordinates; any simple polygon),
     deciding each pixel at its centre. ``xs`` is scratch for the crossings (>= n)."""
@@ -259,7 +260,7 @@ def fill_polygon(out, dr, sp, n, xs, c0, c1, c2):
             _span(out, dr, r, xs[k], xs[k + 1], c0, c1, c2)
 
 
-@njit(cache=True)
+@compiled
 def fill_segment(out, dr, ax, ay, bx, by, h, c0, c1, c2):
     """A segment drawn h pixels either side (square caps), as pygame draws a line 2h wide:
     the band is shifted by half a pixel down-right, like pygame's even-width lines."""
@@ -305,7 +306,7 @@ def fill_segment(out, dr, ax, ay, bx, by, h, c0, c1, c2):
             _span(out, dr, r, xl, xr, c0, c1, c2)
 
 
-@njit(cache=True)
+@compiled
 def fill_disc(out, dr, cx, cy, rad, c0, c1, c2):
     """The disc of radius rad [px] about (cx, cy), decided at pixel centres."""
     if rad <= 0.0:
@@ -320,7 +321,7 @@ def fill_disc(out, dr, cx, cy, rad, c0, c1, c2):
         _span(out, dr, r, cx - half, cx + half, c0, c1, c2)
 
 
-@njit(cache=True)
+@compiled
 def fill_disc_pg(out, dr, cx, cy, rad, c0, c1, c2):
     """The disc pygame's ``draw.circle`` fills for centre (cx, cy) and radius rad [px]: both
     truncated to integers, then the midpoint circle of that radius about the pixel corner
@@ -356,7 +357,7 @@ def fill_disc_pg(out, dr, cx, cy, rad, c0, c1, c2):
                     _hspan(out, dr, row, x0 - h, x0 + h - 1, c0, c1, c2)
 
 
-@njit(cache=True)
+@compiled
 def fill_rect_snapped(out, dr, sp, n, c0, c1, c2):
     """The axis-aligned rectangle spanned by sp[:n] (pixel coordinates), its corners rounded
     half to even: the pixels [round(lo), round(hi)) in both directions, as render() rounds a
@@ -368,7 +369,7 @@ def fill_rect_snapped(out, dr, sp, n, c0, c1, c2):
         _hspan(out, dr, r, a, b, c0, c1, c2)
 
 
-@njit(cache=True)
+@compiled
 def fill_line_pg(out, dr, ax, ay, bx, by, width, c0, c1, c2):
     """The axis-aligned segment a-b (pixel coordinates) as ``pygame.draw.line`` draws it
     ``width`` pixels wide: the end points truncated toward zero, the band reaching
@@ -391,7 +392,7 @@ def fill_line_pg(out, dr, ax, ay, bx, by, width, c0, c1, c2):
         _hspan(out, dr, r, a, b, c0, c1, c2)
 
 
-@njit(cache=True)
+@compiled
 def fill_polygon_pg(out, dr, sp, n, xs, c0, c1, c2):
     """``pygame.draw.polygon``'s fill of sp[:n], whole-pixel coordinates (:func:`_truncate`):
     per row y from the top vertex to the bottom one, the crossings int(x1 + (y - y1)
@@ -435,7 +436,7 @@ def fill_polygon_pg(out, dr, sp, n, xs, c0, c1, c2):
             _hspan(out, dr, int(y), min(a, b), max(a, b), c0, c1, c2)
 
 
-@njit(cache=True)
+@compiled
 def line_pg(out, dr, x1, y1, x2, y2, width, c0, c1, c2):
     """``pygame.draw.line``'s pixels of a line ``width`` pixels wide between the whole-pixel
     points (x1, y1) and (x2, y2): Bresenham's points from end to end, each the centre of a
@@ -468,7 +469,7 @@ def line_pg(out, dr, x1, y1, x2, y2, width, c0, c1, c2):
             y1 += sy
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _truncate(sp, n):
     """Pixel coordinates sp[:n] truncated toward zero, as pygame takes them."""
     for i in range(n):
@@ -476,7 +477,7 @@ def _truncate(sp, n):
         sp[i, 1] = float(int(sp[i, 1]))
 
 
-@njit(cache=True)
+@compiled
 def _place(R, p, x, y, c, s, k, vw, sp):
     """Pixel coordinates of primitive p's vertices placed at origin (x, y), rotation (c, s),
     size factor k, in view ``vw``, into sp; returns the vertex count."""
@@ -492,7 +493,7 @@ def _place(R, p, x, y, c, s, k, vw, sp):
     return n
 
 
-@njit(cache=True)
+@compiled
 def _draw_placed(R, p, sp, n, k, out, dr, fill, edge, xs):
     """Draw primitive p (already placed into sp[:n]) with colours fill / edge (rows)."""
     kind = R.kind[p]
@@ -526,7 +527,7 @@ def _draw_placed(R, p, sp, n, k, out, dr, fill, edge, xs):
                          edge[0], edge[1], edge[2])
 
 
-@njit(cache=True)
+@compiled
 def draw_prim(R, p, x, y, c, s, k, vw, sp, xs, out, dr):
     """Draw primitive p placed at origin (x, y) [m], rotation (c, s), size factor k, in view
     ``vw``."""
@@ -534,13 +535,13 @@ def draw_prim(R, p, x, y, c, s, k, vw, sp, xs, out, dr):
     _draw_placed(R, p, sp, n, k, out, dr, R.fill[p], R.edge[p], xs)
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _blend(d, s, a):
     """pygame's alpha blend of source s over destination d at opacity a (0-255)."""
     return d + (((s - d) * a + s) >> 8)
 
 
-@njit(cache=True)
+@compiled
 def _draw_goals(e, W, R, goal_row, vw, sp, xs, out, dr):
     """The translucent goals, mark by mark: its outline at the goal pose, then its success
     circle, drawn into the env's overlay (part and mark index; last drawn wins, as on
@@ -551,8 +552,11 @@ def _draw_goals(e, W, R, goal_row, vw, sp, xs, out, dr):
     S = R.geo[G_SCALE]
     H = out.shape[0]
     for g in range(R.gstart.shape[0] - 1):
-        f0, f1, f2 = 1, g & 255, g >> 8  # the overlay codes of mark g: fill, edge
-        e0 = 2
+        # the overlay codes of mark g: fill, edge (int64, not literals: one signature of the
+        # fill kernels)
+        f0, f1, f2 = np.int64(1), g & 255, g >> 8
+        e0 = np.int64(2)
+        line_w = np.int64(2)  # the outline's width [px]
         tc = R.gcols[g, 2]
         gx, gy = goal_row[R.gcols[g, 0]], goal_row[R.gcols[g, 1]]
         gt = goal_row[tc] if tc >= 0 else 0.0
@@ -569,7 +573,7 @@ def _draw_goals(e, W, R, goal_row, vw, sp, xs, out, dr):
             for i in range(n if closed else n - 1):  # the outline as a 2 px line
                 j = i + 1 if i + 1 < n else 0
                 line_pg(ov, ovd, int(sp[i, 0]), int(sp[i, 1]), int(sp[j, 0]), int(sp[j, 1]),
-                        2, e0, f1, f2)
+                        line_w, e0, f1, f2)
         if R.grad[g] > 0.0:
             cpx, cpy = _to_px(R.geo, H, vw, gx, gy)
             # As pygame: the disc, then a 2 px ring (here: the disc 2 px smaller inside it).
@@ -596,7 +600,7 @@ def _draw_goals(e, W, R, goal_row, vw, sp, xs, out, dr):
                 orow[col, ch] = _blend(np.int64(orow[col, ch]), R.gcol[g, part - 1, ch], a)
 
 
-@njit(cache=True)
+@compiled
 def raster_env(e, W, R, goal_row, out):
     """Draw env e into ``out`` (H, W, 3) uint8, the env's own frame buffer (its previous
     frame, whose drawn pixels ``R.dirty[e]`` records): the background restored where the
@@ -641,7 +645,7 @@ def raster_env(e, W, R, goal_row, out):
         dc, dw = _dir_px(vw, c, s)
         bx = ax + dc * length * k * S
         by = ay + dw * length * k * S
-        c0, c1, c2 = np.uint8(R.heads[b, 1]), np.uint8(R.heads[b, 2]), np.uint8(R.heads[b, 3])
+        c0, c1, c2 = np.int64(R.heads[b, 1]), np.int64(R.heads[b, 2]), np.int64(R.heads[b, 3])
         fill_segment(out, dr, ax, ay, bx, by, 1.0, c0, c1, c2)
         fill_disc_pg(out, dr, ax, ay, 2.5, c0, c1, c2)
 

@@ -21,6 +21,7 @@ import numpy as np
 from numba import njit
 
 from .contacts import uf_find
+from .jit import compiled
 from .layout import (
     BI_KIND,
     BS_DRIVE,
@@ -137,7 +138,7 @@ def reports_for(world: World, body: int, env: int) -> list[ContactReport]:
     return out
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def sorted_slot(row, base, width, key_col, seen, slots, key):
     """Slot for a reading with sort ``key`` among ``seen`` earlier ones, largest key first.
 
@@ -192,7 +193,7 @@ def contact_array(body, cti, ctf, ctn, out, count):
         count[e] = n
 
 
-@njit(cache=True)
+@compiled
 def write_contacts(e, npairs, dts, gravity, prs, bint, epar, bsc, bis, pfl, cti, ctf, ctn,
                     hl):
     """The sensors stage: touching pairs of the last sub-step into the contact buffers.

@@ -35,9 +35,8 @@ A body's sleep is tied to its pose (``BS_SLX``..): a body moved from outside the
 
 from __future__ import annotations
 
-from numba import njit
-
 from .arrays import cold_row
+from .jit import compiled
 from .layout import (
     BI_KIND,
     BS_SLSAVE,
@@ -58,7 +57,7 @@ from .layout import (
 SLEEP_MIN_BODIES = 24  # movable bodies from which World turns sleeping on by default
 
 
-@njit(cache=True)
+@compiled
 def doze(e, first, movable, bint, pos, ang, vel, omg, bsc, bis):
     """Decide, before free motion, which bodies sleep in this sub-step (``bis[e, b, IS_SLEEP]``).
 
@@ -87,7 +86,7 @@ def doze(e, first, movable, bint, pos, ang, vel, omg, bsc, bis):
     return n
 
 
-@njit(cache=True)
+@compiled
 def settle(e, npairs, prs, pfl, bint, movable, pos, ang, vel, omg, bsc, bis):
     """At the end of a sub-step: mark the bodies that may sleep in the next one.
 
@@ -114,7 +113,7 @@ def settle(e, npairs, prs, pfl, bint, movable, pos, ang, vel, omg, bsc, bis):
             bsc[e, b, BS_SLT] = ang[e, b]
 
 
-@njit(cache=True)
+@compiled
 def save_sleep(e, movable, bsc):
     """Keep the sleep poses at the step's start in the cold rows of ``bsc`` (a rolled-back
     step of several sub-steps restores them; in the first sub-step they are not yet
@@ -126,7 +125,7 @@ def save_sleep(e, movable, bsc):
             bsc[e, r, BS_SLSAVE + j] = bsc[e, b, BS_SLX + j]
 
 
-@njit(cache=True)
+@compiled
 def restore_sleep(e, saved, movable, bsc, bis):
     """The sleep state at the step's start (``doze`` kept it in IS_SLEEP0), and the sleep
     poses when ``saved`` (``save_sleep``)."""

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
-
 from .contacts import LEVEL_INF
+from .jit import compiled
 from .layout import (
     BF_BRAD,
     BI_KIND,
@@ -63,7 +62,7 @@ _VEL_ITERS = 6
 _VEL_TOL = 1e-12  # [N s] impulse change below which the velocity passes stop
 
 
-@njit(cache=True)
+@compiled
 def _vel_weights(e, k, prs, bint, epar, bis):
     """Velocity-pass weights: passive bodies take impulses (and turn); a drive that yielded
     in this pair takes them on its translation only (it slides along what stopped it); a
@@ -96,12 +95,12 @@ def _vel_weights(e, k, prs, bint, epar, bis):
     return wa, ia, wb, ib, static_b
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _point_vel(e, body, rx, ry, vel, omg):
     return vel[e, body, 0] - omg[e, body] * ry, vel[e, body, 1] + omg[e, body] * rx
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _vel_row(e, k, j, a, b, nx, ny, static_b, pos, vel, omg, bsc, pfl):
     """Patch point j of pair k: (normal speed [m/s], speed wanted (the bounce) [m/s], lever
     arms r_a x n and r_b x n [m])."""
@@ -127,7 +126,7 @@ def _vel_row(e, k, j, a, b, nx, ny, static_b, pos, vel, omg, bsc, pfl):
             rbx * ny - rby * nx)
 
 
-@njit(cache=True)
+@compiled
 def velocity_pass(e, npairs, order, dt, prs, pos, ang, vel, omg, epar, bint, bflt, movable, bsc,
                   bis, pfl):
     """Recover velocities from the displacement, then sequential impulses at the contacts.

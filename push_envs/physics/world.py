@@ -20,7 +20,6 @@ from typing import Any
 import numba
 import numpy as np
 
-from ..envs.rng import seed_states
 from .arrays import WORLD_ABI, WorldArrays, aligned_zeros
 from .config import load_scene
 from .errors import short_repr
@@ -74,6 +73,7 @@ from .limits import MAX_COORD, MAX_MAGNITUDE, MAX_SCALE, MIN_MASS, MIN_SCALE
 from .narrowphase import MAX_VERTS
 from .params import SolverParams
 from .pipeline import PHYSICS, step_parallel, step_serial
+from .rng import seed_states
 from .scene import CompiledScene, compile_scene
 from .sensors import ContactReport, contact_array, reports_for
 from .sleeping import SLEEP_MIN_BODIES

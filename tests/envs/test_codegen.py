@@ -24,8 +24,8 @@ env = gym.make_vec("PushBox-v0", num_envs=2)
 env.reset(seed=0)
 env.step(np.zeros((2, 2)))
 k = env.unwrapped._kernels
-print(sum(step.step_serial.stats.cache_hits.values()),
-      sum(step.step_serial.stats.cache_misses.values()),
+print(sum(step.run_serial.stats.cache_hits.values()),
+      sum(step.run_serial.stats.cache_misses.values()),
       sum(h._compiled.cache_hits for h in k.HOOKS.values()), k.__file__)
 """
 
@@ -59,7 +59,7 @@ def test_every_task_shares_one_compiled_step_kernel():
     for env in envs:
         env.reset(seed=0)
         env.step(env.action_space.sample())
-    for kernel in (step.step_serial, step.step_parallel, step.reset_rows, step.step_rows,
+    for kernel in (step.run_serial, step.run_parallel, step.post_env, step.reset_env,
                    step.apply_action):
         # In this process: at most one overload (a callee loaded with its caller from the
         # cache has none). In the cache: exactly one compiled signature, not a second copy

@@ -79,7 +79,7 @@ def test_geodesic_distance_goes_through_the_doorway(venv):
     site = _site(m, 3.05, 1.85)
 
     def geo(x, y):
-        return geodesic.py_func(t.ip, t.fp, 0, site, 3.05, 1.85, x, y)
+        return geodesic(t.ip, t.fp, 0, site, 3.05, 1.85, x, y)
 
     d, dx, dy = geo(1.05, 1.85)  # straight through the doorway
     assert d == pytest.approx(2.0, abs=1e-9) and (dx, dy) == pytest.approx((1.0, 0.0))

@@ -6,8 +6,8 @@ import os
 import numpy as np
 import pytest
 
-from push_envs.physics import World
-from push_envs.physics.broadphase import find_pairs
+from push_envs.physics import World, broadphase
+from push_envs.physics.jit import python_entry
 from push_envs.physics.layout import (
     PF_MAXX,
     PF_MAXY,
@@ -18,6 +18,8 @@ from push_envs.physics.layout import (
     PR_B,
     PR_SP,
 )
+
+find_pairs = python_entry(broadphase.find_pairs)  # compiled-only: a twin that takes Python calls
 
 
 def crowd(scn, n_robots=10, n_boxes=200, spacing=0.5, seed=0):

@@ -10,7 +10,8 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
-from numba import njit
+
+from .jit import compiled
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -40,7 +41,7 @@ def seed_states_of(seeds: Sequence[int]) -> np.ndarray:
     return out
 
 
-@njit(cache=True)
+@compiled
 def next_u64(rng, e):
     """Next 64-bit output of stream ``e`` (advances ``rng[e]``)."""
     rng[e] += _GOLDEN
@@ -50,13 +51,13 @@ def next_u64(rng, e):
     return z ^ (z >> _S31)
 
 
-@njit(cache=True)
+@compiled
 def uniform(rng, e, lo, hi):
     """A float uniform in [lo, hi) from stream ``e``."""
     return lo + (hi - lo) * (float(next_u64(rng, e) >> _S11) * _INV53)
 
 
-@njit(cache=True)
+@compiled
 def normal(rng, e, mean, std):
     """A normal draw N(mean, std^2) from stream ``e`` (Box-Muller; two uniforms per draw)."""
     u1 = 1.0 - float(next_u64(rng, e) >> _S11) * _INV53  # in (0, 1]: log is finite

@@ -1,0 +1,81 @@
+"""The package's compiled functions: entry kernels, and code only compiled code calls.
+
+numba compiles two wrappers around every ``@njit`` function beside its own code: a Python
+entry point that unboxes each argument from a Python object, and a C entry point. For the
+engine's stage functions, which take 15-25 arrays each (a hook or a family helper takes the
+~100 arrays of W, V and T), those wrappers are most of the function's code: they took about
+a fifth of a fresh machine's first ``gym.make("PushBox-v0")`` (48 -> 40 CPU-s, measured with
+``benchmarks/cold_start.py``). Code that only compiled code calls needs neither, so:
+
+* :func:`compiled` (``@compiled``, ``@compiled(inline="always")``): cached, no wrappers. A
+  call from Python raises ``TypeError`` naming the function (without the wrapper numba would
+  jump into nothing).
+* ``@njit(cache=True)``: a kernel Python calls (an entry point, or a function the tests
+  call directly).
+
+Both are keyed in the cache by :mod:`push_envs._numba_cache`; one Python function must never
+be compiled by both (the cache does not tell the two apart).
+"""
+
+from __future__ import annotations
+
+import functools
+import types
+from collections.abc import Callable
+from typing import Any
+
+from numba import njit
+from numba.core import config
+from numba.core.registry import CPUDispatcher
+
+
+COMPILED_ONLY = "__push_envs_compiled_only__"
+"""The mark :func:`compiled` sets on its function (the cache keys entries by it)."""
+
+
+class CompiledOnly(CPUDispatcher):
+    """A numba dispatcher without a Python entry point: callable from compiled code only."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError(
+            f"{self.py_func.__module__}.{self.py_func.__qualname__} is compiled for compiled "
+            "callers only (push_envs.physics.jit.compiled: no Python entry point); call it "
+            "from an @njit function, or its plain Python version as .py_func")
+
+
+def compiled(fn: Callable[..., Any] | None = None, *, inline: str = "never",
+             **options: Any) -> Any:
+    """Compile ``fn`` (cached) for calls from compiled code only: no Python or C wrapper.
+
+    ``inline``: numba's IR inlining (``"always"`` types ``fn``'s body again inside every
+    caller; use it only where a measurement shows it pays). ``options``: further numba target
+    options (``_nrt=False`` ...).
+    """
+
+    def wrap(func: Callable[..., Any]) -> Any:
+        if config.DISABLE_JIT:
+            return func
+        targetoptions = dict(nopython=True, no_cpython_wrapper=True, no_cfunc_wrapper=True,
+                             inline=inline, **options)
+        # A copy of the function, marked: the cache stamps it apart from an @njit of the same
+        # code (push_envs._numba_cache), whose entry has the Python wrapper this one lacks.
+        own = types.FunctionType(func.__code__, func.__globals__, func.__name__,
+                                 func.__defaults__, func.__closure__)
+        functools.update_wrapper(own, func)
+        del own.__wrapped__
+        own.__dict__[COMPILED_ONLY] = True
+        disp = CompiledOnly(py_func=own, locals={}, targetoptions=targetoptions)
+        disp.enable_caching()
+        return disp
+
+    return wrap if fn is None else wrap(fn)
+
+
+def python_entry(disp: CompiledOnly) -> Any:
+    """A Python-callable twin of a :func:`compiled` function (for tests and notebooks): the
+    same code with numba's Python entry point, compiled on first call and never cached (so
+    it never shares a cache entry with ``disp``). Its callees are ``disp``'s callees."""
+    return njit(disp.py_func)
+
+
+__all__ = ["CompiledOnly", "compiled", "python_entry"]
