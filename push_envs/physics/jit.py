@@ -28,7 +28,6 @@ from numba import njit
 from numba.core import config
 from numba.core.registry import CPUDispatcher
 
-
 COMPILED_ONLY = "__push_envs_compiled_only__"
 """The mark :func:`compiled` sets on its function (the cache keys entries by it)."""
 
