@@ -98,7 +98,7 @@ def piece_vertices(tab: np.ndarray) -> list[np.ndarray]:
     return out
 
 
-@compiled(inline="always")
+@compiled
 def vertex(tab, k, j, x, y, c, s):
     """Vertex j of the piece at offset k, placed at pose (x, y, c, s); coordinates [m]."""
     lx, ly = tab[k + PC_V + 2 * j], tab[k + PC_V + 1 + 2 * j]

@@ -81,25 +81,25 @@ CONTACT_FIELDS = P.CONTACT_FIELDS
 
 
 # ------------------------------------------------------------------------------ columns
-@compiled(inline="always")
+@compiled
 def obj(T, i):
     """Body index of object i."""
     return T.ip[T.ip[IP.obj0] + i]
 
 
-@compiled(inline="always")
+@compiled
 def col(T, block, i):
     """Column of object i's entry in the per-object memory block ``block``."""
     return len(MEM) + block * T.ip[IP.n_obj] + i
 
 
-@compiled(inline="always")
+@compiled
 def slot_of(T, b):
     """Object slot of body b, or -1."""
     return T.ip[T.ip[IP.slot0] + b]
 
 
-@compiled(inline="always")
+@compiled
 def rot(c, s, x, y):
     """World vector (x, y) in the frame of heading (c, s)."""
     return c * x + s * y, -s * x + c * y
@@ -198,7 +198,7 @@ def robot_progress(e, T, target, d):
     return out
 
 
-@compiled(inline="always")
+@compiled
 def pair_distance(ag, dg, i):
     """Distance [m] between the i-th (x, y) pairs of two goal vectors."""
     dx, dy = ag[2 * i] - dg[2 * i], ag[2 * i + 1] - dg[2 * i + 1]
@@ -371,7 +371,7 @@ def place_all(e, W, V, T):
     place_robot(e, W, V, T)
 
 
-@compiled(inline="always")
+@compiled
 def task_column(T):
     """First observation column after the robot head and its contact slots."""
     return HEAD + CONTACT_FIELDS * T.ip[IP.max_contacts]

@@ -305,7 +305,7 @@ def observe(e, W, V, T):
         row[q + 7] = mem[e, col(T, M.B_TOUCH, best)]
 
 
-@compiled(inline="always")
+@compiled
 def _k(T):
     """How many nearest clutter bodies the observation holds (the task's int after the
     family's)."""

@@ -267,7 +267,7 @@ def map_tables(occ: np.ndarray, res: float, offset: tuple, layouts: tuple[int, i
 
 
 # ------------------------------------------------------------------------------ hooks
-@compiled(inline="always")
+@compiled
 def _tile(ip, t, col):
     return ip[ip[IP.tab_tiles] + t * len(TILE) + col]
 

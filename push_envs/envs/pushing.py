@@ -74,7 +74,7 @@ SPAWN_DENSITY_MAX = 0.5  # share of the spawn area the object's and robots' disc
 # The helpers taking the kernel structures (W, V, T) are inlined: a call passes every array of
 # every structure it takes, flattened (~90 arrays, ~800 scalars), which cost more than the
 # helper's own work on each env-step.
-@compiled(inline="always")
+@compiled
 def _clip(x, limit):
     return -limit if x < -limit else (limit if x > limit else x)
 
@@ -205,7 +205,7 @@ def observe_single(e, W, V, T):
 
 
 # ------------------------------------------------------------------------------- reward
-@compiled(inline="always")
+@compiled
 def heading_error(c, s, cg, sg):
     """|angle between headings (c, s) and (cg, sg)| [rad], in [0, pi]."""
     return abs(math.atan2(sg * c - cg * s, cg * c + sg * s))

@@ -102,7 +102,7 @@ receives by pointer (``abi.py``)."""
 load_world = WORLD_ABI.loader
 
 
-@compiled(inline="always")
+@compiled
 def cold_row(bsc: np.ndarray, b: int) -> int:
     """Row of ``bsc[e]`` holding body b's cold columns (``layout.BS_SAVE``...): the rows
     after the B hot ones."""

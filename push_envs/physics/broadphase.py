@@ -52,7 +52,7 @@ from .layout import (
 _SWEEP_MIN = 24  # below this many movable bodies, test all pairs directly
 
 
-@compiled(inline="always")
+@compiled
 def swept_box(e, b, bflt, epar, bsc, fat, aabb):
     """Box [m] of body b over its sub-step (start and predicted pose), grown by ``fat`` [m],
     into ``aabb[e, b]``; returns the body's travel [m] (displacement plus spin times reach)."""
@@ -151,7 +151,7 @@ def sweep_order(e, movable, aabb, stamp):
     return base
 
 
-@compiled(inline="always")
+@compiled
 def _push_pair(e, prs, n, cap, a, b, sp):
     if n < cap:
         prs[e, n, PR_A] = a
@@ -161,7 +161,7 @@ def _push_pair(e, prs, n, cap, a, b, sp):
     return n + 1
 
 
-@compiled(inline="always")
+@compiled
 def _wake_pair(e, a, b, fat, bflt, epar, bsc, bis, aabb):
     """Wake whichever of a, b sleeps when the other is awake (its box grows to the awake
     fattening ``fat`` [m]); returns 1 if one was woken."""

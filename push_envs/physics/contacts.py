@@ -87,7 +87,7 @@ LEVEL_DRIVE = 1 << 30  # start level of a drive (below LEVEL_INF)
 # --------------------------------------------------------------------------------------------
 # Narrow phase of one candidate pair
 # --------------------------------------------------------------------------------------------
-@compiled(inline="always")
+@compiled
 def _place(e, p, cx, cy, c, s, sc, pint, pvert, vb):
     """World vertices of movable piece p of a body at COM (cx, cy), rotation (c, s), scale sc."""
     nv = pint[p, PI_NV]
@@ -182,13 +182,13 @@ _DS_GROUP = 2  # mask of the slots in slot i's group
 pair_contact_call = compiled(pair_contact.py_func)
 
 
-@compiled(inline="always")
+@compiled
 def _ds(row, i):
     """Index in gsc[e] of entry ``row`` of drive slot i."""
     return GS_SLOTS + DS_ROWS * i + row
 
 
-@compiled(inline="always")
+@compiled
 def _push_dir(e, k, prs, pos, pfl):
     """Direction [unit] in which the drive of pair k pushes its passive body b: along the
     contact normal while they touch, else along the line between their centres."""
@@ -565,7 +565,7 @@ def prepare(e, npairs, prs, pos, ang, epar, bint, bflt, pint, pvert, pflt, sint,
     return touching
 
 
-@compiled(inline="always")
+@compiled
 def _pair_level(e, k, prs, bis):
     if prs[e, k, PR_SP] >= 0:
         return 0

@@ -17,7 +17,7 @@ from .jit import compiled
 from .layout import BF_COMX, BF_COMY, EP_SCALE
 
 
-@compiled(inline="always")
+@compiled
 def com_offset(e, b, c, s, bflt, epar):
     """World-frame offset [m] from body b's origin to its centre of mass in env e, for a
     heading whose cosine and sine are ``c`` and ``s``."""
@@ -26,7 +26,7 @@ def com_offset(e, b, c, s, bflt, epar):
     return c * lx - s * ly, s * lx + c * ly
 
 
-@compiled(inline="always")
+@compiled
 def origin_pose(e, b, pos, ang, bflt, epar):
     """Origin pose of body b in env e: (x [m], y [m], theta [rad], cos, sin of theta)."""
     th = ang[e, b]
@@ -35,7 +35,7 @@ def origin_pose(e, b, pos, ang, bflt, epar):
     return pos[e, b, 0] - ox, pos[e, b, 1] - oy, th, c, s
 
 
-@compiled(inline="always")
+@compiled
 def place_origin(e, b, x, y, th, pos, ang, bflt, epar):
     """Put body b's origin at (x, y) [m] with heading th [rad] (moves its centre of mass)."""
     ox, oy = com_offset(e, b, math.cos(th), math.sin(th), bflt, epar)

@@ -30,7 +30,7 @@ DRIVE_ACKER = 3
 DRIVE_NAMES = {"diff": DRIVE_DIFF, "omni": DRIVE_OMNI, "acker": DRIVE_ACKER}
 
 
-@compiled(inline="always")
+@compiled
 def _clip(x, lo, hi):
     return lo if x < lo else (hi if x > hi else x)
 
@@ -102,7 +102,7 @@ def drive_motion(drive, d0, d1, theta, wheelbase, dt):
     )
 
 
-@compiled(inline="always")
+@compiled
 def _decelerate(speed, decel, dt):
     """Distance covered [m] and final speed [m/s] under constant deceleration from ``speed``."""
     if decel <= 0.0:

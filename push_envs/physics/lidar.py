@@ -104,7 +104,7 @@ def lidar_arrays(lidars, num_envs: int) -> LidarArrays:
 
 
 # --------------------------------------------------------------------------- ray vs piece
-@compiled(inline="always")
+@compiled
 def ray_circle(ox, oy, dx, dy, cx, cy, r):
     """Distance along the unit ray (o, d) to the circle (c, r) [m]; 0 from inside, inf on a
     miss. The near root -b - sqrt(b^2 - c) is taken as c / (-b + sqrt(b^2 - c)) (no
@@ -122,7 +122,7 @@ def ray_circle(ox, oy, dx, dy, cx, cy, r):
     return c / (-b + math.sqrt(disc))
 
 
-@compiled(inline="always")
+@compiled
 def ray_polygon(v, nv, ox, oy, dx, dy):
     """Distance along the ray (o, d) into the convex CCW polygon v[:nv] (Cyrus-Beck clipping
     by the edges' half-planes); 0 from inside, inf on a miss."""
@@ -151,7 +151,7 @@ def ray_polygon(v, nv, ox, oy, dx, dy):
     return te if te > 0.0 else 0.0
 
 
-@compiled(inline="always")
+@compiled
 def ray_segment(ax, ay, bx, by, ox, oy, dx, dy):
     """Distance along the ray (o, d) to the segment a-b; inf on a miss (or when parallel)."""
     ex, ey = bx - ax, by - ay

@@ -80,7 +80,7 @@ MAX_VERTS = 8
 _REF_TOL = 1e-9
 
 
-@compiled(inline="always")
+@compiled
 def _edge_normal(v, n, i):
     j = i + 1 if i + 1 < n else 0
     ex = v[j, 0] - v[i, 0]

@@ -114,7 +114,7 @@ _RELEVELS = 2  # times a sub-step may re-order its sweeps for contacts made whil
 _MIN_HALF = 1e-6  # [m] floor on the half-thickness used to size sub-steps (no division by 0)
 
 
-@compiled(inline="always")
+@compiled
 def _speed(e, b, bint, bflt, epar, vel, omg, drv, cmd):
     """Bound [m/s] on how fast any point of movable body b moves this step: a driven body's
     faster of its drive state and its (clipped) command, a passive body's velocity; both
@@ -134,7 +134,7 @@ def _speed(e, b, bint, bflt, epar, vel, omg, drv, cmd):
     return d0 + d1 * reach
 
 
-@compiled(inline="always")
+@compiled
 def _count(speed, dt, frac, half):
     """Sub-steps [-] that keep a body at ``speed`` [m/s] within ``frac`` of ``half`` [m] per
     sub-step (uncapped; 1 << 30 for a speed past any count)."""

@@ -75,7 +75,7 @@ _OVERSHOOT_REACH = 0.05  # [m] largest overshoot gap the re-check looks for
 # --------------------------------------------------------------------------------------------
 # Weights and single-pair resolution
 # --------------------------------------------------------------------------------------------
-@compiled(inline="always")
+@compiled
 def pair_weights(e, k, prs, bint, epar, fa, fb, yield_drive):
     """Inverse mass [1/kg] and inverse inertia [1/(kg m^2)] of a and b for pair k.
 
@@ -108,14 +108,14 @@ def pair_weights(e, k, prs, bint, epar, fa, fb, yield_drive):
     return wa, ia, wb, ib
 
 
-@compiled(inline="always")
+@compiled
 def _move(e, body, dx, dy, dth, pos, ang):
     pos[e, body, 0] += dx
     pos[e, body, 1] += dy
     ang[e, body] += dth
 
 
-@compiled(inline="always")
+@compiled
 def _friction(e, k, a, nx, ny, px, py, wa, pos, ang, bsc, pfl):
     """Coulomb friction of a (moving) against an immovable surface, in position space.
 
@@ -247,7 +247,7 @@ resolve_call = compiled(resolve.py_func)
 # --------------------------------------------------------------------------------------------
 # Blocked bodies (simplified shock propagation)
 # --------------------------------------------------------------------------------------------
-@compiled(inline="always")
+@compiled
 def _register_block(e, body, k, bis):
     n = bis[e, body, IS_NBLK]
     for i in range(n):
@@ -261,7 +261,7 @@ def _register_block(e, body, k, bis):
 _BACK_COS = 0.1  # a blocker backs a push within ~84 deg of its normal
 
 
-@compiled(inline="always")
+@compiled
 def _backed(e, body, px, py, prs, bis, pfl):
     """Whether a push along (px, py) [unit] on a blocked ``body`` meets one of its blockers.
 

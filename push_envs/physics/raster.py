@@ -133,7 +133,7 @@ class RasterArrays(NamedTuple):
     ovdirty: np.ndarray
 
 
-@compiled(inline="always")
+@compiled
 def _widen(dr, r, a, b):
     """Widen row r's dirty range ``dr[r]`` (first, last column drawn) to cover a..b."""
     if a < dr[r, 0]:
@@ -145,7 +145,7 @@ def _widen(dr, r, a, b):
 TOP_VIEW = (0.0, 0.0, 0.0, 1.0, 0.0)  # a frame's view (_view): the top-down map
 
 
-@compiled(inline="always")
+@compiled
 def _to_px(geo, H, vw, x, y):
     """Pixel coordinates (column, row) [px] of the world point (x, y) [m] in an image H rows
     high (rows grow downwards). ``vw`` is the frame's view (:func:`_view`): top-down, world
@@ -160,7 +160,7 @@ def _to_px(geo, H, vw, x, y):
     return geo[G_MX] - left * S, geo[G_MY] - fwd * S
 
 
-@compiled(inline="always")
+@compiled
 def _dir_px(vw, c, s):
     """The image direction (column, row per pixel of length) of the world direction at angle
     (cos c, sin s)."""
@@ -181,7 +181,7 @@ def _view(e, W, R):
     return (1.0, x, y, c, s)
 
 
-@compiled(inline="always")
+@compiled
 def _hspan(out, dr, r, a, b, c0, c1, c2):
     """Colour pixels a..b of row r (clipped to the image) and widen row r's dirty range
     ``dr[r]`` (first, last column drawn) to cover them."""
@@ -199,7 +199,7 @@ def _hspan(out, dr, r, a, b, c0, c1, c2):
         orow[c, 2] = c2
 
 
-@compiled(inline="always")
+@compiled
 def _take_row(d, r):
     """Row r's dirty range (first, last column drawn), which is then marked clean."""
     lo, hi = d[r, 0], d[r, 1]
@@ -208,13 +208,13 @@ def _take_row(d, r):
     return lo, hi
 
 
-@compiled(inline="always")
+@compiled
 def _span(out, dr, r, xl, xr, c0, c1, c2):
     """Colour the pixels of row r whose centres lie in [xl, xr]."""
     _hspan(out, dr, r, int(math.ceil(xl - 0.5)), int(math.floor(xr - 0.5)), c0, c1, c2)
 
 
-@compiled(inline="always")
+@compiled
 def _rows(lo, hi, H):
     """Rows whose centres lie in [lo, hi]."""
     r0 = int(math.ceil(lo - 0.5))
@@ -222,7 +222,7 @@ def _rows(lo, hi, H):
     return max(r0, 0), min(r1, H - 1)
 
 
-@compiled(inline="always")
+@compiled
 def _bounds(sp, n):
     """The bounding box of the points sp[:n]: x low, x high, y low, y high."""
     xlo, xhi, ylo, yhi = np.inf, -np.inf, np.inf, -np.inf
@@ -469,7 +469,7 @@ def line_pg(out, dr, x1, y1, x2, y2, width, c0, c1, c2):
             y1 += sy
 
 
-@compiled(inline="always")
+@compiled
 def _truncate(sp, n):
     """Pixel coordinates sp[:n] truncated toward zero, as pygame takes them."""
     for i in range(n):
@@ -535,7 +535,7 @@ def draw_prim(R, p, x, y, c, s, k, vw, sp, xs, out, dr):
     _draw_placed(R, p, sp, n, k, out, dr, R.fill[p], R.edge[p], xs)
 
 
-@compiled(inline="always")
+@compiled
 def _blend(d, s, a):
     """pygame's alpha blend of source s over destination d at opacity a (0-255)."""
     return d + (((s - d) * a + s) >> 8)

@@ -138,7 +138,7 @@ def reports_for(world: World, body: int, env: int) -> list[ContactReport]:
     return out
 
 
-@compiled(inline="always")
+@compiled
 def sorted_slot(row, base, width, key_col, seen, slots, key):
     """Slot for a reading with sort ``key`` among ``seen`` earlier ones, largest key first.
 
