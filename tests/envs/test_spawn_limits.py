@@ -154,6 +154,38 @@ def test_coop_push_large_box_never_starts_solved():
     env.close()
 
 
+@pytest.mark.parametrize("mode", [gym.vector.AutoresetMode.NEXT_STEP,
+                                  gym.vector.AutoresetMode.SAME_STEP])
+def test_an_autoreset_whose_spawn_fails_is_refused_by_step(mode):
+    # 2.7 m between box and goal fits only from corner to corner of the box's 1.98 m square
+    # of centres, so most whole draws fail: some seeds start, and a later autoreset fails.
+    # It must raise, not start an episode with the box nearer its goal than asked.
+    kwargs = dict(goal_separation=2.7, spawn_region=(0.0, 0.0, 3.0, 3.0),
+                  max_episode_steps=1)
+    env = gym.make_vec("PushClutter-v0", num_envs=1, autoreset_mode=mode, **kwargs)
+    w = env.unwrapped.world
+    goal = env.unwrapped.task_arrays.goal
+    started = refused = 0
+    for seed in range(40):
+        try:
+            env.reset(seed=seed)
+        except ValueError:
+            continue
+        started += 1
+        assert math.dist(w.com("box")[0], goal[0, :2]) >= 2.7
+        try:
+            for _ in range(50):
+                env.step(np.zeros((1, 2), np.float32))
+                assert math.dist(w.com("box")[0], goal[0, :2]) >= 2.7
+        except RuntimeError as err:
+            assert "goal_separation=2.7" in str(err)
+            refused += 1
+            with pytest.raises(gym.error.ResetNeeded):
+                env.step(np.zeros((1, 2), np.float32))
+    assert started >= 1 and refused >= 1, (started, refused)
+    env.close()
+
+
 @pytest.mark.parametrize("kwargs", [dict(success_distance=2.0), dict(success_distance=1.5),
                                     dict(spawn_region=(0.0, 0.0, 2.0, 3.0))])
 def test_wall_slide_goal_that_would_start_solved_or_not_fit_is_refused(kwargs):
