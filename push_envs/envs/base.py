@@ -536,6 +536,19 @@ class PushVectorEnv(VectorEnv):
         self._need_reset[mask] = 0
         for e in np.flatnonzero(mask[: len(self._trails)]):
             self._trails[e].clear()
+        self._check_spawns(mask, ValueError)
+
+    def _check_spawns(self, rows: np.ndarray, error: type[Exception]) -> None:
+        """Refuse the task's arguments when the spawn of an env of ``rows`` (just reset) found
+        no place for a body without overlap even after the task drew it again: its episode
+        must not start, so the batch needs a reset (with arguments that fit) before a step."""
+        failed = self.task.spawn_failures(self.task_arrays)
+        if failed is None:
+            return
+        bad = np.flatnonzero(failed & rows)
+        if len(bad):
+            self._started = False
+            raise error(self.task.spawn_refusal(int(bad[0]), len(bad)))
 
     # ------------------------------------------------------------------------- gym interface
     def reset(self, *, seed: int | Sequence[int] | np.ndarray | None = None,
@@ -588,6 +601,10 @@ class PushVectorEnv(VectorEnv):
         was_reset = self._need_reset.astype(bool) if ar == AR_NEXT_STEP else None
         self._advance(a)
         done = self._term | self._trunc
+        # Rows that started a new episode inside this step (autoreset) spawned: check them.
+        fresh = done if ar == AR_SAME_STEP else was_reset
+        if fresh is not None and fresh.any():
+            self._check_spawns(fresh, RuntimeError)
         info = self._info(self._info_f, None)
         obs = self._observation()
         rew = self._rew.copy()

@@ -60,7 +60,10 @@ IP = columns("robot max_contacts n_obj obj0 slot0")
 FP_NAMES = ("x0 y0 x1 y1 success_distance w_robot w_object w_place w_disturb bonus "
             "step_penalty robot_r traction margin gap").split()
 FP = columns(FP_NAMES)
-MEM = columns("n_circ target prev_robot contacts tally total")
+MEM = columns("n_circ target prev_robot contacts tally total spawn_fail")
+# MEM.spawn_fail: 1 when a body of this env's last spawn found no clear spot (see free_spot);
+# the task's spawn then draws again (``_RESPAWNS`` times) and Python refuses the arguments
+# should the last attempt fail too (ManyObjectTask.spawn_failures).
 # Per-object blocks of T.mem after the head, each n_obj columns wide.
 B_DIST = 0  # previous progress distance of the object [m]
 B_FLAG = 1  # object at its goal / inside the region (0/1) after the last step
@@ -71,6 +74,7 @@ B_KEY = 5  # task scratch (e.g. distances for a nearest-k selection)
 N_BLOCKS = 6
 _TRIES = 64  # rejection-sampling attempts of a spawn draw
 _MORE_TRIES = 4032  # further attempts when the first _TRIES fail (a crowded spawn)
+_RESPAWNS = 16  # whole-spawn draws of an env before its arguments are refused
 SPAWN_DENSITY_MAX = 0.5
 """Largest share of the spawn area (the region shrunk by ``wall_margin``) that the spawn's
 bounding discs, each widened by half the spawn gap, may cover at the largest sizes of the
@@ -248,7 +252,15 @@ def randomise(e, W, V, b, mass_lo, mass_hi, fric_lo, fric_hi, scale_lo, scale_hi
 
 @compiled
 def clear_circles(e, T):
+    """Start a spawn attempt: no kept circles, no failed placement."""
     T.mem[e, MEM.n_circ] = 0.0
+    T.mem[e, MEM.spawn_fail] = 0.0
+
+
+@compiled
+def spawn_failed(e, T):
+    """True when a body of env e's current spawn attempt found no clear spot."""
+    return T.mem[e, MEM.spawn_fail] != 0.0
 
 
 @compiled
@@ -302,10 +314,12 @@ def free_spot(e, V, T, rad, gap, ax, ay, bx, by, spread, fx, fy, far):
 
     Rejection sampling: up to ``_TRIES`` draws, then up to ``_MORE_TRIES`` more (a crowded
     but feasible spawn; the first ``_TRIES`` are the draws of earlier versions, so spawns that
-    found a spot there are unchanged). An overlap is never left for the solver to separate:
-    squeezed between crowded bodies, it pushed them through the walls. The construction
-    check (``ManyObjectTask.check_spawn``) refuses arguments whose discs cannot be packed;
-    should every draw still fail, the one with the most slack (least overlap) is used."""
+    found a spot there are unchanged). When ``spread`` > 0 and no draw along the segment is
+    clear (the strip is full), as many more are drawn in the whole region. An overlap is
+    never left for the solver to separate: squeezed between crowded bodies, it pushed them
+    through the walls. Should every draw fail, the one with the most slack is kept (so the
+    attempt can finish) and ``MEM.spawn_fail`` is set: the task's spawn draws the env again,
+    and Python refuses the arguments if its last attempt fails too."""
     fp, rng = T.fp, V.rng
     m = fp[FP.margin]
     x0, y0 = fp[FP.x0] + rad + m, fp[FP.y0] + rad + m
@@ -317,8 +331,9 @@ def free_spot(e, V, T, rad, gap, ax, ay, bx, by, spread, fx, fy, far):
     best = -math.inf
     best_x, best_y = x, y
     found = False
-    for _ in range(_TRIES + _MORE_TRIES):
-        if spread > 0.0 and L > 1e-9:
+    along = spread > 0.0 and L > 1e-9
+    for k in range((2 if along else 1) * (_TRIES + _MORE_TRIES)):
+        if along and k < _TRIES + _MORE_TRIES:
             t = uniform(rng, e, 0.1, 0.9)
             w = uniform(rng, e, -spread, spread)
             x = ax + t * ux - w * uy / L
@@ -336,6 +351,7 @@ def free_spot(e, V, T, rad, gap, ax, ay, bx, by, spread, fx, fy, far):
             best, best_x, best_y = sl, x, y
     if not found:
         x, y = best_x, best_y
+        T.mem[e, MEM.spawn_fail] = 1.0
     add_circle(e, T, x, y, rad)
     return x, y
 
@@ -362,13 +378,17 @@ def place_robot(e, W, V, T):
 
 
 @compiled
-def place_all(e, W, V, T):
+def place_all(e, W, V, T, robot_first):
     """Every object at a free spot anywhere in the region (clear of the kept circles and of
-    each other by ``gap``), then the robot."""
+    each other by ``gap``), then the robot; the robot first when ``robot_first`` (a spawn
+    drawn again: a large robot placed last among many small bodies is what fails)."""
+    if robot_first:
+        place_robot(e, W, V, T)
     for i in range(T.ip[IP.n_obj]):
         place_body(e, W, V, T, obj(T, i), T.fp[FP.gap], 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
                    0.0)
-    place_robot(e, W, V, T)
+    if not robot_first:
+        place_robot(e, W, V, T)
 
 
 @compiled
@@ -549,15 +569,29 @@ class ManyObjectTask(TaskSpec):
         covered = sum(math.pi * (r + 0.5 * g) ** 2 for r, g in discs)
         if 2 * (biggest + margin) > min(x1 - x0, y1 - y0) or \
                 covered > SPAWN_DENSITY_MAX * area:
-            names = [a for _, a in self.numbered] + list(self.spawn_args) + \
-                ["spawn_region", "wall_margin"]
-            given = ", ".join(f"{a}={self.args.get(a)!r}" for a in dict.fromkeys(names))
             raise ValueError(
-                f"{self.id}: {given} cannot be spawned without overlap: its {len(discs)} "
-                f"bounding discs (up to {biggest:.3g} m, at the largest sizes) cover "
-                f"{covered:.3g} m^2, more than {SPAWN_DENSITY_MAX:g} of the {area:.3g} m^2 "
-                f"spawn area (spawn_region {reg} shrunk by wall_margin {margin:g} m); use "
-                f"fewer or smaller bodies or a larger spawn_region")
+                f"{self.id}: {self.crowding_args()} cannot be spawned without overlap: "
+                f"its {len(discs)} bounding discs (up to {biggest:.3g} m, at the largest "
+                f"sizes) cover {covered:.3g} m^2, more than {SPAWN_DENSITY_MAX:g} of the "
+                f"{area:.3g} m^2 spawn area (spawn_region {reg} shrunk by wall_margin "
+                f"{margin:g} m); use fewer or smaller bodies or a larger spawn_region")
+
+    def crowding_args(self) -> str:
+        """``name=value`` of the arguments that decide how crowded a spawn is."""
+        names = [a for _, a in self.numbered] + list(self.spawn_args) + \
+            ["spawn_region", "wall_margin"]
+        return ", ".join(f"{a}={self.args.get(a)!r}" for a in dict.fromkeys(names))
+
+    def spawn_failures(self, task_arrays: Any) -> np.ndarray:
+        return task_arrays.mem[:, MEM.spawn_fail] != 0.0
+
+    def spawn_refusal(self, e: int, count: int) -> str:
+        return (f"{self.id}: {self.crowding_args()} cannot be spawned without overlap: in "
+                f"{count} env(s) (env {e} first) a body found no spot clear of the bodies "
+                f"and goals placed before it (nor far enough from its goal) in {_RESPAWNS} "
+                f"draws of the whole spawn; an overlap is never left for the solver, which "
+                f"would push bodies through the walls. Use fewer or smaller bodies or a "
+                f"larger spawn_region")
 
     def size_checks(self, sc: Any) -> list[tuple[str, float, float, str]]:
         """(argument, its low end, the thinnest half-thickness [m] it gives, body) of each

@@ -83,7 +83,7 @@ class PushClutter(M.ManyObjectTask):
         size = self.args["box_size_range"]
         return max(size[1] if size else 1.0, 2.0)  # 0.2 m clutter up to 0.4 m
 
-    spawn_args = ("clutter_size_range", "box_size_range")
+    spawn_args = ("clutter_size_range", "box_size_range", "clutter_spread", "goal_separation")
 
     def spawn_discs(self, sc: Any, robot_r: float, succ: float) -> list[tuple[float, float]]:
         """The goal and the box (the box's radius at its largest factor), every clutter body
@@ -212,11 +212,12 @@ class PushClutter(M.ManyObjectTask):
 def spawn(e, W, V, T):
     """The box's and every clutter body's mass, friction and size drawn; the goal; the box at
     least ``goal_separation`` from it; the clutter anywhere free, or along the box -> goal
-    line (at most ``spread`` [m] to either side) when ``spread`` > 0; the robot anywhere
-    free."""
+    line (at most ``spread`` [m] to either side) when ``spread`` > 0, or anywhere free when
+    that strip is full; the robot anywhere free. If a body finds no clear spot, the goal and
+    poses are drawn again (sizes kept, the robot before the clutter), up to
+    ``M._RESPAWNS`` times."""
     fp = T.fp
     n = T.ip[IP.n_obj]
-    M.clear_circles(e, T)
     box = M.obj(T, 0)
     s = M.randomise(e, W, V, box, fp[FP.mass_lo], fp[FP.mass_hi], fp[FP.fric_lo],
                     fp[FP.fric_hi], fp[FP.scale_lo], fp[FP.scale_hi])
@@ -228,15 +229,23 @@ def spawn(e, W, V, T):
         M.randomise(e, W, V, b, fp[FP.c_mass_lo], fp[FP.c_mass_hi], fp[FP.c_fric_lo],
                     fp[FP.c_fric_hi], lo, hi)
     rad = W.bflt[box, M.BF_BRAD] * s
-    gx, gy = M.free_spot(e, V, T, rad, fp[FP.gap], 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
-    T.goal[e, 0] = gx
-    T.goal[e, 1] = gy
-    bx, by = M.place_body(e, W, V, T, box, fp[FP.gap], 0.0, 0.0, 0.0, 0.0, 0.0, gx, gy,
-                          fp[FP.goal_separation])
-    for i in range(1, n):
-        M.place_body(e, W, V, T, M.obj(T, i), fp[FP.gap], bx, by, gx, gy, fp[FP.spread],
-                     0.0, 0.0, 0.0)
-    M.place_robot(e, W, V, T)
+    for attempt in range(M._RESPAWNS):
+        M.clear_circles(e, T)
+        gx, gy = M.free_spot(e, V, T, rad, fp[FP.gap], 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+                             0.0)
+        T.goal[e, 0] = gx
+        T.goal[e, 1] = gy
+        bx, by = M.place_body(e, W, V, T, box, fp[FP.gap], 0.0, 0.0, 0.0, 0.0, 0.0, gx, gy,
+                              fp[FP.goal_separation])
+        if attempt > 0:
+            M.place_robot(e, W, V, T)
+        for i in range(1, n):
+            M.place_body(e, W, V, T, M.obj(T, i), fp[FP.gap], bx, by, gx, gy, fp[FP.spread],
+                         0.0, 0.0, 0.0)
+        if attempt == 0:
+            M.place_robot(e, W, V, T)
+        if not M.spawn_failed(e, T):
+            break
 
 
 @compiled

@@ -349,34 +349,48 @@ def spawn(e, W, V, T):
     T.mem[e, MEMZ.site] = site
     n = _tile(ip, t, TILE.box_count)
     bx = by = 0.0
-    # Up to _TRIES draws (the spawns of earlier versions), then more; if none is far enough,
-    # the farthest drawn: never the last draw, which could lie on the goal.
-    best = -1.0
-    fx, fy = bx, by
+    # Up to _TRIES + _MORE_TRIES draws, then the box cell farthest from the goal (all of them
+    # scanned): never the last draw, which could lie on the goal, and construction
+    # (check_start_distance) keeps that cell farther than the success distance.
+    first = ip[IP.tab_cells] + _tile(ip, t, TILE.box_start)
     found = False
     for _ in range(_TRIES + P._MORE_TRIES):
         c = min(int(uniform(rng, e, 0.0, float(n))), n - 1)
-        bx, by = cell_centre(ip, fp, ip[ip[IP.tab_cells] + _tile(ip, t, TILE.box_start) + c])
-        d2 = (bx - gx) ** 2 + (by - gy) ** 2
-        if d2 >= fp[FP.goal_separation] ** 2:
+        bx, by = cell_centre(ip, fp, ip[first + c])
+        if (bx - gx) ** 2 + (by - gy) ** 2 >= fp[FP.goal_separation] ** 2:
             found = True
             break
-        if d2 > best:
-            best, fx, fy = d2, bx, by
     if not found:
-        bx, by = fx, fy
+        best = -1.0
+        for c in range(n):
+            cx, cy = cell_centre(ip, fp, ip[first + c])
+            d2 = (cx - gx) ** 2 + (cy - gy) ** 2
+            if d2 > best:
+                best, bx, by = d2, cx, cy
     o = ip[IP.obj]
     W.pos[e, o, 0] = bx
     W.pos[e, o, 1] = by
     W.ang[e, o] = uniform(rng, e, -math.pi, math.pi)
     gap = fp[FP.robot_r] + fp[FP.obj_r] * s + 0.05
     n = _tile(ip, t, TILE.rob_count)
+    first = ip[IP.tab_rcells] + _tile(ip, t, TILE.rob_start)
     rx = ry = 0.0
+    found = False
     for _ in range(_TRIES):
         c = min(int(uniform(rng, e, 0.0, float(n))), n - 1)
-        rx, ry = cell_centre(ip, fp, ip[ip[IP.tab_rcells] + _tile(ip, t, TILE.rob_start) + c])
+        rx, ry = cell_centre(ip, fp, ip[first + c])
         if (rx - bx) ** 2 + (ry - by) ** 2 >= gap * gap:
+            found = True
             break
+    if not found:
+        # Not the last draw, which could overlap the box (the solver would shove them apart,
+        # possibly into a wall): the robot cell farthest from the box, all of them scanned.
+        best = -1.0
+        for c in range(n):
+            cx, cy = cell_centre(ip, fp, ip[first + c])
+            d2 = (cx - bx) ** 2 + (cy - by) ** 2
+            if d2 > best:
+                best, rx, ry = d2, cx, cy
     place_origin(e, ip[IP.robot], rx, ry, uniform(rng, e, -math.pi, math.pi), W.pos, W.ang,
                  W.bflt, W.epar)
 
@@ -559,6 +573,7 @@ class PushMaze(P.SingleObjectTask):
             occ, res, tuple(wspec.offset), self._tiles(env), radii["obj_r"], radii["robot_r"],
             env.wall_margin, self.args["spawn_region"], sc.spec.source)
         nx, ny = occ.shape
+        check_start_distance(tiles, cells, sites, ny, res, env.success_distance, sc.spec.source)
         tables = [tiles.ravel(), cells, sites, rcells]
         ip = np.zeros(len(IP), np.int64)
         ip[:len(ip0)] = ip0
@@ -600,6 +615,28 @@ class PushMaze(P.SingleObjectTask):
         ctx.patch_robot = numpy_patch(m.occ, m.res, m.offset, ctx.robot[:, :2], k, step)
         ctx.patch_box = numpy_patch(m.occ, m.res, m.offset, ctx.obj[:, :2], k, step)
         return ctx
+
+
+def check_start_distance(tiles: np.ndarray, cells: np.ndarray, sites: np.ndarray, ny: int,
+                         res: float, succ: float, where: str) -> None:
+    """Refuse a ``success_distance`` [m] that some goal site could start solved: the box
+    spawns on its layout's box cells, at worst (the spawn's fallback) on the one farthest from
+    the goal, so that cell must lie farther than ``succ`` from every goal site. The work is
+    sites x box cells per layout, within the map's field budget (MAX_FIELD_CELLS)."""
+    worst, at = math.inf, None
+    for row in tiles:
+        box = cells[row[TILE.box_start]:row[TILE.box_start] + row[TILE.box_count]]
+        bx, by = np.divmod(box, ny)
+        for site in sites[row[TILE.site_start]:row[TILE.site_start] + row[TILE.site_count]]:
+            si, sj = divmod(int(site), ny)
+            far = res * math.sqrt(float(np.max((bx - si) ** 2 + (by - sj) ** 2)))
+            if far < worst:
+                worst, at = far, (si, sj)
+    if worst <= succ:
+        raise ValueError(f"PushMaze-v0: success_distance {succ:g} m: in {where} the box can "
+                         f"start at most {worst:.3g} m from the goal site at cell {at}, so "
+                         f"its episodes would start solved; use a success_distance below "
+                         f"{worst:.3g} m")
 
 
 def extra_fields(k: int, step: float) -> tuple:

@@ -150,22 +150,30 @@ class PushMulti(M.ManyObjectTask):
 @compiled
 def spawn(e, W, V, T):
     """Each box's mass, friction and size drawn, then its goal, then the boxes (clear of every
-    goal, so each must be moved), then the robot, all clear of each other by ``gap``."""
+    goal, so each must be moved), then the robot, all clear of each other by ``gap``. If a
+    body finds no clear spot, the goals and poses are drawn again (sizes kept, the robot
+    first), up to ``M._RESPAWNS`` times."""
     fp = T.fp
     n = T.ip[IP.n_obj]
-    M.clear_circles(e, T)
-    for i in range(n):
-        b = M.obj(T, i)
-        s = M.randomise(e, W, V, b, fp[FP.mass_lo], fp[FP.mass_hi], fp[FP.fric_lo],
-                        fp[FP.fric_hi], fp[FP.scale_lo], fp[FP.scale_hi])
-        # The goal's kept circle is at least the success distance wide, so that no box
-        # (kept clear of it) starts on a goal, whatever success_distance is.
-        rad = max(W.bflt[b, M.BF_BRAD] * s, fp[FP.success_distance])
-        gx, gy = M.free_spot(e, V, T, rad, fp[FP.gap], 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
-                             0.0)
-        T.goal[e, 2 * i] = gx
-        T.goal[e, 2 * i + 1] = gy
-    M.place_all(e, W, V, T)
+    for attempt in range(M._RESPAWNS):
+        M.clear_circles(e, T)
+        for i in range(n):
+            b = M.obj(T, i)
+            if attempt == 0:
+                s = M.randomise(e, W, V, b, fp[FP.mass_lo], fp[FP.mass_hi], fp[FP.fric_lo],
+                                fp[FP.fric_hi], fp[FP.scale_lo], fp[FP.scale_hi])
+            else:
+                s = W.epar[e, b, M.EP_SCALE]
+            # The goal's kept circle is at least the success distance wide, so that no box
+            # (kept clear of it) starts on a goal, whatever success_distance is.
+            rad = max(W.bflt[b, M.BF_BRAD] * s, fp[FP.success_distance])
+            gx, gy = M.free_spot(e, V, T, rad, fp[FP.gap], 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+                                 0.0)
+            T.goal[e, 2 * i] = gx
+            T.goal[e, 2 * i + 1] = gy
+        M.place_all(e, W, V, T, attempt > 0)
+        if not M.spawn_failed(e, T):
+            break
 
 
 @compiled

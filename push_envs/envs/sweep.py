@@ -106,18 +106,23 @@ class Sweep(M.ManyObjectTask):
 @compiled
 def spawn(e, W, V, T):
     """Puck masses and friction drawn, the goal centre (its circle ``margin`` off the walls),
-    the pucks outside the circle and clear of each other, then the robot."""
+    the pucks outside the circle and clear of each other, then the robot. If a body finds no
+    clear spot, the goal and poses are drawn again (the robot first), up to
+    ``M._RESPAWNS`` times."""
     fp = T.fp
     n = T.ip[IP.n_obj]
-    M.clear_circles(e, T)
     for i in range(n):
         M.randomise(e, W, V, M.obj(T, i), fp[FP.mass_lo], fp[FP.mass_hi], fp[FP.fric_lo],
                     fp[FP.fric_hi], 0.0, 0.0)
-    gx, gy = M.free_spot(e, V, T, fp[FP.goal_radius], 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
-                         0.0)
-    T.goal[e, 0] = gx
-    T.goal[e, 1] = gy
-    M.place_all(e, W, V, T)
+    for attempt in range(M._RESPAWNS):
+        M.clear_circles(e, T)
+        gx, gy = M.free_spot(e, V, T, fp[FP.goal_radius], 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+                             0.0, 0.0)
+        T.goal[e, 0] = gx
+        T.goal[e, 1] = gy
+        M.place_all(e, W, V, T, attempt > 0)
+        if not M.spawn_failed(e, T):
+            break
 
 
 @compiled

@@ -170,6 +170,16 @@ class TaskSpec:
         """The task's TaskArrays for ``env`` (its world is compiled, its buffers made)."""
         raise NotImplementedError
 
+    def spawn_failures(self, task_arrays: Any) -> np.ndarray | None:
+        """(E,) bool: envs whose last spawn found no place for a body without overlap (the env
+        refuses the arguments then, see :meth:`spawn_refusal`); None for a task whose spawn
+        always places its bodies."""
+        return None
+
+    def spawn_refusal(self, e: int, count: int) -> str:
+        """The error when ``count`` envs' spawns failed, env ``e`` first."""
+        return f"{self.id}: the spawn of env {e} ({count} env(s)) found no place without overlap"
+
     def goal_arrays(self, env: Any) -> tuple[np.ndarray, np.ndarray]:
         """(E, G) achieved and desired goal vectors of the current state (float64)."""
         return env.task_arrays.ag, env.task_arrays.dg

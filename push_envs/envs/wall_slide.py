@@ -39,7 +39,31 @@ class WallSlide(P.SingleObjectTask):
         t.fp[FP.wall_y] = self.wall_face_y
         t.fp[FP.obj_halfw] = float(abs(verts[:, 1]).max())
         t.fp[FP.obj_halfl] = float(abs(verts[:, 0]).max())
+        self.check_goal_room(t.fp)
         return t
+
+    def check_goal_room(self, fp: np.ndarray) -> None:
+        """Refuse arguments under which an episode could start solved or find no goal: the
+        box starts ``goal_distance[0]`` to ``goal_distance[1]`` [m] from its goal along the
+        wall, so ``success_distance`` must be below the least of them; and the region must
+        hold the box (half length at the largest size factor), ``wall_margin`` and the least
+        goal distance on one side, or no goal fits beside the box."""
+        succ, dmin = float(fp[FP.success_distance]), float(fp[FP.goal_dmin])
+        if succ >= dmin:
+            raise ValueError(f"{self.id}: success_distance {succ:g} m must be below "
+                             f"{dmin:g} m, the least distance the box starts from its goal "
+                             f"along the wall (the episode would start solved)")
+        size = self.args["box_size_range"]
+        hl = float(fp[FP.obj_halfl]) * (size[1] if size else 1.0)
+        length = float(fp[FP.x1] - fp[FP.x0])
+        need = 2.0 * hl + float(fp[FP.margin]) + dmin
+        if length < need:
+            reg = tuple(float(v) for v in fp[[FP.x0, FP.y0, FP.x1, FP.y1]])
+            raise ValueError(f"{self.id}: spawn_region {reg} is {length:.3g} m along the "
+                             f"wall; with box_size_range "
+                             f"{size!r} (box {2 * hl:.3g} m long) and wall_margin "
+                             f"{float(fp[FP.margin]):g} m, the goal {dmin:g} m from the box "
+                             f"needs {need:.3g} m")
 
 
 # ------------------------------------------------------------------------------ hooks
@@ -56,6 +80,7 @@ def spawn(e, W, V, T):
     # Off the end walls by the margin: flush against one, the box could only be pushed on its
     # long face, straight into the wall (body contacts are frictionless).
     m = fp[FP.margin]
+    found = False
     for _ in range(P._TRIES):
         ox = uniform(rng, e, x0 + hl + m, x1 - hl - m)
         d = uniform(rng, e, fp[FP.goal_dmin], fp[FP.goal_dmax])
@@ -63,10 +88,18 @@ def spawn(e, W, V, T):
         left_ok = ox - d >= x0 + hl
         if right_ok and left_ok:
             gx = ox + d if uniform(rng, e, 0.0, 1.0) < 0.5 else ox - d
+            found = True
             break
         if right_ok or left_ok:
             gx = ox + d if right_ok else ox - d
+            found = True
             break
+    if not found:
+        # Every draw put the goal past an end wall: the box at its leftmost start, the goal
+        # the least distance to its right, which construction (check_goal_room) makes fit.
+        # Never the region's middle, which could lie under the box (a start already solved).
+        ox = x0 + hl + m
+        gx = ox + fp[FP.goal_dmin]
     P.set_goal(e, T, gx, oy, 0.0)
     o = T.ip[P.IP.obj]
     P.place_origin(e, o, ox, oy, 0.0, W.pos, W.ang, W.bflt, W.epar)

@@ -57,11 +57,22 @@ def test_spawn_that_cannot_be_placed_is_refused_at_construction(env_id, kwargs):
 @pytest.mark.parametrize("env_id, kwargs", [
     ("PushClutter-v0", dict(num_clutter=12, clutter_size_range=(0.4, 0.4), k_nearest=4)),
     ("PushMulti-v0", dict(num_objects=6, spawn_region=(0, 0, 3.0, 3.0), wall_margin=0.0)),
+    # Clutter held within 5 cm of a box -> goal line at least 0.5 m long: twelve 0.4 m bodies
+    # never fit in that strip. Before, every spawn overlapped (bounding circles by up to
+    # 0.46 m) and 1 in 64 envs had a body shoved out of the arena; now the bodies the strip
+    # cannot hold are drawn in the whole region.
+    ("PushClutter-v0", dict(num_clutter=12, clutter_size_range=(0.4, 0.4), k_nearest=4,
+                            clutter_spread=0.05, goal_separation=0.5)),
+    # 40 pucks in 2 m x 2 m, then the 0.25 m robot: its draws found no hole in 79 % of
+    # spawns before, and it was set down on the pucks; now the spawn is drawn again, robot
+    # first.
+    ("Sweep-v0", dict(num_pucks=40, spawn_region=(0, 0, 2.0, 2.0), wall_margin=0.0)),
 ])
 def test_crowded_feasible_spawn_is_clear_and_stays_inside(env_id, kwargs):
     env = gym.make(env_id, **kwargs)
     names, w = _objects(env)
     x0, y0, x1, y1 = kwargs.get("spawn_region", ARENA)
+    arena = type(env.unwrapped.core.task).region  # the walls' inner faces [m]
     for seed in range(64):
         env.reset(seed=seed)
         bodies = [*names, "robot"]
@@ -77,8 +88,24 @@ def test_crowded_feasible_spawn_is_clear_and_stays_inside(env_id, kwargs):
         for _ in range(50):
             env.step(ZERO)
         xy = np.array([w.com(n)[0] for n in bodies])
-        assert np.all((xy >= ARENA[0]) & (xy <= ARENA[2])), seed
+        assert np.all((xy >= arena[:2]) & (xy <= arena[2:])), seed
         assert float(np.max(w.max_penetration)) < 1e-3
+    env.close()
+
+
+@pytest.mark.parametrize("make", [lambda kw: gym.make("PushClutter-v0", **kw),
+                                  lambda kw: gym.make_vec("PushClutter-v0", num_envs=4, **kw)])
+def test_a_spawn_that_no_redraw_can_place_is_refused_at_reset(make):
+    # The box must start 3 m from its goal, but in a 3 m square region (the box's centre
+    # 0.51 m off each edge) no two points are 3 m apart. Before, the box was set down where
+    # its draws came nearest, 2.3 m or less from the goal, and the episode ran.
+    kwargs = dict(goal_separation=3.0, spawn_region=(0.0, 0.0, 3.0, 3.0))
+    env = make(kwargs)
+    with pytest.raises(ValueError) as err:
+        env.reset(seed=0)
+    assert "goal_separation=3.0" in str(err.value) and "spawn_region" in str(err.value)
+    with pytest.raises(gym.error.ResetNeeded):  # no episode started
+        env.step(np.zeros(env.action_space.shape, np.float32))
     env.close()
 
 
@@ -124,6 +151,77 @@ def test_coop_push_large_box_never_starts_solved():
         assert math.dist(w.state("box")[0, :2], goal[0, :2]) > 0.5
         _, _, _, _, info = env.step(np.zeros(4, np.float32))
         assert not info["is_success"], seed
+    env.close()
+
+
+@pytest.mark.parametrize("mode", [gym.vector.AutoresetMode.NEXT_STEP,
+                                  gym.vector.AutoresetMode.SAME_STEP])
+def test_an_autoreset_whose_spawn_fails_is_refused_by_step(mode):
+    # 2.7 m between box and goal fits only from corner to corner of the box's 1.98 m square
+    # of centres, so most whole draws fail: some seeds start, and a later autoreset fails.
+    # It must raise, not start an episode with the box nearer its goal than asked.
+    kwargs = dict(goal_separation=2.7, spawn_region=(0.0, 0.0, 3.0, 3.0),
+                  max_episode_steps=1)
+    env = gym.make_vec("PushClutter-v0", num_envs=1, autoreset_mode=mode, **kwargs)
+    w = env.unwrapped.world
+    goal = env.unwrapped.task_arrays.goal
+    started = refused = 0
+    for seed in range(40):
+        try:
+            env.reset(seed=seed)
+        except ValueError:
+            continue
+        started += 1
+        assert math.dist(w.com("box")[0], goal[0, :2]) >= 2.7
+        try:
+            for _ in range(50):
+                env.step(np.zeros((1, 2), np.float32))
+                assert math.dist(w.com("box")[0], goal[0, :2]) >= 2.7
+        except RuntimeError as err:
+            assert "goal_separation=2.7" in str(err)
+            refused += 1
+            with pytest.raises(gym.error.ResetNeeded):
+                env.step(np.zeros((1, 2), np.float32))
+    assert started >= 1 and refused >= 1, (started, refused)
+    env.close()
+
+
+@pytest.mark.parametrize("kwargs", [dict(success_distance=2.0), dict(success_distance=1.5),
+                                    dict(spawn_region=(0.0, 0.0, 2.0, 3.0))])
+def test_wall_slide_goal_that_would_start_solved_or_not_fit_is_refused(kwargs):
+    # The goal lies 1.5-3 m along the wall from the box. Before: success_distance 2 started
+    # 77 of 200 episodes solved; a region 2 m long left no room for the goal beside the box,
+    # which was then put in the region's middle, under the box in about 1 in 5 episodes.
+    with pytest.raises(ValueError) as err:
+        gym.make("WallSlide-v0", **kwargs)
+    assert all(k in str(err.value) for k in kwargs)
+
+
+@pytest.mark.parametrize("kwargs", [dict(success_distance=1.4),
+                                    dict(spawn_region=(0.0, 0.0, 2.3, 3.0))])
+def test_wall_slide_never_starts_solved(kwargs):
+    env = gym.make("WallSlide-v0", **kwargs)
+    w = env.unwrapped.world
+    goal = env.unwrapped.core.task_arrays.goal
+    succ = env.unwrapped.core.success_distance
+    for seed in range(200):
+        env.reset(seed=seed)
+        assert math.dist(w.com("box")[0], goal[0, :2]) >= 1.5 - 1e-9 > succ, seed
+        assert not env.step(ZERO)[4]["is_success"], seed
+    env.close()
+
+
+def test_push_maze_success_distance_that_a_layout_cannot_exceed_is_refused():
+    # The default map's tightest goal site has no box cell farther than 1.62 m: before,
+    # success_distance 2.5 started 30 of 200 episodes solved.
+    with pytest.raises(ValueError, match="success_distance") as err:
+        gym.make("PushMaze-v0", success_distance=2.5)
+    largest = float(str(err.value).rsplit(" ", 2)[-2])
+    assert 1.2 < largest < 2.5
+    env = gym.make("PushMaze-v0", success_distance=0.99 * largest)
+    for seed in range(100):
+        env.reset(seed=seed)
+        assert not env.step(ZERO)[4]["is_success"], seed
     env.close()
 
 
