@@ -56,7 +56,7 @@ import types as pytypes
 import warnings
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numba
 import numpy as np
@@ -407,6 +407,15 @@ class DependencyLocator(caching._CacheLocator):
         qual = self._py_func.__qualname__
         # A function made inside another shares its qualified name with its siblings.
         return str(self._py_func.__code__.co_firstlineno) if "<locals>" in qual else "0"
+
+    _ready: ClassVar[set[str]] = set()  # folders already made and found writable
+
+    def ensure_cache_path(self) -> None:
+        # numba's version writes a temporary file to prove the folder writable, for every
+        # function at import (~200): once per folder is enough.
+        if self._cache_path not in self._ready:
+            super().ensure_cache_path()
+            self._ready.add(self._cache_path)
 
     @classmethod
     def from_function(cls, py_func: Any, py_file: str) -> DependencyLocator | None:

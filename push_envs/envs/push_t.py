@@ -139,7 +139,7 @@ def goal_coverage(ag, dg, fp):
 # slides only while pushed; under random actions its pose is bitwise unchanged in 97.6 % of
 # env-steps), so the step reuses the last value while both poses are bitwise the same. Same
 # inputs, same bits: rollouts do not change.
-@compiled(inline="always")
+@compiled
 def _store_coverage(e, T, cov):
     m, ag, dg = T.mem[e], T.ag[e], T.dg[e]
     m[MEMT.cov] = cov
@@ -204,7 +204,7 @@ def keypoint_distance(ag, dg, fp):
     return total / count
 
 
-@compiled(inline="always")
+@compiled
 def _robot_gap(e, W, T):
     """Distance [m] from the robot to the T's bounding circle (0 when inside it)."""
     r, o = T.ip[P.IP.robot], T.ip[P.IP.obj]
@@ -213,7 +213,7 @@ def _robot_gap(e, W, T):
     return max(math.sqrt(dx * dx + dy * dy) - reach, 0.0)
 
 
-@compiled(inline="always")
+@compiled
 def _keypoint_reward(e, W, V, T, cov, success):
     """shaping='keypoints': ``w_robot_object`` x (robot -> T gap progress) +
     ``w_object_goal`` x (keypoint distance progress, m) + ``w_coverage`` x (coverage

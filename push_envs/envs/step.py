@@ -209,7 +209,7 @@ FN_PIXELS = 6  # PIXEL_SENSE when pixels are observed, else 0
 FN_LEN = 7
 
 
-@compiled(inline="always")
+@compiled
 def prefetch_env(e, V, T):
     """Prefetch env e's observation, info and reward rows and the task's memory and goals (a
     hint: no value changes); the physics prefetches its own rows."""
@@ -292,9 +292,7 @@ def restore_bodies(e, W, V):
         W.bis[e, b, IS_SLEEP] = 0
 
 
-# goal_columns runs on every env-step: inlined, as a call would pass every array of V and T
-# flattened (~400 machine words); it is a few lines, typed twice.
-@compiled(inline="always")
+@compiled
 def goal_columns(e, V, T):
     """Env e's achieved and desired goal vectors into the end of its observation row."""
     at = V.cfg[CFG_GOAL]
@@ -508,6 +506,9 @@ def run_parallel(stage, X, W, V, T):
     return rolled_back(W)
 
 
+# Inlined into each task's generated goal_rewards kernel, not for speed: compiled on its own,
+# its signature would hold the types of the two functions it takes, whose names carry a
+# memory address, so its cache entry would never be found again.
 @compiled(inline="always")
 def goal_rewards(ag, dg, fp, sparse, out, is_success, goal_reward):
     """HER's ``compute_reward`` over rows of achieved / desired goal vectors.

@@ -99,6 +99,9 @@ def _place(e, p, cx, cy, c, s, sc, pint, pvert, vb):
     return nv
 
 
+# numba-IR inlined into prepare (the other kept use): the narrow phase of every candidate
+# pair in every sub-step; measured with resolve (position_solver.py): 0.67 / 0.75 of this
+# form's PushClutter-v0 gym.make throughput as a plain call.
 @compiled(inline="always")
 def pair_contact(e, k, prs, pos, ang, epar, bint, pint, pvert, pflt, sint, svert, sflt, tol,
                  vbuf, cbuf, pfl):

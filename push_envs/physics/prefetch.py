@@ -43,7 +43,7 @@ def prefetch_address(typingctx, addr):
     return types.void(addr), codegen
 
 
-@compiled(inline="always")
+@compiled
 def prefetch_row(a, e):
     """Prefetch the first ``ROW_LINES`` lines of row ``e`` of C-contiguous array ``a``;
     returns how many lines it asked for."""
@@ -56,7 +56,7 @@ def prefetch_row(a, e):
     return n
 
 
-@compiled(inline="always")
+@compiled
 def prefetch_world(e, W):
     """Prefetch env e's rows of the arrays every physics step reads (``WorldArrays``)."""
     prefetch_row(W.epar, e)
