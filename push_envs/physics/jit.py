@@ -20,11 +20,11 @@ be compiled by both (the cache does not tell the two apart).
 from __future__ import annotations
 
 import functools
-import types
+import types as pytypes
 from collections.abc import Callable
 from typing import Any
 
-from numba import njit
+from numba import njit, types
 from numba.core import config
 from numba.core.registry import CPUDispatcher
 
@@ -34,6 +34,14 @@ COMPILED_ONLY = "__push_envs_compiled_only__"
 
 class CompiledOnly(CPUDispatcher):
     """A numba dispatcher without a Python entry point: callable from compiled code only."""
+
+    def get_call_template(self, args: Any, kws: Any) -> Any:
+        # A constant at a call site (0, True, a module constant) types as a literal, and
+        # numba would compile the callee again for every constant it is called with (one
+        # helper had eight copies): a compiled-only function takes plain types.
+        args = tuple(types.unliteral(a) for a in args)
+        kws = {k: types.unliteral(v) for k, v in kws.items()}
+        return super().get_call_template(args, kws)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         raise TypeError(
@@ -58,7 +66,7 @@ def compiled(fn: Callable[..., Any] | None = None, *, inline: str = "never",
                              inline=inline, **options)
         # A copy of the function, marked: the cache stamps it apart from an @njit of the same
         # code (push_envs._numba_cache), whose entry has the Python wrapper this one lacks.
-        own = types.FunctionType(func.__code__, func.__globals__, func.__name__,
+        own = pytypes.FunctionType(func.__code__, func.__globals__, func.__name__,
                                  func.__defaults__, func.__closure__)
         functools.update_wrapper(own, func)
         del own.__wrapped__
