@@ -36,7 +36,7 @@ class StridedSeeds(gym.vector.VectorWrapper):
               options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
         # Imported here, not at the top: remote EnvRunners unpickle this module before
         # make_batch has set their threads (numba is imported with the env package).
-        from .envs.base import SEED_LIMIT, is_int
+        from .core.env import SEED_LIMIT, is_int
 
         if seed is None or not is_int(seed):
             return self.env.reset(seed=seed, options=options)  # None, or a per-env list
@@ -60,7 +60,7 @@ def make_batch(ctx: Any) -> gym.vector.VectorEnv:
     import torch
 
     import push_envs  # noqa: F401  (registers the ids)
-    from push_envs.envs.base import is_int
+    from push_envs.core.env import is_int
 
     torch.set_num_threads(1)
     cfg = dict(ctx)

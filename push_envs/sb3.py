@@ -26,11 +26,11 @@ from stable_baselines3.common.vec_env import VecEnv, VecMonitor
 
 import push_envs  # noqa: F401  (registers the ids)
 
-from .envs.base import PushVectorEnv, check_action_dtype, env_seeds
+from .core.env import PushVectorEnv, check_action_dtype, env_seeds
 
 
 class PushSB3VecEnv(VecEnv):
-    """SB3 ``VecEnv`` view of a :class:`~push_envs.envs.base.PushVectorEnv` (SAME_STEP)."""
+    """SB3 ``VecEnv`` view of a :class:`~push_envs.core.env.PushVectorEnv` (SAME_STEP)."""
 
     def __init__(self, venv: PushVectorEnv) -> None:
         if venv.autoreset_mode != AutoresetMode.SAME_STEP:

@@ -485,7 +485,7 @@ def push_maze_action(obs: np.ndarray, max_contacts: int = 4, lead: float = 0.5) 
 
 
 # --------------------------------------------------------------------------- Push-T
-# PushT-v0's T in its origin frame (configs/push_t.yaml): the bar x in [-0.3, 0.3], y in
+# PushT-v0's T in its origin frame (its scene.yaml): the bar x in [-0.3, 0.3], y in
 # [0, 0.15] and the stem x in [-0.075, 0.075], y in [-0.45, 0], as (x0, y0, x1, y1) [m].
 _TEE_RECTS = ((-0.3, 0.0, 0.3, 0.15), (-0.075, -0.45, 0.075, 0.0))
 _TEE_CENTROID = (0.0, (0.09 * 0.075 - 0.0675 * 0.225) / 0.1575)  # [m], origin frame

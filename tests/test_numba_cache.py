@@ -93,7 +93,7 @@ def _env(xdg: Path) -> dict:
 
 
 _AREA = """
-from push_envs.envs.coverage import piece_table, table_area
+from push_envs.tasks.pushing.push_t.coverage import piece_table, table_area
 print(table_area(piece_table([[(0.0, 0.0), (2.0, 0.0), (2.0, 1.5), (0.0, 1.5)]])))
 """
 
@@ -157,12 +157,12 @@ def test_a_one_line_edit_to_a_task_recompiles_that_tasks_hook_alone(tmp_path):
 
     saved()  # whatever the session had not compiled yet
     assert saved() == set()  # warm
-    task = copy / "push_envs" / "envs" / "push_box.py"
+    task = copy / "push_envs" / "tasks" / "pushing" / "push_box" / "__init__.py"
     text = task.read_text()
     old = "    P.observe_single(e, W, V, T)\n"
     assert old in text
     task.write_text(text.replace(old, old + "    T.ag[e, 0] = 0.0\n"))
-    assert saved() == {"push_envs_envs_push_box.observe_c"}
+    assert saved() == {"push_envs_tasks_pushing_push_box.observe_c"}
 
 
 def test_the_cache_folder_does_not_follow_the_sources():

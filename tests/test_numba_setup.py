@@ -20,7 +20,8 @@ ROOT = Path(__file__).resolve().parent.parent
 _FORK = textwrap.dedent("""
     import os, numpy as np, numba
     from push_envs.physics import World
-    w = World.from_config("configs/push_box.yaml", num_envs=32)   # prange kernel
+    from push_envs.tasks import spec
+    w = World.from_config(spec("PushBox-v0").scene_path(), num_envs=32)  # prange kernel
     w.cmd[:, 0] = [1.0, 0.3]
     w.step_raw()
     pid = os.fork()
@@ -186,7 +187,7 @@ def test_forked_child_can_step_after_a_parallel_kernel_ran():
 def test_num_threads_setting_is_respected():
     from push_envs.physics import World
 
-    w = World.from_config("configs/push_box.yaml", num_envs=32, num_threads=1)
+    w = World.from_config("push_envs/tasks/pushing/push_box/scene.yaml", num_envs=32, num_threads=1)
     w.step_raw()
     assert numba.get_num_threads() == 1
     numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)

@@ -66,8 +66,8 @@ from PIL import Image
 from torch import nn
 
 import push_envs  # noqa: F401  (registers the ids)
+from push_envs.core import obs_layout as L
 from push_envs.datasets import rollout
-from push_envs.envs import obs_layout as L
 from push_envs.scripted import expert
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling module, when imported

@@ -50,8 +50,8 @@ from stable_baselines3.common.vec_env import (
 from stable_baselines3.her.goal_selection_strategy import GoalSelectionStrategy
 
 import push_envs
-from push_envs.envs import obs_layout as L
-from push_envs.envs.base import ROBOTS
+from push_envs.core import obs_layout as L
+from push_envs.core.env import ROBOTS
 from push_envs.sb3 import make_vec_env
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling module, when imported

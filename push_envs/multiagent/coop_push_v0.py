@@ -31,9 +31,9 @@ except ImportError as exc:  # pragma: no cover - the message is the point
     raise ImportError("push_envs.multiagent needs PettingZoo: pip install "
                       "'push_envs[multiagent]'") from exc
 
-from ..envs.base import check_action_dtype, check_seed
-from ..envs.coop_push import CoopPush, CoopPushEnv, agent_columns
+from ..core.env import check_action_dtype, check_seed
 from ..physics.errors import short_repr
+from ..tasks.pushing.coop_push import CoopPush, CoopPushEnv, agent_columns
 
 AGENTS = ("robot_0", "robot_1")
 ROBOTS = ("r0", "r1")  # the scene bodies of the agents, in action order
@@ -159,7 +159,7 @@ class CoopPushParallelEnv(ParallelEnv):
 
 def _field_starts(layout: tuple, core: Any) -> list[tuple[Any, int]]:
     """(field, first column) of each field of the state observation's layout."""
-    from ..envs.obs_layout import columns
+    from ..core.obs_layout import columns
 
     return [(f, at) for f, at, _ in columns(layout, core.task.args)]
 

@@ -16,7 +16,7 @@ ray order through the broad phase's uniform grid (a DDA), stopping at the first 
 ends beyond the nearest hit, or tested one by one when there are few. A beam that meets
 nothing within ``range_max`` reads ``range_max``; a return nearer than ``range_min`` reads
 ``range_min``; a beam starting inside a shape reads ``range_min``. Noise (angle, then range)
-draws from the caller's per-env stream (``push_envs.envs.rng``), so a batch and a single env
+draws from the caller's per-env stream (``push_envs.physics.rng``), so a batch and a single env
 seeded alike read alike. Units: metres, radians, m/s.
 """
 

@@ -1,11 +1,11 @@
 """Batched pixels: a compiled rasteriser of a World, one image per env.
 
-The picture is the one ``push_envs.envs.render`` draws with pygame (same palette, same
+The picture is the one ``push_envs.core.render`` draws with pygame (same palette, same
 world-to-pixel map: y up, the world rectangle fitted to the image), without its
 decorations (grid lines, contact arrows, trails, text). The ego view draws the same scene
 about a robot instead: the robot's origin at the image centre, its heading up, ``geo[G_SCALE]``
 pixels per metre. Everything is drawn from a table of primitives made once at set-up
-(``push_envs.envs.pixels.raster_arrays``):
+(``push_envs.core.pixels.raster_arrays``):
 
 * ``PRIM_POLY``: a closed outline (any simple polygon, even-odd rule) filled with ``fill``,
   its boundary a band of ``edge_px`` pixels either side in ``edge`` colour;
@@ -90,7 +90,7 @@ class RasterArrays(NamedTuple):
             view the static ones first)
     heads:  (B, 4) heading line length [m] and its colour (0 length: none)
 
-    The goal table, one row per goal mark (``push_envs.envs.render.GoalMark``, G marks):
+    The goal table, one row per goal mark (``push_envs.core.render.GoalMark``, G marks):
     goal:   (PG,) primitives of the marks' outlines, body frame (drawn at the goal pose)
     gstart: (G + 1,) CSR: mark g's outline primitives are goal[gstart[g]:gstart[g + 1]]
     gbody:  (G,) body whose size factor scales mark g's outline, or -1

@@ -1,7 +1,7 @@
 """World: the scripting API over a batch of ``num_envs`` copies of one compiled scene.
 
 >>> from push_envs.physics import World
->>> w = World.from_config("configs/push_box.yaml", num_envs=1)
+>>> w = World.from_config("push_envs/tasks/pushing/push_box/scene.yaml", num_envs=1)
 >>> w.step({"robot": [1.0, 0.0]})          # diff drive: [v m/s, omega rad/s]
 >>> w.state("box")                         # (num_envs, 3): x [m], y [m], theta [rad]
 

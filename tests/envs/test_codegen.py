@@ -12,14 +12,14 @@ import numpy as np
 import pytest
 
 from push_envs import _numba_cache
-from push_envs.envs import codegen, step
+from push_envs.core import codegen, step
 from push_envs.physics.pipeline import PHYSICS
 
 ROOT = Path(__file__).resolve().parents[2]
 
 _PROBE = """
 import gymnasium as gym, numpy as np, push_envs
-from push_envs.envs import step
+from push_envs.core import step
 env = gym.make_vec("PushBox-v0", num_envs=2)
 env.reset(seed=0)
 env.step(np.zeros((2, 2)))
@@ -38,7 +38,7 @@ def test_a_second_process_loads_the_kernels_and_hooks_from_the_cache():
     hits, misses, hook_hits, path = runs[1].stdout.split()
     assert (int(hits), int(misses), int(hook_hits)) == (1, 0, 4)
     text = Path(path).read_text()
-    assert "from push_envs.envs.push_box import observe as _observe" in text
+    assert "from push_envs.tasks.pushing.push_box import observe as _observe" in text
     assert "def evaluate_c(e, wp, vp, tp):" in text
 
 
@@ -66,7 +66,7 @@ def test_every_task_shares_one_compiled_step_kernel():
         # for a literal, a strided view or a uint64 index.
         assert len(kernel.overloads) <= 1, kernel
         name = kernel.py_func.__name__
-        found = list((Path(_numba_cache.CACHE_DIR) / "push_envs.envs.step").glob(
+        found = list((Path(_numba_cache.CACHE_DIR) / "push_envs.core.step").glob(
             f"step.{name}-*.nbc"))
         assert len(found) == 1, (name, found)
     fns = [e.unwrapped.core._fns if hasattr(e.unwrapped, "core") else e.unwrapped._fns

@@ -7,8 +7,8 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from push_envs.envs.coop_push import COMMON, ROBOT_FIXED, agent_columns
 from push_envs.scripted import coop_push_action
+from push_envs.tasks.pushing.coop_push import COMMON, ROBOT_FIXED, agent_columns
 
 MU, G = 0.5, 9.81
 TRACTION = MU * 1.0 * G  # one 1 kg robot [N]
@@ -125,10 +125,10 @@ def test_scripted_team_pushes_the_box_home(env):
 
 
 def test_scene_without_the_second_robot_is_refused(tmp_path):
-    from push_envs.envs.base import CONFIG_DIR
     from push_envs.physics import SceneError
+    from push_envs.tasks import spec
 
-    text = (CONFIG_DIR / "coop_push.yaml").read_text()
+    text = spec("CoopPush-v0").scene_path().read_text()
     bad = tmp_path / "one.yaml"
     bad.write_text(text.replace("name: r1", "name: r9"))
     with pytest.raises(SceneError, match="one.yaml.*'r1'"):

@@ -17,8 +17,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import push_envs  # noqa: F401
-from push_envs.envs.base import CONFIG_DIR
 from push_envs.physics import SceneError
+from push_envs.tasks import spec
 
 FAST = settings(max_examples=40, deadline=None, derandomize=True,
                 suppress_health_check=[HealthCheck.function_scoped_fixture,
@@ -90,7 +90,7 @@ def test_unknown_argument_lists_the_valid_ones():
 
 
 def test_a_scene_mapping_works_like_its_file():
-    raw = yaml.safe_load((CONFIG_DIR / "push_box.yaml").read_text())
+    raw = yaml.safe_load(spec("PushBox-v0").scene_path().read_text())
     a = gym.make_vec("PushBox-v0", num_envs=2, scene=copy.deepcopy(raw))
     b = gym.make_vec("PushBox-v0", num_envs=2)
     assert np.array_equal(a.reset(seed=4)[0], b.reset(seed=4)[0])
@@ -98,14 +98,14 @@ def test_a_scene_mapping_works_like_its_file():
     assert all(np.array_equal(a.step(x)[0], b.step(x)[0]) for x in actions)
 
 
-@pytest.mark.parametrize("scene", [[1, 2], 3.5, b"configs/push_box.yaml"])
+@pytest.mark.parametrize("scene", [[1, 2], 3.5, b"scene.yaml"])
 def test_a_scene_that_is_neither_path_nor_mapping_is_a_scene_error(scene):
     with pytest.raises(SceneError, match="scene must be a YAML path or a scene mapping"):
         gym.make("PushBox-v0", scene=scene)
 
 
 def test_a_scene_mapping_without_the_robot_names_it():
-    raw = yaml.safe_load((CONFIG_DIR / "push_box.yaml").read_text())
+    raw = yaml.safe_load(spec("PushBox-v0").scene_path().read_text())
     raw["robot"][0]["name"] = "rover"
     with pytest.raises(SceneError, match="robot body 'robot' is missing"):
         gym.make("PushBox-v0", scene=raw)
@@ -207,7 +207,7 @@ def test_a_refused_reset_option_leaves_the_seed_alone(venv):
 # ------------------------------------------------------------------------ max_episode_steps
 @pytest.mark.parametrize("steps", [0, False, True, -3, 2.5, "10"])
 def test_max_episode_steps_that_would_never_truncate_are_refused(steps):
-    from push_envs.envs.push_box import PushBoxEnv
+    from push_envs.tasks.pushing.push_box import PushBoxEnv
 
     with pytest.raises(ValueError, match="max_episode_steps"):
         PushBoxEnv(max_episode_steps=steps)
@@ -216,7 +216,7 @@ def test_max_episode_steps_that_would_never_truncate_are_refused(steps):
 
 
 def test_the_task_class_truncates_after_max_episode_steps():
-    from push_envs.envs.push_box import PushBoxEnv
+    from push_envs.tasks.pushing.push_box import PushBoxEnv
 
     env = PushBoxEnv(max_episode_steps=2)
     env.reset(seed=0)

@@ -9,7 +9,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import push_envs  # noqa: F401
-from push_envs.envs import obs_layout as L
+from push_envs.core import obs_layout as L
 
 LIDAR = {"number": 32, "range_max": 3.0, "angle_range": 2 * np.pi}
 

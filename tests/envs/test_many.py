@@ -15,8 +15,8 @@ import pytest
 from gymnasium.vector import AutoresetMode
 
 from push_envs import scripted as S
-from push_envs.envs.base import CONFIG_DIR
 from push_envs.physics import SceneError
+from push_envs.tasks import spec
 
 NEW_IDS = ("PushMulti-v0", "PushClutter-v0", "Sweep-v0")
 ZERO = np.zeros(2, np.float32)
@@ -347,7 +347,7 @@ def test_sweep_takes_no_success_distance():
 
 
 def test_a_scene_without_enough_numbered_bodies_names_them(tmp_path):
-    text = (CONFIG_DIR / "push_multi.yaml").read_text()
+    text = spec("PushMulti-v0").scene_path().read_text()
     cut = text[:text.index("  - name: box_2")] + text[text.index("  - name: arena"):]
     path = tmp_path / "two_boxes.yaml"
     path.write_text(cut)

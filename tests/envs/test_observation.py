@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from push_envs import ENV_IDS
-from push_envs.envs import obs_layout as L
+from push_envs.core import obs_layout as L
 
 
 @pytest.mark.parametrize("env_id", ENV_IDS)

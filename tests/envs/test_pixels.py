@@ -10,11 +10,11 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import push_envs  # noqa: F401
-from push_envs.envs.base import CONFIG_DIR
-from push_envs.envs.pixels import raster_arrays
-from push_envs.envs.render import Renderer
+from push_envs.core.pixels import raster_arrays
+from push_envs.core.render import Renderer
 from push_envs.physics import World
 from push_envs.physics.raster import dirty_all, raster_serial
+from push_envs.tasks import spec
 
 
 @pytest.mark.parametrize("obs_mode", ["pixels", "pixels+state"])
@@ -133,7 +133,7 @@ def test_grid_maps_match_render_exactly():
     """The grid map's cells and edges land on exactly render()'s pixels: PushMaze-v0's walls
     (0.1 m cells at 6 and 12 px/m) and random maps of other resolutions, offsets and image
     widths (cell corners on and between pixel centres, half-pixel ties)."""
-    maze = World.from_config(CONFIG_DIR / "push_maze.yaml")
+    maze = World.from_config(spec("PushMaze-v0").scene_path())
     for width in (96, 192):
         ref, bg = _static_pair(maze, width)
         assert (ref == (55, 55, 55)).all(axis=2).sum() > 300  # the walls are drawn

@@ -13,9 +13,9 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import push_envs  # noqa: F401
-from push_envs.envs import render as RD
-from push_envs.envs.pushing import GOAL
+from push_envs.core import render as RD
 from push_envs.physics.raster import dirty_all, raster_serial
+from push_envs.tasks.pushing.family import GOAL
 
 ID = "PushBox-v0"
 H, W = 64, 96
@@ -167,7 +167,7 @@ def test_narrowest_field_of_view_renders_in_bounded_time():
     # a few thousand pixels (0.1 m circle at 96 px per 0.01 m: r = 960 px).
     import time
 
-    from push_envs.envs.base import PIXEL_FOV_MIN
+    from push_envs.core.env import PIXEL_FOV_MIN
 
     env = gym.make(ID, **dict(KW, pixel_fov=PIXEL_FOV_MIN))
     env.reset(seed=0)  # compiles (shared with this file's other envs)

@@ -7,12 +7,12 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from push_envs.envs.base import CONFIG_DIR
-from push_envs.envs.floor_plans import LAYOUTS, plan_map, png_bytes
-from push_envs.envs.push_maze import FAR, MEMZ, geodesic
 from push_envs.physics import SceneError
 from push_envs.physics.grid import load_grid
 from push_envs.scripted import push_maze_action
+from push_envs.tasks import spec
+from push_envs.tasks.pushing.push_maze import FAR, MEMZ, geodesic
+from push_envs.tasks.pushing.push_maze.floor_plans import LAYOUTS, plan_map, png_bytes
 
 BOX_R = 0.15 * np.sqrt(2)  # bounding radius of the 0.3 m box [m]
 
@@ -34,9 +34,9 @@ def _wall_distance(occ, res, xy):
 
 
 def test_shipped_map_is_the_floor_plans():
-    occ = load_grid(str(CONFIG_DIR / "push_maze.png"), "test", None)
+    occ = load_grid(str(spec("PushMaze-v0").folder() / "maze.png"), "test", None)
     assert occ.shape == (160, 80) and np.array_equal(occ, plan_map())
-    assert (CONFIG_DIR / "push_maze.png").read_bytes() == png_bytes(plan_map())
+    assert (spec("PushMaze-v0").folder() / "maze.png").read_bytes() == png_bytes(plan_map())
     assert len(LAYOUTS) == 8
 
 
@@ -102,8 +102,8 @@ def test_a_users_own_map_works_through_scene(tmp_path):
     occ[0, :] = occ[-1, :] = occ[:, 0] = occ[:, -1] = True
     occ[15, :12] = occ[15, 20:] = True  # one wall, a 0.8 m doorway
     (tmp_path / "mine.png").write_bytes(png_bytes(occ))
-    text = (CONFIG_DIR / "push_maze.yaml").read_text()
-    text = text.replace("obstacle_map: push_maze.png", "obstacle_map: mine.png")
+    text = spec("PushMaze-v0").scene_path().read_text()
+    text = text.replace("obstacle_map: maze.png", "obstacle_map: mine.png")
     text = text.replace("width: 16.0", "width: 3.0").replace("height: 8.0", "height: 3.0")
     (tmp_path / "mine.yaml").write_text(text.replace("[1.0, 2.0, 0.0]", "[1.0, 1.6, 0.0]"))
     env = gym.make("PushMaze-v0", scene=str(tmp_path / "mine.yaml"))
@@ -129,8 +129,8 @@ def test_bad_arguments_name_themselves(kwargs, match):
 
 
 def test_scene_without_a_map_is_refused():
-    with pytest.raises(SceneError, match="push_box.yaml.*obstacle_map"):
-        gym.make("PushMaze-v0", scene=str(CONFIG_DIR / "push_box.yaml"))
+    with pytest.raises(SceneError, match="push_box/scene.yaml.*obstacle_map"):
+        gym.make("PushMaze-v0", scene=str(spec("PushBox-v0").scene_path()))
 
 
 def test_scripted_policy_pushes_through_doorways():
@@ -159,7 +159,7 @@ def _open_map(n: int, pillar: int = -1) -> np.ndarray:
 
 
 def _tables(occ, where="test map"):
-    from push_envs.envs.push_maze import map_tables
+    from push_envs.tasks.pushing.push_maze import map_tables
 
     return map_tables(occ, 0.1, (0.0, 0.0), (1, 1), BOX_R, 0.15, 0.3, None, where)
 
@@ -167,7 +167,7 @@ def _tables(occ, where="test map"):
 def test_large_open_map_tables_are_bounded_and_linear():
     # 300 x 300 open cells: 5,476 lattice sites, each a 90,000-cell field, took 7.3 GB and
     # 46 s before; now at most MAX_FIELD_CELLS field values in all.
-    from push_envs.envs.push_maze import MAX_FIELD_CELLS
+    from push_envs.tasks.pushing.push_maze import MAX_FIELD_CELLS
 
     tables = _tables(_open_map(300))
     tiles, cells, sites, rcells, fields = tables
@@ -189,11 +189,11 @@ def test_large_open_map_tables_are_bounded_and_linear():
 
 def test_default_map_keeps_every_lattice_site():
     # The cap is far above the default map's sites: its tables (and golden hash) are as before.
-    from push_envs.envs.push_maze import SITE_STEP, map_tables
+    from push_envs.tasks.pushing.push_maze import SITE_STEP, map_tables
 
     tiles, _, sites, _, fields = map_tables(plan_map(), 0.1, (0.0, 0.0), (4, 2), BOX_R, 0.15,
                                             0.3, None, "default map")
-    from push_envs.envs.push_maze import MAX_FIELD_CELLS
+    from push_envs.tasks.pushing.push_maze import MAX_FIELD_CELLS
 
     assert len(sites) == fields.shape[0] == int(tiles[:, 5].sum())
     assert np.all(sites // 80 % SITE_STEP == SITE_STEP // 2)
@@ -203,7 +203,7 @@ def test_default_map_keeps_every_lattice_site():
 
 
 def test_map_over_the_field_limit_is_refused_before_building():
-    from push_envs.envs.push_maze import MAX_FIELD_CELLS
+    from push_envs.tasks.pushing.push_maze import MAX_FIELD_CELLS
 
     occ = np.zeros((1500, 1500), bool)  # 2.25 M cells: two fields need 4.5 M values
     assert 2 * occ.size > MAX_FIELD_CELLS
@@ -212,15 +212,15 @@ def test_map_over_the_field_limit_is_refused_before_building():
 
 
 def test_closed_envs_leave_the_table_cache_bounded(tmp_path):
-    from push_envs.envs import push_maze
+    from push_envs.tasks.pushing import push_maze
 
-    text = (CONFIG_DIR / "push_maze.yaml").read_text()
+    text = spec("PushMaze-v0").scene_path().read_text()
     text = text.replace("width: 16.0", "width: 3.0").replace("height: 8.0", "height: 3.0")
     text = text.replace("[1.0, 2.0, 0.0]", "[1.0, 1.6, 0.0]")
     for k in range(8):  # eight distinct maps (a pillar cell moved along a row)
         (tmp_path / f"m{k}.png").write_bytes(png_bytes(_open_map(30, 20 + k)))
         (tmp_path / f"m{k}.yaml").write_text(
-            text.replace("obstacle_map: push_maze.png", f"obstacle_map: m{k}.png"))
+            text.replace("obstacle_map: maze.png", f"obstacle_map: m{k}.png"))
         env = gym.make("PushMaze-v0", scene=str(tmp_path / f"m{k}.yaml"))
         env.close()
     assert len(push_maze._TABLES) <= push_maze._CACHE_MAPS
@@ -261,9 +261,9 @@ def test_transparent_pixels_are_free(tmp_path):
 
 def test_map_without_a_free_cell_says_so(tmp_path):
     (tmp_path / "solid.png").write_bytes(png_bytes(np.ones((30, 30), bool)))
-    text = (CONFIG_DIR / "push_maze.yaml").read_text()
+    text = spec("PushMaze-v0").scene_path().read_text()
     (tmp_path / "solid.yaml").write_text(
-        text.replace("obstacle_map: push_maze.png", "obstacle_map: solid.png"))
+        text.replace("obstacle_map: maze.png", "obstacle_map: solid.png"))
     with pytest.raises(SceneError, match=r"solid.yaml: world.obstacle_map solid.png has no "
                                          r"free cell \(all 900 cells are occupied\)"):
         gym.make("PushMaze-v0", scene=str(tmp_path / "solid.yaml"))

@@ -11,7 +11,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from push_envs.envs.render import Goal, Renderer
+from push_envs.core.render import Goal, Renderer
 from push_envs.physics import World
 from push_envs.play import keys_to_action
 
@@ -195,7 +195,7 @@ def test_bad_arguments(world: World):
 def test_pygame_imported_lazily():
     code = textwrap.dedent("""
         import sys
-        import push_envs.envs.render as render
+        import push_envs.core.render as render
         from push_envs.physics import World
         assert "pygame" not in sys.modules, "pygame imported with the module"
         w = World.from_config({"world": {"width": 2, "height": 2},

@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 
 import push_envs  # noqa: F401
-from push_envs.envs.base import CONFIG_DIR
 from push_envs.physics import SceneError
+from push_envs.tasks import spec
 
 ARENA = (0.0, 0.0, 4.0, 4.0)  # inner faces of the PushMulti / PushClutter walls [m]
 ZERO = np.zeros(2, np.float32)
@@ -261,7 +261,7 @@ def test_size_just_above_the_bound_runs(env_id, arg, unit):
 
 def test_scene_body_thinner_than_the_step_allows_is_still_a_scene_error(tmp_path):
     # The scene check (scale 1) is unchanged: it names the file.
-    text = (CONFIG_DIR / "push_box.yaml").read_text()
+    text = spec("PushBox-v0").scene_path().read_text()
     thin = tmp_path / "thin.yaml"
     thin.write_text(text.replace("{name: rectangle, length: 0.3, width: 0.3}",
                                  "{name: rectangle, length: 0.001, width: 0.3}"))

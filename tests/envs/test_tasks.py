@@ -10,6 +10,7 @@ from gymnasium.utils.env_checker import check_env
 from push_envs import ENV_IDS
 from push_envs.physics import SceneError
 from push_envs.scripted import push_box_action
+from push_envs.tasks import spec
 
 ROBOTS = ("diff", "omni", "acker")
 OBS_MODES = ("state", "goal")
@@ -134,7 +135,7 @@ def test_bad_randomisation_range():
 
 
 def test_scene_with_unknown_key_names_file_and_key(tmp_path):
-    text = open(__file__.replace("tests/envs/test_tasks.py", "configs/push_box.yaml")).read()
+    text = spec("PushBox-v0").scene_path().read_text()
     bad = tmp_path / "bad.yaml"
     bad.write_text(text.replace("    mass: 0.5\n", "    mas: 0.5\n"))
     with pytest.raises(SceneError) as err:
@@ -144,7 +145,7 @@ def test_scene_with_unknown_key_names_file_and_key(tmp_path):
 
 
 def test_unsatisfiable_spawn_is_an_error(tmp_path):
-    text = open(__file__.replace("tests/envs/test_tasks.py", "configs/push_box.yaml")).read()
+    text = spec("PushBox-v0").scene_path().read_text()
     big = tmp_path / "big.yaml"
     big.write_text(text.replace("{name: rectangle, length: 0.3, width: 0.3}",
                                 "{name: rectangle, length: 5.0, width: 5.0}"))
@@ -189,7 +190,7 @@ def test_bad_wall_margin_raises(bad):
 
 
 def test_wall_margin_too_big_for_the_arena_names_the_scene():
-    with pytest.raises(SceneError, match="push_box.yaml.*wall_margin"):
+    with pytest.raises(SceneError, match="push_box/scene.yaml.*wall_margin"):
         gym.make("PushBox-v0", wall_margin=1.9)
 
 

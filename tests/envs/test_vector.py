@@ -8,7 +8,7 @@ import pytest
 from gymnasium.vector import AutoresetMode, VectorEnv
 
 from push_envs import ENV_IDS
-from push_envs.envs.base import PushVectorEnv
+from push_envs.core.env import PushVectorEnv
 
 
 def test_make_vec_returns_the_native_batch():

@@ -31,6 +31,7 @@ from push_envs.physics.limits import (
 )
 from push_envs.physics.scene import compile_scene
 from push_envs.physics.shapes import build_shape
+from push_envs.tasks import spec
 
 PHYSICS = pathlib.Path(config_mod.__file__).parent
 ROOT = PHYSICS.parent.parent
@@ -337,7 +338,7 @@ def test_vertex_limit_checked_before_any_work(count):
 
 def test_push_t_pieces_are_unchanged():
     """The golden rollout hashes depend on these pieces (and their order)."""
-    (tee,) = [b for b in load_scene(ROOT / "configs" / "push_t.yaml").bodies if b.name == "tee"]
+    (tee,) = [b for b in load_scene(spec("PushT-v0").scene_path()).bodies if b.name == "tee"]
     pieces = [p.verts.tolist() for p in tee.shape_info("t").pieces]
     assert pieces == [[[0.3, 0.15], [-0.3, 0.15], [-0.3, 0.0], [0.3, 0.0]],
                       [[-0.075, -0.45], [0.075, -0.45], [0.075, 0.0], [-0.075, 0.0]]]
@@ -432,7 +433,7 @@ def test_yaml_is_parsed_once(monkeypatch):
         return real(path)
 
     monkeypatch.setattr(config_mod, "read_scene_yaml", counting)
-    World.from_config(ROOT / "configs" / "push_box.yaml")
+    World.from_config(spec("PushBox-v0").scene_path())
     assert len(calls) == 1
 
 
@@ -598,8 +599,8 @@ def test_scene_of_the_wrong_type(source):
 
 def test_dict_and_path_scenes_still_work(scn):
     assert World.from_config(two_body_scene(scn)).names == ["robot", "tri", "box"]
-    assert World.from_config(str(ROOT / "configs" / "push_t.yaml")).names[:2] == ["robot", "tee"]
-    assert load_scene(os.fsencode(ROOT / "configs" / "push_box.yaml")).bodies[0].name == "robot"
+    assert World.from_config(str(spec("PushT-v0").scene_path())).names[:2] == ["robot", "tee"]
+    assert load_scene(os.fsencode(spec("PushBox-v0").scene_path())).bodies[0].name == "robot"
 
 
 def test_input_dict_is_not_shared_with_the_spec(scn):

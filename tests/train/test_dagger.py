@@ -17,7 +17,7 @@ pytest.importorskip("tyro")
 import torch  # noqa: E402
 from train_scripts import TRAIN_DIR, load_script  # noqa: E402
 
-from push_envs.envs import obs_layout as L  # noqa: E402
+from push_envs.core import obs_layout as L  # noqa: E402
 from push_envs.scripted import push_t_actions  # noqa: E402
 
 sys.path.insert(0, str(TRAIN_DIR))  # dagger.py imports warm_start

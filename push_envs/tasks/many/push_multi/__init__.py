@@ -7,23 +7,21 @@ from typing import Any
 
 import numpy as np
 
-from ..physics.jit import compiled
-from . import many as M
-from .base import task_envs
-from .many import IP, MEM, col, count_within, pair_distance, rot
-from .obs_layout import Field, Repeat
-from .task import Arg, columns, integer, optional_range
+from push_envs.core.env import task_envs
+from push_envs.core.obs_layout import Field, Repeat
+from push_envs.core.task import Arg, columns, integer, optional_range
+from push_envs.physics.jit import compiled
+from push_envs.tasks.many import family as M
+from push_envs.tasks.many.family import IP, MEM, col, count_within, pair_distance, rot
 
 FP = columns(M.FP_NAMES, "mass_lo mass_hi fric_lo fric_hi scale_lo scale_hi")
-MAX_OBJECTS = 6  # boxes in configs/push_multi.yaml
+MAX_OBJECTS = 6  # boxes in push_envs/tasks/many/push_multi/scene.yaml
 BLOCK = 10  # observation columns per box
 TARGET = 9  # observation columns of the target block (box j's without box_at_goal)
 
 
 class PushMulti(M.ManyObjectTask):
     id = "PushMulti-v0"
-    hooks = __name__
-    scene = "push_multi.yaml"
     max_episode_steps = 500
     numbered = (("box", "num_objects"),)
     # 10 (the single-box task's success bonus per box) was tried against 2 for PPO with
@@ -139,7 +137,7 @@ class PushMulti(M.ManyObjectTask):
     def goal_marks(self, env: Any) -> list:
         """Goal j: a circle 1.5 success_distance wide at columns 2j, 2j + 1, in box j's
         colour."""
-        from .render import GoalMark
+        from push_envs.core.render import GoalMark
 
         return [GoalMark(cols=(2 * i, 2 * i + 1), radius=env.success_distance * 1.5,
                          color=colour)
@@ -342,19 +340,13 @@ _DOC = """A robot pushes ``num_objects`` boxes (default 3, up to 6), each to its
 
     ## Episode End
     Terminates when every box centre is within ``success_distance`` (0.1 m) of its goal;
-    truncates after ``max_episode_steps`` (500). ``info["boxes_at_goal"]`` counts the boxes
+    truncates after ``max_episode_steps``
+    ({max_episode_steps}). ``info["boxes_at_goal"]`` counts the boxes
     at their goals, ``info["box_to_goal"]`` is the largest box-to-goal distance [m].
 
-    ## Arguments
-    ``num_objects`` (1-6), ``robot`` ("diff" | "omni" | "acker"), ``reward_type`` ("dense" |
-    "sparse"), ``obs_mode`` ("state" | "goal"), ``scene`` (YAML path or mapping replacing
-    configs/push_multi.yaml), ``max_episode_steps``, ``max_contacts``, ``box_mass_range``
-    [kg], ``box_friction_range``, ``box_size_range`` (size factor), each drawn per box and
-    episode, ``spawn_region`` (x0, y0, x1, y1) [m], ``wall_margin`` [m], ``success_distance``
-    [m], ``render_mode``.
+    {arguments}
 
-    ## Version History
-    * v0: initial release.
+    {versions}
 """
 
 PushMultiEnv, PushMultiVectorEnv = task_envs(PushMulti, _DOC)

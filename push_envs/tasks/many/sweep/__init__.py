@@ -7,23 +7,21 @@ from typing import Any
 
 import numpy as np
 
-from ..physics.jit import compiled
-from . import many as M
-from .base import task_envs
-from .many import IP, MEM, col, pair_distance, rot
-from .obs_layout import Field, Repeat
-from .task import Arg, columns, integer, number
+from push_envs.core.env import task_envs
+from push_envs.core.obs_layout import Field, Repeat
+from push_envs.core.task import Arg, columns, integer, number
+from push_envs.physics.jit import compiled
+from push_envs.tasks.many import family as M
+from push_envs.tasks.many.family import IP, MEM, col, pair_distance, rot
 
 FP = columns(M.FP_NAMES, "mass_lo mass_hi fric_lo fric_hi goal_radius need")
-MAX_PUCKS = 40  # pucks in configs/sweep.yaml
+MAX_PUCKS = 40  # pucks in push_envs/tasks/many/sweep/scene.yaml
 BLOCK = 5  # observation columns per puck
 GOAL_COLS = 5  # goal from the robot (2), goal x, y (2), fraction inside (1)
 
 
 class Sweep(M.ManyObjectTask):
     id = "Sweep-v0"
-    hooks = __name__
-    scene = "sweep.yaml"
     max_episode_steps = 500
     numbered = (("puck", "num_pucks"),)
     region = (0.0, 0.0, 3.0, 3.0)
@@ -97,7 +95,7 @@ class Sweep(M.ManyObjectTask):
 
     def goal_marks(self, env: Any) -> list:
         """The goal circle (centre in columns 0, 1)."""
-        from .render import GoalMark
+        from push_envs.core.render import GoalMark
 
         return [GoalMark(cols=(0, 1), radius=self.args["goal_radius"])]
 
@@ -288,19 +286,13 @@ _DOC = """A sweeper robot pushes ``num_pucks`` small pucks (default 20) into a g
 
     ## Episode End
     Terminates when at least ``success_fraction`` (90 %) of the puck centres are inside the
-    circle; truncates after ``max_episode_steps`` (500). ``info["fraction_inside"]`` and
+    circle; truncates after ``max_episode_steps``
+    ({max_episode_steps}). ``info["fraction_inside"]`` and
     ``info["pucks_inside"]`` give the state.
 
-    ## Arguments
-    ``num_pucks`` (1-40), ``goal_radius`` [m], ``success_fraction``, ``robot``,
-    ``reward_type``, ``obs_mode``, ``scene`` (YAML path or mapping replacing
-    configs/sweep.yaml; its pucks are named ``puck_0``, ``puck_1`` ...),
-    ``max_episode_steps``, ``max_contacts``, ``puck_mass_range`` [kg],
-    ``puck_friction_range`` (each drawn per puck and episode), ``spawn_region`` (x0, y0, x1,
-    y1) [m], ``wall_margin`` [m], ``render_mode``.
+    {arguments}
 
-    ## Version History
-    * v0: initial release.
+    {versions}
 """
 
 SweepEnv, SweepVectorEnv = task_envs(Sweep, _DOC)

@@ -22,10 +22,13 @@ from typing import Any
 
 import numpy as np
 
-from ..physics import SceneError
-from ..physics.frames import origin_pose, place_origin
-from ..physics.jit import compiled
-from ..physics.layout import (
+from push_envs.core.obs_layout import Field, Repeat
+from push_envs.core.step import INFO_TASK, TaskArrays
+from push_envs.core.task import Arg, TaskSpec, columns, integer, number, optional_range, region
+from push_envs.physics import SceneError
+from push_envs.physics.frames import origin_pose, place_origin
+from push_envs.physics.jit import compiled
+from push_envs.physics.layout import (
     BF_BRAD,
     BF_HALF,
     BI_KIND,
@@ -41,12 +44,9 @@ from ..physics.layout import (
     EP_SCALE,
     IMMOVABLE,
 )
-from ..physics.rng import uniform
-from ..physics.scene import thinnest_half_allowed
-from ..physics.sensors import sorted_slot
-from .obs_layout import Field, Repeat
-from .step import INFO_TASK, TaskArrays
-from .task import Arg, TaskSpec, columns, integer, number, optional_range, region
+from push_envs.physics.rng import uniform
+from push_envs.physics.scene import thinnest_half_allowed
+from push_envs.physics.sensors import sorted_slot
 
 IP = columns("robot obj wall max_contacts")
 FP_NAMES = ("x0 y0 x1 y1 success_distance success_angle w_robot_object w_object_goal w_angle "
@@ -702,7 +702,7 @@ class SingleObjectTask(TaskSpec):
 
     def goal_marks(self, env: Any) -> list:
         """The object's outline at the goal pose and the success circle."""
-        from .render import GoalMark
+        from push_envs.core.render import GoalMark
 
         return [GoalMark(cols=(GOAL.x, GOAL.y, GOAL.theta), body=self.object_body,
                          radius=float(env.success_distance))]

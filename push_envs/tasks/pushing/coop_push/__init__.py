@@ -15,14 +15,16 @@ from typing import Any
 
 import numpy as np
 
-from ..physics.frames import origin_pose, place_origin
-from ..physics.jit import compiled
-from ..physics.layout import BF_BRAD, BI_KIND, EP_SCALE, IMMOVABLE
-from ..physics.rng import uniform
-from . import pushing as P
-from .base import task_envs
-from .obs_layout import Field, Repeat
-from .pushing import (
+from push_envs.core.env import task_envs
+from push_envs.core.obs_layout import Field, Repeat
+from push_envs.core.step import INFO_TASK
+from push_envs.core.task import columns
+from push_envs.physics.frames import origin_pose, place_origin
+from push_envs.physics.jit import compiled
+from push_envs.physics.layout import BF_BRAD, BI_KIND, EP_SCALE, IMMOVABLE
+from push_envs.physics.rng import uniform
+from push_envs.tasks.pushing import family as P
+from push_envs.tasks.pushing.family import (
     CONTACT_FIELDS,
     FORCE_CLIP,
     GOAL,
@@ -35,8 +37,6 @@ from .pushing import (
     object_contacts,
     robot_contacts,
 )
-from .step import INFO_TASK
-from .task import columns
 
 IP = columns(P.IP._fields, "robot1")
 FP = columns(P.FP_NAMES, "spot_lateral half_x half_y")
@@ -343,7 +343,7 @@ def layout() -> tuple:
 def agent_columns(args: dict, k: int) -> np.ndarray:
     """Columns of the joint observation that robot k's agent sees: the shared block and its
     own block (which holds the other robot as seen from it)."""
-    from .obs_layout import columns as layout_columns
+    from push_envs.core.obs_layout import columns as layout_columns
 
     cols = []
     for f, at, _ in layout_columns(layout(), args):
@@ -354,8 +354,6 @@ def agent_columns(args: dict, k: int) -> np.ndarray:
 
 class CoopPush(P.SingleObjectTask):
     id = "CoopPush-v0"
-    hooks = __name__
-    scene = "coop_push.yaml"
     max_episode_steps = 300
     robot_body = "r0"
     robot_bodies = ("r0", "r1")
@@ -374,8 +372,8 @@ class CoopPush(P.SingleObjectTask):
         return layout()
 
     def build(self, env: Any) -> Any:
-        from ..physics import SceneError
-        from .step import TaskArrays
+        from push_envs.core.step import TaskArrays
+        from push_envs.physics import SceneError
 
         ip0, fp, _ = self.pack(env)
         sc = env.world.scene
@@ -493,17 +491,11 @@ _DOC = """Two robots push one box, too heavy for either alone, to a goal in a 5 
 
     ## Episode End
     Terminates when the box centre is within ``success_distance`` (0.1 m) of the goal;
-    truncates after ``max_episode_steps`` (300).
+    truncates after ``max_episode_steps`` ({max_episode_steps}).
 
-    ## Arguments
-    As PushBox-v0 (``robot``, ``reward_type``, ``obs_mode``, ``scene`` replacing
-    configs/coop_push.yaml, which must hold robots ``r0`` and ``r1`` and a ``box``,
-    ``max_episode_steps``, ``max_contacts``, ``box_mass_range`` [kg], ``box_friction_range``,
-    ``box_size_range``, ``spawn_region`` [m], ``wall_margin`` [m], ``success_distance`` [m],
-    ``render_mode``).
+    {arguments}
 
-    ## Version History
-    * v0: initial release.
+    {versions}
 """
 
 CoopPushEnv, CoopPushVectorEnv = task_envs(CoopPush, _DOC)

@@ -4,20 +4,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..physics.jit import compiled
-from ..physics.rng import uniform
-from . import pushing as P
-from .base import task_envs
-from .pushing import GOAL, MEM, goal_distance, goal_reward, start  # noqa: F401 (shared hooks)
-from .task import columns
+from push_envs.core.env import task_envs
+from push_envs.core.task import columns
+from push_envs.physics.jit import compiled
+from push_envs.physics.rng import uniform
+from push_envs.tasks.pushing import family as P
+from push_envs.tasks.pushing.family import GOAL, MEM, goal_distance, goal_reward, start  # noqa: F401 (shared hooks)
 
 FP = columns(P.FP_NAMES, "goal_dmin goal_dmax wall_y obj_halfw obj_halfl")
 
 
 class WallSlide(P.SingleObjectTask):
     id = "WallSlide-v0"
-    hooks = __name__
-    scene = "wall_slide.yaml"
     max_episode_steps = 300
     object_body = "box"
     wall_body = "wall"
@@ -157,13 +155,11 @@ _DOC = """Slide a box along a wall to a goal 1.5-3 m away, keeping it against th
 
     ## Episode End
     Terminates when the box centre is within 0.1 m of the goal AND the box's contact sensor
-    reports it touching the wall; truncates after 300 steps.
+    reports it touching the wall; truncates after ``max_episode_steps`` ({max_episode_steps}).
 
-    ## Arguments
-    As PushBox-v0 (the scene default is configs/wall_slide.yaml).
+    {arguments}
 
-    ## Version History
-    * v0: initial release.
+    {versions}
 """
 
 WallSlideEnv, WallSlideVectorEnv = task_envs(WallSlide, _DOC)

@@ -2,7 +2,8 @@
 
 The plan is a grid map (IR-SIM's ``obstacle_map``, a PNG) split into ``layouts`` = (columns,
 rows) equal tiles, each a walled layout; the default map holds the eight layouts of
-:mod:`push_envs.envs.floor_plans`. Every episode draws a layout index and places the goal, the
+:mod:`push_envs.tasks.pushing.push_maze.floor_plans`. Every episode draws a layout index and
+places the goal, the
 box and the robot inside that tile.
 
 Why tiles: a batch is one compiled world with one static geometry (one broad-phase grid of
@@ -40,17 +41,17 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from ..physics import SceneError
-from ..physics.frames import place_origin
-from ..physics.jit import compiled
-from ..physics.layout import EP_SCALE
-from ..physics.rng import uniform
-from . import pushing as P
-from .base import task_envs
-from .obs_layout import Field
-from .pushing import GOAL, MEM, goal_distance, goal_reward  # noqa: F401 (shared hook)
-from .step import INFO_TASK, TaskArrays
-from .task import Arg, columns, integer, number
+from push_envs.core.env import task_envs
+from push_envs.core.obs_layout import Field
+from push_envs.core.step import INFO_TASK, TaskArrays
+from push_envs.core.task import Arg, columns, integer, number
+from push_envs.physics import SceneError
+from push_envs.physics.frames import place_origin
+from push_envs.physics.jit import compiled
+from push_envs.physics.layout import EP_SCALE
+from push_envs.physics.rng import uniform
+from push_envs.tasks.pushing import family as P
+from push_envs.tasks.pushing.family import GOAL, MEM, goal_distance, goal_reward  # noqa: F401 (shared hook)
 
 IP = columns(P.IP._fields, "nx ny tnx tny ntiles patch_k tab_tiles tab_cells tab_sites "
              "tab_rcells fp_occ fp_field")
@@ -520,8 +521,6 @@ def numpy_patch(occ: np.ndarray, res: float, offset: tuple, xy: np.ndarray, k: i
 
 class PushMaze(P.SingleObjectTask):
     id = "PushMaze-v0"
-    hooks = __name__
-    scene = "push_maze.yaml"
     max_episode_steps = 400
     object_body = "box"
     region = (0.0, 0.0, 16.0, 8.0)
@@ -553,8 +552,8 @@ class PushMaze(P.SingleObjectTask):
     def _tiles(self, env: Any) -> tuple[int, int]:
         if self.args["layouts"] is not None:
             return self.args["layouts"]
-        return self.layouts if env.world.scene.spec.source.endswith(
-            f"configs/{self.scene}") else (1, 1)
+        return self.layouts if env.world.scene.spec.source == str(self.scene_path()) \
+            else (1, 1)
 
     def build(self, env: Any) -> TaskArrays:
         size = self.args["box_size_range"]
@@ -664,7 +663,7 @@ _DOC = """Push a box through doorways to a goal in a walled floor plan.
 
     ## Description
     The floor plan is a grid map in IR-SIM's ``obstacle_map`` format (a PNG, 0.1 m cells):
-    configs/push_maze.png holds eight walled 4 m x 4 m layouts side by side (two rooms,
+    the task's maze.png holds eight walled 4 m x 4 m layouts side by side (two rooms,
     two rooms with a side door, three rooms, four rooms, a serpentine, a ring around a block,
     T-shaped rooms, pillars and a spur; 0.8 m doorways). Each episode draws a layout, a goal
     site in it (a 0.4 m lattice of cells where the box fits ``wall_margin`` (0.3 m) off the
@@ -698,15 +697,11 @@ _DOC = """Push a box through doorways to a goal in a walled floor plan.
 
     ## Episode End
     Terminates when the box centre is within ``success_distance`` (0.1 m) of the goal;
-    truncates after ``max_episode_steps`` (400).
+    truncates after ``max_episode_steps`` ({max_episode_steps}).
 
-    ## Arguments
-    As PushBox-v0 (``box_size_range`` at most 1), plus ``layouts`` ((columns, rows)),
-    ``patch_size`` (odd, cells per side) and ``patch_resolution`` [m]. ``spawn_region``
-    restricts the spawn and goal cells to a world rectangle.
+    {arguments}
 
-    ## Version History
-    * v0: initial release.
+    {versions}
 """
 
 PushMazeEnv, PushMazeVectorEnv = task_envs(PushMaze, _DOC)

@@ -12,6 +12,7 @@ fields repeated, e.g. once per contact slot). From it come:
 
 from __future__ import annotations
 
+from collections import namedtuple
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -46,12 +47,23 @@ class Field:
 class Repeat:
     """``fields`` repeated ``args[count]`` times (slot ``j`` of ``M``).
 
-    ``expect`` readers of repeated fields get ``(ctx, j)``.
+    ``expect`` readers of repeated fields get ``(ctx, j)``. ``name`` names the block (its
+    first column and its width, see :func:`offsets`).
     """
 
     count: str  # constructor argument that sets the repeat count, e.g. "max_contacts"
     symbol: str  # its symbol in the table, e.g. "M"
     fields: tuple[Field, ...]
+    name: str = ""  # the block's name, e.g. "contacts"; default: the count argument
+
+    @property
+    def block(self) -> str:
+        return self.name or self.count
+
+    @property
+    def width(self) -> int:
+        """Columns of one slot."""
+        return sum(f.size for f in self.fields)
 
 
 Layout = Sequence[Field | Repeat]
@@ -91,6 +103,95 @@ def offset(layout: Layout, args: Mapping[str, Any], name: str) -> int:
         if f.name == name and j is None:
             return k
     raise KeyError(f"no observation field {name!r}")
+
+
+# ------------------------------------------------------------------ names for the kernels
+# The kernels and the experts write and read the observation through named offsets, never
+# literal column numbers: a layout's columns move with its arguments (max_contacts, the number
+# of objects), and a literal would go on writing where a field used to be.
+#
+#   OBS = names(layout())            at import: a namedtuple, name -> index into T.at
+#   T.at = offsets(layout, args, OBS)   at build: index -> the field's first column
+#   row[T.at[OBS.robot_xy] + 1] = y     in a kernel: the field's second column
+#
+# A repeated field's offset is its column in slot 0; its block's name gives the block's first
+# column and ``<block>_width`` the columns per slot, so slot j's column is
+# ``at[OBS.contact_on] + j * at[OBS.contacts_width]``.
+
+
+def _names(layout: Layout) -> list[str]:
+    out: list[str] = []
+    for item in layout:
+        if isinstance(item, Field):
+            out.append(item.name)
+        else:
+            out += [item.block, f"{item.block}_width"] + [f.name for f in item.fields]
+    return out
+
+
+def names(layout: Layout) -> Any:
+    """The kernels' name table of a layout: a namedtuple ``name -> index`` (into the
+    offsets of :func:`offsets`) of every field, and of every repeated block and its width.
+    A layout that extends another (appends fields) keeps the other's indices."""
+    flat = _names(layout)
+    dup = sorted({n for n in flat if flat.count(n) > 1})
+    if dup:
+        raise ValueError(f"observation layout names {dup} more than once")
+    return namedtuple("Obs", flat)(*range(len(flat)))
+
+
+def offsets(layout: Layout, args: Mapping[str, Any], table: Any) -> np.ndarray:
+    """int64 offsets for the names of ``table`` (:func:`names` of this layout or of a prefix
+    of it): each field's first column (slot 0 for a repeated one), each block's first column
+    and width, for the arguments ``args``."""
+    out = np.full(len(table), -1, np.int64)
+    at = 0
+    for item in layout:
+        if isinstance(item, Field):
+            _put(out, table, item.name, at)
+            at += item.size
+            continue
+        _put(out, table, item.block, at)
+        _put(out, table, f"{item.block}_width", item.width)
+        k = at
+        for f in item.fields:
+            _put(out, table, f.name, k)
+            k += f.size
+        at += item.width * _count(item, args)
+    missing = [n for n, v in zip(table._fields, out, strict=True) if v < 0]
+    if missing:
+        raise ValueError(f"observation names {missing} are not in the layout")
+    return out
+
+
+def _put(out: np.ndarray, table: Any, name: str, value: int) -> None:
+    if name in table._fields:
+        out[table._fields.index(name)] = value
+
+
+class Index:
+    """The columns of a state observation by name, for Python readers (the experts):
+    ``ix.robot_xy`` is that field's first column, ``ix.slot("contact_on", j)`` a repeated
+    field's column in slot j, ``ix.size`` the number of columns."""
+
+    def __init__(self, layout: Layout, args: Mapping[str, Any]) -> None:
+        self._table = names(layout)
+        self._at = dict(zip(self._table._fields, offsets(layout, args, self._table).tolist(),
+                            strict=True))
+        self._blocks = {f.name: item.block for item in layout if isinstance(item, Repeat)
+                        for f in item.fields}
+        self.size = size(layout, args)
+
+    def __getattr__(self, name: str) -> int:
+        try:
+            return self.__dict__["_at"][name]
+        except KeyError:
+            raise AttributeError(f"no observation field {name!r}") from None
+
+    def slot(self, name: str, j: Any) -> Any:
+        """Column of repeated field ``name`` in slot ``j`` (an int or an int array)."""
+        block = self._blocks[name]
+        return self._at[name] + j * self._at[f"{block}_width"]
 
 
 def bounds(layout: Layout, args: Mapping[str, Any]) -> tuple[np.ndarray, np.ndarray]:

@@ -7,19 +7,20 @@ import math
 import numpy as np
 from numba import njit
 
-from ..physics.jit import compiled
-from ..physics.layout import BF_COMX, BF_COMY, BI_PCOUNT, BI_PSTART, EP_SCALE, PI_NV
-from ..physics.rng import uniform
-from . import pushing as P
-from .base import task_envs
-from .coverage import PC_NV, PIECE_LEN, coverage, piece_table, table_area, vertex
-from .pushing import (
+from push_envs.core.env import task_envs
+from push_envs.core.task import Arg, choice, columns, number
+from push_envs.physics.jit import compiled
+from push_envs.physics.layout import BF_COMX, BF_COMY, BI_PCOUNT, BI_PSTART, EP_SCALE, PI_NV
+from push_envs.physics.rng import uniform
+from push_envs.tasks.pushing import family as P
+from push_envs.tasks.pushing.family import (
     GOAL,
     MEM,
     goal_distance,
     heading_error,
 )
-from .task import Arg, choice, columns, number
+
+from .coverage import PC_NV, PIECE_LEN, coverage, piece_table, table_area, vertex
 
 # success_mode: 0 pose, 1 coverage; area [m^2] of the object; shaping: 0 progress, 1
 # keypoints; w_coverage: reward per unit of coverage progress (keypoints shaping); the
@@ -38,8 +39,6 @@ SHAPINGS = ("progress", "keypoints")
 
 class PushT(P.SingleObjectTask):
     id = "PushT-v0"
-    hooks = __name__
-    scene = "push_t.yaml"
     max_episode_steps = 300
     object_body = "tee"
     region = (0.0, 0.0, 3.0, 3.0)
@@ -297,16 +296,11 @@ _DOC = """Push the T block onto a fixed goal pose, on real ground friction.
       goal pose's area (the T's convex pieces at both poses, clipped pairwise).
 
     ``info["coverage"]`` carries the covered share on every step and at reset, whichever test
-    is used. Terminates on success; truncates after 300 steps.
+    is used. Terminates on success; truncates after ``max_episode_steps`` ({max_episode_steps}).
 
-    ## Arguments
-    As PushBox-v0 (the scene default is configs/push_t.yaml), plus ``success`` ("pose" or
-    "coverage"), ``coverage_threshold`` (0.95), ``shaping`` ("progress" or "keypoints") and
-    ``w_coverage`` (5.0, keypoints shaping). ``success="coverage"`` refuses
-    ``box_size_range`` (the goal outline has the scene's size).
+    {arguments}
 
-    ## Version History
-    * v0: initial release.
+    {versions}
 """
 
 PushTEnv, PushTVectorEnv = task_envs(PushT, _DOC)

@@ -45,7 +45,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..physics.jit import compiled
+from push_envs.physics.jit import compiled
 
 MAX_V = 8  # vertex slots per piece (the engine's pieces have at most 8 vertices)
 # Offsets inside a piece's record.

@@ -6,8 +6,8 @@ rectangle fitted to an ``H x W`` image, centred) or the ego view's (a robot at t
 heading up, ``W / fov`` pixels per metre), immovable bodies and the grid map drawn into a
 background (top-down) or kept for every frame (ego), movable bodies' outlines in their body
 frame, and the goal table: one row
-per :class:`~push_envs.envs.render.GoalMark` the task declares
-(:meth:`~push_envs.envs.task.TaskSpec.goal_marks`, the declaration ``render()`` draws
+per :class:`~push_envs.core.render.GoalMark` the task declares
+(:meth:`~push_envs.core.task.TaskSpec.goal_marks`, the declaration ``render()`` draws
 from). The kernels are in ``push_envs.physics.raster``; the env calls them inside its
 compiled step.
 """

@@ -1,24 +1,29 @@
-"""What a task declares: its name, scene, arguments, observation layout and info columns.
+"""What a task declares: its id, episode length, scene, arguments, observation layout, info
+columns, experts and baseline.
 
-A task is one module in ``push_envs/envs/`` (or anywhere importable) holding
+A task is one folder (``push_envs/tasks/<family>/<task>/``, or any importable package)
+holding
 
 * a :class:`TaskSpec` subclass, the Python side: constructor arguments with their defaults and
   checks, the observation layout, the goal and info columns, and ``build`` which turns the
-  compiled scene and the arguments into the task's :class:`~push_envs.envs.step.TaskArrays`;
+  compiled scene and the arguments into the task's :class:`~push_envs.core.step.TaskArrays`;
 * the compiled hooks ``spawn``, ``observe``, ``evaluate``, ``start``, ``is_success`` and
   ``goal_reward`` (see ``step.py`` for when each runs);
-* ``VectorEnv`` / ``Env`` classes made by :func:`push_envs.envs.base.task_envs`;
+* ``Env`` / ``VectorEnv`` classes made by :func:`push_envs.core.env.task_envs`;
+* its scene, scripted expert and baseline hyperparameters;
 
-and one line in ``push_envs/__init__.py``'s registry table. docs/adding_a_task.md walks
+and one line in ``push_envs/tasks/__init__.py``'s registry. docs/adding_a_task.md walks
 through one.
 """
 
 from __future__ import annotations
 
 import math
+import sys
 from collections import namedtuple
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
@@ -129,12 +134,34 @@ def region() -> Callable[[str, Any], tuple | None]:
 
 
 class TaskSpec:
-    """The declaration of a task. Subclasses set the class attributes and ``build``."""
+    """The declaration of a task: the one place each of its facts is written.
+
+    A task is one folder (``push_envs/tasks/<family>/<task>/``, or any importable package)
+    whose module defines a subclass of this (or of a family's subclass) and the compiled
+    hooks. The registry (``push_envs/tasks/__init__.py``), the env classes and their
+    docstrings, the docs pages, the experts' lookup, the training scripts and the tests all
+    read these attributes; none repeats them.
+
+    Class attributes a task sets:
+
+    id:                the Gymnasium id, ``<Name>-v<version>``
+    max_episode_steps: the episode length [steps] (truncation)
+    scene:             the YAML scene, a path relative to the task's folder
+    experts:           robot -> ``"module:factory"`` of its scripted expert; the factory takes
+                       the TaskSpec instance (its arguments resolved) and returns a batch
+                       policy (observations (N, n_obs) -> actions (N, 2R))
+    hyperparams:       the baseline's hyperparameters, a YAML file in the task's folder
+                       keyed by algorithm (``ppo: {...}``), merged over train/hyperparams
+    versions:          the version history, one line per id version (newest last)
+    """
 
     id: ClassVar[str]  # registered id, e.g. "PushBox-v0"
-    hooks: ClassVar[str]  # module holding the compiled hooks (usually the task's own)
-    scene: ClassVar[str]  # YAML in configs/
-    max_episode_steps: ClassVar[int]
+    max_episode_steps: ClassVar[int]  # [steps]
+    scene: ClassVar[str] = "scene.yaml"  # in the task's folder
+    hooks: ClassVar[str]  # module holding the compiled hooks (default: the class's own)
+    experts: ClassVar[Mapping[str, str]] = {}
+    hyperparams: ClassVar[str | None] = "hyperparams.yml"
+    versions: ClassVar[tuple[str, ...]] = ("v0: initial release.",)
     robot_body: ClassVar[str] = "robot"  # the scene body the action drives
     # Several driven robots, in action order (2 action columns each); empty: (robot_body,).
     # robot_body stays the one whose trail is drawn and whose contacts PushEnv.contacts reads.
@@ -145,6 +172,45 @@ class TaskSpec:
     # per object) sets them on the instance, which the env reads
     goal_fields: tuple[str, ...] = ()
     info_fields: ClassVar[tuple[tuple[str, type], ...]] = ()  # task info columns, in order
+    # Set by push_envs.core.env.task_envs: the task's Gymnasium classes.
+    env_class: ClassVar[type]
+    vector_class: ClassVar[type]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "hooks" not in cls.__dict__:
+            cls.hooks = cls.__module__
+
+    @classmethod
+    def folder(cls) -> Path:
+        """The task's folder: where its module, scene and hyperparameters live."""
+        return Path(sys.modules[cls.__module__].__file__).resolve().parent
+
+    @classmethod
+    def scene_path(cls) -> Path:
+        """The task's default scene file."""
+        return cls.folder() / cls.scene
+
+    @classmethod
+    def hyperparams_path(cls) -> Path | None:
+        """The baseline's hyperparameter file, or None when the task declares none."""
+        return None if cls.hyperparams is None else cls.folder() / cls.hyperparams
+
+    @classmethod
+    def resolve_args(cls, task_args: Mapping[str, Any],
+                     common: Sequence[str] = ()) -> dict[str, Any]:
+        """The task arguments ``task_args`` checked and completed with the defaults.
+
+        Raises TypeError naming unknown arguments (``common``: the env's own arguments,
+        listed as valid too) and ValueError naming a bad value.
+        """
+        declared = cls.arguments
+        unknown = sorted(set(task_args) - set(declared))
+        if unknown:
+            valid = sorted([*common, *declared])
+            raise TypeError(f"{cls.id}: unknown argument(s) {unknown}; valid arguments: {valid}")
+        return {name: a.check(name, task_args[name]) if name in task_args else a.default
+                for name, a in declared.items()}
 
     def __init__(self, args: Mapping[str, Any]) -> None:
         self.args = dict(args)
@@ -185,7 +251,7 @@ class TaskSpec:
         return env.task_arrays.ag, env.task_arrays.dg
 
     def goal_marks(self, env: Any) -> Sequence[Any]:
-        """How the task's goals are drawn: a sequence of :class:`~push_envs.envs.render.
+        """How the task's goals are drawn: a sequence of :class:`~push_envs.core.render.
         GoalMark` (an outline and / or success circle each, at the pose held in columns of
         ``TaskArrays.goal``, in a colour). ``render()`` and the pixel observation both draw
         from it, so a task declares its goals once. Default: no goal drawn."""

@@ -33,7 +33,7 @@ Compiled once for every task, and called through function pointers
 None of these names a task: the physics, the task's hooks and the sensors are reached through
 the addresses in the table ``X.fns`` (the ``FN_*`` slots). So the stages, the engine and each
 sensor are typed and optimised once per machine, a task compiles only its own hooks
-(:mod:`push_envs.envs.codegen` wraps them), and the prange entry kernel links nothing but a
+(:mod:`push_envs.core.codegen` wraps them), and the prange entry kernel links nothing but a
 pointer call. A slot a task does not use (a sensor it does not observe) holds 0 and its code
 is never compiled.
 
@@ -97,7 +97,7 @@ class EnvArrays(NamedTuple):
     cfg:    (CFG_LEN,) autoreset mode, truncation length, sparse flag
     init_pos, init_ang, init_vel, init_omg, init_drv: the scene's initial body state
     base_mass [kg], base_inertia [kg m^2], base_fric: the scene's body parameters
-    rng:    (E,) uint64 per-env random streams (push_envs.envs.rng)
+    rng:    (E,) uint64 per-env random streams (push_envs.physics.rng)
     tstep:  (E,) steps in the current episode
     need_reset: (E,) uint8, NEXT_STEP rows to reset on the next step
     obs, final_obs: (E, n_obs) observation rows (final: before a SAME_STEP autoreset)
@@ -105,7 +105,7 @@ class EnvArrays(NamedTuple):
     info, final_info: (E, n_info) info columns (generic, then the task's)
     lid_*:  the fields of the World's LidarArrays (readings written by the step when a lidar
             is observed)
-    ras_*:  the fields of the rasteriser's RasterArrays (push_envs.envs.pixels); empty unless
+    ras_*:  the fields of the rasteriser's RasterArrays (push_envs.core.pixels); empty unless
             pixels are observed
     pix, final_pix: (E, H, W, 3) uint8 pixel observations (final: before a SAME_STEP reset)
 

@@ -7,17 +7,17 @@ from typing import Any
 
 import numpy as np
 
-from ..physics.jit import compiled
-from ..physics.layout import BF_BRAD, BF_HALF, EP_FRICTION, EP_MASS, EP_SCALE, PR_G
-from . import many as M
-from .base import task_envs
-from .many import IP, MEM, col, rot
-from .obs_layout import Field, Repeat
-from .task import Arg, columns, integer, number, optional_range
+from push_envs.core.env import task_envs
+from push_envs.core.obs_layout import Field, Repeat
+from push_envs.core.task import Arg, columns, integer, number, optional_range
+from push_envs.physics.jit import compiled
+from push_envs.physics.layout import BF_BRAD, BF_HALF, EP_FRICTION, EP_MASS, EP_SCALE, PR_G
+from push_envs.tasks.many import family as M
+from push_envs.tasks.many.family import IP, MEM, col, rot
 
 FP = columns(M.FP_NAMES, "mass_lo mass_hi fric_lo fric_hi scale_lo scale_hi c_mass_lo c_mass_hi "
              "c_fric_lo c_fric_hi c_size_lo c_size_hi goal_separation spread w_clutter")
-MAX_CLUTTER = 16  # clutter bodies in configs/push_clutter.yaml
+MAX_CLUTTER = 16  # clutter bodies in push_envs/tasks/many/push_clutter/scene.yaml
 TARGET = 10  # observation columns of the target box
 BLOCK = 8  # observation columns per near clutter body
 
@@ -32,8 +32,6 @@ def _size_range(name: str, value: Any) -> tuple[float, float] | None:
 
 class PushClutter(M.ManyObjectTask):
     id = "PushClutter-v0"
-    hooks = __name__
-    scene = "push_clutter.yaml"
     max_episode_steps = 300
     numbered = (("clutter", "num_clutter"),)
     n_ip_extra = 1  # k_nearest, the last int
@@ -201,7 +199,7 @@ class PushClutter(M.ManyObjectTask):
 
     def goal_marks(self, env: Any) -> list:
         """The box's outline (unturned) and the success circle at the goal, in its colour."""
-        from .render import GoalMark
+        from push_envs.core.render import GoalMark
 
         return [GoalMark(cols=(0, 1), body="box", radius=env.success_distance,
                          color=self.render_colours(env)[0])]
@@ -415,22 +413,14 @@ _DOC = """Push the red target box to its goal through ``num_clutter`` movable cl
 
     ## Episode End
     Terminates when the box centre is within ``success_distance`` (0.1 m) of the goal;
-    truncates after ``max_episode_steps`` (300). ``info["clutter_contacts"]`` counts this
+    truncates after ``max_episode_steps``
+    ({max_episode_steps}). ``info["clutter_contacts"]`` counts this
     step's contacts of the robot and the box with clutter bodies,
     ``info["clutter_contacts_episode"]`` their sum over the episode.
 
-    ## Arguments
-    ``num_clutter`` (1-16), ``k_nearest`` (<= num_clutter), ``clutter_mass_range`` [kg],
-    ``clutter_size_range`` [m], ``clutter_friction_range``, ``clutter_spread`` [m],
-    ``goal_separation`` [m],
-    ``robot``, ``reward_type``, ``obs_mode``, ``scene`` (YAML path or mapping replacing
-    configs/push_clutter.yaml; its bodies are ``box`` and ``clutter_0``, ``clutter_1`` ...),
-    ``max_episode_steps``, ``max_contacts``, ``box_mass_range`` [kg], ``box_friction_range``,
-    ``box_size_range``, ``spawn_region`` [m], ``wall_margin`` [m], ``success_distance`` [m],
-    ``render_mode``.
+    {arguments}
 
-    ## Version History
-    * v0: initial release.
+    {versions}
 """
 
 PushClutterEnv, PushClutterVectorEnv = task_envs(PushClutter, _DOC)

@@ -33,10 +33,13 @@ from typing import Any
 
 import numpy as np
 
-from ..physics import SceneError
-from ..physics.frames import origin_pose, place_origin
-from ..physics.jit import compiled
-from ..physics.layout import (
+from push_envs.core.obs_layout import Repeat
+from push_envs.core.step import TaskArrays
+from push_envs.core.task import Arg, TaskSpec, columns, integer, optional_range, region
+from push_envs.physics import SceneError
+from push_envs.physics.frames import origin_pose, place_origin
+from push_envs.physics.jit import compiled
+from push_envs.physics.layout import (
     BF_BRAD,
     BF_HALF,
     CT_FN,
@@ -49,12 +52,9 @@ from ..physics.layout import (
     EP_MASS,
     EP_SCALE,
 )
-from ..physics.rng import uniform
-from ..physics.sensors import sorted_slot
-from . import pushing as P
-from .obs_layout import Repeat
-from .step import TaskArrays
-from .task import Arg, TaskSpec, columns, integer, optional_range, region
+from push_envs.physics.rng import uniform
+from push_envs.physics.sensors import sorted_slot
+from push_envs.tasks.pushing import family as P
 
 IP = columns("robot max_contacts n_obj obj0 slot0")
 FP_NAMES = ("x0 y0 x1 y1 success_distance w_robot w_object w_place w_disturb bonus "
@@ -647,7 +647,7 @@ class ManyObjectTask(TaskSpec):
 
     def render_colours(self, env: Any) -> list[tuple[int, int, int] | None]:
         """The drawn fill of each object (its scene colour), for goals in the same colour."""
-        from .render import PASSIVE_FILL
+        from push_envs.core.render import PASSIVE_FILL
 
         sc = env.world.scene
         out = []

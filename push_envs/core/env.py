@@ -1,6 +1,6 @@
 """The generic batched env (:class:`PushVectorEnv`) and single env (:class:`PushEnv`).
 
-Nothing here knows a task. A task is a :class:`~push_envs.envs.task.TaskSpec` (its scene,
+Nothing here knows a task. A task is a :class:`~push_envs.core.task.TaskSpec` (its scene,
 arguments, observation layout, goal and info columns) plus the compiled hooks of its module;
 :func:`task_envs` turns one into the two Gymnasium classes. :class:`PushVectorEnv` steps a
 World of ``num_envs`` copies with the task's generated kernels (actions, physics, hooks,
@@ -81,14 +81,33 @@ from .step import (
 )
 from .task import TaskSpec, choice, integer, number
 
-CONFIG_DIR = Path(__file__).resolve().parent.parent / "configs"
 ROBOTS = ("diff", "omni", "acker")
 OBS_MODES = ("state", "goal", "pixels", "pixels+state")
 PIXEL_MODES = ("pixels", "pixels+state")
 REWARD_TYPES = ("dense", "sparse")
-COMMON_ARGS = ("robot", "reward_type", "obs_mode", "scene", "max_episode_steps", "render_mode",
-               "render_envs", "autoreset_mode", "num_threads", "lidar", "pixel_size",
-               "pixel_view", "pixel_fov")
+# The arguments every task takes, with their defaults as the docs print them and one line of
+# meaning each (the task's own follow from its TaskSpec.arguments).
+COMMON_ARG_DOCS: dict[str, tuple[str, str]] = {
+    "robot": ("the task's", 'the drive: "diff", "omni" or "acker"'),
+    "reward_type": ('"dense"', '"dense" (shaped, see Rewards) or "sparse" (0 on success, else '
+                    '-1)'),
+    "obs_mode": ('"state"', '"state", "goal" (a Dict for HER), "pixels" or "pixels+state"'),
+    "scene": ("the task's", "a YAML path or a scene mapping replacing the task's scene"),
+    "max_episode_steps": ("the task's", "truncation length [steps], an int >= 1"),
+    "render_mode": ("None", 'None, "human" or "rgb_array"'),
+    "render_envs": ("4", "envs a batch's rgb_array render() draws (vector env)"),
+    "autoreset_mode": ('"NextStep"', "the vector env's autoreset: NEXT_STEP, SAME_STEP or "
+                       "DISABLED"),
+    "num_threads": ("None", "numba threads of a batch of >= 16 envs (None: "
+                    "NUMBA_NUM_THREADS)"),
+    "lidar": ("None", "a dict of lidar2d keys (number, range_max, angle_range, noise ...): "
+              "the robot's lidar, observed after the state columns"),
+    "pixel_size": ("96", "[px] side, or (height, width), of the pixel observation"),
+    "pixel_view": ('"top"', '"top" (the whole arena) or "ego" (centred on the robot, turned '
+                   "with it)"),
+    "pixel_fov": ("3.0 (ego)", "[m] width of the ego view"),
+}
+COMMON_ARGS = tuple(COMMON_ARG_DOCS)
 PIXEL_SIZE_LIMITS = (8, 1024)  # [px] per side
 PIXEL_VIEWS = ("top", "ego")
 PIXEL_FOV_DEFAULT = 3.0  # [m] width of the ego view
@@ -232,7 +251,7 @@ def _check_autoreset(value: Any) -> AutoresetMode:
 class PushVectorEnv(VectorEnv):
     """A batch of ``num_envs`` episodes of one pushing task, stepped by compiled kernels.
 
-    See the task classes (e.g. :class:`~push_envs.envs.push_box.PushBoxEnv`) for the
+    See the task classes (e.g. :class:`~push_envs.tasks.pushing.push_box.PushBoxEnv`) for the
     observation table, reward and episode end. Arguments are those of the single env, plus
     ``num_envs``, ``autoreset_mode`` and ``num_threads`` (numba threads for ``prange``).
     """
@@ -268,14 +287,7 @@ class PushVectorEnv(VectorEnv):
         self.metadata = dict(self.metadata, autoreset_mode=self.autoreset_mode)
         limit = tc.max_episode_steps if max_episode_steps is None else max_episode_steps
         self.max_episode_steps = integer(1, 10**12)("max_episode_steps", limit)
-        declared = tc.arguments
-        unknown = sorted(set(task_args) - set(declared))
-        if unknown:
-            valid = sorted([*COMMON_ARGS, *declared])
-            raise TypeError(f"{tc.id}: unknown argument(s) {unknown}; valid arguments: {valid}")
-        args = {name: a.check(name, task_args[name]) if name in task_args else a.default
-                for name, a in declared.items()}
-        self.task = tc(args)
+        self.task = tc(tc.resolve_args(task_args, COMMON_ARGS))
 
         self.world = World(self._compile(scene), num_envs=num_envs, num_threads=num_threads)
         w = self.world
@@ -405,7 +417,7 @@ class PushVectorEnv(VectorEnv):
             if scene is not None and not isinstance(scene, (str, os.PathLike)):
                 raise SceneError(f"{tc.id}: scene must be a YAML path or a scene mapping, got "
                                  f"{short_repr(scene)}")
-            path = Path(scene) if scene is not None else CONFIG_DIR / tc.scene
+            path = Path(scene) if scene is not None else tc.scene_path()
             source, base_dir = str(path), str(path.parent)
             raw = read_scene_yaml(source)
         if not isinstance(raw, Mapping):
@@ -832,6 +844,29 @@ class PushEnv(gym.Env):
         self.core.close()
 
 
+def _md(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def arguments_section(task: type[TaskSpec]) -> str:
+    """The docstring's ``## Arguments`` section: a Markdown table of every argument (the
+    task's, then the env's own), read from the TaskSpec and :data:`COMMON_ARG_DOCS`."""
+    rows = ["## Arguments", "", "| argument | default | meaning |", "|---|---|---|"]
+    for name, a in task.arguments.items():
+        rows.append(f"| ``{name}`` | ``{a.default!r}`` | {_md(a.doc)} |")
+    for name, (default, doc) in COMMON_ARG_DOCS.items():
+        rows.append(f"| ``{name}`` | {_md(default)} | {_md(doc)} |")
+    rows.append("")
+    rows.append("Randomisation draws only from the per-env streams seeded by "
+                "``reset(seed=...)``.")
+    return "\n    ".join(rows)
+
+
+def versions_section(task: type[TaskSpec]) -> str:
+    """The docstring's ``## Version History`` section, from ``TaskSpec.versions``."""
+    return "\n    ".join(["## Version History", ""] + [f"* {v}" for v in task.versions])
+
+
 def task_envs(task: type[TaskSpec], doc: str) -> tuple[type[PushEnv], type[PushVectorEnv]]:
     """The single-env and vector-env classes of a task, both documented with ``doc``.
 
@@ -849,9 +884,14 @@ def task_envs(task: type[TaskSpec], doc: str) -> tuple[type[PushEnv], type[PushV
                   "image's) centred on the first robot's origin and turned with it, its "
                   "heading pointing up.")
     text = doc.replace("{obs_table}", L.table(task(defaults).observation()) + lidar_note)
+    text = text.replace("{id}", task.id).replace("{max_episode_steps}",
+                                                 str(task.max_episode_steps))
+    text = text.replace("{arguments}", arguments_section(task))
+    text = text.replace("{versions}", versions_section(task))
     stem = task.id.split("-")[0]
     vec = type(f"{stem}VectorEnv", (PushVectorEnv,), {"task_class": task, "__doc__": text,
-                                                       "__module__": task.hooks})
+                                                       "__module__": task.__module__})
     single = type(f"{stem}Env", (PushEnv,), {"vector_class": vec, "__doc__": text,
-                                             "__module__": task.hooks})
+                                             "__module__": task.__module__})
+    task.env_class, task.vector_class = single, vec
     return single, vec

@@ -2,7 +2,8 @@
 
 A layout is a 40 x 40 grid of 0.1 m cells with a one-cell wall around it; interior walls
 leave 0.8 m doorways, wide enough for the 0.3 m box (bounding radius 0.21 m) with the robot
-behind it. ``python -m push_envs.envs.floor_plans configs/push_maze.png`` writes the map
+behind it. ``python -m push_envs.tasks.pushing.push_maze.floor_plans <out.png>`` writes the map
+(by default the task's own maze.png)
 PNG in IR-SIM's ``obstacle_map`` format (dark = occupied, the top row is the largest y);
 tests/envs/test_push_maze.py checks the shipped PNG against :func:`plan_map`.
 """
@@ -83,6 +84,6 @@ def png_bytes(occ: np.ndarray) -> bytes:
 
 
 if __name__ == "__main__":
-    out = Path(sys.argv[1] if len(sys.argv) > 1 else "configs/push_maze.png")
+    out = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).parent / "maze.png"
     out.write_bytes(png_bytes(plan_map()))
     print(f"wrote {out}")

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from ..physics.jit import compiled
-from . import pushing as P
-from .base import task_envs
-from .pushing import FP, GOAL, MEM, goal_distance, goal_reward, start  # noqa: F401 (shared hooks)
+from push_envs.core.env import task_envs
+from push_envs.physics.jit import compiled
+from push_envs.tasks.pushing import family as P
+from push_envs.tasks.pushing.family import FP, GOAL, MEM, goal_distance, goal_reward, start  # noqa: F401 (shared hooks)
 
 
 class PushBox(P.SingleObjectTask):
     id = "PushBox-v0"
-    hooks = __name__
-    scene = "push_box.yaml"
     max_episode_steps = 200
     object_body = "box"
     region = (0.0, 0.0, 4.0, 4.0)
@@ -90,18 +88,11 @@ _DOC = """A robot pushes a box to a goal in a walled 4 m x 4 m arena.
 
     ## Episode End
     Terminates when the box centre is within ``success_distance`` (0.1 m) of the goal;
-    truncates after ``max_episode_steps`` (200).
+    truncates after ``max_episode_steps`` ({max_episode_steps}).
 
-    ## Arguments
-    ``robot`` ("diff" | "omni" | "acker"), ``reward_type`` ("dense" | "sparse"), ``obs_mode``
-    ("state" | "goal"), ``scene`` (YAML path or scene mapping replacing
-    configs/push_box.yaml), ``max_episode_steps``, ``max_contacts``, ``box_mass_range`` [kg],
-    ``box_friction_range``, ``box_size_range`` (scale factor), ``spawn_region`` (x0, y0, x1,
-    y1) [m], ``wall_margin`` [m], ``success_distance`` [m], ``render_mode``. Randomisation
-    draws only from the stream seeded by ``reset(seed=...)``.
+    {arguments}
 
-    ## Version History
-    * v0: initial release.
+    {versions}
 """
 
 PushBoxEnv, PushBoxVectorEnv = task_envs(PushBox, _DOC)

@@ -1,1 +1,0 @@
-"""The pushing tasks: batched core, task classes, rendering and teleop."""

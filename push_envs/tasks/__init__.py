@@ -1,0 +1,55 @@
+"""The shipped tasks: one folder each, grouped by family.
+
+    pushing/     one robot pushes one object (family.py: the family's library)
+        push_box/ wall_slide/ push_t/ push_maze/ coop_push/
+    many/        one robot among several movable bodies (family.py)
+        push_multi/ push_clutter/ sweep/
+
+A task's folder holds its :class:`~push_envs.core.task.TaskSpec` and hooks
+(``__init__.py``), its scene, its scripted expert and its baseline's hyperparameters.
+Registering it is its line in :data:`REGISTRY`; everything else (the id, the episode length,
+the entry points) is read from its TaskSpec.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+REGISTRY: tuple[str, ...] = (
+    "push_envs.tasks.pushing.push_box",
+    "push_envs.tasks.pushing.wall_slide",
+    "push_envs.tasks.pushing.push_t",
+    "push_envs.tasks.many.push_multi",
+    "push_envs.tasks.many.push_clutter",
+    "push_envs.tasks.many.sweep",
+    "push_envs.tasks.pushing.coop_push",
+    "push_envs.tasks.pushing.push_maze",
+)
+"""The modules of the shipped tasks, in the order the docs list them."""
+
+
+def spec_of(module: str) -> Any:
+    """The TaskSpec class a task module declares: the one whose env classes it made with
+    :func:`~push_envs.core.env.task_envs`. Raises TypeError when there is not exactly one."""
+    mod = importlib.import_module(module)
+    specs = {v for v in vars(mod).values()
+             if isinstance(v, type) and v.__dict__.get("env_class") is not None
+             and v.__module__ == mod.__name__}
+    if len(specs) != 1:
+        raise TypeError(f"task module {module!r} must make the env classes of exactly one "
+                        f"TaskSpec with task_envs(); found {sorted(s.__name__ for s in specs)}")
+    return specs.pop()
+
+
+def spec(env_id: str) -> Any:
+    """The TaskSpec class of a registered id; KeyError naming the ids otherwise."""
+    for module in REGISTRY:
+        found = spec_of(module)
+        if found.id == env_id:
+            return found
+    ids = [spec_of(m).id for m in REGISTRY]
+    raise KeyError(f"no task {env_id!r}; registered ids: {ids}")
+
+
+__all__ = ["REGISTRY", "spec", "spec_of"]
