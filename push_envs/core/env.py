@@ -357,8 +357,11 @@ class PushVectorEnv(VectorEnv):
                                         self.pixel_fov)
             self.env_arrays = self.env_arrays._replace(
                 **sensor_fields(w.lidar_arrays, self.raster))
+        task_layout = self.task.observation()
         self.task_arrays = TaskArrays(ip=t.ip, fp=t.fp, goal=t.goal, mem=t.mem,
-                                      ag=np.zeros((E, n_goal)), dg=np.zeros((E, n_goal)))
+                                      ag=np.zeros((E, n_goal)), dg=np.zeros((E, n_goal)),
+                                      at=L.offsets(task_layout, self.task.args,
+                                                   L.names(task_layout)))
         ENV_ABI.check(self.env_arrays)
         TASK_ABI.check(self.task_arrays)
         self._kernels = task_kernels(tc.hooks)

@@ -222,7 +222,8 @@ def prefetch_env(e, V, T):
 
 
 class TaskArrays(NamedTuple):
-    """A task's own arrays; the task names their columns (see e.g. ``pushing.py``).
+    """A task's own arrays; the task names their columns (see e.g.
+    ``push_envs/tasks/pushing/family.py``).
 
     ip:   (n_ip,) int64 parameters (body indices, slot counts ...)
     fp:   (n_fp,) float64 parameters (regions [m], thresholds, reward weights ...)
@@ -230,6 +231,9 @@ class TaskArrays(NamedTuple):
     mem:  (E, n_mem) per-env memory and scratch (previous distances, ...)
     ag, dg: (E, n_g) achieved and desired goal vectors (goal observations, HER), copied to
           the end of the observation row after the hooks (:func:`goal_columns`)
+    at:   (n_names,) int64 the observation's columns by name: ``at[OBS.robot_xy]`` is that
+          field's first column, for the task's layout and arguments (filled by the env from
+          the layout, :func:`push_envs.core.obs_layout.offsets`; the task leaves it empty)
 
     ``ag`` and ``dg`` are arrays of their own, not views of the observation rows: a view of
     one row is C-contiguous and a view of several is not, so numba typed them differently for
@@ -242,10 +246,12 @@ class TaskArrays(NamedTuple):
     mem: np.ndarray
     ag: np.ndarray
     dg: np.ndarray
+    at: np.ndarray = np.zeros(0, np.int64)
 
 
 TASK_ABI = AbiType(TaskArrays, {"ip": ("i8", 1), "fp": ("f8", 1), "goal": ("f8", 2),
-                                "mem": ("f8", 2), "ag": ("f8", 2), "dg": ("f8", 2)})
+                                "mem": ("f8", 2), "ag": ("f8", 2), "dg": ("f8", 2),
+                                "at": ("i8", 1)})
 """The declared type of :class:`TaskArrays` (passed to hooks and sensors by pointer)."""
 
 load_env = ENV_ABI.loader

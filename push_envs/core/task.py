@@ -28,7 +28,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from .obs_layout import Layout
+from .obs_layout import Layout, names
 
 
 def columns(*names: str | Sequence[str]) -> Any:
@@ -195,6 +195,13 @@ class TaskSpec:
     def hyperparams_path(cls) -> Path | None:
         """The baseline's hyperparameter file, or None when the task declares none."""
         return None if cls.hyperparams is None else cls.folder() / cls.hyperparams
+
+    @classmethod
+    def obs_names(cls) -> Any:
+        """The kernels' observation name table of this task (:func:`obs_layout.names` of its
+        layout with the default arguments: names do not depend on the arguments, only the
+        columns do)."""
+        return names(cls(cls.resolve_args({})).observation())
 
     @classmethod
     def resolve_args(cls, task_args: Mapping[str, Any],

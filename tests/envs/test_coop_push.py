@@ -7,15 +7,18 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
+from push_envs.core import ObsIndex
 from push_envs.scripted import coop_push_action
-from push_envs.tasks.pushing.coop_push import COMMON, ROBOT_FIXED, agent_columns
+from push_envs.tasks.pushing.coop_push import CoopPush, agent_columns, layout
 
 MU, G = 0.5, 9.81
 TRACTION = MU * 1.0 * G  # one 1 kg robot [N]
 BOX_FRICTION = MU * 1.5 * G  # the 1.5 kg box [N]
 BOX = (2.5, 2.5)
 FACE = 2.5 - 0.3  # the box's -x face [m]
-WIDTH = ROBOT_FIXED + 6 * 4  # one robot block, 4 contact slots
+IX = ObsIndex(layout(), CoopPush.resolve_args({}))  # the default layout's columns by name
+COMMON = IX.r0_xy  # columns before robot 0's block
+WIDTH = IX.r1_xy - IX.r0_xy  # one robot block, 4 contact slots
 
 
 @pytest.fixture(scope="module")
@@ -59,7 +62,7 @@ def test_one_robot_alone_stalls_and_its_contact_reports_its_traction(env):
     assert len(forces) >= 48
     np.testing.assert_allclose(forces, TRACTION, rtol=1e-12)
     # ... and robot 0's contact slot 0 reads it as force / traction = 1, from the box (+x).
-    slot = obs[COMMON + ROBOT_FIXED: COMMON + ROBOT_FIXED + 6]
+    slot = obs[IX.r0_contact_on: IX.r0_contact_on + 6]
     assert slot[0] == 1.0 and slot[3] == pytest.approx(1.0, abs=1e-6)
     assert slot[1] == pytest.approx(-1.0, abs=1e-6)  # normal toward the robot: -x
     assert info["robots_on_box"] == 1 and info["contacts"] == 1 and info["contacts_r1"] == 0
@@ -70,7 +73,7 @@ def test_both_robots_pushing_move_the_box(env):
     on_box = []
     for _ in range(10):
         obs, _, _, _, info = env.step(np.array([1.0, 0.0, 1.0, 0.0], np.float32))
-        on_box.append((obs[COMMON + 21], obs[COMMON + WIDTH + 21], info["robots_on_box"]))
+        on_box.append((obs[IX.r0_touches_box], obs[IX.r1_touches_box], info["robots_on_box"]))
     box = w.state("box")[0]
     travel = w.state("r0")[0, 0] - (FACE - 0.15 - 0.05)
     # The box moved as far as the robots did after closing the 5 cm gap (about 0.9 m).
@@ -107,7 +110,7 @@ def test_agent_columns_split_the_joint_observation(env):
     args = env.unwrapped.core.task.args
     c0, c1 = agent_columns(args, 0), agent_columns(args, 1)
     n = env.observation_space.shape[0]
-    assert n == COMMON + 2 * WIDTH == 105
+    assert (COMMON, WIDTH) == (13, 46) and n == COMMON + 2 * WIDTH == 105
     assert np.array_equal(c0, np.r_[0:COMMON, COMMON:COMMON + WIDTH])
     assert np.array_equal(c1, np.r_[0:COMMON, COMMON + WIDTH:n])
 

@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from push_envs.core.obs_layout import Repeat
+from push_envs.core import obs_names
 from push_envs.core.step import TaskArrays
 from push_envs.core.task import Arg, TaskSpec, columns, integer, optional_range, region
 from push_envs.physics import SceneError
@@ -42,19 +42,21 @@ from push_envs.physics.jit import compiled
 from push_envs.physics.layout import (
     BF_BRAD,
     BF_HALF,
-    CT_FN,
-    CT_NX,
-    CT_NY,
-    CT_PX,
-    CT_PY,
     EP_FRICTION,
     EP_INERTIA,
     EP_MASS,
     EP_SCALE,
 )
 from push_envs.physics.rng import uniform
-from push_envs.physics.sensors import sorted_slot
 from push_envs.tasks.pushing import family as P
+from push_envs.tasks.robot_view import (
+    contact_block,
+    cos_sin,
+    head_fields,
+    robot_frame,
+    write_contacts,
+    write_head,
+)
 
 IP = columns("robot max_contacts n_obj obj0 slot0")
 FP_NAMES = ("x0 y0 x1 y1 success_distance w_robot w_object w_place w_disturb bonus "
@@ -80,8 +82,6 @@ SPAWN_DENSITY_MAX = 0.5
 bounding discs, each widened by half the spawn gap, may cover at the largest sizes of the
 randomisation ranges. Random sequential placement of discs jams near 0.55 of the area
 (random sequential adsorption), so spawns above this bound are refused at construction."""
-HEAD = 7  # robot x, y, cos, sin, vx, vy, omega
-CONTACT_FIELDS = P.CONTACT_FIELDS
 
 
 # ------------------------------------------------------------------------------ columns
@@ -112,54 +112,26 @@ def rot(c, s, x, y):
 # ------------------------------------------------------------------------------ observe
 @compiled
 def observe_robot(e, W, V, T):
-    """Write env e's robot head and contact slots (the first ``HEAD + 6M`` columns) and mark
-    in ``B_TOUCH`` which objects touch the robot; returns (rx, ry, c, s) of its origin."""
-    ip, fp, mem = T.ip, T.fp, T.mem
-    pos, ang, vel, omg, bflt, epar = W.pos, W.ang, W.vel, W.omg, W.bflt, W.epar
-    cti, ctf = W.cti, W.ctf
+    """Write env e's robot head and contact slots (:func:`head_layout`, columns by name
+    through ``T.at``) and mark in ``B_TOUCH`` which objects touch the robot; returns (rx, ry,
+    c, s) of its origin."""
+    ip, mem, at = T.ip, T.mem, T.at
     r = ip[IP.robot]
-    rx, ry, _th, c, s = origin_pose(e, r, pos, ang, bflt, epar)
     row = V.obs[e]
-    row[0] = rx
-    row[1] = ry
-    row[2] = c
-    row[3] = s
-    row[4] = P._clip(vel[e, r, 0], P.VEL_CLIP)
-    row[5] = P._clip(vel[e, r, 1], P.VEL_CLIP)
-    row[6] = P._clip(omg[e, r], P.OMEGA_CLIP)
+    rx, ry, c, s = write_head(e, W, row, at[OBS.robot_xy], r)
     n_obj = ip[IP.n_obj]
     for i in range(n_obj):
         mem[e, col(T, B_TOUCH, i)] = 0.0
-    m = ip[IP.max_contacts]
-    for j in range(CONTACT_FIELDS * m):
-        row[HEAD + j] = 0.0
-    trac = fp[FP.traction]
-    n = 0
+    cti = W.cti
     for k in range(W.ctn[e]):
         a = cti[e, k, 0]
         b = cti[e, k, 1]
-        if a != r and b != r:
-            continue
-        sgn = 1.0 if a == r else -1.0
-        q = b if a == r else a
-        if cti[e, k, 2] < 0:
-            i = slot_of(T, q)
+        if (a == r or b == r) and cti[e, k, 2] < 0:
+            i = slot_of(T, b if a == r else a)
             if i >= 0:
                 mem[e, col(T, B_TOUCH, i)] = 1.0
-        f = min(ctf[e, k, CT_FN] / trac, P.FORCE_CLIP)
-        slot = sorted_slot(row, HEAD, CONTACT_FIELDS, 3, n, m, f)
-        n += 1
-        if slot < m:
-            nx, ny = sgn * ctf[e, k, CT_NX], sgn * ctf[e, k, CT_NY]
-            px, py = ctf[e, k, CT_PX] - rx, ctf[e, k, CT_PY] - ry
-            q0 = HEAD + CONTACT_FIELDS * slot
-            row[q0] = 1.0
-            row[q0 + 1] = c * nx + s * ny
-            row[q0 + 2] = -s * nx + c * ny
-            row[q0 + 3] = f
-            row[q0 + 4] = c * px + s * py
-            row[q0 + 5] = -s * px + c * py
-    mem[e, MEM.contacts] = n
+    mem[e, MEM.contacts] = write_contacts(e, W, row, at[OBS.contacts], ip[IP.max_contacts], r,
+                                          rx, ry, c, s, T.fp[FP.traction])
     return rx, ry, c, s
 
 
@@ -392,30 +364,26 @@ def place_all(e, W, V, T, robot_first):
 
 
 @compiled
-def task_column(T):
-    """First observation column after the robot head and its contact slots."""
-    return HEAD + CONTACT_FIELDS * T.ip[IP.max_contacts]
-
-
-@compiled
 def half_size(W, e, b):
     """Smallest half-thickness of body b at its size factor [m] (a disc's radius)."""
     return W.bflt[b, BF_HALF] * W.epar[e, b, EP_SCALE]
 
 
 # ------------------------------------------------------------------------ Python side
-def _rot(ctx: Any, v: np.ndarray) -> np.ndarray:
+def in_robot_frame(ctx: Any, v: np.ndarray) -> np.ndarray:
     """World vectors (E, 2) into the robot frame."""
-    return P._rot(ctx, v)
+    return robot_frame(ctx.robot[:, 2], v)
 
 
-def head_layout(max_contacts_arg: str = "max_contacts") -> tuple:
-    """The robot head and its contact slots: the single-object family's own fields."""
-    fields = P.layout(max_contacts_arg)
-    head = tuple(f for f in fields[:4])
-    contacts = next(f for f in fields if isinstance(f, Repeat))
-    assert sum(f.size for f in head) == HEAD
-    return (*head, contacts)
+def head_layout() -> tuple:
+    """The robot's head and its contact slots, the first fields of every task of the family
+    (each appends its own)."""
+    return (*head_fields(), contact_block())
+
+
+OBS = obs_names(head_layout())
+"""The family's observation names (index into ``T.at``); the tasks' layouts extend
+:func:`head_layout`, so these indices hold in each."""
 
 
 def shared_arguments(object_word: str = "box") -> dict[str, Arg]:
@@ -665,8 +633,14 @@ class ManyObjectTask(TaskSpec):
 
 def rel_xy(ctx: Any, i: int) -> np.ndarray:
     """Object i's origin relative to the robot, robot frame [m]."""
-    return _rot(ctx, ctx.objs[:, i, :2] - ctx.robot[:, :2])
+    return in_robot_frame(ctx, ctx.objs[:, i, :2] - ctx.robot[:, :2])
 
 
 def rel_heading(ctx: Any, i: int) -> np.ndarray:
-    return P._cs(ctx.objs[:, i, 2] - ctx.robot[:, 2])
+    """cos, sin of object i's heading relative to the robot's."""
+    return rel_heading_of(ctx, ctx.objs[:, i, 2])
+
+
+def rel_heading_of(ctx: Any, th: np.ndarray) -> np.ndarray:
+    """cos, sin of headings ``th`` (E,) [rad] relative to the robot's."""
+    return cos_sin(th - ctx.robot[:, 2])

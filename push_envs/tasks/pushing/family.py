@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from push_envs.core.obs_layout import Field, Repeat
+from push_envs.core import Field, obs_names
 from push_envs.core.step import INFO_TASK, TaskArrays
 from push_envs.core.task import Arg, TaskSpec, columns, integer, number, optional_range, region
 from push_envs.physics import SceneError
@@ -36,8 +36,6 @@ from push_envs.physics.layout import (
     CT_FT,
     CT_NX,
     CT_NY,
-    CT_PX,
-    CT_PY,
     EP_FRICTION,
     EP_INERTIA,
     EP_MASS,
@@ -46,7 +44,17 @@ from push_envs.physics.layout import (
 )
 from push_envs.physics.rng import uniform
 from push_envs.physics.scene import thinnest_half_allowed
-from push_envs.physics.sensors import sorted_slot
+from push_envs.tasks.robot_view import (
+    FORCE_CLIP,
+    VEL_CLIP,
+    clip,
+    contact_block,
+    cos_sin,
+    head_fields,
+    robot_frame,
+    write_contacts,
+    write_head,
+)
 
 IP = columns("robot obj wall max_contacts")
 FP_NAMES = ("x0 y0 x1 y1 success_distance success_angle w_robot_object w_object_goal w_angle "
@@ -60,10 +68,6 @@ INFO = columns([f"generic{i}" for i in range(INFO_TASK)],
                "box_to_goal angle_error reward_robot_box reward_box_goal reward_angle "
                "reward_success contacts touching_wall")
 
-FORCE_CLIP = 10.0  # force / traction is clipped to this in the observation
-VEL_CLIP = 20.0  # [m/s] velocities are clipped to this in the observation
-OMEGA_CLIP = 50.0  # [rad/s]
-CONTACT_FIELDS = 6
 _TRIES = 64  # rejection-sampling attempts of a spawn draw
 _MORE_TRIES = 4032  # further attempts when the first _TRIES fail (never changes a spawn that
 #                     the first _TRIES placed)
@@ -71,15 +75,6 @@ SPAWN_DENSITY_MAX = 0.5  # share of the spawn area the object's and robots' disc
 
 
 # ------------------------------------------------------------------------------ observe
-# These helpers take the kernel structures (W, V, T) and are plain calls, not numba-IR
-# inlined: LLVM inlines them where it pays. Measured against the IR-inlined form (CPU time,
-# best of 5 alternating rounds): PushBox-v0, WallSlide-v0 and PushT-v0, gym.make and
-# make_vec(4096), 0.98-1.12.
-@compiled
-def _clip(x, limit):
-    return -limit if x < -limit else (limit if x > limit else x)
-
-
 @compiled
 def object_contacts(e, W, o, wall, r0, r1):
     """What env e's contacts tell about object o: (net contact force x, y [N, world], touches
@@ -112,91 +107,59 @@ def object_contacts(e, W, o, wall, r0, r1):
 
 
 @compiled
-def robot_contacts(e, W, row, base, m, r, rx, ry, c, s, trac):
-    """Write robot r's contact block (``m`` slots of CONTACT_FIELDS from ``row[base]``: in
-    contact, normal toward the robot and point relative to its origin (rx, ry) [m], both in
-    its frame (heading cos c, sin s), force / ``trac`` [N]), largest force first; returns
-    the robot's contact count."""
-    cti, ctf = W.cti, W.ctf
-    for j in range(CONTACT_FIELDS * m):
-        row[base + j] = 0.0
-    n = 0
-    for k in range(W.ctn[e]):
-        a = cti[e, k, 0]
-        b = cti[e, k, 1]
-        if a != r and b != r:
-            continue
-        sgn = 1.0 if a == r else -1.0
-        f = min(ctf[e, k, CT_FN] / trac, FORCE_CLIP)
-        slot = sorted_slot(row, base, CONTACT_FIELDS, 3, n, m, f)
-        n += 1
-        if slot < m:
-            nx, ny = sgn * ctf[e, k, CT_NX], sgn * ctf[e, k, CT_NY]
-            px, py = ctf[e, k, CT_PX] - rx, ctf[e, k, CT_PY] - ry
-            q = base + CONTACT_FIELDS * slot
-            row[q] = 1.0
-            row[q + 1] = c * nx + s * ny
-            row[q + 2] = -s * nx + c * ny
-            row[q + 3] = f
-            row[q + 4] = c * px + s * py
-            row[q + 5] = -s * px + c * py
-    return n
-
-
-@compiled
 def observe_single(e, W, V, T):
-    """Write env e's state observation row (layout: :func:`layout`) and remember the
-    object's origin pose, the robot's contact count and the wall touch in ``T.mem``."""
-    ip, fp, goal, mem = T.ip, T.fp, T.goal, T.mem
-    pos, ang, vel, omg, bflt, epar = W.pos, W.ang, W.vel, W.omg, W.bflt, W.epar
+    """Write env e's state observation row (:func:`layout`, columns by name through ``T.at``)
+    and remember the object's origin pose, the robot's contact count and the wall touch in
+    ``T.mem``."""
+    ip, fp, goal, mem, at = T.ip, T.fp, T.goal, T.mem, T.at
     r = ip[IP.robot]
     o = ip[IP.obj]
-    rx, ry, _rth, c, s = origin_pose(e, r, pos, ang, bflt, epar)
-    ox, oy, _oth, co, so = origin_pose(e, o, pos, ang, bflt, epar)
-    cg, sg = goal[e, GOAL.cos], goal[e, GOAL.sin]
     row = V.obs[e]
-    row[0] = rx
-    row[1] = ry
-    row[2] = c
-    row[3] = s
-    row[4] = _clip(vel[e, r, 0], VEL_CLIP)
-    row[5] = _clip(vel[e, r, 1], VEL_CLIP)
-    row[6] = _clip(omg[e, r], OMEGA_CLIP)
+    rx, ry, c, s = write_head(e, W, row, at[OBS.robot_xy], r)
+    ox, oy, _oth, co, so = origin_pose(e, o, W.pos, W.ang, W.bflt, W.epar)
+    cg, sg = goal[e, GOAL.cos], goal[e, GOAL.sin]
     dx, dy = ox - rx, oy - ry
-    row[7] = c * dx + s * dy
-    row[8] = -s * dx + c * dy
+    k = at[OBS.object_rel]
+    row[k] = c * dx + s * dy
+    row[k + 1] = -s * dx + c * dy
     # Angle differences by identities: cos(a - b) = ca cb + sa sb, sin(a - b) = sa cb - ca sb.
-    row[9] = co * c + so * s
-    row[10] = so * c - co * s
-    row[11] = goal[e, GOAL.x] - ox
-    row[12] = goal[e, GOAL.y] - oy
-    row[13] = cg * co + sg * so
-    row[14] = sg * co - cg * so
-    row[15] = goal[e, GOAL.x]
-    row[16] = goal[e, GOAL.y]
-    row[17] = cg
-    row[18] = sg
-    row[19] = _clip(vel[e, o, 0], VEL_CLIP)
-    row[20] = _clip(vel[e, o, 1], VEL_CLIP)
-    # Robot contact block: the largest forces first, in the robot frame.
-    m = ip[IP.max_contacts]
-    base = 21
+    k = at[OBS.object_heading_rel]
+    row[k] = co * c + so * s
+    row[k + 1] = so * c - co * s
+    k = at[OBS.goal_minus_object]
+    row[k] = goal[e, GOAL.x] - ox
+    row[k + 1] = goal[e, GOAL.y] - oy
+    k = at[OBS.goal_heading_rel]
+    row[k] = cg * co + sg * so
+    row[k + 1] = sg * co - cg * so
+    k = at[OBS.goal_xy]
+    row[k] = goal[e, GOAL.x]
+    row[k + 1] = goal[e, GOAL.y]
+    k = at[OBS.goal_heading]
+    row[k] = cg
+    row[k + 1] = sg
+    k = at[OBS.object_vel]
+    row[k] = clip(W.vel[e, o, 0], VEL_CLIP)
+    row[k + 1] = clip(W.vel[e, o, 1], VEL_CLIP)
     trac = fp[FP.traction]
     fx, fy, touch_wall, touch_robot, _ = object_contacts(e, W, o, ip[IP.wall], r, -1)
-    n = robot_contacts(e, W, row, base, m, r, rx, ry, c, s, trac)
-    t = base + CONTACT_FIELDS * m
-    row[t] = 1.0 if touch_wall else 0.0
-    row[t + 1] = _clip(fx / trac, FORCE_CLIP)
-    row[t + 2] = _clip(fy / trac, FORCE_CLIP)
-    row[t + 3] = 1.0 if touch_robot else 0.0
+    n = write_contacts(e, W, row, at[OBS.contacts], ip[IP.max_contacts], r, rx, ry, c, s,
+                       trac)
+    row[at[OBS.object_touches_wall]] = 1.0 if touch_wall else 0.0
+    k = at[OBS.object_force]
+    row[k] = clip(fx / trac, FORCE_CLIP)
+    row[k + 1] = clip(fy / trac, FORCE_CLIP)
+    row[at[OBS.object_touches_robot]] = 1.0 if touch_robot else 0.0
     # The goal seen from the robot: a policy would otherwise have to learn the rotation by the
     # robot heading (a product of inputs) from the world-frame columns above.
     gx, gy = goal[e, GOAL.x] - rx, goal[e, GOAL.y] - ry
-    row[t + 4] = c * gx + s * gy
-    row[t + 5] = -s * gx + c * gy
+    k = at[OBS.goal_from_robot]
+    row[k] = c * gx + s * gy
+    row[k + 1] = -s * gx + c * gy
     gx, gy = goal[e, GOAL.x] - ox, goal[e, GOAL.y] - oy
-    row[t + 6] = c * gx + s * gy
-    row[t + 7] = -s * gx + c * gy
+    k = at[OBS.goal_from_object]
+    row[k] = c * gx + s * gy
+    row[k + 1] = -s * gx + c * gy
     mem[e, MEM.ox] = ox
     mem[e, MEM.oy] = oy
     mem[e, MEM.co] = co
@@ -425,57 +388,30 @@ def spawn_robot(e, W, V, T, ocx, ocy, s):
 # ------------------------------------------------------------------------ Python side
 def _rot(ctx: Any, v: np.ndarray) -> np.ndarray:
     """World vectors (E, 2) into the robot frame."""
-    c, s = np.cos(ctx.robot[:, 2]), np.sin(ctx.robot[:, 2])
-    return np.stack([c * v[:, 0] + s * v[:, 1], -s * v[:, 0] + c * v[:, 1]], 1)
+    return robot_frame(ctx.robot[:, 2], v)
 
 
-def _cs(a: np.ndarray) -> np.ndarray:
-    return np.stack([np.cos(a), np.sin(a)], 1)
-
-
-def _slot(ctx: Any, j: int, cols: slice) -> np.ndarray:
-    return ctx.robot_slots[:, j, cols]
-
-
-def layout(max_contacts_arg: str = "max_contacts") -> tuple:
-    """The family's state observation (``ctx`` readers: see tests/envs/test_observation.py)."""
-    m = max_contacts_arg
+def layout() -> tuple:
+    """The family's state observation (``ctx`` readers: see tests/core/test_observation.py):
+    the robot's head, the object and the goal, the robot's contact slots, then what the
+    object touches and the goal seen from the robot."""
     inf = np.inf
     return (
-        Field("robot_xy", 2, "robot origin x, y (world)", "m", -inf, inf,
-              lambda c: c.robot[:, :2]),
-        Field("robot_heading", 2, "cos, sin of the robot heading", "-", -1, 1,
-              lambda c: _cs(c.robot[:, 2])),
-        Field("robot_vel", 2, "robot velocity vx, vy (world, clipped)", "m/s", -VEL_CLIP,
-              VEL_CLIP, lambda c: np.clip(c.world.velocity(c.robot_name), -VEL_CLIP, VEL_CLIP)),
-        Field("robot_omega", 1, "robot yaw rate (clipped)", "rad/s", -OMEGA_CLIP, OMEGA_CLIP,
-              lambda c: np.clip(c.world.omega(c.robot_name), -OMEGA_CLIP, OMEGA_CLIP)[:, None]),
+        *head_fields(),
         Field("object_rel", 2, "object origin relative to the robot, robot frame", "m", -inf,
               inf, lambda c: _rot(c, c.obj[:, :2] - c.robot[:, :2])),
         Field("object_heading_rel", 2, "cos, sin of the object heading relative to the robot",
-              "-", -1, 1, lambda c: _cs(c.obj[:, 2] - c.robot[:, 2])),
+              "-", -1, 1, lambda c: cos_sin(c.obj[:, 2] - c.robot[:, 2])),
         Field("goal_minus_object", 2, "goal minus object position (world)", "m", -inf, inf,
               lambda c: c.goal[:, :2] - c.obj[:, :2]),
         Field("goal_heading_rel", 2, "cos, sin of the goal heading relative to the object", "-",
-              -1, 1, lambda c: _cs(c.goal[:, 2] - c.obj[:, 2])),
+              -1, 1, lambda c: cos_sin(c.goal[:, 2] - c.obj[:, 2])),
         Field("goal_xy", 2, "goal x, y (world)", "m", -inf, inf, lambda c: c.goal[:, :2]),
         Field("goal_heading", 2, "cos, sin of the goal heading", "-", -1, 1,
-              lambda c: _cs(c.goal[:, 2])),
+              lambda c: cos_sin(c.goal[:, 2])),
         Field("object_vel", 2, "object velocity vx, vy (world, clipped)", "m/s", -VEL_CLIP,
               VEL_CLIP, lambda c: np.clip(c.world.velocity(c.obj_name), -VEL_CLIP, VEL_CLIP)),
-        Repeat(m, "M", (
-            Field("contact_on", 1, "robot contact (largest force first): in contact (0/1)", "-",
-                  0, 1, lambda c, j: _slot(c, j, slice(0, 1))),
-            Field("contact_normal", 2, "its normal, from the other body toward the robot "
-                  "(robot frame)", "-", -1, 1,
-                  lambda c, j: _rot(c, _slot(c, j, slice(1, 3)))),
-            Field("contact_force", 1, "its force / robot traction (clipped to 10)", "-", 0,
-                  FORCE_CLIP, lambda c, j: np.minimum(_slot(c, j, slice(3, 4)) / c.traction,
-                                                      FORCE_CLIP)),
-            Field("contact_point", 2, "its point relative to the robot (robot frame)", "m",
-                  -inf, inf, lambda c, j: _rot(c, _slot(c, j, slice(4, 6)) - c.robot[:, :2])
-                  * _slot(c, j, slice(0, 1))),
-        )),
+        contact_block(),
         Field("object_touches_wall", 1, "object touches the task's wall, else any immovable "
               "body (0/1)", "-", 0, 1, lambda c: c.touching_wall[:, None]),
         Field("object_force", 2, "net contact force on the object (world) / robot traction",
@@ -489,6 +425,11 @@ def layout(max_contacts_arg: str = "max_contacts") -> tuple:
         Field("goal_from_object", 2, "goal minus object position, robot frame", "m", -inf, inf,
               lambda c: _rot(c, c.goal[:, :2] - c.obj[:, :2])),
     )
+
+
+OBS = obs_names(layout())
+"""The family's observation names (index into ``T.at``); a task that appends fields to
+:func:`layout` keeps these indices."""
 
 
 def _optional(check):

@@ -18,8 +18,6 @@ from push_envs.tasks.many.family import IP, MEM, col, rot
 FP = columns(M.FP_NAMES, "mass_lo mass_hi fric_lo fric_hi scale_lo scale_hi c_mass_lo c_mass_hi "
              "c_fric_lo c_fric_hi c_size_lo c_size_hi goal_separation spread w_clutter")
 MAX_CLUTTER = 16  # clutter bodies in push_envs/tasks/many/push_clutter/scene.yaml
-TARGET = 10  # observation columns of the target box
-BLOCK = 8  # observation columns per near clutter body
 
 
 def _size_range(name: str, value: Any) -> tuple[float, float] | None:
@@ -161,21 +159,21 @@ class PushClutter(M.ManyObjectTask):
                 Field("box_heading_rel", 2, "cos, sin of the box heading relative to the robot",
                       "-", -1, 1, lambda c: M.rel_heading(c, 0)),
                 Field("goal_minus_box", 2, "goal minus box (robot frame)", "m", -inf, inf,
-                      lambda c: M._rot(c, goal(c) - c.objs[:, 0, :2])),
+                      lambda c: M.in_robot_frame(c, goal(c) - c.objs[:, 0, :2])),
                 Field("goal_from_robot", 2, "goal relative to the robot (robot frame)", "m",
-                      -inf, inf, lambda c: M._rot(c, goal(c) - c.robot[:, :2])),
+                      -inf, inf, lambda c: M.in_robot_frame(c, goal(c) - c.robot[:, :2])),
                 Field("box_touches_robot", 1, "box touches the robot (0/1)", "-", 0, 1,
                       lambda c: c.touching[:, :1]),
                 Field("box_touches_clutter", 1, "box touches a clutter body (0/1)", "-", 0, 1,
                       lambda c: c.box_clutter[:, None]),
-                Repeat("k_nearest", "N", (
+                Repeat("k_nearest", "N", name="clutter", fields=(
                     Field("clutter_rel", 2, "j-th nearest clutter body relative to the robot "
                           "(robot frame)", "m", -inf, inf,
-                          lambda c, j: M._rot(c, pick(c, j, c.objs[:, :, :2])
+                          lambda c, j: M.in_robot_frame(c, pick(c, j, c.objs[:, :, :2])
                                               - c.robot[:, :2])),
                     Field("clutter_heading_rel", 2, "cos, sin of its heading relative to the "
                           "robot", "-", -1, 1,
-                          lambda c, j: M.P._cs(pick(c, j, c.objs[:, :, 2]) - c.robot[:, 2])),
+                          lambda c, j: M.rel_heading_of(c, pick(c, j, c.objs[:, :, 2]))),
                     Field("clutter_half_size", 1, "its half size (box half side, disc radius)",
                           "m", 0, inf, lambda c, j: pick(c, j, body_values(c, "half"))[:, None]),
                     Field("clutter_is_disc", 1, "its shape: 1 disc, 0 box", "-", 0, 1,
@@ -203,6 +201,9 @@ class PushClutter(M.ManyObjectTask):
 
         return [GoalMark(cols=(0, 1), body="box", radius=env.success_distance,
                          color=self.render_colours(env)[0])]
+
+
+OBS = PushClutter.obs_names()  # the observation's columns by name, through T.at
 
 
 # ------------------------------------------------------------------------------ hooks
@@ -254,7 +255,6 @@ def observe(e, W, V, T):
     ip, fp, mem = T.ip, T.fp, T.mem
     row = V.obs[e]
     n = ip[IP.n_obj]
-    base = M.task_column(T)
     r = ip[IP.robot]
     box = M.obj(T, 0)
     touches = 0
@@ -270,15 +270,20 @@ def observe(e, W, V, T):
             if a == box or b == box:
                 box_clutter = True
     mem[e, MEM.tally] = touches
+    at = T.at
     ox, oy, co, so = M.object_pose(e, W, T, np.int64(0))
     gx, gy = T.goal[e, 0], T.goal[e, 1]
-    row[base], row[base + 1] = rot(c, s, ox - rx, oy - ry)
-    row[base + 2] = co * c + so * s
-    row[base + 3] = so * c - co * s
-    row[base + 4], row[base + 5] = rot(c, s, gx - ox, gy - oy)
-    row[base + 6], row[base + 7] = rot(c, s, gx - rx, gy - ry)
-    row[base + 8] = mem[e, col(T, M.B_TOUCH, 0)]
-    row[base + 9] = 1.0 if box_clutter else 0.0
+    k = at[OBS.box_rel]
+    row[k], row[k + 1] = rot(c, s, ox - rx, oy - ry)
+    k = at[OBS.box_heading_rel]
+    row[k] = co * c + so * s
+    row[k + 1] = so * c - co * s
+    k = at[OBS.goal_minus_box]
+    row[k], row[k + 1] = rot(c, s, gx - ox, gy - oy)
+    k = at[OBS.goal_from_robot]
+    row[k], row[k + 1] = rot(c, s, gx - rx, gy - ry)
+    row[at[OBS.box_touches_robot]] = mem[e, col(T, M.B_TOUCH, 0)]
+    row[at[OBS.box_touches_clutter]] = 1.0 if box_clutter else 0.0
     T.ag[e, 0] = ox
     T.ag[e, 1] = oy
     T.dg[e, 0] = gx
@@ -290,7 +295,7 @@ def observe(e, W, V, T):
     trac = fp[FP.traction]
     g = W.prm[PR_G]
     disc0 = len(FP)
-    k0 = base + TARGET
+    w = at[OBS.clutter_width]
     for j in range(_k(T)):
         best = np.int64(-1)
         d_best = math.inf
@@ -301,15 +306,17 @@ def observe(e, W, V, T):
         mem[e, col(T, M.B_KEY, best)] = math.inf
         b = M.obj(T, best)
         cx, cy, cc, cs = M.object_pose(e, W, T, best)
-        q = k0 + BLOCK * j
-        row[q], row[q + 1] = rot(c, s, cx - rx, cy - ry)
-        row[q + 2] = cc * c + cs * s
-        row[q + 3] = cs * c - cc * s
-        row[q + 4] = W.bflt[b, BF_HALF] * W.epar[e, b, EP_SCALE]
-        row[q + 5] = fp[disc0 + best]
+        d = w * j
+        k = at[OBS.clutter_rel] + d
+        row[k], row[k + 1] = rot(c, s, cx - rx, cy - ry)
+        k = at[OBS.clutter_heading_rel] + d
+        row[k] = cc * c + cs * s
+        row[k + 1] = cs * c - cc * s
+        row[at[OBS.clutter_half_size] + d] = W.bflt[b, BF_HALF] * W.epar[e, b, EP_SCALE]
+        row[at[OBS.clutter_is_disc] + d] = fp[disc0 + best]
         load = W.epar[e, b, EP_FRICTION] * W.epar[e, b, EP_MASS] * g / trac
-        row[q + 6] = min(load, 10.0)
-        row[q + 7] = mem[e, col(T, M.B_TOUCH, best)]
+        row[at[OBS.clutter_load] + d] = min(load, 10.0)
+        row[at[OBS.clutter_touches_robot] + d] = mem[e, col(T, M.B_TOUCH, best)]
 
 
 @compiled
@@ -366,7 +373,7 @@ def evaluate(e, W, V, T):
     info[e, INFO.box_to_goal] = d
     info[e, INFO.clutter_contacts] = touches
     info[e, INFO.clutter_contacts_episode] = total
-    info[e, INFO.box_touches_clutter] = V.obs[e, M.task_column(T) + 9]
+    info[e, INFO.box_touches_clutter] = V.obs[e, T.at[OBS.box_touches_clutter]]
     info[e, INFO.reward_robot_box] = r_robot
     info[e, INFO.reward_box_goal] = r_obj
     info[e, INFO.reward_clutter] = r_clutter

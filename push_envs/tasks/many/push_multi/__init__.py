@@ -16,8 +16,6 @@ from push_envs.tasks.many.family import IP, MEM, col, count_within, pair_distanc
 
 FP = columns(M.FP_NAMES, "mass_lo mass_hi fric_lo fric_hi scale_lo scale_hi")
 MAX_OBJECTS = 6  # boxes in push_envs/tasks/many/push_multi/scene.yaml
-BLOCK = 10  # observation columns per box
-TARGET = 9  # observation columns of the target block (box j's without box_at_goal)
 
 
 class PushMulti(M.ManyObjectTask):
@@ -88,10 +86,10 @@ class PushMulti(M.ManyObjectTask):
             return np.hypot(*(goal(c, j) - c.objs[:, j, :2]).T) <= c.env.success_distance
 
         def goal_minus_box(c: Any, j: int) -> np.ndarray:
-            return M._rot(c, goal(c, j) - c.objs[:, j, :2])
+            return M.in_robot_frame(c, goal(c, j) - c.objs[:, j, :2])
 
         def goal_from_robot(c: Any, j: int) -> np.ndarray:
-            return M._rot(c, goal(c, j) - c.robot[:, :2])
+            return M.in_robot_frame(c, goal(c, j) - c.robot[:, :2])
 
         def touches(c: Any, j: int) -> np.ndarray:
             return c.touching[:, j:j + 1]
@@ -109,7 +107,7 @@ class PushMulti(M.ManyObjectTask):
         # reward's robot term already leads to that box; the copy gives the policy one place
         # to read the box it is pushing, so the push learned on the first box carries to the
         # next ones (the per-index blocks alone ask it to learn the push K times).
-        return (*M.head_layout(), Repeat("num_objects", "K", (
+        return (*M.head_layout(), Repeat("num_objects", "K", name="boxes", fields=(
             Field("box_rel", 2, "box j origin relative to the robot (robot frame)", "m", -inf,
                   inf, M.rel_xy),
             Field("box_heading_rel", 2, "cos, sin of box j's heading relative to the robot",
@@ -144,6 +142,9 @@ class PushMulti(M.ManyObjectTask):
                 for i, colour in enumerate(self.render_colours(env))]
 
 
+OBS = PushMulti.obs_names()  # the observation's columns by name, through T.at
+
+
 # ------------------------------------------------------------------------------ hooks
 @compiled
 def spawn(e, W, V, T):
@@ -175,37 +176,52 @@ def spawn(e, W, V, T):
 
 
 @compiled
+def _copy(row, dst, src, size, keep):
+    """row[dst : dst + size] = row[src : src + size] where ``keep``, else zeros (the kernels
+    run without numba's allocator: no slices)."""
+    for q in range(size):
+        row[dst + q] = row[src + q] if keep else 0.0
+
+
+@compiled
 def observe(e, W, V, T):
     rx, ry, c, s = M.observe_robot(e, W, V, T)
-    row = V.obs[e]
+    row, at = V.obs[e], T.at
     n = T.ip[IP.n_obj]
-    base = M.task_column(T)
+    w = at[OBS.boxes_width]
     succ = T.fp[FP.success_distance]
     for i in range(n):
         ox, oy, co, so = M.object_pose(e, W, T, i)
         gx, gy = T.goal[e, 2 * i], T.goal[e, 2 * i + 1]
-        k = base + BLOCK * i
+        d = w * i
+        k = at[OBS.box_rel] + d
         row[k], row[k + 1] = rot(c, s, ox - rx, oy - ry)
-        row[k + 2] = co * c + so * s
-        row[k + 3] = so * c - co * s
-        row[k + 4], row[k + 5] = rot(c, s, gx - ox, gy - oy)
-        row[k + 6], row[k + 7] = rot(c, s, gx - rx, gy - ry)
+        k = at[OBS.box_heading_rel] + d
+        row[k] = co * c + so * s
+        row[k + 1] = so * c - co * s
+        k = at[OBS.goal_minus_box] + d
+        row[k], row[k + 1] = rot(c, s, gx - ox, gy - oy)
+        k = at[OBS.goal_from_robot] + d
+        row[k], row[k + 1] = rot(c, s, gx - rx, gy - ry)
         dx, dy = gx - ox, gy - oy
-        row[k + 8] = 1.0 if math.sqrt(dx * dx + dy * dy) <= succ else 0.0
-        row[k + 9] = T.mem[e, col(T, M.B_TOUCH, i)]
+        row[at[OBS.box_at_goal] + d] = 1.0 if math.sqrt(dx * dx + dy * dy) <= succ else 0.0
+        row[at[OBS.box_touches_robot] + d] = T.mem[e, col(T, M.B_TOUCH, i)]
         T.ag[e, 2 * i] = ox
         T.ag[e, 2 * i + 1] = oy
         T.dg[e, 2 * i] = gx
         T.dg[e, 2 * i + 1] = gy
     # The target block: the first box not at its goal, copied (zeros once all are placed).
-    t = base + BLOCK * n
-    src = -1
+    d = 0
+    keep = False
     for i in range(n):
-        if row[base + BLOCK * i + 8] == 0.0:
-            src = base + BLOCK * i
+        if row[at[OBS.box_at_goal] + w * i] == 0.0:
+            d, keep = w * i, True
             break
-    for q in range(TARGET):  # box j's columns 0-7 and 9 (kernels run without NRT: no slices)
-        row[t + q] = 0.0 if src < 0 else row[src + q + (q == 8)]
+    _copy(row, at[OBS.target_rel], at[OBS.box_rel] + d, 2, keep)
+    _copy(row, at[OBS.target_heading_rel], at[OBS.box_heading_rel] + d, 2, keep)
+    _copy(row, at[OBS.target_goal_minus_box], at[OBS.goal_minus_box] + d, 2, keep)
+    _copy(row, at[OBS.target_goal_from_robot], at[OBS.goal_from_robot] + d, 2, keep)
+    _copy(row, at[OBS.target_touches_robot], at[OBS.box_touches_robot] + d, 1, keep)
 
 
 @compiled

@@ -16,8 +16,6 @@ from push_envs.tasks.many.family import IP, MEM, col, pair_distance, rot
 
 FP = columns(M.FP_NAMES, "mass_lo mass_hi fric_lo fric_hi goal_radius need")
 MAX_PUCKS = 40  # pucks in push_envs/tasks/many/sweep/scene.yaml
-BLOCK = 5  # observation columns per puck
-GOAL_COLS = 5  # goal from the robot (2), goal x, y (2), fraction inside (1)
 
 
 class Sweep(M.ManyObjectTask):
@@ -80,15 +78,16 @@ class Sweep(M.ManyObjectTask):
 
         return (*M.head_layout(),
                 Field("goal_from_robot", 2, "goal centre relative to the robot (robot frame)",
-                      "m", -inf, inf, lambda c: M._rot(c, centre(c) - c.robot[:, :2])),
+                      "m", -inf, inf, lambda c: M.in_robot_frame(c, centre(c) - c.robot[:, :2])),
                 Field("goal_xy", 2, "goal centre x, y (world)", "m", -inf, inf, centre),
                 Field("fraction_inside", 1, "fraction of the pucks inside the goal circle",
                       "-", 0, 1, lambda c: inside(c).mean(1)[:, None]),
-                Repeat("num_pucks", "N", (
+                Repeat("num_pucks", "N", name="pucks", fields=(
                     Field("puck_rel", 2, "puck j relative to the robot (robot frame)", "m",
                           -inf, inf, M.rel_xy),
                     Field("goal_minus_puck", 2, "goal centre minus puck j (robot frame)", "m",
-                          -inf, inf, lambda c, j: M._rot(c, centre(c) - c.objs[:, j, :2])),
+                          -inf, inf,
+                          lambda c, j: M.in_robot_frame(c, centre(c) - c.objs[:, j, :2])),
                     Field("puck_inside", 1, "puck j's centre inside the goal circle (0/1)",
                           "-", 0, 1, lambda c, j: inside(c)[:, j:j + 1].astype(float)),
                 )))
@@ -98,6 +97,9 @@ class Sweep(M.ManyObjectTask):
         from push_envs.core.render import GoalMark
 
         return [GoalMark(cols=(0, 1), radius=self.args["goal_radius"])]
+
+
+OBS = Sweep.obs_names()  # the observation's columns by name, through T.at
 
 
 # ------------------------------------------------------------------------------ hooks
@@ -126,31 +128,35 @@ def spawn(e, W, V, T):
 @compiled
 def observe(e, W, V, T):
     rx, ry, c, s = M.observe_robot(e, W, V, T)
-    row = V.obs[e]
+    row, at = V.obs[e], T.at
     n = T.ip[IP.n_obj]
-    base = M.task_column(T)
     R = T.fp[FP.goal_radius]
     gx, gy = T.goal[e, 0], T.goal[e, 1]
-    row[base], row[base + 1] = rot(c, s, gx - rx, gy - ry)
-    row[base + 2] = gx
-    row[base + 3] = gy
+    k = at[OBS.goal_from_robot]
+    row[k], row[k + 1] = rot(c, s, gx - rx, gy - ry)
+    k = at[OBS.goal_xy]
+    row[k] = gx
+    row[k + 1] = gy
+    w = at[OBS.pucks_width]
     inside = 0
     for i in range(n):
         ox, oy, _co, _so = M.object_pose(e, W, T, i)
-        k = base + GOAL_COLS + BLOCK * i
+        d = w * i
+        k = at[OBS.puck_rel] + d
         row[k], row[k + 1] = rot(c, s, ox - rx, oy - ry)
-        row[k + 2], row[k + 3] = rot(c, s, gx - ox, gy - oy)
+        k = at[OBS.goal_minus_puck] + d
+        row[k], row[k + 1] = rot(c, s, gx - ox, gy - oy)
         dx, dy = gx - ox, gy - oy
         if math.sqrt(dx * dx + dy * dy) <= R:
-            row[k + 4] = 1.0
+            row[at[OBS.puck_inside] + d] = 1.0
             inside += 1
         else:
-            row[k + 4] = 0.0
+            row[at[OBS.puck_inside] + d] = 0.0
         T.ag[e, 2 * i] = ox
         T.ag[e, 2 * i + 1] = oy
         T.dg[e, 2 * i] = gx
         T.dg[e, 2 * i + 1] = gy
-    row[base + 4] = inside / n
+    row[at[OBS.fraction_inside]] = inside / n
 
 
 @compiled

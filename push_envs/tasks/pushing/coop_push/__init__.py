@@ -15,8 +15,9 @@ from typing import Any
 
 import numpy as np
 
+from push_envs.core import Field, obs_names
 from push_envs.core.env import task_envs
-from push_envs.core.obs_layout import Field, Repeat
+from push_envs.core.obs_layout import columns as layout_columns
 from push_envs.core.step import INFO_TASK
 from push_envs.core.task import columns
 from push_envs.physics.frames import origin_pose, place_origin
@@ -25,33 +26,33 @@ from push_envs.physics.layout import BF_BRAD, BI_KIND, EP_SCALE, IMMOVABLE
 from push_envs.physics.rng import uniform
 from push_envs.tasks.pushing import family as P
 from push_envs.tasks.pushing.family import (
-    CONTACT_FIELDS,
-    FORCE_CLIP,
     GOAL,
-    OMEGA_CLIP,
-    VEL_CLIP,
-    _clip,
-    _cs,
     goal_distance,
     goal_reward,  # noqa: F401 (a hook shared with the family)
     object_contacts,
-    robot_contacts,
+)
+from push_envs.tasks.robot_view import (
+    FORCE_CLIP,
+    VEL_CLIP,
+    clip,
+    contact_block,
+    cos_sin,
+    head_fields,
+    relative,
+    robot_frame,
+    write_contacts,
+    write_head,
 )
 
 IP = columns(P.IP._fields, "robot1")
 FP = columns(P.FP_NAMES, "spot_lateral half_x half_y")
-MEM = columns("prev_rb prev_og ox oy co so contacts0 contacts1 touch_wall on_box d_rb")
+# The family's memory (its progress terms write prev_rb, prev_og), then the task's own;
+# ``contacts`` holds robot 0's count.
+MEM = columns(P.MEM._fields, "contacts1 on_box d_rb")
 INFO = columns([f"generic{i}" for i in range(INFO_TASK)],
                "box_to_goal reward_robots_box reward_box_goal reward_success contacts "
                "contacts_r1 robots_on_box touching_wall")
-COMMON = 13  # columns before the first robot block
-ROBOT_FIXED = 22  # columns of a robot block before its contact slots
 _TRIES = 64
-
-
-def robot_block_width(m: int) -> int:
-    """Columns of one robot's block with ``m`` contact slots."""
-    return ROBOT_FIXED + CONTACT_FIELDS * m
 
 
 # ------------------------------------------------------------------------------ hooks
@@ -141,76 +142,76 @@ def push_spots(e, W, T):
 
 
 @compiled
-def _robot_block(e, W, T, row, q, r, other, ox, oy, co, so, sx, sy):
-    """Write robot r's block at ``row[q]``: its pose and velocity, the box, the goal, the
-    other robot and its push spot (sx, sy) seen from it, its contact slots. Returns its
+def _robot_block(e, W, T, row, q, qc, r, other, ox, oy, co, so, sx, sy, touch):
+    """Write robot r's block from column q (its fields: :func:`_robot_fields`, offsets
+    ``RB``): its head, the box, the goal, the other robot and its push spot (sx, sy) seen
+    from it, whether it touches the box; its contact slots from column qc. Returns its
     contact count."""
-    pos, ang, vel, omg, bflt, epar, goal = W.pos, W.ang, W.vel, W.omg, W.bflt, W.epar, T.goal
-    rx, ry, _th, c, s = origin_pose(e, r, pos, ang, bflt, epar)
+    pos, ang, bflt, epar, goal = W.pos, W.ang, W.bflt, W.epar, T.goal
+    rx, ry, c, s = write_head(e, W, row, q + RB.xy, r)
     qx, qy, _qth, cq, sq = origin_pose(e, other, pos, ang, bflt, epar)
-    row[q] = rx
-    row[q + 1] = ry
-    row[q + 2] = c
-    row[q + 3] = s
-    row[q + 4] = _clip(vel[e, r, 0], VEL_CLIP)
-    row[q + 5] = _clip(vel[e, r, 1], VEL_CLIP)
-    row[q + 6] = _clip(omg[e, r], OMEGA_CLIP)
     dx, dy = ox - rx, oy - ry
-    row[q + 7] = c * dx + s * dy
-    row[q + 8] = -s * dx + c * dy
-    row[q + 9] = co * c + so * s
-    row[q + 10] = so * c - co * s
+    row[q + RB.box_rel] = c * dx + s * dy
+    row[q + RB.box_rel + 1] = -s * dx + c * dy
+    row[q + RB.box_heading_rel] = co * c + so * s
+    row[q + RB.box_heading_rel + 1] = so * c - co * s
     gx, gy = goal[e, GOAL.x] - rx, goal[e, GOAL.y] - ry
-    row[q + 11] = c * gx + s * gy
-    row[q + 12] = -s * gx + c * gy
+    row[q + RB.goal_rel] = c * gx + s * gy
+    row[q + RB.goal_rel + 1] = -s * gx + c * gy
     gx, gy = goal[e, GOAL.x] - ox, goal[e, GOAL.y] - oy
-    row[q + 13] = c * gx + s * gy
-    row[q + 14] = -s * gx + c * gy
+    row[q + RB.goal_from_box] = c * gx + s * gy
+    row[q + RB.goal_from_box + 1] = -s * gx + c * gy
     dx, dy = qx - rx, qy - ry
-    row[q + 15] = c * dx + s * dy
-    row[q + 16] = -s * dx + c * dy
-    row[q + 17] = cq * c + sq * s
-    row[q + 18] = sq * c - cq * s
+    row[q + RB.other_rel] = c * dx + s * dy
+    row[q + RB.other_rel + 1] = -s * dx + c * dy
+    row[q + RB.other_heading_rel] = cq * c + sq * s
+    row[q + RB.other_heading_rel + 1] = sq * c - cq * s
     dx, dy = sx - rx, sy - ry
-    row[q + 19] = c * dx + s * dy
-    row[q + 20] = -s * dx + c * dy
-    return robot_contacts(e, W, row, q + ROBOT_FIXED, T.ip[IP.max_contacts], r, rx, ry, c, s,
+    row[q + RB.spot_rel] = c * dx + s * dy
+    row[q + RB.spot_rel + 1] = -s * dx + c * dy
+    row[q + RB.touches_box] = 1.0 if touch else 0.0
+    return write_contacts(e, W, row, qc, T.ip[IP.max_contacts], r, rx, ry, c, s,
                           T.fp[FP.traction])
 
 
 @compiled
 def observe(e, W, V, T):
     """Env e's observation row: the shared block, then one block per robot."""
-    ip, fp, goal, mem = T.ip, T.fp, T.goal, T.mem
+    ip, fp, goal, mem, at = T.ip, T.fp, T.goal, T.mem, T.at
     o, r0, r1 = ip[IP.obj], ip[IP.robot], ip[IP.robot1]
     ox, oy, _oth, co, so = origin_pose(e, o, W.pos, W.ang, W.bflt, W.epar)
     trac = fp[FP.traction]
     fx, fy, touch_wall, t0, t1 = object_contacts(e, W, o, ip[IP.wall], r0, r1)
     row = V.obs[e]
-    row[0] = ox
-    row[1] = oy
-    row[2] = co
-    row[3] = so
-    row[4] = _clip(W.vel[e, o, 0], VEL_CLIP)
-    row[5] = _clip(W.vel[e, o, 1], VEL_CLIP)
-    row[6] = goal[e, GOAL.x]
-    row[7] = goal[e, GOAL.y]
-    row[8] = goal[e, GOAL.x] - ox
-    row[9] = goal[e, GOAL.y] - oy
-    row[10] = 1.0 if touch_wall else 0.0
-    row[11] = _clip(fx / trac, FORCE_CLIP)
-    row[12] = _clip(fy / trac, FORCE_CLIP)
+    k = at[OBS.box_xy]
+    row[k] = ox
+    row[k + 1] = oy
+    k = at[OBS.box_heading]
+    row[k] = co
+    row[k + 1] = so
+    k = at[OBS.box_vel]
+    row[k] = clip(W.vel[e, o, 0], VEL_CLIP)
+    row[k + 1] = clip(W.vel[e, o, 1], VEL_CLIP)
+    k = at[OBS.goal_xy]
+    row[k] = goal[e, GOAL.x]
+    row[k + 1] = goal[e, GOAL.y]
+    k = at[OBS.goal_minus_box]
+    row[k] = goal[e, GOAL.x] - ox
+    row[k + 1] = goal[e, GOAL.y] - oy
+    row[at[OBS.box_touches_wall]] = 1.0 if touch_wall else 0.0
+    k = at[OBS.box_force]
+    row[k] = clip(fx / trac, FORCE_CLIP)
+    row[k + 1] = clip(fy / trac, FORCE_CLIP)
     s0x, s0y, s1x, s1y, d_rb = push_spots(e, W, T)
-    width = ROBOT_FIXED + CONTACT_FIELDS * ip[IP.max_contacts]
-    n0 = _robot_block(e, W, T, row, np.int64(COMMON), r0, r1, ox, oy, co, so, s0x, s0y)
-    n1 = _robot_block(e, W, T, row, COMMON + width, r1, r0, ox, oy, co, so, s1x, s1y)
-    row[COMMON + 21] = 1.0 if t0 else 0.0
-    row[COMMON + width + 21] = 1.0 if t1 else 0.0
+    n0 = _robot_block(e, W, T, row, at[OBS.r0_xy], at[OBS.r0_contacts], r0, r1, ox, oy, co,
+                      so, s0x, s0y, t0)
+    n1 = _robot_block(e, W, T, row, at[OBS.r1_xy], at[OBS.r1_contacts], r1, r0, ox, oy, co,
+                      so, s1x, s1y, t1)
     mem[e, MEM.ox] = ox
     mem[e, MEM.oy] = oy
     mem[e, MEM.co] = co
     mem[e, MEM.so] = so
-    mem[e, MEM.contacts0] = n0
+    mem[e, MEM.contacts] = n0
     mem[e, MEM.contacts1] = n1
     mem[e, MEM.touch_wall] = 1.0 if touch_wall else 0.0
     mem[e, MEM.on_box] = (1.0 if t0 else 0.0) + (1.0 if t1 else 0.0)
@@ -240,7 +241,7 @@ def evaluate(e, W, V, T):
     info[e, INFO.reward_robots_box] = r_rb
     info[e, INFO.reward_box_goal] = r_og
     info[e, INFO.reward_success] = bonus
-    info[e, INFO.contacts] = mem[e, MEM.contacts0]
+    info[e, INFO.contacts] = mem[e, MEM.contacts]
     info[e, INFO.contacts_r1] = mem[e, MEM.contacts1]
     info[e, INFO.robots_on_box] = mem[e, MEM.on_box]
     info[e, INFO.touching_wall] = mem[e, MEM.touch_wall]
@@ -257,14 +258,10 @@ def start(e, W, V, T):
 
 
 # ------------------------------------------------------------------------ Python side
-def _rot(th: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """World vectors (E, 2) into frames of heading th (E,) [rad]."""
-    c, s = np.cos(th), np.sin(th)
-    return np.stack([c * v[:, 0] + s * v[:, 1], -s * v[:, 0] + c * v[:, 1]], 1)
-
-
 def _robot_fields(k: int) -> tuple:
-    """Fields of robot k's block (readers: ctx.robots[k], ctx.others[k] ...)."""
+    """Fields of robot k's block before its contact slots (readers: ctx.robots[k] ...): its
+    head (push_envs.tasks.robot_view), then what it sees of the box, the goal, the other
+    robot and its push spot."""
     inf = np.inf
     p = f"r{k}_"
     who = f"robot {k}"
@@ -273,21 +270,14 @@ def _robot_fields(k: int) -> tuple:
         return c.robots[k]
 
     def rot(c, v):
-        return _rot(me(c)[:, 2], v)
+        return robot_frame(me(c)[:, 2], v)
 
     return (
-        Field(p + "xy", 2, f"{who} origin x, y (world)", "m", -inf, inf,
-              lambda c: me(c)[:, :2]),
-        Field(p + "heading", 2, f"cos, sin of the {who} heading", "-", -1, 1,
-              lambda c: _cs(me(c)[:, 2])),
-        Field(p + "vel", 2, f"{who} velocity vx, vy (world, clipped)", "m/s", -VEL_CLIP,
-              VEL_CLIP, lambda c: np.clip(c.world.velocity(c.names[k]), -VEL_CLIP, VEL_CLIP)),
-        Field(p + "omega", 1, f"{who} yaw rate (clipped)", "rad/s", -OMEGA_CLIP, OMEGA_CLIP,
-              lambda c: np.clip(c.world.omega(c.names[k]), -OMEGA_CLIP, OMEGA_CLIP)[:, None]),
+        *head_fields(p, who, pose=me, name=lambda c: c.names[k]),
         Field(p + "box_rel", 2, f"box origin relative to {who}, its frame", "m", -inf, inf,
               lambda c: rot(c, c.obj[:, :2] - me(c)[:, :2])),
         Field(p + "box_heading_rel", 2, f"cos, sin of the box heading relative to {who}", "-",
-              -1, 1, lambda c: _cs(c.obj[:, 2] - me(c)[:, 2])),
+              -1, 1, lambda c: cos_sin(c.obj[:, 2] - me(c)[:, 2])),
         Field(p + "goal_rel", 2, f"goal relative to {who}, its frame", "m", -inf, inf,
               lambda c: rot(c, c.goal[:, :2] - me(c)[:, :2])),
         Field(p + "goal_from_box", 2, f"goal minus box position, {who} frame", "m", -inf, inf,
@@ -295,26 +285,24 @@ def _robot_fields(k: int) -> tuple:
         Field(p + "other_rel", 2, f"the other robot's origin relative to {who}, its frame", "m",
               -inf, inf, lambda c: rot(c, c.robots[1 - k][:, :2] - me(c)[:, :2])),
         Field(p + "other_heading_rel", 2, f"cos, sin of the other robot's heading relative to "
-              f"{who}", "-", -1, 1, lambda c: _cs(c.robots[1 - k][:, 2] - me(c)[:, 2])),
+              f"{who}", "-", -1, 1, lambda c: cos_sin(c.robots[1 - k][:, 2] - me(c)[:, 2])),
         Field(p + "spot_rel", 2, f"{who}'s push spot relative to it, its frame (spots: off the "
               "box face pointing most away from the goal, assigned for the least summed "
               "distance)", "m", -inf, inf, lambda c: rot(c, c.spots[k] - me(c)[:, :2])),
         Field(p + "touches_box", 1, f"{who} touches the box (0/1)", "-", 0, 1,
               lambda c: c.touching[k][:, None]),
-        Repeat("max_contacts", "M", (
-            Field(p + "contact_on", 1, f"{who} contact (largest force first): in contact (0/1)",
-                  "-", 0, 1, lambda c, j: c.slots[k][:, j, 0:1]),
-            Field(p + "contact_normal", 2, f"its normal, from the other body toward {who} "
-                  f"({who} frame)", "-", -1, 1,
-                  lambda c, j: rot(c, c.slots[k][:, j, 1:3])),
-            Field(p + "contact_force", 1, f"its force / robot traction (clipped to 10), {who}",
-                  "-", 0, FORCE_CLIP,
-                  lambda c, j: np.minimum(c.slots[k][:, j, 3:4] / c.traction, FORCE_CLIP)),
-            Field(p + "contact_point", 2, f"its point relative to {who} (its frame)", "m",
-                  -inf, inf, lambda c, j: rot(c, c.slots[k][:, j, 4:6] - me(c)[:, :2])
-                  * c.slots[k][:, j, 0:1]),
-        )),
     )
+
+
+def _robot_block_fields(k: int) -> tuple:
+    """Robot k's whole block: its fields, then its contact slots."""
+    return (*_robot_fields(k), contact_block(f"r{k}_", f"robot {k}",
+                                             pose=lambda c: c.robots[k],
+                                             slots=lambda c: c.slots[k]))
+
+
+RB = relative(_robot_fields(0), "r0_")
+"""Columns of a robot block before its contact slots, from its first (xy, heading, ...)."""
 
 
 def layout() -> tuple:
@@ -323,7 +311,7 @@ def layout() -> tuple:
     return (
         Field("box_xy", 2, "box origin x, y (world)", "m", -inf, inf, lambda c: c.obj[:, :2]),
         Field("box_heading", 2, "cos, sin of the box heading", "-", -1, 1,
-              lambda c: _cs(c.obj[:, 2])),
+              lambda c: cos_sin(c.obj[:, 2])),
         Field("box_vel", 2, "box velocity vx, vy (world, clipped)", "m/s", -VEL_CLIP, VEL_CLIP,
               lambda c: np.clip(c.world.velocity("box"), -VEL_CLIP, VEL_CLIP)),
         Field("goal_xy", 2, "goal x, y (world)", "m", -inf, inf, lambda c: c.goal[:, :2]),
@@ -335,16 +323,18 @@ def layout() -> tuple:
               -FORCE_CLIP, FORCE_CLIP,
               lambda c: np.clip(c.world.net_force("box") / c.traction, -FORCE_CLIP,
                                 FORCE_CLIP)),
-        *_robot_fields(0),
-        *_robot_fields(1),
+        *_robot_block_fields(0),
+        *_robot_block_fields(1),
     )
+
+
+OBS = obs_names(layout())
+"""CoopPush's observation names (index into ``T.at``)."""
 
 
 def agent_columns(args: dict, k: int) -> np.ndarray:
     """Columns of the joint observation that robot k's agent sees: the shared block and its
     own block (which holds the other robot as seen from it)."""
-    from push_envs.core.obs_layout import columns as layout_columns
-
     cols = []
     for f, at, _ in layout_columns(layout(), args):
         if not f.name.startswith(("r0_", "r1_")) or f.name.startswith(f"r{k}_"):

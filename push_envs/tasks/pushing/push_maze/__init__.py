@@ -412,8 +412,7 @@ def observe(e, W, V, T):
     """The single-object observation, then the path and the two occupancy patches."""
     ip, fp, mem, goal = T.ip, T.fp, T.mem, T.goal
     P.observe_single(e, W, V, T)
-    row = V.obs[e]
-    at = 29 + P.CONTACT_FIELDS * ip[IP.max_contacts]
+    row, at = V.obs[e], T.at
     o = ip[IP.obj]
     geo, dx, dy = geodesic(ip, fp, int(mem[e, MEMZ.tile]), int(mem[e, MEMZ.site]),
                            goal[e, GOAL.x], goal[e, GOAL.y], W.pos[e, o, 0], W.pos[e, o, 1])
@@ -422,15 +421,18 @@ def observe(e, W, V, T):
     mem[e, MEMZ.geo] = geo
     mem[e, MEMZ.dirx] = dx
     mem[e, MEMZ.diry] = dy
-    c, s = row[2], row[3]
-    row[at] = min(geo, PATH_CLIP)
-    row[at + 1] = dx
-    row[at + 2] = dy
-    row[at + 3] = c * dx + s * dy
-    row[at + 4] = -s * dx + c * dy
-    k2 = ip[IP.patch_k] * ip[IP.patch_k]
-    _patch(ip, fp, row, at + 5, row[0], row[1])
-    _patch(ip, fp, row, at + 5 + k2, mem[e, MEM.ox], mem[e, MEM.oy])
+    k = at[OBS.robot_heading]
+    c, s = row[k], row[k + 1]
+    row[at[OBS.path_distance]] = min(geo, PATH_CLIP)
+    k = at[OBS.path_dir]
+    row[k] = dx
+    row[k + 1] = dy
+    k = at[OBS.path_dir_robot]
+    row[k] = c * dx + s * dy
+    row[k + 1] = -s * dx + c * dy
+    k = at[OBS.robot_xy]
+    _patch(ip, fp, row, at[OBS.patch_robot], row[k], row[k + 1])
+    _patch(ip, fp, row, at[OBS.patch_box], mem[e, MEM.ox], mem[e, MEM.oy])
     T.ag[e, 0] = mem[e, MEM.ox]
     T.ag[e, 1] = mem[e, MEM.oy]
     T.dg[e, 0] = goal[e, GOAL.x]
@@ -641,7 +643,7 @@ def check_start_distance(tiles: np.ndarray, cells: np.ndarray, sites: np.ndarray
 def extra_fields(k: int, step: float) -> tuple:
     """PushMaze's fields after the single-object layout."""
     def rot(c, v):
-        return P._rot(c, v)
+        return P.robot_frame(c.robot[:, 2], v)
 
     return (
         Field("path_distance", 1, "geodesic distance of the box to the goal along free cells "
@@ -657,6 +659,10 @@ def extra_fields(k: int, step: float) -> tuple:
         Field("patch_box", k * k, "occupancy of the same patch around the box", "-", 0, 1,
               lambda c: c.patch_box),
     )
+
+
+OBS = PushMaze.obs_names()  # the observation's columns by name, through T.at (the
+# family's P.OBS indices hold: the layout appends to the family's)
 
 
 _DOC = """Push a box through doorways to a goal in a walled floor plan.
