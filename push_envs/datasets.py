@@ -16,7 +16,7 @@ Env i of the batch (seeded ``seed + i``) records ``episodes // num_envs`` episod
 for the first ``episodes % num_envs`` envs) and then only idles, so every episode that is
 started is kept: stopping at the first N finished episodes would favour the short ones.
 
-Policies: ``scripted`` (:func:`push_envs.scripted.expert`), or a Stable-Baselines3 model zip
+Policies: ``scripted`` (:func:`push_envs.experts.expert`), or a Stable-Baselines3 model zip
 from ``train/train.py`` with its VecNormalize statistics beside it (``vecnormalize.pkl`` for
 ``final_model.zip``, ``best_vecnormalize.pkl`` for ``best_model.zip``). Loading a model zip
 or the statistics unpickles code from that folder: only load files you trust.
@@ -44,7 +44,7 @@ from gymnasium.vector import AutoresetMode
 
 import push_envs  # noqa: F401  (registers the ids)
 
-from .scripted import expert
+from .experts import expert
 
 BatchPolicy = Callable[[Any], np.ndarray]
 

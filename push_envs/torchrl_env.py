@@ -46,7 +46,7 @@ def make_torchrl_env(env_id: str, num_envs: int = 1, seed: int | None = None,
     venv = gym.make_vec(env_id, num_envs=num_envs, autoreset_mode=AutoresetMode.DISABLED,
                         num_threads=num_threads, **env_kwargs)
     try:
-        dtypes = dict(venv._info_names)  # info key -> bool / int / float
+        dtypes = venv.info_dtypes  # info key -> bool / int / float
         unknown = sorted(set(info_keys) - set(dtypes), key=str)
         if unknown:
             raise ValueError(f"info_keys: {unknown} are not info keys of {env_id}; it has "

@@ -8,7 +8,10 @@ import pytest
 from gymnasium.vector import AutoresetMode
 
 from push_envs.datasets import main, record, rollout
-from push_envs.scripted import push_box_action, push_box_actions
+from push_envs.experts import expert
+from push_envs.tasks.pushing.push_box.expert import push_box_action
+
+push_box_actions = expert("PushBox-v0", "diff")
 
 minari = pytest.importorskip("minari")
 

@@ -13,7 +13,9 @@ import torch  # noqa: E402
 from tensordict.nn import TensorDictModule  # noqa: E402
 from torchrl.collectors import Collector  # noqa: E402
 
-from push_envs.scripted import push_box_actions  # noqa: E402
+from push_envs.experts import expert  # noqa: E402
+
+push_box_actions = expert("PushBox-v0", "diff")
 from push_envs.torchrl_env import make_torchrl_env  # noqa: E402
 
 N, T, STEPS, SEED = 8, 250, 60, 3  # 8 envs x 250 steps = 2,000 frames a batch

@@ -12,7 +12,7 @@ train/train.py's).
 
 What the run does (Ross et al., 2011, with the three choices below):
 
-1. the scripted expert (``push_envs.scripted.push_t_actions``: 100 % coverage success) plays
+1. the scripted expert (``push_envs.tasks.pushing.push_t.expert``: 100 % coverage success) plays
    ``episodes`` episodes; their (observation, action) pairs start the data set;
 2. the policy is fitted to the set, ``epochs`` passes of Adam on the mixture's negative
    log-likelihood;
@@ -68,7 +68,7 @@ from torch import nn
 import push_envs  # noqa: F401  (registers the ids)
 from push_envs.core import obs_layout as L
 from push_envs.datasets import rollout
-from push_envs.scripted import expert
+from push_envs.experts import expert
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling module, when imported
 from run_folder import fresh_run_dir  # noqa: E402

@@ -53,6 +53,7 @@ import push_envs
 from push_envs.core import obs_layout as L
 from push_envs.core.env import ROBOTS
 from push_envs.sb3 import make_vec_env
+from push_envs.tasks import spec
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling module, when imported
 from run_folder import fresh_run_dir  # noqa: E402
@@ -152,33 +153,49 @@ def _merge(hp: dict[str, Any], entry: dict[str, Any]) -> None:
 
 def load_hyperparams(algo: str, env_id: str, path: str | os.PathLike | None = None,
                      robot: str | None = None) -> dict:
-    """The ``default`` entry of ``{algo}.yml`` updated by the ``env_id`` entry, then by that
-    entry's ``robots: {<robot>: {...}}`` overrides for ``robot`` (default: the entry's
-    ``env_kwargs.robot``).
+    """The ``default`` entry of ``train/hyperparams/{algo}.yml`` updated by the task's own
+    entry, then by that entry's ``robots: {<robot>: {...}}`` overrides for ``robot``
+    (default: the entry's ``env_kwargs.robot``).
 
-    Nested dicts (``env_kwargs``, ``policy_kwargs`` given as a mapping) are merged one level
-    deep. An ``env_id`` neither registered by push_envs nor in the file raises ValueError, as
-    does a ``robots`` key that is not a mapping of drive names to mappings.
+    The task's entry is the ``{algo}`` key of the hyperparameter file its TaskSpec declares
+    (``hyperparams.yml`` in the task's folder), or, with ``path``, the ``env_id`` key of that
+    rl-baselines3-zoo style file (its ``default`` then replaces the shared one). Nested dicts
+    (``env_kwargs``, ``policy_kwargs`` given as a mapping) are merged one level deep. An
+    ``env_id`` neither registered by push_envs nor in ``path`` raises ValueError, as does a
+    ``robots`` key that is not a mapping of drive names to mappings.
     """
-    path = Path(path) if path is not None else HYPERPARAMS_DIR / f"{algo}.yml"
-    with open(path) as fh:
-        table = yaml.safe_load(fh) or {}
-    if not isinstance(table, dict):
-        raise ValueError(f"{path}: expected a mapping of env ids to hyperparameters")
-    known = sorted(set(tuple(push_envs.ENV_IDS)) | {k for k in table if k != "default"})
-    if env_id not in table and env_id not in tuple(push_envs.ENV_IDS):
-        raise ValueError(f"{path}: unknown env id {env_id!r}; known ids: {known}")
+    ids = tuple(push_envs.ENV_IDS)
+    shared = HYPERPARAMS_DIR / f"{algo}.yml"
+    table = _yaml_mapping(Path(path) if path is not None else shared)
     hp: dict[str, Any] = dict(table.get("default") or {})
-    entry = dict(table.get(env_id) or {})
+    if path is not None:
+        known = sorted(set(ids) | {k for k in table if k != "default"})
+        if env_id not in table and env_id not in ids:
+            raise ValueError(f"{path}: unknown env id {env_id!r}; known ids: {known}")
+        source, entry = Path(path), dict(table.get(env_id) or {})
+    else:
+        if env_id not in ids:
+            raise ValueError(f"{shared}: unknown env id {env_id!r}; known ids: {sorted(ids)}")
+        source = spec(env_id).hyperparams_path()
+        entry = dict(_yaml_mapping(source).get(algo) or {}) if source is not None else {}
     robots = entry.pop("robots", None) or {}
     if not isinstance(robots, dict) or not all(
             k in ROBOTS and isinstance(v, dict) for k, v in robots.items()):
-        raise ValueError(f"{path}: {env_id}.robots must map drive names {list(ROBOTS)} "
+        raise ValueError(f"{source}: {env_id}.robots must map drive names {list(ROBOTS)} "
                          f"to hyperparameter mappings, got {robots!r}")
     _merge(hp, entry)
     robot = robot or (hp.get("env_kwargs") or {}).get("robot")
     _merge(hp, robots.get(robot) or {})
     return hp
+
+
+def _yaml_mapping(path: Path) -> dict:
+    """A YAML file that holds a mapping (ValueError naming the file otherwise)."""
+    with open(path) as fh:
+        table = yaml.safe_load(fh) or {}
+    if not isinstance(table, dict):
+        raise ValueError(f"{path}: expected a mapping of hyperparameters")
+    return table
 
 
 def apply_overrides(hp: dict[str, Any], args: Args) -> dict[str, Any]:

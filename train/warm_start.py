@@ -3,7 +3,7 @@
 A yml entry (or ``--hp 'warm_start={episodes: 2000}'``) with a ``warm_start`` mapping makes
 ``train/train.py`` call :func:`pretrain` between building the model and ``learn``:
 
-1. the scripted expert (``push_envs.scripted.expert``) plays ``episodes`` episodes on a
+1. the scripted expert (``push_envs.experts.expert``) plays ``episodes`` episodes on a
    batch of the same task and arguments (its own seeds, seed + 30000 onward);
 2. when the training env is a ``VecNormalize``, its observation statistics and its return
    statistics start from the demonstrations (the return statistic as VecNormalize keeps
@@ -43,7 +43,7 @@ from stable_baselines3 import PPO
 from stable_baselines3.common.vec_env import VecEnv, VecNormalize
 
 from push_envs.datasets import rollout
-from push_envs.scripted import expert
+from push_envs.experts import expert
 
 DEMO_SEED_OFFSET = 30_000  # the demonstrations' seeds: seed + 30_000 onward (fresh episodes)
 DAGGER_SEED_OFFSET = 40_000  # the clone's DAgger episodes: seed + 40_000 + 1000 * round onward

@@ -306,7 +306,7 @@ class PushVectorEnv(VectorEnv):
         self._layout = tuple(self.task.observation())
         n_task = L.size(self._layout, self.task.args)
         robot_index = robot_indices[0]  # the lidar block observes the first robot's sensor
-        lidar_slot = w._lidar_slot.get(robot_index, -1)
+        lidar_slot = w.lidar_slot(robot_index)
         if lidar_slot >= 0:
             self._layout += (self._lidar_field(robot_index),)
         n_state = L.size(self._layout, self.task.args)
@@ -670,7 +670,7 @@ class PushVectorEnv(VectorEnv):
         (observation, reward and autoreset included), or raise when the bodies move too fast
         for the sub-step cap. Never a silent step."""
         w = self.world
-        while (over := w._rolled_back(w.active)) is not None:
+        while (over := w.rolled_back(w.active)) is not None:
             # The world's pair buffers were grown: new arrays, the same types.
             self._args = (self._rows, w.arrays, self.env_arrays, self.task_arrays)
             self._rows.mask[:] = over
@@ -712,7 +712,45 @@ class PushVectorEnv(VectorEnv):
         return {key: (row[col] > 0.5 if kind == 1 else int(row[col]) if kind == 2 else row[col])
                 for key, col, kind in self._info_spec}
 
+    # --------------------------------------------------------------- the single env's face
+    @property
+    def info_dtypes(self) -> dict[str, type]:
+        """The info keys of a step and their types (bool, int or float), in order."""
+        return dict(self._info_names)
+
+    @property
+    def seeded(self) -> bool:
+        """Whether a reset has seeded the per-env streams."""
+        return self._seeded
+
+    def truncate_at(self, limit: int | None) -> None:
+        """Truncate episodes after ``limit`` steps [steps] (an int >= 1), or, with None, never:
+        for a caller that truncates itself (PushEnv under gym.make's TimeLimit)."""
+        self._cfg[CFG_MAX_STEPS] = 0 if limit is None else integer(1, 10**12)(
+            "max_episode_steps", limit)
+
+    def step_one(self, action: np.ndarray) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """A batch of one's step (``num_envs == 1``), with the outputs of a single env: the
+        observation of env 0, its reward, terminated, truncated and info as Python scalars.
+        ``action``: a checked, finite float64 action of shape (2R,)."""
+        self._advance(action.reshape(1, -1))
+        rew = float(self._rew[0])
+        if self.obs_mode == "goal":
+            batch = self._observation()
+            rew = float(self._goal_rewards(batch, None, self._term, None)[0])
+            obs = {k: v[0] for k, v in batch.items()}
+        elif self.obs_mode == "state":
+            obs = self._obs[0, :self._n_state].astype(np.float32)
+        else:
+            batch = self._observation()
+            obs = {k: v[0] for k, v in batch.items()} if isinstance(batch, dict) else batch[0]
+        return obs, rew, bool(self._term[0]), bool(self._trunc[0]), self.single_info(0)
+
     # ------------------------------------------------------------------------------ render
+    def record_trails(self) -> None:
+        """Append the robots' positions to the trails render() draws (after a step)."""
+        self._record_trails()
+
     def _record_trails(self) -> None:
         if self.render_mode is None:
             return
@@ -769,10 +807,9 @@ class PushEnv(gym.Env):
         # None: no limit of its own (the TimeLimit wrapper's); anything else is checked by the
         # core, so 0 or False is refused instead of meaning "never truncate".
         self.core = self.vector_class(num_envs=1, autoreset_mode=AutoresetMode.DISABLED,
-                                      max_episode_steps=10**12 if max_episode_steps is None
-                                      else max_episode_steps, **kwargs)
+                                      max_episode_steps=max_episode_steps, **kwargs)
         if max_episode_steps is None:
-            self.core._cfg[CFG_MAX_STEPS] = 0
+            self.core.truncate_at(None)
         self.render_mode = self.core.render_mode
         self.observation_space = self.core.single_observation_space
         self.action_space = self.core.single_action_space
@@ -796,7 +833,7 @@ class PushEnv(gym.Env):
               options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
         seed = check_seed(seed)  # a numpy integer becomes the Python int Gymnasium takes
         super().reset(seed=seed)
-        if seed is None and not self.core._seeded:
+        if seed is None and not self.core.seeded:
             # Unseeded first reset: draw the stream's seed from gymnasium's generator.
             seed = int(self.np_random.integers(0, 2**62))
         obs, _ = self.core.reset(seed=seed)
@@ -806,7 +843,6 @@ class PushEnv(gym.Env):
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         if not self._started:
             raise gym.error.ResetNeeded("call reset() before step()")
-        core = self.core
         a = np.asarray(action)
         check_action_dtype(a)  # before the cast, which would drop an imaginary part
         a = np.array(a, dtype=np.float64, ndmin=1)  # a fresh C-contiguous copy
@@ -815,20 +851,11 @@ class PushEnv(gym.Env):
                              f"{np.shape(action)}")
         if not all(map(math.isfinite, a.tolist())):
             raise ValueError(f"action must be finite; got NaN or inf in {short_repr(action)}")
-        core._advance(a.reshape(1, -1))
-        rew = float(core._rew[0])
-        if core.obs_mode == "goal":
-            batch = core._observation()
-            rew = float(core._goal_rewards(batch, None, core._term, None)[0])
-            obs = self._unbatch(batch)
-        elif core.obs_mode == "state":
-            obs = core._obs[0, :core._n_state].astype(np.float32)
-        else:
-            obs = self._unbatch(core._observation())
+        out = self.core.step_one(a)
         if self.render_mode == "human":
             self.render()
-        core._record_trails()
-        return obs, rew, bool(core._term[0]), bool(core._trunc[0]), core.single_info(0)
+        self.core.record_trails()
+        return out
 
     @staticmethod
     def _unbatch(obs: Any) -> Any:

@@ -152,7 +152,7 @@ def raster_arrays(world, height: int, width: int, num_envs: int,
         else:
             default = RD.IMMOVABLE_FILL
         fill = _colour(specs[i].color if i < len(specs) else None, default)
-        edge = RD._darker(fill)
+        edge = RD.darker(fill)
         outlines = [np.asarray(o, np.float64) for o in info.outlines]
         closed = [bool(c) for c in info.closed]
         placed = kind == IMMOVABLE
@@ -176,7 +176,7 @@ def raster_arrays(world, height: int, width: int, num_envs: int,
             static.extend(prims)
         else:
             mov.extend(prims)
-            heads[i, 0] = RD._ray_reach(outlines, closed)
+            heads[i, 0] = RD.ray_reach(outlines, closed)
             heads[i, 1:] = edge
     goal_prims, gstart, gbody, gcols, grad, gcol = [], [0], [], [], [], []
     for m in marks:

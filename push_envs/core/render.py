@@ -143,7 +143,7 @@ def goal_colours(color: Sequence[int] | None) -> tuple[tuple[int, int, int],
     """(fill, edge) RGB of a goal of colour ``color`` (None: the default green)."""
     if color is None:
         return GOAL_FILL[:3], GOAL_EDGE[:3]  # type: ignore[return-value]
-    return tuple(int(v) for v in color[:3]), _darker(color)  # type: ignore[return-value]
+    return tuple(int(v) for v in color[:3]), darker(color)  # type: ignore[return-value]
 
 
 @dataclass
@@ -172,11 +172,11 @@ def _parse_colour(pygame: Any, text: str | None, default: tuple[int, int, int],
     return (c.r, c.g, c.b)
 
 
-def _darker(rgb: Sequence[int], f: float = 0.6) -> tuple[int, int, int]:
+def darker(rgb: Sequence[int], f: float = 0.6) -> tuple[int, int, int]:
     return tuple(int(v * f) for v in rgb[:3])  # type: ignore[return-value]
 
 
-def _ray_reach(outlines: Sequence[np.ndarray], closed: Sequence[bool]) -> float:
+def ray_reach(outlines: Sequence[np.ndarray], closed: Sequence[bool]) -> float:
     """Farthest crossing of the ray from the origin along +x with the outlines [m].
 
     Used as the heading-line length so that the line ends on the body's edge (a box's
@@ -313,7 +313,7 @@ class Renderer:
             fill = _parse_colour(pg, colour, default, scene.names[i])
             outlines = [np.asarray(o, dtype=np.float64) for o in info.outlines]
             closed = [bool(c) for c in info.closed]
-            bodies.append(_Body(i, kind, fill, outlines, closed, _ray_reach(outlines, closed)))
+            bodies.append(_Body(i, kind, fill, outlines, closed, ray_reach(outlines, closed)))
         return bodies
 
     def _prepare_movable(self) -> None:
@@ -381,7 +381,7 @@ class Renderer:
                 px = self.world_to_px(self._place(o, pose)).tolist()
                 if cl:
                     pg.draw.polygon(surf, b.fill, px)
-                    pg.draw.lines(surf, _darker(b.fill), True, px, 2)
+                    pg.draw.lines(surf, darker(b.fill), True, px, 2)
                 else:
                     pg.draw.lines(surf, b.fill, False, px, line_px)
                     # Round joints and caps: wide pygame lines leave notches at corners.
@@ -486,7 +486,7 @@ class Renderer:
                                             oy + s * sc * self._mov_heading], 1))
         line_px = max(3, int(round(LINE_WIDTH_M * self.scale)))
         for j, b in enumerate(self._mov):
-            edge = _darker(b.fill)
+            edge = darker(b.fill)
             for a0, a1, cl in self._mov_slices[j]:
                 px = px_all[a0:a1].tolist()
                 if cl:

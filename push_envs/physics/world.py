@@ -387,16 +387,17 @@ class World:
         raise when the bodies move too fast for the sub-step cap (never a silent step)."""
         active = self.active.copy()
         try:
-            while (over := self._rolled_back(active)) is not None:
+            while (over := self.rolled_back(active)) is not None:
                 self.active[:] = over
                 kernel(self.arrays, PHYSICS.address)
         finally:
             self.active[:] = active
 
-    def _rolled_back(self, active: np.ndarray) -> np.ndarray | None:
-        """After a step: the envs among ``active`` rolled back for a full pair buffer (the
-        buffers already grown for them, so the caller steps them again), or None. Raises
-        when an env needs more sub-steps than allowed."""
+    def rolled_back(self, active: np.ndarray) -> np.ndarray | None:
+        """After a step taken with kernels of one's own (``arrays``, as the env classes do):
+        the envs among ``active`` rolled back for a full pair buffer (the buffers already
+        grown for them, so the caller steps them again), or None. Raises when an env needs
+        more sub-steps than allowed."""
         status = self.health[:, HL_STATUS].astype(np.int64) * active
         if np.any(status & ST_SUBSTEPS):
             e = int(np.flatnonzero(status & ST_SUBSTEPS)[0])
@@ -582,6 +583,10 @@ class World:
             for r in reports_for(self, i, e):
                 out[e] += r.force * r.normal + r.friction * np.array([-r.normal[1], r.normal[0]])
         return out
+
+    def lidar_slot(self, body: int) -> int:
+        """Row of body ``body``'s lidar2d in ``lidar_arrays`` (-1: it has none)."""
+        return self._lidar_slot.get(body, -1)
 
     def _lidar_sensor(self, name: str, what: str) -> int:
         i = self.index(name)

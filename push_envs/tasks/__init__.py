@@ -43,8 +43,17 @@ def spec_of(module: str) -> Any:
 
 
 def spec(env_id: str) -> Any:
-    """The TaskSpec class of a registered id; KeyError naming the ids otherwise."""
+    """The TaskSpec class of a task id: a shipped one (:data:`REGISTRY`) or one registered
+    with ``push_envs.register_task``; KeyError naming the shipped ids otherwise."""
     for module in REGISTRY:
+        found = spec_of(module)
+        if found.id == env_id:
+            return found
+    from gymnasium.envs.registration import registry
+
+    entry = registry.get(env_id)
+    if entry is not None and isinstance(entry.entry_point, str):
+        module = entry.entry_point.partition(":")[0]
         found = spec_of(module)
         if found.id == env_id:
             return found

@@ -14,9 +14,10 @@ import numpy as np
 import pytest
 from gymnasium.vector import AutoresetMode
 
-from push_envs import scripted as S
+from push_envs.experts import expert
 from push_envs.physics import SceneError
 from push_envs.tasks import spec
+from push_envs.tasks.many.push_clutter.expert import straight
 
 NEW_IDS = ("PushMulti-v0", "PushClutter-v0", "Sweep-v0")
 ZERO = np.zeros(2, np.float32)
@@ -278,27 +279,29 @@ def test_sub_env_equals_single_env_in_other_autoreset_modes(env_id, mode):
 
 
 # ---------------------------------------------------------------------------- scripted
-def _episodes(env_id, policy, seeds, **kw):
+def _episodes(env_id, seeds, **kw):
+    """The scripted expert's episodes of ``env_id`` (diff) with task arguments ``kw``."""
     env = gym.make(env_id, **kw)
+    policy = expert(env_id, "diff", kw)
     for seed in seeds:
         obs, _ = env.reset(seed=seed)
         while True:
-            obs, _, term, trunc, info = env.step(policy(obs, **kw))
+            obs, _, term, trunc, info = env.step(policy(obs[None])[0])
             if term or trunc:
                 break
         yield info
 
 
 def test_scripted_push_multi_places_two_boxes():
-    wins = sum(i["is_success"] for i in _episodes("PushMulti-v0", S.push_multi_action,
-                                                   range(10), num_objects=2))
+    wins = sum(i["is_success"] for i in _episodes("PushMulti-v0", range(10),
+                                                   num_objects=2))
     assert wins >= 7, wins
 
 
 def test_scripted_sweep_gathers_pucks():
     # A random policy ends with about none inside; the scripted sweeper gathers several per
     # episode (it does not reach 90 %: pucks it bumps coast away, see the README).
-    inside = [i["pucks_inside"] for i in _episodes("Sweep-v0", S.sweep_action, range(5))]
+    inside = [i["pucks_inside"] for i in _episodes("Sweep-v0", range(5))]
     assert sum(inside) >= 12, inside
 
 
@@ -306,11 +309,13 @@ def test_clutter_stands_in_the_way_of_the_straight_push():
     # With the clutter along the line, pushing the box straight at its goal meets clutter in
     # every episode.
     env = gym.make("PushClutter-v0", clutter_spread=0.6)
+    cls = spec("PushClutter-v0")
+    push = straight(cls(cls.resolve_args({"clutter_spread": 0.6})))
     for seed in range(5):
         obs, _ = env.reset(seed=seed)
         term = trunc = False
         while not (term or trunc):
-            obs, _, term, trunc, info = env.step(S.push_clutter_straight_actions(obs[None])[0])
+            obs, _, term, trunc, info = env.step(push(obs[None])[0])
         assert info["clutter_contacts_episode"] > 0, (seed, info)
 
 

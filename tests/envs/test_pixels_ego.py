@@ -71,7 +71,7 @@ def test_body_lands_at_its_robot_frame_offset(env, theta):
     # The goal behind the robot, out of the box's way.
     _place(env, [rx, ry, theta], [bx, by, theta], (rx - 0.8 * c, ry - 0.8 * s))
     img = _frame(env)
-    box = _is(img, RD.PASSIVE_FILL) | _is(img, RD._darker(RD.PASSIVE_FILL))
+    box = _is(img, RD.PASSIVE_FILL) | _is(img, RD.darker(RD.PASSIVE_FILL))
     col, row = W / 2 - left * S, H / 2 - fwd * S  # the box centre [px]: 33.6, 10.4
     half = 0.15 * S  # 7.2 px
     inner = _centres_in(col - half, col + half, row - half, row + half)
@@ -81,10 +81,10 @@ def test_body_lands_at_its_robot_frame_offset(env, theta):
     robot = RD.ROBOT_FILLS[0]
     r, cc = np.mgrid[0:H, 0:W] + 0.5
     d = np.hypot(cc - W / 2, r - H / 2)
-    disc = _is(img, robot) | _is(img, RD._darker(robot))
+    disc = _is(img, robot) | _is(img, RD.darker(robot))
     assert disc[d <= 0.15 * S - 1].all() and not disc[d > 0.15 * S + 2].any()
     # The heading line (the edge colour) runs up from the centre, not down.
-    assert _is(img, RD._darker(robot))[H // 2 - 6:H // 2 - 2, W // 2].all()
+    assert _is(img, RD.darker(robot))[H // 2 - 6:H // 2 - 2, W // 2].all()
     assert _is(img, robot)[H // 2 + 3:H // 2 + 6, W // 2].all()
 
 
@@ -97,7 +97,7 @@ def test_wall_ahead(env, robot):
     _place(env, robot, [x - 0.6 * math.cos(th), y - 0.6 * math.sin(th), 0.0],
             (x - 0.8 * math.cos(th), y - 0.8 * math.sin(th)))
     img = _frame(env)
-    wall = _is(img, RD.IMMOVABLE_FILL) | _is(img, RD._darker(RD.IMMOVABLE_FILL))
+    wall = _is(img, RD.IMMOVABLE_FILL) | _is(img, RD.darker(RD.IMMOVABLE_FILL))
     face = H / 2 - 0.5 * S
     back = H / 2 - 0.6 * S
     cols = slice(8, W - 8)  # the walls' ends are beyond the view

@@ -9,8 +9,8 @@ from gymnasium.utils.env_checker import check_env
 
 from push_envs import ENV_IDS
 from push_envs.physics import SceneError
-from push_envs.scripted import push_box_action
 from push_envs.tasks import spec
+from push_envs.tasks.pushing.push_box.expert import push_box_action
 
 ROBOTS = ("diff", "omni", "acker")
 OBS_MODES = ("state", "goal")

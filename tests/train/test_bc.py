@@ -14,7 +14,9 @@ pytest.importorskip("torch")
 from train_scripts import load_script  # noqa: E402
 
 from push_envs.datasets import record  # noqa: E402
-from push_envs.scripted import push_box_actions  # noqa: E402
+from push_envs.experts import expert  # noqa: E402
+
+push_box_actions = expert("PushBox-v0", "diff")
 
 B = load_script("bc.py", "bc_script")
 

@@ -18,7 +18,9 @@ import torch  # noqa: E402
 from train_scripts import TRAIN_DIR, load_script  # noqa: E402
 
 from push_envs.core import obs_layout as L  # noqa: E402
-from push_envs.scripted import push_t_actions  # noqa: E402
+from push_envs.experts import expert  # noqa: E402
+
+push_t_actions = expert("PushT-v0", "omni")
 
 sys.path.insert(0, str(TRAIN_DIR))  # dagger.py imports warm_start
 D = load_script("dagger.py", "dagger_script")

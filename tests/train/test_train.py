@@ -94,7 +94,7 @@ def test_unknown_env_id_error_names_file_id_and_known_ids(yml: Path):
 
 def test_shipped_files_load_for_every_env():
     import push_envs
-    from push_envs.scripted import expert
+    from push_envs.experts import expert
 
     for algo in T.ALGOS:
         for env_id in push_envs.ENV_IDS:
@@ -303,3 +303,18 @@ def test_update_threads_switch_between_phases():
 def test_torch_threads_sleep_when_idle():
     # train.py sets it before torch loads, unless the user chose a policy.
     assert os.environ.get("OMP_WAIT_POLICY") == "PASSIVE" or "OMP_WAIT_POLICY" in T._USER_ENV
+
+
+def test_a_tasks_entry_is_read_from_its_own_folder(tmp_path: Path, monkeypatch):
+    from push_envs.tasks import spec
+
+    folder = spec("PushBox-v0").folder()
+    assert spec("PushBox-v0").hyperparams_path() == folder / "hyperparams.yml"
+    hp = T.load_hyperparams("ppo", "PushBox-v0")
+    assert (hp["n_timesteps"], hp["n_epochs"], hp["learning_rate"]) == (5e5, 5, 5e-4)
+    assert hp["n_envs"] == 64  # the shared default
+    # Another file in its place is what is read.
+    own = tmp_path / "hp.yml"
+    own.write_text("ppo:\n  n_timesteps: 1234\n")
+    monkeypatch.setattr(spec("PushBox-v0"), "hyperparams", str(own))
+    assert T.load_hyperparams("ppo", "PushBox-v0")["n_timesteps"] == 1234

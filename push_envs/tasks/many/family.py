@@ -42,9 +42,6 @@ from push_envs.physics.jit import compiled
 from push_envs.physics.layout import (
     BF_BRAD,
     BF_HALF,
-    EP_FRICTION,
-    EP_INERTIA,
-    EP_MASS,
     EP_SCALE,
 )
 from push_envs.physics.rng import uniform
@@ -57,6 +54,7 @@ from push_envs.tasks.robot_view import (
     write_contacts,
     write_head,
 )
+from push_envs.tasks.shared import common_parameters, fill_common
 
 IP = columns("robot max_contacts n_obj obj0 slot0")
 FP_NAMES = ("x0 y0 x1 y1 success_distance w_robot w_object w_place w_disturb bonus "
@@ -64,7 +62,7 @@ FP_NAMES = ("x0 y0 x1 y1 success_distance w_robot w_object w_place w_disturb bon
 FP = columns(FP_NAMES)
 MEM = columns("n_circ target prev_robot contacts tally total spawn_fail")
 # MEM.spawn_fail: 1 when a body of this env's last spawn found no clear spot (see free_spot);
-# the task's spawn then draws again (``_RESPAWNS`` times) and Python refuses the arguments
+# the task's spawn then draws again (``RESPAWNS`` times) and Python refuses the arguments
 # should the last attempt fail too (ManyObjectTask.spawn_failures).
 # Per-object blocks of T.mem after the head, each n_obj columns wide.
 B_DIST = 0  # previous progress distance of the object [m]
@@ -74,9 +72,9 @@ B_X = 3  # object origin x, y [m] at the last evaluation (what a step moved it b
 B_Y = 4
 B_KEY = 5  # task scratch (e.g. distances for a nearest-k selection)
 N_BLOCKS = 6
-_TRIES = 64  # rejection-sampling attempts of a spawn draw
-_MORE_TRIES = 4032  # further attempts when the first _TRIES fail (a crowded spawn)
-_RESPAWNS = 16  # whole-spawn draws of an env before its arguments are refused
+TRIES = 64  # rejection-sampling attempts of a spawn draw
+MORE_TRIES = 4032  # further attempts when the first TRIES fail (a crowded spawn)
+RESPAWNS = 16  # whole-spawn draws of an env before its arguments are refused
 SPAWN_DENSITY_MAX = 0.5
 """Largest share of the spawn area (the region shrunk by ``wall_margin``) that the spawn's
 bounding discs, each widened by half the spawn gap, may cover at the largest sizes of the
@@ -202,27 +200,6 @@ def distance_sum(ag, dg):
 
 # ------------------------------------------------------------------------------- spawn
 @compiled
-def randomise(e, W, V, b, mass_lo, mass_hi, fric_lo, fric_hi, scale_lo, scale_hi):
-    """Draw body b's mass [kg] (when ``mass_hi`` > 0), ground friction (``fric_hi`` >= 0)
-    and size factor (``scale_hi`` > 0); inertia follows mass and size. Returns the factor."""
-    rng = V.rng
-    m = V.base_mass[b]
-    if mass_hi > 0.0:
-        m = uniform(rng, e, mass_lo, mass_hi)
-    mu = V.base_fric[b]
-    if fric_hi >= 0.0:
-        mu = uniform(rng, e, fric_lo, fric_hi)
-    s = 1.0
-    if scale_hi > 0.0:
-        s = uniform(rng, e, scale_lo, scale_hi)
-    W.epar[e, b, EP_MASS] = m
-    W.epar[e, b, EP_INERTIA] = V.base_inertia[b] * (m / V.base_mass[b]) * s * s
-    W.epar[e, b, EP_FRICTION] = mu
-    W.epar[e, b, EP_SCALE] = s
-    return s
-
-
-@compiled
 def clear_circles(e, T):
     """Start a spawn attempt: no kept circles, no failed placement."""
     T.mem[e, MEM.n_circ] = 0.0
@@ -284,8 +261,8 @@ def free_spot(e, V, T, rad, gap, ax, ay, bx, by, spread, fx, fy, far):
     itself. Drawn uniformly in the region, or, when ``spread`` > 0, along the segment
     (ax, ay)-(bx, by) (its middle 80 %) at most ``spread`` [m] to either side.
 
-    Rejection sampling: up to ``_TRIES`` draws, then up to ``_MORE_TRIES`` more (a crowded
-    but feasible spawn; the first ``_TRIES`` are the draws of earlier versions, so spawns that
+    Rejection sampling: up to ``TRIES`` draws, then up to ``MORE_TRIES`` more (a crowded
+    but feasible spawn; the first ``TRIES`` are the draws of earlier versions, so spawns that
     found a spot there are unchanged). When ``spread`` > 0 and no draw along the segment is
     clear (the strip is full), as many more are drawn in the whole region. An overlap is
     never left for the solver to separate: squeezed between crowded bodies, it pushed them
@@ -304,8 +281,8 @@ def free_spot(e, V, T, rad, gap, ax, ay, bx, by, spread, fx, fy, far):
     best_x, best_y = x, y
     found = False
     along = spread > 0.0 and L > 1e-9
-    for k in range((2 if along else 1) * (_TRIES + _MORE_TRIES)):
-        if along and k < _TRIES + _MORE_TRIES:
+    for k in range((2 if along else 1) * (TRIES + MORE_TRIES)):
+        if along and k < TRIES + MORE_TRIES:
             t = uniform(rng, e, 0.1, 0.9)
             w = uniform(rng, e, -spread, spread)
             x = ax + t * ux - w * uy / L
@@ -477,12 +454,7 @@ class ManyObjectTask(TaskSpec):
         slots = np.full(sc.num_bodies, -1, np.int64)
         slots[idx] = np.arange(n)
         ip[len(IP) + n:len(IP) + n + sc.num_bodies] = slots
-        reg = a["spawn_region"] or self.region
-        succ = a["success_distance"] if a.get("success_distance") is not None \
-            else self.success_distance
-        margin = a["wall_margin"] if a["wall_margin"] is not None else self.wall_margin
-        env.success_distance, env.wall_margin = succ, margin
-        robot_r = float(sc.bflt[r, BF_BRAD])
+        reg, succ, margin, robot_r = common_parameters(self, env)
         x0, y0, x1, y1 = reg
         biggest = max(float(sc.bflt[i, BF_BRAD]) for i in idx) * self.max_scale()
         if 2 * (biggest + margin) > min(x1 - x0, y1 - y0):
@@ -494,17 +466,11 @@ class ManyObjectTask(TaskSpec):
             P.check_thin(sc, arg, lo, half_lo, body)
         fpc = columns(self.fp_names)
         fp = np.zeros(len(fpc))
-        fp[[fpc.x0, fpc.y0, fpc.x1, fpc.y1]] = reg
-        fp[fpc.success_distance] = succ
+        fill_common(fp, fpc, self, env, reg, succ, margin, robot_r)
         fp[fpc.w_robot] = self.w_robot
         fp[fpc.w_object] = self.w_object
         fp[fpc.w_place] = self.w_place
         fp[fpc.w_disturb] = self.w_disturb
-        fp[fpc.bonus] = self.success_bonus
-        fp[fpc.step_penalty] = self.step_penalty
-        fp[fpc.robot_r] = robot_r
-        fp[fpc.traction] = float(w.traction(self.robot_body)[0])
-        fp[fpc.margin] = margin
         fp[fpc.gap] = self.spawn_gap
         return ip, fp
 
@@ -556,7 +522,7 @@ class ManyObjectTask(TaskSpec):
     def spawn_refusal(self, e: int, count: int) -> str:
         return (f"{self.id}: {self.crowding_args()} cannot be spawned without overlap: in "
                 f"{count} env(s) (env {e} first) a body found no spot clear of the bodies "
-                f"and goals placed before it (nor far enough from its goal) in {_RESPAWNS} "
+                f"and goals placed before it (nor far enough from its goal) in {RESPAWNS} "
                 f"draws of the whole spawn; an overlap is never left for the solver, which "
                 f"would push bodies through the walls. Use fewer or smaller bodies or a "
                 f"larger spawn_region")
@@ -577,21 +543,6 @@ class ManyObjectTask(TaskSpec):
         return TaskArrays(ip=ip, fp=fp, goal=np.zeros((E, self.goal_width())),
                           mem=np.zeros((E, self.mem_width())), ag=np.zeros((E, g)),
                           dg=np.zeros((E, g)))
-
-    def range_columns(self, fp: np.ndarray, cols: Any, prefix: str, mass: str, fric: str,
-                      scale: str | None = None) -> None:
-        """Fill fp's ``{prefix}mass_lo`` ... columns from the range arguments (unset ranges as
-        the kernels' "keep the scene's value" markers)."""
-        a = self.args
-        m, f = a[mass], a[fric]
-        fp[[getattr(cols, f"{prefix}mass_lo"), getattr(cols, f"{prefix}mass_hi")]] = \
-            m if m else (0.0, 0.0)
-        fp[[getattr(cols, f"{prefix}fric_lo"), getattr(cols, f"{prefix}fric_hi")]] = \
-            f if f else (-1.0, -1.0)
-        if scale is not None:
-            s = a[scale]
-            fp[[getattr(cols, f"{prefix}scale_lo"), getattr(cols, f"{prefix}scale_hi")]] = \
-                s if s else (0.0, 0.0)
 
     # ------------------------------------------------------------------------ test readers
     def reading_context(self, env: Any) -> Any:

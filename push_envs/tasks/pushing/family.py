@@ -36,9 +36,6 @@ from push_envs.physics.layout import (
     CT_FT,
     CT_NX,
     CT_NY,
-    EP_FRICTION,
-    EP_INERTIA,
-    EP_MASS,
     EP_SCALE,
     IMMOVABLE,
 )
@@ -55,6 +52,7 @@ from push_envs.tasks.robot_view import (
     write_contacts,
     write_head,
 )
+from push_envs.tasks.shared import common_parameters, fill_common, fill_ranges, randomise_body
 
 IP = columns("robot obj wall max_contacts")
 FP_NAMES = ("x0 y0 x1 y1 success_distance success_angle w_robot_object w_object_goal w_angle "
@@ -68,9 +66,9 @@ INFO = columns([f"generic{i}" for i in range(INFO_TASK)],
                "box_to_goal angle_error reward_robot_box reward_box_goal reward_angle "
                "reward_success contacts touching_wall")
 
-_TRIES = 64  # rejection-sampling attempts of a spawn draw
-_MORE_TRIES = 4032  # further attempts when the first _TRIES fail (never changes a spawn that
-#                     the first _TRIES placed)
+TRIES = 64  # rejection-sampling attempts of a spawn draw
+MORE_TRIES = 4032  # further attempts when the first TRIES fail (never changes a spawn that
+#                     the first TRIES placed)
 SPAWN_DENSITY_MAX = 0.5  # share of the spawn area the object's and robots' discs may cover
 
 
@@ -303,22 +301,9 @@ def random_goal_xy(e, V, T, s):
 def randomise_object(e, W, V, T):
     """Domain randomisation of the object's mass [kg], ground friction and size factor
     (each drawn only when its range is set); returns the size factor."""
-    fp, rng = T.fp, V.rng
-    o = T.ip[IP.obj]
-    m = V.base_mass[o]
-    if fp[FP.mass_hi] > 0.0:
-        m = uniform(rng, e, fp[FP.mass_lo], fp[FP.mass_hi])
-    mu = V.base_fric[o]
-    if fp[FP.fric_hi] >= 0.0:
-        mu = uniform(rng, e, fp[FP.fric_lo], fp[FP.fric_hi])
-    s = 1.0
-    if fp[FP.scale_hi] > 0.0:
-        s = uniform(rng, e, fp[FP.scale_lo], fp[FP.scale_hi])
-    W.epar[e, o, EP_MASS] = m
-    W.epar[e, o, EP_INERTIA] = V.base_inertia[o] * (m / V.base_mass[o]) * s * s
-    W.epar[e, o, EP_FRICTION] = mu
-    W.epar[e, o, EP_SCALE] = s
-    return s
+    fp = T.fp
+    return randomise_body(e, W, V, T.ip[IP.obj], fp[FP.mass_lo], fp[FP.mass_hi],
+                          fp[FP.fric_lo], fp[FP.fric_hi], fp[FP.scale_lo], fp[FP.scale_hi])
 
 
 @compiled
@@ -326,7 +311,7 @@ def spawn_object_free(e, W, V, T, s):
     """Object centre of mass anywhere in the region (its bounding circle and the goal kept
     ``margin`` off the edges), at least ``goal_separation`` from the goal; returns it.
 
-    Up to ``_TRIES`` draws (the spawns of earlier versions), then ``_MORE_TRIES`` more; if
+    Up to ``TRIES`` draws (the spawns of earlier versions), then ``MORE_TRIES`` more; if
     all fail, the corner of the allowed area farthest from the goal, which construction
     (``SingleObjectTask.pack``) guarantees is far enough: it is at least half the area's
     diagonal away from any point."""
@@ -337,7 +322,7 @@ def spawn_object_free(e, W, V, T, s):
     ocx = ocy = 0.0
     found = False
     gx, gy = T.goal[e, GOAL.x], T.goal[e, GOAL.y]
-    for _ in range(_TRIES + _MORE_TRIES):
+    for _ in range(TRIES + MORE_TRIES):
         ocx = uniform(rng, e, x0 + rm, x1 - rm)
         ocy = uniform(rng, e, y0 + rm, y1 - rm)
         dgx, dgy = ocx - gx, ocy - gy
@@ -359,7 +344,7 @@ def spawn_object_free(e, W, V, T, s):
 def spawn_robot(e, W, V, T, ocx, ocy, s):
     """Robot anywhere in the region, clear of the object (centre ocx, ocy) by 5 cm.
 
-    Up to ``_TRIES`` draws, then ``_MORE_TRIES`` more; if all fail, the draw farthest from
+    Up to ``TRIES`` draws, then ``MORE_TRIES`` more; if all fail, the draw farthest from
     the object (construction bounds how much of the region the discs cover)."""
     fp, rng = T.fp, V.rng
     rr = fp[FP.robot_r]
@@ -369,7 +354,7 @@ def spawn_robot(e, W, V, T, ocx, ocy, s):
     best = -1.0
     bx, by = rx, ry
     found = False
-    for _ in range(_TRIES + _MORE_TRIES):
+    for _ in range(TRIES + MORE_TRIES):
         rx = uniform(rng, e, x0 + rr, x1 - rr)
         ry = uniform(rng, e, y0 + rr, y1 - rr)
         dx, dy = rx - ocx, ry - ocy
@@ -556,13 +541,8 @@ class SingleObjectTask(TaskSpec):
         ip[IP.robot], ip[IP.obj] = r, o
         ip[IP.wall] = -1 if self.wall_body is None else sc.index[self.wall_body]
         ip[IP.max_contacts] = a["max_contacts"]
-        reg = a["spawn_region"] or self.region
-        succ = a["success_distance"] if a["success_distance"] is not None \
-            else self.success_distance
-        margin = a["wall_margin"] if a["wall_margin"] is not None else self.wall_margin
-        env.success_distance, env.wall_margin = succ, margin
+        reg, succ, margin, robot_r = common_parameters(self, env)
         obj_r = float(sc.bflt[o, BF_BRAD])
-        robot_r = float(sc.bflt[r, BF_BRAD])
         size = a["box_size_range"]
         obj_r_max = obj_r * (size[1] if size else 1.0)
         x0, y0, x1, y1 = reg
@@ -587,24 +567,15 @@ class SingleObjectTask(TaskSpec):
                              f"crowded to spawn them apart")
         fpc = columns(self.fp_names)
         fp = np.zeros(len(fpc))
-        fp[[fpc.x0, fpc.y0, fpc.x1, fpc.y1]] = reg
-        fp[fpc.success_distance] = succ
+        fill_common(fp, fpc, self, env, reg, succ, margin, robot_r)
         fp[fpc.success_angle] = self.success_angle
         fp[fpc.w_robot_object] = self.w_robot_object
         fp[fpc.w_object_goal] = self.w_object_goal
         fp[fpc.w_angle] = self.w_angle
-        fp[fpc.bonus] = self.success_bonus
-        fp[fpc.step_penalty] = self.step_penalty
-        mass, fric = a["box_mass_range"], a["box_friction_range"]
-        fp[[fpc.mass_lo, fpc.mass_hi]] = mass if mass else (0.0, 0.0)
-        fp[[fpc.fric_lo, fpc.fric_hi]] = fric if fric else (-1.0, -1.0)
-        fp[[fpc.scale_lo, fpc.scale_hi]] = size if size else (0.0, 0.0)
-        fp[fpc.robot_r] = robot_r
+        fill_ranges(fp, fpc, a, "", "box_mass_range", "box_friction_range", "box_size_range")
         fp[fpc.obj_r] = obj_r
-        fp[fpc.traction] = float(w.traction(self.robot_body)[0])
         fp[fpc.goal_separation] = far
         fp[fpc.slop] = 2.0 * w.params.slop
-        fp[fpc.margin] = margin
         return ip, fp, {"obj_r": obj_r, "robot_r": robot_r}
 
     def build(self, env: Any) -> TaskArrays:

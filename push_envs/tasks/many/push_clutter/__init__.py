@@ -14,6 +14,7 @@ from push_envs.physics.jit import compiled
 from push_envs.physics.layout import BF_BRAD, BF_HALF, EP_FRICTION, EP_MASS, EP_SCALE, PR_G
 from push_envs.tasks.many import family as M
 from push_envs.tasks.many.family import IP, MEM, col, rot
+from push_envs.tasks.shared import fill_ranges, randomise_body
 
 FP = columns(M.FP_NAMES, "mass_lo mass_hi fric_lo fric_hi scale_lo scale_hi c_mass_lo c_mass_hi "
              "c_fric_lo c_fric_hi c_size_lo c_size_hi goal_separation spread w_clutter")
@@ -31,6 +32,7 @@ def _size_range(name: str, value: Any) -> tuple[float, float] | None:
 class PushClutter(M.ManyObjectTask):
     id = "PushClutter-v0"
     max_episode_steps = 300
+    experts = {"diff": "expert:expert"}
     numbered = (("clutter", "num_clutter"),)
     n_ip_extra = 1  # k_nearest, the last int
     fp_names = tuple(FP._fields)
@@ -109,9 +111,9 @@ class PushClutter(M.ManyObjectTask):
     def build(self, env: Any):
         t = super().build(env)
         a = self.args
-        self.range_columns(t.fp, FP, "", "box_mass_range", "box_friction_range",
+        fill_ranges(t.fp, FP, self.args, "", "box_mass_range", "box_friction_range",
                            "box_size_range")
-        self.range_columns(t.fp, FP, "c_", "clutter_mass_range", "clutter_friction_range")
+        fill_ranges(t.fp, FP, self.args, "c_", "clutter_mass_range", "clutter_friction_range")
         size = a["clutter_size_range"]
         t.fp[[FP.c_size_lo, FP.c_size_hi]] = size if size else (0.0, 0.0)
         # The box starts farther from its goal than the success distance, so no episode
@@ -214,21 +216,21 @@ def spawn(e, W, V, T):
     line (at most ``spread`` [m] to either side) when ``spread`` > 0, or anywhere free when
     that strip is full; the robot anywhere free. If a body finds no clear spot, the goal and
     poses are drawn again (sizes kept, the robot before the clutter), up to
-    ``M._RESPAWNS`` times."""
+    ``M.RESPAWNS`` times."""
     fp = T.fp
     n = T.ip[IP.n_obj]
     box = M.obj(T, 0)
-    s = M.randomise(e, W, V, box, fp[FP.mass_lo], fp[FP.mass_hi], fp[FP.fric_lo],
+    s = randomise_body(e, W, V, box, fp[FP.mass_lo], fp[FP.mass_hi], fp[FP.fric_lo],
                     fp[FP.fric_hi], fp[FP.scale_lo], fp[FP.scale_hi])
     for i in range(1, n):
         b = M.obj(T, i)
         base = 2.0 * W.bflt[b, BF_HALF]  # the scene's size of the body [m]
         lo = fp[FP.c_size_lo] / base
         hi = fp[FP.c_size_hi] / base
-        M.randomise(e, W, V, b, fp[FP.c_mass_lo], fp[FP.c_mass_hi], fp[FP.c_fric_lo],
+        randomise_body(e, W, V, b, fp[FP.c_mass_lo], fp[FP.c_mass_hi], fp[FP.c_fric_lo],
                     fp[FP.c_fric_hi], lo, hi)
     rad = W.bflt[box, M.BF_BRAD] * s
-    for attempt in range(M._RESPAWNS):
+    for attempt in range(M.RESPAWNS):
         M.clear_circles(e, T)
         gx, gy = M.free_spot(e, V, T, rad, fp[FP.gap], 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
                              0.0)

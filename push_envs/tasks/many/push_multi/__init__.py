@@ -13,6 +13,7 @@ from push_envs.core.task import Arg, columns, integer, optional_range
 from push_envs.physics.jit import compiled
 from push_envs.tasks.many import family as M
 from push_envs.tasks.many.family import IP, MEM, col, count_within, pair_distance, rot
+from push_envs.tasks.shared import fill_ranges, randomise_body
 
 FP = columns(M.FP_NAMES, "mass_lo mass_hi fric_lo fric_hi scale_lo scale_hi")
 MAX_OBJECTS = 6  # boxes in push_envs/tasks/many/push_multi/scene.yaml
@@ -21,6 +22,7 @@ MAX_OBJECTS = 6  # boxes in push_envs/tasks/many/push_multi/scene.yaml
 class PushMulti(M.ManyObjectTask):
     id = "PushMulti-v0"
     max_episode_steps = 500
+    experts = {"diff": "expert:expert"}
     numbered = (("box", "num_objects"),)
     # 10 (the single-box task's success bonus per box) was tried against 2 for PPO with
     # num_objects=2: no better (one box placed in 72 % of episodes against 88 %, neither
@@ -70,7 +72,7 @@ class PushMulti(M.ManyObjectTask):
 
     def build(self, env: Any):
         t = super().build(env)
-        self.range_columns(t.fp, FP, "", "box_mass_range", "box_friction_range",
+        fill_ranges(t.fp, FP, self.args, "", "box_mass_range", "box_friction_range",
                            "box_size_range")
         return t
 
@@ -151,15 +153,15 @@ def spawn(e, W, V, T):
     """Each box's mass, friction and size drawn, then its goal, then the boxes (clear of every
     goal, so each must be moved), then the robot, all clear of each other by ``gap``. If a
     body finds no clear spot, the goals and poses are drawn again (sizes kept, the robot
-    first), up to ``M._RESPAWNS`` times."""
+    first), up to ``M.RESPAWNS`` times."""
     fp = T.fp
     n = T.ip[IP.n_obj]
-    for attempt in range(M._RESPAWNS):
+    for attempt in range(M.RESPAWNS):
         M.clear_circles(e, T)
         for i in range(n):
             b = M.obj(T, i)
             if attempt == 0:
-                s = M.randomise(e, W, V, b, fp[FP.mass_lo], fp[FP.mass_hi], fp[FP.fric_lo],
+                s = randomise_body(e, W, V, b, fp[FP.mass_lo], fp[FP.mass_hi], fp[FP.fric_lo],
                                 fp[FP.fric_hi], fp[FP.scale_lo], fp[FP.scale_hi])
             else:
                 s = W.epar[e, b, M.EP_SCALE]

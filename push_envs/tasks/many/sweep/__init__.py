@@ -13,6 +13,7 @@ from push_envs.core.task import Arg, columns, integer, number
 from push_envs.physics.jit import compiled
 from push_envs.tasks.many import family as M
 from push_envs.tasks.many.family import IP, MEM, col, pair_distance, rot
+from push_envs.tasks.shared import fill_ranges, randomise_body
 
 FP = columns(M.FP_NAMES, "mass_lo mass_hi fric_lo fric_hi goal_radius need")
 MAX_PUCKS = 40  # pucks in push_envs/tasks/many/sweep/scene.yaml
@@ -21,6 +22,7 @@ MAX_PUCKS = 40  # pucks in push_envs/tasks/many/sweep/scene.yaml
 class Sweep(M.ManyObjectTask):
     id = "Sweep-v0"
     max_episode_steps = 500
+    experts = {"diff": "expert:expert"}
     numbered = (("puck", "num_pucks"),)
     region = (0.0, 0.0, 3.0, 3.0)
     wall_margin = 0.35
@@ -54,7 +56,7 @@ class Sweep(M.ManyObjectTask):
 
     def build(self, env: Any):
         t = super().build(env)
-        self.range_columns(t.fp, FP, "", "puck_mass_range", "puck_friction_range")
+        fill_ranges(t.fp, FP, self.args, "", "puck_mass_range", "puck_friction_range")
         a = self.args
         t.fp[FP.goal_radius] = a["goal_radius"]
         # Pucks needed inside; the small slack keeps 0.9 x 20 = 18 from rounding up to 19.
@@ -108,13 +110,13 @@ def spawn(e, W, V, T):
     """Puck masses and friction drawn, the goal centre (its circle ``margin`` off the walls),
     the pucks outside the circle and clear of each other, then the robot. If a body finds no
     clear spot, the goal and poses are drawn again (the robot first), up to
-    ``M._RESPAWNS`` times."""
+    ``M.RESPAWNS`` times."""
     fp = T.fp
     n = T.ip[IP.n_obj]
     for i in range(n):
-        M.randomise(e, W, V, M.obj(T, i), fp[FP.mass_lo], fp[FP.mass_hi], fp[FP.fric_lo],
+        randomise_body(e, W, V, M.obj(T, i), fp[FP.mass_lo], fp[FP.mass_hi], fp[FP.fric_lo],
                     fp[FP.fric_hi], 0.0, 0.0)
-    for attempt in range(M._RESPAWNS):
+    for attempt in range(M.RESPAWNS):
         M.clear_circles(e, T)
         gx, gy = M.free_spot(e, V, T, fp[FP.goal_radius], 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
                              0.0, 0.0)

@@ -52,7 +52,7 @@ MEM = columns(P.MEM._fields, "contacts1 on_box d_rb")
 INFO = columns([f"generic{i}" for i in range(INFO_TASK)],
                "box_to_goal reward_robots_box reward_box_goal reward_success contacts "
                "contacts_r1 robots_on_box touching_wall")
-_TRIES = 64
+TRIES = 64
 
 
 # ------------------------------------------------------------------------------ hooks
@@ -72,12 +72,12 @@ def spawn(e, W, V, T):
     px = py = 1e9  # the first robot is placed; the second keeps clear of it
     for k in range(2):
         rx = ry = 0.0
-        # Up to _TRIES draws (the spawns of earlier versions), then more; if every one
+        # Up to TRIES draws (the spawns of earlier versions), then more; if every one
         # overlaps, the one with the most slack (construction bounds the crowding).
         best = -math.inf
         bx, by = rx, ry
         found = False
-        for _ in range(_TRIES + P._MORE_TRIES):
+        for _ in range(TRIES + P.MORE_TRIES):
             rx = uniform(rng, e, x0 + rr, x1 - rr)
             ry = uniform(rng, e, y0 + rr, y1 - rr)
             dbx, dby = rx - ocx, ry - ocy
@@ -345,6 +345,7 @@ def agent_columns(args: dict, k: int) -> np.ndarray:
 class CoopPush(P.SingleObjectTask):
     id = "CoopPush-v0"
     max_episode_steps = 300
+    experts = {"diff": "expert:expert"}
     robot_body = "r0"
     robot_bodies = ("r0", "r1")
     object_body = "box"

@@ -11,6 +11,7 @@ from push_envs.tasks.pushing.family import FP, GOAL, MEM, goal_distance, goal_re
 class PushBox(P.SingleObjectTask):
     id = "PushBox-v0"
     max_episode_steps = 200
+    experts = {"diff": "expert:expert"}
     object_body = "box"
     region = (0.0, 0.0, 4.0, 4.0)
     success_distance = 0.1

@@ -65,7 +65,7 @@ FAR = 1e9  # field value of cells the box cannot reach
 SITE_STEP = 4  # goal sites every 4 cells (0.4 m at 0.1 m cells)
 LOOK = 2  # the path direction looks this many cells ahead (a 5 x 5 neighbourhood)
 PATH_CLIP = 100.0  # [m] the observed geodesic distance is clipped to this
-_TRIES = 64
+TRIES = 64
 
 
 # ------------------------------------------------------------------------- map tables
@@ -350,12 +350,12 @@ def spawn(e, W, V, T):
     T.mem[e, MEMZ.site] = site
     n = _tile(ip, t, TILE.box_count)
     bx = by = 0.0
-    # Up to _TRIES + _MORE_TRIES draws, then the box cell farthest from the goal (all of them
+    # Up to TRIES + MORE_TRIES draws, then the box cell farthest from the goal (all of them
     # scanned): never the last draw, which could lie on the goal, and construction
     # (check_start_distance) keeps that cell farther than the success distance.
     first = ip[IP.tab_cells] + _tile(ip, t, TILE.box_start)
     found = False
-    for _ in range(_TRIES + P._MORE_TRIES):
+    for _ in range(TRIES + P.MORE_TRIES):
         c = min(int(uniform(rng, e, 0.0, float(n))), n - 1)
         bx, by = cell_centre(ip, fp, ip[first + c])
         if (bx - gx) ** 2 + (by - gy) ** 2 >= fp[FP.goal_separation] ** 2:
@@ -377,7 +377,7 @@ def spawn(e, W, V, T):
     first = ip[IP.tab_rcells] + _tile(ip, t, TILE.rob_start)
     rx = ry = 0.0
     found = False
-    for _ in range(_TRIES):
+    for _ in range(TRIES):
         c = min(int(uniform(rng, e, 0.0, float(n))), n - 1)
         rx, ry = cell_centre(ip, fp, ip[first + c])
         if (rx - bx) ** 2 + (ry - by) ** 2 >= gap * gap:
@@ -524,6 +524,7 @@ def numpy_patch(occ: np.ndarray, res: float, offset: tuple, xy: np.ndarray, k: i
 class PushMaze(P.SingleObjectTask):
     id = "PushMaze-v0"
     max_episode_steps = 400
+    experts = {"diff": "expert:expert"}
     object_body = "box"
     region = (0.0, 0.0, 16.0, 8.0)
     success_distance = 0.1

@@ -40,6 +40,7 @@ SHAPINGS = ("progress", "keypoints")
 class PushT(P.SingleObjectTask):
     id = "PushT-v0"
     max_episode_steps = 300
+    experts = {"omni": "expert:expert"}
     object_body = "tee"
     region = (0.0, 0.0, 3.0, 3.0)
     success_distance = 0.02

@@ -17,6 +17,9 @@ FP = columns(P.FP_NAMES, "goal_dmin goal_dmax wall_y obj_halfw obj_halfl")
 class WallSlide(P.SingleObjectTask):
     id = "WallSlide-v0"
     max_episode_steps = 300
+    # PushBox's layout, and its box lies flat on the wall with the goal along it: PushBox's
+    # pusher pushes the box's end face along the wall.
+    experts = {"diff": "push_envs.tasks.pushing.push_box.expert:expert"}
     object_body = "box"
     wall_body = "wall"
     region = (0.0, 0.0, 5.0, 3.0)
@@ -79,7 +82,7 @@ def spawn(e, W, V, T):
     # long face, straight into the wall (body contacts are frictionless).
     m = fp[FP.margin]
     found = False
-    for _ in range(P._TRIES):
+    for _ in range(P.TRIES):
         ox = uniform(rng, e, x0 + hl + m, x1 - hl - m)
         d = uniform(rng, e, fp[FP.goal_dmin], fp[FP.goal_dmax])
         right_ok = ox + d <= x1 - hl

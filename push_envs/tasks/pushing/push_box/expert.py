@@ -1,0 +1,45 @@
+"""PushBox-v0's scripted expert (diff drive): go behind the box on its line to the goal and
+push it there; 100 % of 1000 episodes. WallSlide-v0 uses it too (its layout is PushBox's and
+its box lies flat on the wall with the goal along it, so the push-pose controller pushes the
+box's end face along the wall)."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from push_envs.core import ObsIndex, TaskSpec
+from push_envs.scripted import BatchPolicy, push_actions, robot_pose, state_batch, world_points
+
+
+def push_box_actions(obs: np.ndarray, ix: ObsIndex, standoff: float = 0.32,
+                     align: float = 0.12) -> np.ndarray:
+    """Actions (N, 2) for a batch of state observations (N, obs_dim) of the single-object
+    layout (columns named by ``ix``): ``standoff`` [m] behind the box centre, within
+    ``align`` [m] of the push line."""
+    o = state_batch(obs, ix.size)
+    rx, ry, c, s = robot_pose(o, ix)
+    bx, by = world_points(o, ix, ix.object_rel)
+    return push_actions(rx, ry, np.arctan2(s, c), bx, by, o[:, ix.goal_xy],
+                        o[:, ix.goal_xy + 1], standoff, align)
+
+
+def expert(task: TaskSpec, env_kwargs: Mapping[str, Any] | None = None) -> BatchPolicy:
+    """The batch policy for ``task`` (its arguments set the observation's columns)."""
+    ix = ObsIndex(task.observation(), task.args)
+    return lambda obs: push_box_actions(obs, ix)
+
+
+@functools.cache
+def _default() -> BatchPolicy:
+    from push_envs.tasks.pushing.push_box import PushBox
+
+    return expert(PushBox(PushBox.resolve_args({})))
+
+
+def push_box_action(obs: np.ndarray) -> np.ndarray:
+    """One observation's action (2,), for PushBox-v0 with its default arguments."""
+    return _default()(np.asarray(obs)[None, :])[0]

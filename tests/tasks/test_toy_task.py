@@ -1,0 +1,140 @@
+"""A shipped task is one folder and one registry line: a toy task, added as a real task would
+be (in a git repository shaped like push_envs), registers, runs, finds its expert, its scene
+and its baseline's hyperparameters, and its commit touches nothing else."""
+
+from __future__ import annotations
+
+import importlib
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import push_envs
+from push_envs.experts import expert
+from push_envs.tasks import spec
+
+TASKS = Path(push_envs.__file__).parent / "tasks"
+
+TOY = '''"""PushToy-v0: PushBox with a shorter episode and a farther start."""
+
+from push_envs.core import task_envs
+from push_envs.tasks.pushing.family import goal_reward, start  # noqa: F401 (hooks)
+from push_envs.tasks.pushing.push_box import (  # noqa: F401 (hooks)
+    PushBox,
+    evaluate,
+    is_success,
+    observe,
+    spawn,
+)
+
+
+class PushToy(PushBox):
+    id = "PushToy-v0"
+    max_episode_steps = 120
+    goal_separation = 1.0  # [m]
+    experts = {"diff": "expert:expert"}
+    versions = ("v0: the toy.",)
+
+
+PushToyEnv, PushToyVectorEnv = task_envs(PushToy, """A toy.
+
+    Truncates after {max_episode_steps} steps.
+
+{obs_table}
+
+    {versions}
+""")
+'''
+
+TOY_EXPERT = '''"""PushToy-v0's expert: PushBox's pusher."""
+
+from push_envs.tasks.pushing.push_box.expert import expert  # noqa: F401
+'''
+
+TOY_HP = "ppo:\n  n_timesteps: 12345\n  gamma: 0.97\n"
+
+
+def _git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True,
+                          text=True).stdout
+
+
+@pytest.fixture(scope="module")
+def toy(tmp_path_factory):
+    repo = tmp_path_factory.mktemp("repo")
+    tasks = repo / "toyroot" / "tasks"
+    tasks.mkdir(parents=True)
+    (repo / "toyroot" / "__init__.py").write_text("")
+    # The registry, as push_envs ships it.
+    shutil.copy(TASKS / "__init__.py", tasks / "__init__.py")
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    _git(repo, "init", "-q")
+    _git(repo, "-c", "user.email=t@t", "-c", "user.name=t", "add", "-A")
+    _git(repo, "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "base")
+    # The task: its folder ...
+    folder = tasks / "push_toy"
+    folder.mkdir()
+    (folder / "__init__.py").write_text(TOY)
+    (folder / "expert.py").write_text(TOY_EXPERT)
+    (folder / "hyperparams.yml").write_text(TOY_HP)
+    shutil.copy(spec("PushBox-v0").scene_path(), folder / "scene.yaml")
+    # ... and its registry line.
+    registry = tasks / "__init__.py"
+    text = registry.read_text()
+    line = '    "push_envs.tasks.pushing.push_maze",\n'
+    assert line in text
+    registry.write_text(text.replace(line, line + '    "toyroot.tasks.push_toy",\n'))
+    _git(repo, "-c", "user.email=t@t", "-c", "user.name=t", "add", "-A")
+    _git(repo, "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "PushToy-v0")
+    sys.path.insert(0, str(repo))
+    try:
+        registry_module = importlib.import_module("toyroot.tasks")
+        assert registry_module.REGISTRY[-1] == "toyroot.tasks.push_toy"
+        env_id = push_envs.register_task(registry_module.REGISTRY[-1])
+        yield repo, folder, env_id
+    finally:
+        sys.path.remove(str(repo))
+
+
+def test_its_commit_is_its_folder_and_the_registry_line(toy):
+    repo, _, _ = toy
+    changed = _git(repo, "show", "--name-only", "--format=", "HEAD").split()
+    assert sorted(changed) == ["toyroot/tasks/__init__.py",
+                               "toyroot/tasks/push_toy/__init__.py",
+                               "toyroot/tasks/push_toy/expert.py",
+                               "toyroot/tasks/push_toy/hyperparams.yml",
+                               "toyroot/tasks/push_toy/scene.yaml"]
+    stat = _git(repo, "diff", "--numstat", "HEAD~1", "HEAD", "--", "toyroot/tasks/__init__.py")
+    assert stat.split()[:2] == ["1", "0"]  # one line added to the registry
+
+
+def test_it_registers_from_its_spec_and_runs(toy):
+    _, folder, env_id = toy
+    assert env_id == "PushToy-v0"
+    assert gym.spec(env_id).max_episode_steps == 120
+    env = gym.make(env_id)
+    assert "Truncates after 120 steps." in env.unwrapped.__doc__
+    assert "* v0: the toy." in env.unwrapped.__doc__
+    obs, _ = env.reset(seed=0)
+    assert env.unwrapped.world.scene.spec.source == str(folder / "scene.yaml")
+    policy = expert(env_id, "diff")
+    for _ in range(5):
+        obs, *_ = env.step(policy(obs[None])[0])
+    venv = gym.make_vec(env_id, num_envs=3)
+    venv.reset(seed=0)
+    venv.step(np.zeros((3, 2), np.float32))
+
+
+def test_its_baseline_comes_from_its_folder(toy):
+    _, folder, env_id = toy
+    from train.train import load_hyperparams
+
+    hp = load_hyperparams("ppo", env_id)
+    assert (hp["n_timesteps"], hp["gamma"]) == (12345, 0.97)
+    assert spec(env_id).hyperparams_path() == folder / "hyperparams.yml"
