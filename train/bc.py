@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -33,8 +32,7 @@ from torch import nn
 import push_envs  # noqa: F401  (registers the ids)
 from push_envs.datasets import rollout
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling module, when imported
-from run_folder import fresh_run_dir  # noqa: E402
+from .run_folder import fresh_run_dir
 
 FINAL_SEED_OFFSET = 20_000  # as train/train.py: evaluation episodes are fresh seeds
 

@@ -52,7 +52,6 @@ were added one after another; until the last one, the policy stayed at 0-11 %:
 from __future__ import annotations
 
 import json
-import sys
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -70,10 +69,9 @@ from push_envs.core import obs_layout as L
 from push_envs.datasets import rollout
 from push_envs.experts import expert
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling module, when imported
-from run_folder import fresh_run_dir  # noqa: E402
-from warm_start import DAGGER_SEED_OFFSET, DEMO_SEED_OFFSET, play  # noqa: E402
-from warm_start import batch as warm_batch  # noqa: E402
+from .run_folder import fresh_run_dir
+from .warm_start import DAGGER_SEED_OFFSET, DEMO_SEED_OFFSET, play
+from .warm_start import batch as warm_batch
 
 FINAL_SEED_OFFSET = 20_000  # as train/train.py: evaluation episodes are fresh seeds
 ROBOT = "omni"  # the expert's drive; its action is a body-frame velocity (vx, vy) [m/s]

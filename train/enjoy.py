@@ -22,7 +22,8 @@ from PIL import Image
 from stable_baselines3.common.vec_env import VecEnv, VecNormalize
 
 from push_envs.sb3 import make_vec_env
-from train import hide_obs, load_model  # train/train.py: this folder is on sys.path
+
+from .train import hide_obs, load_model
 
 
 @dataclass

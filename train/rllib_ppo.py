@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -40,8 +39,7 @@ if __name__ == "__main__":
 
 from push_envs.datasets import parse_kwargs
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling module, when imported
-from run_folder import fresh_run_dir  # noqa: E402
+from .run_folder import fresh_run_dir
 
 
 @dataclass

@@ -55,9 +55,8 @@ from push_envs.core.env import ROBOTS
 from push_envs.sb3 import make_vec_env
 from push_envs.tasks import spec
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling module, when imported
-from run_folder import fresh_run_dir  # noqa: E402
-from warm_start import demonstrations, hide_columns, pretrain, settings  # noqa: E402
+from .run_folder import fresh_run_dir  # noqa: E402
+from .warm_start import demonstrations, hide_columns, pretrain, settings  # noqa: E402
 
 HYPERPARAMS_DIR = Path(__file__).resolve().parent / "hyperparams"
 ALGOS = ("ppo", "sac")
@@ -174,9 +173,12 @@ def load_hyperparams(algo: str, env_id: str, path: str | os.PathLike | None = No
             raise ValueError(f"{path}: unknown env id {env_id!r}; known ids: {known}")
         source, entry = Path(path), dict(table.get(env_id) or {})
     else:
-        if env_id not in ids:
-            raise ValueError(f"{shared}: unknown env id {env_id!r}; known ids: {sorted(ids)}")
-        source = spec(env_id).hyperparams_path()
+        try:
+            task = spec(env_id)  # shipped, or registered with push_envs.register_task
+        except KeyError:
+            raise ValueError(f"{shared}: unknown env id {env_id!r}; known ids: "
+                             f"{sorted(ids)}") from None
+        source = task.hyperparams_path()
         entry = dict(_yaml_mapping(source).get(algo) or {}) if source is not None else {}
     robots = entry.pop("robots", None) or {}
     if not isinstance(robots, dict) or not all(

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import math
-import sys
 from pathlib import Path
 
 import gymnasium as gym
@@ -15,14 +14,13 @@ pytest.importorskip("torch")
 pytest.importorskip("tyro")
 
 import torch  # noqa: E402
-from train_scripts import TRAIN_DIR, load_script  # noqa: E402
+from train_scripts import load_script  # noqa: E402
 
 from push_envs.core import obs_layout as L  # noqa: E402
 from push_envs.experts import expert  # noqa: E402
 
 push_t_actions = expert("PushT-v0", "omni")
 
-sys.path.insert(0, str(TRAIN_DIR))  # dagger.py imports warm_start
 D = load_script("dagger.py", "dagger_script")
 
 

@@ -14,7 +14,7 @@ import pytest
 pytest.importorskip("stable_baselines3")
 
 from stable_baselines3.common.vec_env import VecNormalize  # noqa: E402
-from train_scripts import TRAIN_DIR, load_script  # noqa: E402
+from train_scripts import load_script  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -161,7 +161,7 @@ def _run(cmd: list[str], timeout: float) -> subprocess.CompletedProcess:
 
 
 def test_ppo_smoke_then_enjoy_gif(tmp_path: Path):
-    out = _run(["train/train.py", "--timesteps", "2048", "--n-envs", "8", "--eval-episodes",
+    out = _run(["-m", "train.train", "--timesteps", "2048", "--n-envs", "8", "--eval-episodes",
                 "4", "--eval-envs", "4", "--eval-freq", "1024", "--run-dir", str(tmp_path),
                 "--no-progress"], 600)
     assert "final evaluation: success" in out.stdout
@@ -175,19 +175,19 @@ def test_ppo_smoke_then_enjoy_gif(tmp_path: Path):
     assert "successes" in log and log["successes"].shape[1] == 4  # is_success reached EvalCallback
 
     gif = tmp_path / "x.gif"
-    _run(["train/enjoy.py", "--run", str(run), "--gif", str(gif), "--episodes", "1"], 120)
+    _run(["-m", "train.enjoy", "--run", str(run), "--gif", str(gif), "--episodes", "1"], 120)
     from PIL import Image
 
     with Image.open(gif) as im:
         assert im.n_frames > 1
 
     png = tmp_path / "curve.png"
-    _run(["train/plot.py", str(tmp_path / "PushBox-v0" / "ppo"), "--out", str(png)], 120)
+    _run(["-m", "train.plot", str(tmp_path / "PushBox-v0" / "ppo"), "--out", str(png)], 120)
     assert png.stat().st_size > 1000
 
 
 def test_ppo_warm_start_smoke(tmp_path: Path):
-    out = _run(["train/train.py", "--timesteps", "512", "--n-envs", "8", "--eval-episodes",
+    out = _run(["-m", "train.train", "--timesteps", "512", "--n-envs", "8", "--eval-episodes",
                 "4", "--eval-envs", "4", "--run-dir", str(tmp_path), "--no-progress",
                 "--hp", "n_steps=64", "--hp", "batch_size=128",
                 "--hp", "env_kwargs={max_episode_steps: 40}",
@@ -201,8 +201,7 @@ def test_ppo_warm_start_smoke(tmp_path: Path):
     assert ws["dagger_rounds"] == 1 and len(ws["dagger_success_rates"]) == 1
     assert 0.0 <= ws["clone"]["success_rate"] <= 1.0 and ws["clone"]["episodes"] == 4
     # The saved normalisation never saw the hidden columns move; enjoy.py hides them too.
-    sys.path.insert(0, str(TRAIN_DIR))
-    from enjoy import load_run
+    from train.enjoy import load_run
 
     run = tmp_path / "PushBox-v0" / "ppo" / "0"
     model, venv, saved = load_run(run, "final")
@@ -274,7 +273,7 @@ def test_warm_start_is_refused_for_sac_and_bad_settings(tmp_path: Path):
 
 
 def test_sac_her_smoke(tmp_path: Path):
-    out = _run(["train/train.py", "--algo", "sac", "--timesteps", "300", "--n-envs", "2",
+    out = _run(["-m", "train.train", "--algo", "sac", "--timesteps", "300", "--n-envs", "2",
                 "--eval-episodes", "2", "--eval-envs", "2", "--run-dir", str(tmp_path),
                 "--no-progress", "--hp", "learning_starts=100", "--hp", "batch_size=32",
                 "--hp", "buffer_size=1000", "--hp", "policy_kwargs={net_arch: [32, 32]}",

@@ -1,21 +1,16 @@
-"""The train/ scripts as modules for the tests: train/ is a folder of scripts, not a package."""
+"""The train package's modules for the tests (train/ is a package run as ``python -m
+train.<module>`` from the checkout's root, which pytest puts on sys.path)."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
+import importlib
 from pathlib import Path
 from types import ModuleType
 
-TRAIN_DIR = Path(__file__).resolve().parents[2] / "train"
+ROOT = Path(__file__).resolve().parents[2]
+TRAIN_DIR = ROOT / "train"
 
 
-def load_script(filename: str, name: str) -> ModuleType:
-    """``train/<filename>`` executed as the module ``name``, registered in ``sys.modules``
-    before it runs (dataclasses look their module up there)."""
-    spec = importlib.util.spec_from_file_location(name, TRAIN_DIR / filename)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+def load_script(filename: str, name: str | None = None) -> ModuleType:
+    """The module ``train.<filename without .py>``."""
+    return importlib.import_module(f"train.{Path(filename).stem}")
