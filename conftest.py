@@ -8,7 +8,7 @@ the same way and share the session's kernel cache.
 which link the whole physics step. At level 1 PushBox-v0's kernels took about 17 % less CPU
 to compile than at numba's default 3 (146 vs 176 CPU-s for ``gym.make``, 160 vs 193 more
 for a batch of 16; README, test paragraph), with bit-identical results: no kernel uses
-fastmath, and the golden hashes of ``tests/envs/test_golden.py`` hold at both levels. Level 0
+fastmath, and the golden hashes of ``tests/tasks/test_golden.py`` hold at both levels. Level 0
 is no use: numba then refuses to cache the physics kernels ("uses dynamic globals"), so
 every process would compile them again. Kernels compiled
 at another level go to a cache folder of their own (``push_envs/_numba_cache.py`` keys the

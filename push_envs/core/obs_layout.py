@@ -6,7 +6,7 @@ fields repeated, e.g. once per contact slot). From it come:
 * the Markdown table in the task's docstring (:func:`table`), with indices written as
   ``a + bM`` where ``M`` is the repeat count's symbol;
 * the ``observation_space`` bounds (:func:`bounds`);
-* the column test (tests/envs/test_observation.py), which compares every field against its
+* the column test (tests/tasks/test_observation.py), which compares every field against its
   ``expect`` reader of the world state.
 """
 

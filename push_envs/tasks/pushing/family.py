@@ -377,7 +377,7 @@ def _rot(ctx: Any, v: np.ndarray) -> np.ndarray:
 
 
 def layout() -> tuple:
-    """The family's state observation (``ctx`` readers: see tests/core/test_observation.py):
+    """The family's state observation (``ctx`` readers: see tests/tasks/test_observation.py):
     the robot's head, the object and the goal, the robot's contact slots, then what the
     object touches and the goal seen from the robot."""
     inf = np.inf

@@ -5,7 +5,7 @@ leave 0.8 m doorways, wide enough for the 0.3 m box (bounding radius 0.21 m) wit
 behind it. ``python -m push_envs.tasks.pushing.push_maze.floor_plans <out.png>`` writes the map
 (by default the task's own maze.png)
 PNG in IR-SIM's ``obstacle_map`` format (dark = occupied, the top row is the largest y);
-tests/envs/test_push_maze.py checks the shipped PNG against :func:`plan_map`.
+tests/tasks/pushing/test_push_maze.py checks the shipped PNG against :func:`plan_map`.
 """
 
 from __future__ import annotations
