@@ -154,7 +154,8 @@ What sets these figures:
 
 - **Batch size.** A batch pays Python's per-call cost once for all its envs; from N = 16 the
   step runs as a `prange` kernel over envs, chunked 32 envs at a time. `make_vec` with N = 1
-  runs the same kernels as `gym.make` without the single env's fast path.
+  is slower than `gym.make`: it returns batched info arrays with their masks where the single
+  env returns a few Python scalars.
 - **Sub-steps and bodies.** PushClutter-v0's 0.1 m clutter and Sweep-v0's 5 cm pucks need
   about three and four sub-steps per step at full speed where PushBox-v0 needs one, and Sweep
   has 21 movable bodies ([sub-steps](physics.md#sub-steps-and-their-limit)).
@@ -279,13 +280,18 @@ it: its compiler lock includes LLVM's time); every later task compiles only its 
 ### Before and now
 
 Before the engine was compiled once, each task's kernels inlined the whole physics step and
-the cache was keyed by a hash of every source file, so every task compiled the engine again:
+the cache was keyed by a hash of every source file, so every task compiled the engine again.
+The targets were set against those figures:
+
+{comparison}
+
+The cached start depends most on what else runs: a new process imports numpy, numba,
+gymnasium and pygame and loads the kernels from disk, and these runs shared the machine (see
+the conditions above). The figures before:
 
 {then}
 
 {_provenance(bmeta, "cold_start_before.csv")}
-
-{comparison}
 """
 
 

@@ -482,13 +482,14 @@ def coasting() -> None:
     b.set_title(f"puck of r = {r_disc:g} m; refused beyond {vmax:.1f} m/s", fontsize=9)
     b.legend(fontsize=8, loc="lower right")
     _save(fig, "coasting")
-    table = _md(["release speed [m/s]", "stopping distance [m]", "law v²/(2μg) [m]"],
-                [(f"{v:g}", f"{d:.4f}", f"{law_:.4f}") for v, d, law_ in rows_a])
-    table += "\n\n" + _md(["puck speed [m/s]", "sub-steps", "law"],
-                          [(f"{v:g}", str(s), str(law_)) for v, s, law_ in rows_b])
-    _write("coasting", ["what", "speed_mps", "measured", "law"],
-           [("stop_distance_m", v, d, law_) for v, d, law_ in rows_a]
-           + [("substeps", v, s, law_) for v, s, law_ in rows_b], table)
+    _write("coasting", ["release_speed_mps", "stop_distance_m", "law_m"], rows_a,
+           _md(["release speed [m/s]", "stopping distance [m]", "law v²/(2μg) [m]"],
+               [(f"{v:g}", f"{d:.4f}", f"{law_:.4f}") for v, d, law_ in rows_a]))
+    # Sub-steps: one row per quantity, one column per speed (a long list reads better across).
+    _write("substeps", ["puck_speed_mps", "substeps", "law"], rows_b,
+           _md(["puck speed [m/s]", *[f"{v:g}" for v, _, _ in rows_b]],
+               [("sub-steps", *[str(s_) for _, s_, _ in rows_b]),
+                ("law ⌈v dt / (0.9 r)⌉", *[str(law_) for _, _, law_ in rows_b])]))
 
 
 # ------------------------------------------------------------------------------ 6. conventions

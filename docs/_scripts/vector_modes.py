@@ -43,8 +43,7 @@ def run(mode: str) -> str:
     for t in range(1, steps + 1):
         if mode == "disabled" and t == 5:
             obs, _ = env.reset(options={"reset_mask": np.array([True, False])})
-            rows.append(f"| reset | – | – | {_fresh_pair(obs, last)} | "
-                        "`reset(options={\"reset_mask\": [True, False]})` |")
+            rows.append(f"| `reset` with mask [T, F] | – | – | {_fresh_pair(obs, last)} | – |")
             last = obs
         obs, rew, term, trunc, info = env.step(zero)
         keys = ", ".join(f"`{k}`" for k in ("final_obs", "final_info") if k in info) or "–"
