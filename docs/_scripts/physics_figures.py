@@ -555,9 +555,65 @@ def conventions() -> None:
                 "patch points", "is_object_a"], rows))
 
 
+# ------------------------------------------------------------------------------ 7. sleeping
+PITCH = 0.5  # [m] box centres in the sleeping scene
+
+
+def _grid_world(sleeping: bool):
+    """A 1 kg diff robot drives at 0.5 m/s into one row of a 5 x 6 grid of resting 0.3 m,
+    0.2 kg boxes (0.2 m apart) inside walls; 31 movable bodies, so sleeping is on by default."""
+    boxes = [_box(f"b{i}_{j}", 0.5 + PITCH * i, -1.25 + PITCH * j, 0.3, 0.3, mass=0.2)
+             for i in range(5) for j in range(6)]
+    walls = [_wall("wall_e", 3.2, 0.0, 0.2, 3.6), _wall("wall_n", 1.3, 1.7, 4.0, 0.2),
+             _wall("wall_s", 1.3, -1.7, 4.0, 0.2), _wall("wall_w", -0.7, 0.0, 0.2, 3.6)]
+    w = _world([_robot("robot", -0.2, -0.2, kin="diff")], boxes + walls)
+    w.sleeping = sleeping
+    return w
+
+
+def sleeping() -> None:
+    """Resting bodies sleep, and sleeping is exact: the rollout with it on is bit-identical to
+    the rollout with it off, at every step."""
+    steps = 60
+    worlds = {on: _grid_world(on) for on in (True, False)}
+    asleep, same = [], []
+    for _ in range(steps):
+        for w in worlds.values():
+            w.step({"robot": [0.5, 0.0]})
+        asleep.append(int(worlds[True].asleep[0]))
+        same.append(worlds[True].state_hash() == worlds[False].state_hash())
+    w0 = worlds[True]
+    moved = sum(1 for n in w0.names if n[0] == "b" and n[1].isdigit()
+                and abs(w0.state(n)[0, 0] - (0.5 + PITCH * int(n[1]))) > 1e-9)
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(7.0, 3.2))
+    t = np.arange(1, steps + 1) * DT
+    ax.step(t, asleep, where="post", color="C0", label="bodies asleep (sleeping on)")
+    ax.axhline(30, color="0.6", ls=":", lw=1)
+    ax.text(0.1, 30.6, "30 boxes", fontsize=8, color="0.4")
+    ax.set_xlabel("time [s]")
+    ax.set_ylabel("bodies asleep")
+    ax.set_ylim(0, 33)
+    verdict = "identical at every step" if all(same) else \
+        f"different at {sum(not x for x in same)} steps"
+    ax.set_title(f"a robot drives into one row of a 5 × 6 grid of resting boxes;\n"
+                 f"state hash with sleeping on vs off: {verdict}", fontsize=9)
+    ax.legend(fontsize=8, loc="lower left")
+    _save(fig, "sleeping")
+    rows = [(f"{(k + 1) * DT:.1f}", asleep[k], same[k]) for k in range(steps)]
+    picks = [0, 4, 9, 19, 29, 39, 49, 59]
+    _write("sleeping", ["time_s", "asleep", "hash_equal_to_sleeping_off"], rows,
+           _md(["time [s]", *[rows[k][0] for k in picks]],
+               [("bodies asleep", *[str(rows[k][1]) for k in picks]),
+                ("state equal to sleeping off", *["yes" if rows[k][2] else "no"
+                                                  for k in picks])])
+           + f"\n\nBoxes moved by the push by the end: {moved} of 30.")
+
+
 FIGURES: dict[str, Callable[[], None]] = {
     "traction": traction, "load_sharing": load_sharing, "cone": cone,
     "restitution": restitution, "coasting": coasting, "conventions": conventions,
+    "sleeping": sleeping,
 }
 
 
