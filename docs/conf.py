@@ -13,6 +13,7 @@ nothing from the network (no intersphinx).
 from __future__ import annotations
 
 import os
+import re
 import sys
 from importlib import metadata
 from pathlib import Path
@@ -77,6 +78,67 @@ autodoc_typehints = "description"
 autodoc_default_options = {"show-inheritance": True}
 napoleon_google_docstring = True
 napoleon_numpy_docstring = False
+
+# The package's docstrings list attributes as aligned "name: text" lines, the texts starting in
+# one column and continued under it (see SolverParams, ContactReport, TaskSpec). That is not
+# reStructuredText (an indented continuation without a blank line is an error), so such a
+# block (two or more such lines, or one with a gap of two spaces or more) becomes a
+# definition list here.
+_FIELD = re.compile(r"^(?P<indent>\s*)(?P<name>[A-Za-z_][\w.]*(?: [\w.]+)?):(?P<gap> +)"
+                    r"(?P<text>\S.*)$")
+
+
+def _aligned_block(lines: list[str], i: int) -> tuple[list[tuple[str, list[str]]], int]:
+    """The aligned fields starting at line i (name, text lines) and the line after them."""
+    first = _FIELD.match(lines[i])
+    assert first is not None
+    indent = first["indent"]
+    column = len(indent) + len(first["name"]) + 1 + len(first["gap"])
+    items: list[tuple[str, list[str]]] = []
+    while i < len(lines):
+        m = _FIELD.match(lines[i])
+        if m is None or m["indent"] != indent or \
+                len(indent) + len(m["name"]) + 1 + len(m["gap"]) != column:
+            break
+        text = [m["text"]]
+        i += 1
+        while i < len(lines) and lines[i].strip() and \
+                len(lines[i]) - len(lines[i].lstrip()) >= column:
+            text.append(lines[i].strip())
+            i += 1
+        items.append((m["name"], text))
+    return items, i
+
+
+def aligned_fields(lines: list[str]) -> list[str]:
+    """``lines`` with each block of aligned ``name: text`` lines as a definition list."""
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        m = _FIELD.match(lines[i])
+        if m is not None:
+            items, end = _aligned_block(lines, i)
+            if len(items) >= 2 or len(m["gap"]) >= 2:
+                if out and out[-1].strip():
+                    out.append("")
+                for name, text in items:
+                    out.append(f"{m['indent']}``{name}``")
+                    out.extend(f"{m['indent']}    {t}" for t in text)
+                out.append("")
+                i = end
+                continue
+        out.append(lines[i])
+        i += 1
+    return out
+
+
+def _process_docstring(app, what, name, obj, options, lines: list[str]) -> None:
+    lines[:] = aligned_fields(lines)
+
+
+def setup(app) -> None:
+    app.connect("autodoc-process-docstring", _process_docstring)
+
 
 # -- HTML ----------------------------------------------------------------------------------
 html_theme = "furo"
