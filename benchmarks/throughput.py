@@ -8,6 +8,7 @@
     python benchmarks/throughput.py --sensors       # only lidar and pixel rows, beside
                                                     # gym-pusht's pixel mode when installed
     python benchmarks/throughput.py --cpu-time      # time the steps in process CPU time
+    python benchmarks/throughput.py --csv docs/data/throughput.csv  # also write the rows
 
 ``--cpu-time`` times with time.process_time instead of the wall clock. On a shared host a
 wall-clock run also counts the time other processes take the core away, so for an A/B of
@@ -25,6 +26,7 @@ episode ends, as a training loop would.
 from __future__ import annotations
 
 import argparse
+import csv
 import os
 import shutil
 import statistics
@@ -43,6 +45,30 @@ TASKS = ("PushBox-v0", "WallSlide-v0", "PushT-v0", "PushMulti-v0", "PushClutter-
 TARGETS = {"vec4096": 1_000_000, "single": 50_000, "cold": 3.0}
 # make_vec N=1024 targets of the many-object tasks (issue 12) [env-steps/s]
 TARGETS_1024 = {"PushMulti-v0": 300_000, "PushClutter-v0": 300_000, "Sweep-v0": 100_000}
+
+
+# The table's rows for --csv: one dict per printed row.
+_ROWS: list[dict] = []
+_RUN: dict = {}  # what every row shares (threads, clock, repeats), set by main()
+
+
+def _record(task: str, env: str, num_envs: int, obs: str, steps: int,
+            s: tuple[float, float, float]) -> None:
+    """Keep one printed row for the CSV file (env-steps/s median, min, max)."""
+    _ROWS.append({"task": task, "env": env, "num_envs": num_envs, "obs": obs,
+                  "steps_per_run": steps, **_RUN, "median": round(s[0], 1),
+                  "min": round(s[1], 1), "max": round(s[2], 1)})
+
+
+def _write_csv(path: str) -> None:
+    if not _ROWS:
+        return
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path, "w", newline="") as fh:
+        out = csv.DictWriter(fh, fieldnames=list(_ROWS[0]))
+        out.writeheader()
+        out.writerows(_ROWS)
+    print(f"wrote {path}")
 
 
 def _stats(values: list[float]) -> tuple[float, float, float]:
@@ -157,14 +183,18 @@ def sensor_rows(args) -> None:
     for task, n, what, kw in rows:
         r = bench_vec(task, n, args.steps, args.repeats, args.threads, **kw)
         print(f"| {task} | make_vec N={n}, {what} | {_fmt(r)} |", flush=True)
+        _record(task, "make_vec", n, what, args.steps, r)
     single = bench_single("PushT-v0", args.single_steps, args.repeats, obs_mode="pixels")
     print(f"| PushT-v0 | gym.make, obs_mode pixels 96x96 | {_fmt(single)} |", flush=True)
+    _record("PushT-v0", "gym.make", 1, "obs_mode pixels 96x96", args.single_steps, single)
     ref = bench_gym_pusht(max(200, args.single_steps // 20), args.repeats)
     if ref is None:
         print("| gym-pusht | not installed | | | |")
     else:
         print(f"| gym-pusht PushT-v0 | gym.make, obs_type pixels 96x96 | {_fmt(ref)} |",
               flush=True)
+        _record("gym-pusht PushT-v0", "gym.make", 1, "obs_type pixels 96x96",
+                max(200, args.single_steps // 20), ref)
 
 
 def _fmt(s: tuple[float, float, float]) -> str:
@@ -188,6 +218,8 @@ def main() -> None:
                     help="time steps in process CPU time (time.process_time), not wall clock")
     ap.add_argument("--no-cold-start", action="store_true",
                     help="skip the cold start (it compiles everything once: ~2.5 min)")
+    ap.add_argument("--csv", default=None,
+                    help="also write the table's rows (env-steps/s) to this CSV file")
     args = ap.parse_args()
     if args.quick:
         args.repeats, args.steps, args.single_steps = 2, 30, 3000
@@ -198,11 +230,16 @@ def main() -> None:
 
     import push_envs  # noqa: F401
 
+    _RUN.update(numba_threads=args.threads or numba.get_num_threads(),
+                clock="cpu" if args.cpu_time else "wall", actions="random, pre-generated",
+                repeats=args.repeats)
     print(f"# push_envs throughput ({os.cpu_count()} cores, numba threads "
           f"{args.threads or numba.get_num_threads()}, {args.repeats} repeats, "
           f"{'CPU time' if args.cpu_time else 'wall clock'})\n")
     if args.sensors:
         sensor_rows(args)
+        if args.csv:
+            _write_csv(args.csv)
         return
     if not args.cold_start:
         print("| task | env | env-steps/s (median) | min | max |")
@@ -210,14 +247,19 @@ def main() -> None:
         for task in args.tasks:
             single = bench_single(task, args.single_steps, args.repeats)
             print(f"| {task} | gym.make (1 env) | {_fmt(single)} |", flush=True)
+            _record(task, "gym.make", 1, "state", args.single_steps, single)
             for n in args.sizes:
                 steps = max(args.steps, 2000 // n) if n < 64 else args.steps
                 r = bench_vec(task, n, steps, args.repeats, args.threads)
                 print(f"| {task} | make_vec N={n} | {_fmt(r)} |", flush=True)
+                _record(task, "make_vec", n, "state", steps, r)
                 if args.compare and n in (1, 64):
                     s = bench_sync(task, n, max(20, 2000 // n), args.repeats)
                     print(f"| {task} | SyncVectorEnv N={n} | {_fmt(s)} | (ratio native/sync "
                           f"{r[0] / s[0]:.1f}x) |", flush=True)
+                    _record(task, "SyncVectorEnv", n, "state", max(20, 2000 // n), s)
+        if args.csv:
+            _write_csv(args.csv)
         print(f"\ntargets: PushBox-v0 make_vec N=4096 >= {TARGETS['vec4096']:,}; "
               f"gym.make >= {TARGETS['single']:,}; make_vec N=1024: "
               + ", ".join(f"{k} >= {v:,}" for k, v in TARGETS_1024.items()))

@@ -1,6 +1,6 @@
-"""Pictures of the sensors for the README: a lidar scan and a grid of pixel observations.
+"""Pictures of the sensors page: a lidar scan and grids of pixel observations.
 
-    python docs/make_sensor_figures.py [--out docs] [--figures lidar grid ego]
+    python docs/_scripts/make_sensor_figures.py [--figures lidar grid ego] [--out DIR]
 
 * ``lidar_scan.png``: PushBox-v0 with a 64-beam lidar (``lidar=dict(number=64,
   range_max=3.0, angle_range=2 pi)``), drawn by ``render()`` (beams in red, returns as dots).
@@ -40,7 +40,8 @@ def main() -> None:
     import push_envs  # noqa: F401 (registers the tasks)
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", type=Path, default=Path(__file__).resolve().parent)
+    ap.add_argument("--out", type=Path,
+                    default=Path(__file__).resolve().parent.parent / "_static" / "sensors")
     ap.add_argument("--figures", nargs="+", choices=("lidar", "grid", "ego"),
                     default=["lidar", "grid", "ego"], help="which pictures to make")
     args = ap.parse_args()

@@ -1,14 +1,14 @@
-"""Render the first frame of each headline task to docs/<id>.png.
+"""Render the first frame of each headline task to docs/_static/tasks/<id>.png.
 
-    python docs/make_figures.py [--out docs] [--seed 0] [ids ...]
-    python docs/make_figures.py --gif PushMulti-v0 Sweep-v0 PushClutter-v0 CoopPush-v0 PushMaze-v0
+    python docs/_scripts/make_figures.py [--out docs/_static/tasks] [--seed 0] [ids ...]
+    python docs/_scripts/make_figures.py --gif CoopPush-v0 PushMaze-v0
 
 Each env is reset with the seed and drawn in ``rgb_array`` mode (no window, works headless);
 the frame is saved with pygame, so no image library beyond the core dependencies is needed.
-``--gif`` also writes docs/<id>-scripted.gif: one episode of the task's scripted policy
-(push_envs.scripted), with the step and the task's progress in the corner (needs Pillow,
-which the ``[train]`` extra brings with matplotlib). PushMaze-v0's GIF is cropped to the
-episode's layout, enlarged.
+``--gif`` also writes docs/_static/tasks/<id>-scripted.gif: one episode of the task's
+scripted policy (push_envs.scripted), with the step and the task's progress in the corner
+(needs Pillow, which the ``[train]`` extra brings with matplotlib). PushMaze-v0's GIF is
+cropped to the episode's layout, enlarged.
 """
 
 from __future__ import annotations
@@ -96,8 +96,9 @@ def save_gif(env_id: str, path: str | os.PathLike, seed: int, max_steps: int = 5
 def main(argv: Sequence[str] | None = None) -> None:
     """Write one PNG per id in ENV_IDS."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent,
-                        help="output folder (default: this docs folder)")
+    parser.add_argument("--out", type=Path,
+                        default=Path(__file__).resolve().parent.parent / "_static" / "tasks",
+                        help="output folder (default: docs/_static/tasks)")
     parser.add_argument("--seed", type=int, default=0, help="reset seed")
     parser.add_argument("--gif", action="store_true",
                         help="also write <id>-scripted.gif with the scripted policy")
