@@ -7,14 +7,14 @@ Every piece is one of three kinds, held as world-frame vertices in a small scrat
 * ``SEGMENT``: 2 vertices; treated as a two-sided 2-gon whose two "edges" have opposite normals.
 
 A contact is written into ``out`` (a float64 array of length ``OUT_LEN``), in the column
-layout of the pair rows (``layout.PF_*``), so the solver copies it as it is::
+layout of the pair rows (``layout.PFL_*``), so the solver copies it as it is::
 
-    PF_NX, PF_NY          unit normal from piece b toward piece a
-    PF_DEPTH              depth [m]: overlap along the normal, > 0 when overlapping, <= 0 a gap
-    PF_NPTS               number of patch points (1 or 2)
-    PF_P1X, PF_P1Y, PF_P1D  point 1: x, y [m] (midway through the overlap), its own depth [m]
-    PF_P2X, PF_P2Y, PF_P2D  point 2: x, y [m], depth [m] (a copy of point 1 when npts == 1)
-    PF_CORNER             1 when two polygons meet corner to corner (the normal is ambiguous)
+    PFL_NX, PFL_NY              unit normal from piece b toward piece a
+    PFL_DEPTH                   depth [m]: overlap along the normal, > 0 overlapping, <= 0 a gap
+    PFL_NPTS                    number of patch points (1 or 2)
+    PFL_P1X, PFL_P1Y, PFL_P1D   point 1: x, y [m] (midway through the overlap), its depth [m]
+    PFL_P2X, PFL_P2Y, PFL_P2D   point 2: x, y [m], depth [m] (a copy of point 1 when npts == 1)
+    PFL_CORNER                  1 when two polygons meet corner to corner (ambiguous normal)
 
 A gap up to ``tol`` [m] still counts as a (resting) contact with negative depth.
 
@@ -55,17 +55,17 @@ import numpy as np
 from .jit import compiled
 from .layout import (
     OUT_LEN,
-    PF_CORNER,
-    PF_DEPTH,
-    PF_NPTS,
-    PF_NX,
-    PF_NY,
-    PF_P1D,
-    PF_P1X,
-    PF_P1Y,
-    PF_P2D,
-    PF_P2X,
-    PF_P2Y,
+    PFL_CORNER,
+    PFL_DEPTH,
+    PFL_NPTS,
+    PFL_NX,
+    PFL_NY,
+    PFL_P1D,
+    PFL_P1X,
+    PFL_P1Y,
+    PFL_P2D,
+    PFL_P2X,
+    PFL_P2Y,
 )
 
 __all__ = ["CIRCLE", "POLYGON", "SEGMENT", "MAX_VERTS", "OUT_LEN", "collide",
@@ -194,27 +194,27 @@ def collide_polygons(va, na, vb, nb, tol, out):
     elif k2 and s2 < s1:
         c1x, c1y, s1, c2x, c2y, s2 = c2x, c2y, s2, c1x, c1y, s1
     if flip:
-        out[PF_NX] = rnx
-        out[PF_NY] = rny
+        out[PFL_NX] = rnx
+        out[PFL_NY] = rny
     else:
-        out[PF_NX] = -rnx
-        out[PF_NY] = -rny
-    out[PF_DEPTH] = -s1
-    out[PF_NPTS] = 2.0 if k2 else 1.0
+        out[PFL_NX] = -rnx
+        out[PFL_NY] = -rny
+    out[PFL_DEPTH] = -s1
+    out[PFL_NPTS] = 2.0 if k2 else 1.0
     # Corner to corner: a second, non-parallel axis also at (about) zero separation.
-    out[PF_CORNER] = 1.0 if max(ca, cb) >= -tol else 0.0
+    out[PFL_CORNER] = 1.0 if max(ca, cb) >= -tol else 0.0
     # Midway between the incident point and its projection on the reference face.
-    out[PF_P1X] = c1x - 0.5 * s1 * rnx
-    out[PF_P1Y] = c1y - 0.5 * s1 * rny
-    out[PF_P1D] = -s1
+    out[PFL_P1X] = c1x - 0.5 * s1 * rnx
+    out[PFL_P1Y] = c1y - 0.5 * s1 * rny
+    out[PFL_P1D] = -s1
     if k2:
-        out[PF_P2X] = c2x - 0.5 * s2 * rnx
-        out[PF_P2Y] = c2y - 0.5 * s2 * rny
-        out[PF_P2D] = -s2
+        out[PFL_P2X] = c2x - 0.5 * s2 * rnx
+        out[PFL_P2Y] = c2y - 0.5 * s2 * rny
+        out[PFL_P2D] = -s2
     else:
-        out[PF_P2X] = out[PF_P1X]
-        out[PF_P2Y] = out[PF_P1Y]
-        out[PF_P2D] = out[PF_P1D]
+        out[PFL_P2X] = out[PFL_P1X]
+        out[PFL_P2Y] = out[PFL_P1Y]
+        out[PFL_P2D] = out[PFL_P1D]
     return True
 
 
@@ -254,18 +254,18 @@ def collide_circle_polygon(cx, cy, r, vb, nb, tol, out):
             dist = sep
             qx, qy = cx - sep * nx, cy - sep * ny
     depth = r - dist
-    out[PF_NX] = nx
-    out[PF_NY] = ny
-    out[PF_DEPTH] = depth
-    out[PF_NPTS] = 1.0
-    out[PF_CORNER] = 0.0
+    out[PFL_NX] = nx
+    out[PFL_NY] = ny
+    out[PFL_DEPTH] = depth
+    out[PFL_NPTS] = 1.0
+    out[PFL_CORNER] = 0.0
     # Midway between the polygon's surface point and the circle's deepest point.
-    out[PF_P1X] = 0.5 * (qx + cx - nx * r)
-    out[PF_P1Y] = 0.5 * (qy + cy - ny * r)
-    out[PF_P1D] = depth
-    out[PF_P2X] = out[PF_P1X]
-    out[PF_P2Y] = out[PF_P1Y]
-    out[PF_P2D] = depth
+    out[PFL_P1X] = 0.5 * (qx + cx - nx * r)
+    out[PFL_P1Y] = 0.5 * (qy + cy - ny * r)
+    out[PFL_P1D] = depth
+    out[PFL_P2X] = out[PFL_P1X]
+    out[PFL_P2Y] = out[PFL_P1Y]
+    out[PFL_P2D] = depth
     return True
 
 
@@ -281,18 +281,18 @@ def collide_circles(ax, ay, ra, bx, by, rb, tol, out):
         nx, ny = dx / d, dy / d
     else:
         nx, ny = 1.0, 0.0
-    out[PF_NX] = nx
-    out[PF_NY] = ny
-    out[PF_DEPTH] = depth
-    out[PF_NPTS] = 1.0
-    out[PF_CORNER] = 0.0
+    out[PFL_NX] = nx
+    out[PFL_NY] = ny
+    out[PFL_DEPTH] = depth
+    out[PFL_NPTS] = 1.0
+    out[PFL_CORNER] = 0.0
     # Midway between the two deepest points.
-    out[PF_P1X] = 0.5 * ((ax - nx * ra) + (bx + nx * rb))
-    out[PF_P1Y] = 0.5 * ((ay - ny * ra) + (by + ny * rb))
-    out[PF_P1D] = depth
-    out[PF_P2X] = out[PF_P1X]
-    out[PF_P2Y] = out[PF_P1Y]
-    out[PF_P2D] = depth
+    out[PFL_P1X] = 0.5 * ((ax - nx * ra) + (bx + nx * rb))
+    out[PFL_P1Y] = 0.5 * ((ay - ny * ra) + (by + ny * rb))
+    out[PFL_P1D] = depth
+    out[PFL_P2X] = out[PFL_P1X]
+    out[PFL_P2Y] = out[PFL_P1Y]
+    out[PFL_P2D] = depth
     return True
 
 
@@ -306,7 +306,7 @@ def collide(ka, va, na, ra, kb, vb, nb, rb, tol, out):
     if kb == CIRCLE:
         hit = collide_circle_polygon(vb[0, 0], vb[0, 1], rb, va, na, tol, out)
         if hit:
-            out[PF_NX] = -out[PF_NX]
-            out[PF_NY] = -out[PF_NY]
+            out[PFL_NX] = -out[PFL_NX]
+            out[PFL_NY] = -out[PFL_NY]
         return hit
     return collide_polygons(va, na, vb, nb, tol, out)

@@ -88,19 +88,19 @@ from .layout import (
     IS_SLEEP,
     MODE_PUSH,
     MODE_STALL,
-    PF_TOUCH,
-    PR_A,
-    PR_B,
+    PFL_TOUCH,
     PR_DT,
     PR_G,
     PR_MAXSUB,
-    PR_MODE,
     PR_REST,
     PR_SLEEP,
     PR_SLOP,
-    PR_SP,
     PR_SUBFRAC,
     PR_SWEEPS,
+    PRS_A,
+    PRS_B,
+    PRS_MODE,
+    PRS_SP,
     ST_OVERFLOW,
     ST_SUBSTEPS,
 )
@@ -352,15 +352,15 @@ def _refresh(e, npairs, prs, pos, ang, epar, bint, pint, pvert, pflt, sint, sver
     overlap left, not the one of some earlier evaluation. Pairs of unmoved bodies are current.
     """
     for k in range(npairs):
-        a = prs[e, k, PR_A]
-        b = prs[e, k, PR_B]
-        if bis[e, a, IS_MOVED] == 0 and (prs[e, k, PR_SP] >= 0 or bis[e, b, IS_MOVED] == 0):
+        a = prs[e, k, PRS_A]
+        b = prs[e, k, PRS_B]
+        if bis[e, a, IS_MOVED] == 0 and (prs[e, k, PRS_SP] >= 0 or bis[e, b, IS_MOVED] == 0):
             continue
         if pair_contact_call(e, k, prs, pos, ang, epar, bint, pint, pvert, pflt, sint, svert,
                              sflt, tol, vbuf, cbuf, pfl):
-            pfl[e, k, PF_TOUCH] = 1.0
+            pfl[e, k, PFL_TOUCH] = 1.0
         else:
-            pfl[e, k, PF_TOUCH] = 0.0
+            pfl[e, k, PFL_TOUCH] = 0.0
 
 
 @compiled
@@ -457,8 +457,8 @@ def step_env(e, wp):
             # corner). A jam is a load no traction moves, so the drives yield, as a stall
             # does, and the passive bodies settle among themselves and the walls.
             for k in range(npairs):
-                if prs[e, k, PR_MODE] == MODE_PUSH:
-                    prs[e, k, PR_MODE] = MODE_STALL
+                if prs[e, k, PRS_MODE] == MODE_PUSH:
+                    prs[e, k, PRS_MODE] = MODE_STALL
             ns += sweeps(e, npairs, order, max_sweeps, prs, pos, ang, epar, bint, pint, pvert,
                          pflt, sint, svert, sflt, tol, slop, bsc, bis, movable, vbuf, cbuf, pfl)
         if ns > most:

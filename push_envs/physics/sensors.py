@@ -42,24 +42,24 @@ from .layout import (
     EP_MASS,
     HL_MAXPEN,
     PASSIVE,
-    PF_DEPTH,
-    PF_DMAX,
-    PF_LPOS,
-    PF_LTAN,
-    PF_LVEL,
-    PF_LVEL2,
-    PF_LVT,
-    PF_NPTS,
-    PF_NX,
-    PF_NY,
-    PF_P1X,
-    PF_P1Y,
-    PF_P2X,
-    PF_P2Y,
-    PF_TOUCH,
-    PR_A,
-    PR_B,
-    PR_SP,
+    PFL_DEPTH,
+    PFL_DMAX,
+    PFL_LPOS,
+    PFL_LTAN,
+    PFL_LVEL,
+    PFL_LVEL2,
+    PFL_LVT,
+    PFL_NPTS,
+    PFL_NX,
+    PFL_NY,
+    PFL_P1X,
+    PFL_P1Y,
+    PFL_P2X,
+    PFL_P2Y,
+    PFL_TOUCH,
+    PRS_A,
+    PRS_B,
+    PRS_SP,
 )
 
 if TYPE_CHECKING:
@@ -204,22 +204,22 @@ def write_contacts(e, npairs, dts, gravity, prs, bint, epar, bsc, bis, pfl, cti,
     cap = cti.shape[1]
     maxpen = 0.0
     for k in range(npairs):
-        if pfl[e, k, PF_TOUCH] <= 0.0:
+        if pfl[e, k, PFL_TOUCH] <= 0.0:
             continue
-        a = prs[e, k, PR_A]
-        b = prs[e, k, PR_B]
-        depth_now = pfl[e, k, PF_DEPTH]
+        a = prs[e, k, PRS_A]
+        b = prs[e, k, PRS_B]
+        depth_now = pfl[e, k, PFL_DEPTH]
         if depth_now > maxpen:
             maxpen = depth_now
         if n >= cap:
             continue
-        fn = (pfl[e, k, PF_LPOS] / dts + pfl[e, k, PF_LVEL] + pfl[e, k, PF_LVEL2]) / dts
-        ft = (pfl[e, k, PF_LTAN] / dts + pfl[e, k, PF_LVT]) / dts
+        fn = (pfl[e, k, PFL_LPOS] / dts + pfl[e, k, PFL_LVEL] + pfl[e, k, PFL_LVEL2]) / dts
+        ft = (pfl[e, k, PFL_LTAN] / dts + pfl[e, k, PFL_LVT]) / dts
         raw = fn
         # A contact cannot carry more than the traction of a drive pushing into it.
         if bint[a, BI_KIND] == DRIVEN:
             fn = min(fn, epar[e, a, EP_FRICTION] * epar[e, a, EP_MASS] * gravity)
-        if prs[e, k, PR_SP] < 0 and bint[b, BI_KIND] == DRIVEN:
+        if prs[e, k, PRS_SP] < 0 and bint[b, BI_KIND] == DRIVEN:
             fn = min(fn, epar[e, b, EP_FRICTION] * epar[e, b, EP_MASS] * gravity)
         # Inside a passive chain that drives push, no contact carries more than their traction.
         if bint[a, BI_KIND] == PASSIVE:
@@ -230,18 +230,18 @@ def write_contacts(e, npairs, dts, gravity, prs, bint, epar, bsc, bis, pfl, cti,
             ft *= fn / raw
         cti[e, n, 0] = a
         cti[e, n, 1] = b
-        cti[e, n, 2] = prs[e, k, PR_SP]
-        ctf[e, n, CT_NX] = pfl[e, k, PF_NX]
-        ctf[e, n, CT_NY] = pfl[e, k, PF_NY]
-        npts = pfl[e, k, PF_NPTS]
-        ctf[e, n, CT_P1X] = pfl[e, k, PF_P1X]
-        ctf[e, n, CT_P1Y] = pfl[e, k, PF_P1Y]
-        ctf[e, n, CT_P2X] = pfl[e, k, PF_P2X]
-        ctf[e, n, CT_P2Y] = pfl[e, k, PF_P2Y]
-        ctf[e, n, CT_PX] = 0.5 * (pfl[e, k, PF_P1X] + pfl[e, k, PF_P2X])
-        ctf[e, n, CT_PY] = 0.5 * (pfl[e, k, PF_P1Y] + pfl[e, k, PF_P2Y])
+        cti[e, n, 2] = prs[e, k, PRS_SP]
+        ctf[e, n, CT_NX] = pfl[e, k, PFL_NX]
+        ctf[e, n, CT_NY] = pfl[e, k, PFL_NY]
+        npts = pfl[e, k, PFL_NPTS]
+        ctf[e, n, CT_P1X] = pfl[e, k, PFL_P1X]
+        ctf[e, n, CT_P1Y] = pfl[e, k, PFL_P1Y]
+        ctf[e, n, CT_P2X] = pfl[e, k, PFL_P2X]
+        ctf[e, n, CT_P2Y] = pfl[e, k, PFL_P2Y]
+        ctf[e, n, CT_PX] = 0.5 * (pfl[e, k, PFL_P1X] + pfl[e, k, PFL_P2X])
+        ctf[e, n, CT_PY] = 0.5 * (pfl[e, k, PFL_P1Y] + pfl[e, k, PFL_P2Y])
         ctf[e, n, CT_NPTS] = npts
-        dmax = pfl[e, k, PF_DMAX]
+        dmax = pfl[e, k, PFL_DMAX]
         ctf[e, n, CT_DEPTH] = dmax if dmax > 0.0 else depth_now
         ctf[e, n, CT_FN] = fn
         ctf[e, n, CT_FT] = ft
