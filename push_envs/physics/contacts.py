@@ -1,17 +1,20 @@
-"""Contact preparation and ordering: the first stage of a sub-step's contact solve.
+"""The prepare stage: the first stage of a sub-step's contact solve, and the sweep order.
 
-For one env, at the predicted poses (after free motion), this stage
+For one env, at the predicted poses (after free motion), ``prepare``
 
-* computes the deepest contact of every candidate pair (``pair_contact``: bounding-circle
-  pre-check, then SAT per piece pair, see narrowphase.py);
-* decides each drive -> passive pair's mode (push or stall) by the traction rule;
+* computes the deepest contact of every candidate pair (``narrowphase.pair_contact``:
+  bounding-circle pre-check, then SAT per piece pair) and its friction and restitution;
+* groups touching passive bodies into chains (``uf_find``; sensors.py reads the same groups
+  to cap reported forces) and builds the touching contact graph (``contact_graph``);
+* decides each drive -> passive pair's mode (push or stall) by the traction rule
+  (``traction_modes``);
 * gives every body its contact-graph level (graph distance from immovable bodies, then from
-  drives) and
-* sorts the pairs into the sweep order (level, then deepest first, then contact point), so the
-  order never depends on how the bodies were listed.
+  drives; ``contact_levels``).
 
-The union-find helpers (``uf_find``) group touching passive bodies into chains; sensors.py reads
-the same groups to cap reported forces.
+``sort_pairs`` then puts the pairs in the sweep order (level, then deepest first, then
+contact point), so the order never depends on how the bodies were listed; ``reorder`` does
+graph, levels and order again when the sweeps made contacts that change what backs what.
+The module reads in that order.
 """
 
 from __future__ import annotations
@@ -24,8 +27,6 @@ from .jit import compiled
 from .layout import (
     BF_REST,
     BI_KIND,
-    BI_PCOUNT,
-    BI_PSTART,
     BS_DRIVE,
     BS_VXF,
     BS_VYF,
@@ -34,7 +35,6 @@ from .layout import (
     DS_ROWS,
     EP_FRICTION,
     EP_MASS,
-    EP_SCALE,
     GS_QUEUE_AT,
     GS_SLOTS,
     GS_STAMP,
@@ -49,16 +49,7 @@ from .layout import (
     IS_VIS,
     MODE_PUSH,
     MODE_STALL,
-    OUT_LEN,
     PASSIVE,
-    PF_BCX,
-    PF_BCY,
-    PF_BRAD,
-    PF_MAXX,
-    PF_MAXY,
-    PF_MINX,
-    PF_MINY,
-    PF_RAD,
     PFL_ACC,
     PFL_CORNER,
     PFL_DEPTH,
@@ -71,118 +62,65 @@ from .layout import (
     PFL_P1X,
     PFL_P1Y,
     PFL_TOUCH,
-    PI_KIND,
-    PI_NV,
     PRS_A,
     PRS_B,
     PRS_MODE,
     PRS_SP,
 )
-from .narrowphase import collide
+from .narrowphase import pair_contact
 
 LEVEL_INF = 1 << 40  # level of a body no immovable body or drive backs
 LEVEL_DRIVE = 1 << 30  # start level of a drive (below LEVEL_INF)
 
 
 # --------------------------------------------------------------------------------------------
-# Narrow phase of one candidate pair
-# --------------------------------------------------------------------------------------------
-@compiled
-def _place(e, p, cx, cy, c, s, sc, pint, pvert, vb):
-    """World vertices of movable piece p of a body at COM (cx, cy), rotation (c, s), scale sc."""
-    nv = pint[p, PI_NV]
-    for i in range(nv):
-        lx = pvert[p, i, 0] * sc
-        ly = pvert[p, i, 1] * sc
-        vb[i, 0] = cx + c * lx - s * ly
-        vb[i, 1] = cy + s * lx + c * ly
-    return nv
-
-
-# numba-IR inlined into prepare (the other kept use): the narrow phase of every candidate
-# pair in every sub-step; measured with resolve (position_solver.py): 0.67 / 0.75 of this
-# form's PushClutter-v0 gym.make throughput as a plain call.
-@compiled(inline="always")
-def pair_contact(e, k, prs, pos, ang, epar, bint, pint, pvert, pflt, sint, svert, sflt, tol,
-                 vbuf, cbuf, pfl):
-    """Deepest contact between the pieces of pair k's bodies into ``pfl[e, k, :OUT_LEN]``.
-
-    Returns True when some piece pair touches (gap <= tol).
-    """
-    a = prs[e, k, PRS_A]
-    b = prs[e, k, PRS_B]
-    sp = prs[e, k, PRS_SP]
-    va = vbuf[e, 0]
-    vb = vbuf[e, 1]
-    out = cbuf[e]
-    best = -np.inf
-    ax, ay, th = pos[e, a, 0], pos[e, a, 1], ang[e, a]
-    ca, sa, sca = math.cos(th), math.sin(th), epar[e, a, EP_SCALE]
-    if sp < 0:
-        bx, by, th = pos[e, b, 0], pos[e, b, 1], ang[e, b]
-        cb, sb, scb = math.cos(th), math.sin(th), epar[e, b, EP_SCALE]
-        q0, q1 = bint[b, BI_PSTART], bint[b, BI_PSTART] + bint[b, BI_PCOUNT]
-    else:
-        q0, q1 = sp, sp + 1
-    for p in range(bint[a, BI_PSTART], bint[a, BI_PSTART] + bint[a, BI_PCOUNT]):
-        pcx = ax + (ca * pflt[p, PF_BCX] - sa * pflt[p, PF_BCY]) * sca
-        pcy = ay + (sa * pflt[p, PF_BCX] + ca * pflt[p, PF_BCY]) * sca
-        prad = pflt[p, PF_BRAD] * sca
-        placed = False
-        for q in range(q0, q1):
-            if sp < 0:
-                qcx = bx + (cb * pflt[q, PF_BCX] - sb * pflt[q, PF_BCY]) * scb
-                qcy = by + (sb * pflt[q, PF_BCX] + cb * pflt[q, PF_BCY]) * scb
-                qrad = pflt[q, PF_BRAD] * scb
-                dx, dy = pcx - qcx, pcy - qcy
-                reach = prad + qrad + tol
-                if dx * dx + dy * dy > reach * reach:
-                    continue
-            else:
-                # Static pieces are long (walls): test the piece's circle against their box.
-                dx = max(sflt[q, PF_MINX] - pcx, 0.0, pcx - sflt[q, PF_MAXX])
-                dy = max(sflt[q, PF_MINY] - pcy, 0.0, pcy - sflt[q, PF_MAXY])
-                reach = prad + tol
-                if dx * dx + dy * dy > reach * reach:
-                    continue
-            if not placed:
-                na = _place(e, p, ax, ay, ca, sa, sca, pint, pvert, va)
-                placed = True
-            if sp < 0:
-                nb = _place(e, q, bx, by, cb, sb, scb, pint, pvert, vb)
-                kb, rb, vv = pint[q, PI_KIND], pflt[q, PF_RAD] * scb, vb
-            else:
-                nb, kb, rb, vv = sint[q, PI_NV], sint[q, PI_KIND], sflt[q, PF_RAD], svert[q]
-            if collide(pint[p, PI_KIND], va, na, pflt[p, PF_RAD] * sca, kb, vv, nb, rb, tol, out):
-                if out[PFL_DEPTH] > best:
-                    best = out[PFL_DEPTH]
-                    for i in range(OUT_LEN):
-                        pfl[e, k, i] = out[i]
-    return best > -np.inf
-
-
-# --------------------------------------------------------------------------------------------
-# Preparation: traction decisions, levels and order
+# Touching chains and the contact graph
 # --------------------------------------------------------------------------------------------
 @compiled
 def uf_find(e, x, bis):
+    """Root of passive body x's chain (union-find over ``bis[e, :, IS_UF]``, path halving)."""
     while bis[e, x, IS_UF] != x:
         bis[e, x, IS_UF] = bis[e, bis[e, x, IS_UF], IS_UF]
         x = bis[e, x, IS_UF]
     return x
 
 
+@compiled
+def contact_graph(e, npairs, prs, movable, bis, gsc, pfl):
+    """CSR of the touching movable-movable pairs: the pairs of body b are
+    ``gsc[e, bis[e, b, IS_CS] + i]`` for i < ``bis[e, b, IS_CN]`` (a counting sort by body),
+    after the queue in gsc (layout.py)."""
+    nm = movable.shape[0]
+    q = gsc[e, GS_QUEUE_AT]
+    for i in range(nm):
+        bis[e, movable[i], IS_CN] = 0
+    for k in range(npairs):
+        if pfl[e, k, PFL_TOUCH] > 0.0 and prs[e, k, PRS_SP] < 0:
+            bis[e, prs[e, k, PRS_A], IS_CN] += 1
+            bis[e, prs[e, k, PRS_B], IS_CN] += 1
+    start = q + bis.shape[1]
+    for i in range(nm):
+        b = movable[i]
+        bis[e, b, IS_CS] = start
+        gsc[e, q + b] = start  # fill cursor (the queue is free until the searches)
+        start += bis[e, b, IS_CN]
+    for k in range(npairs):
+        if pfl[e, k, PFL_TOUCH] > 0.0 and prs[e, k, PRS_SP] < 0:
+            for side in range(2):
+                x = prs[e, k, PRS_A + side]
+                gsc[e, gsc[e, q + x]] = k
+                gsc[e, q + x] += 1
+
+
+# --------------------------------------------------------------------------------------------
+# The traction rule: which drive -> passive pairs push
+# --------------------------------------------------------------------------------------------
 _CARRY_COS = 0.05  # a contact carries a push when its normal is within ~87 deg of the push
 # Drive-slot table in gsc (up to MAX_DRIVE_SLOTS touching drive -> passive pairs can share a
 # load: one bit of a mask each), DS_ROWS entries per slot, so a slot's entries share a line:
 _DS_PAIR = 0  # pair index of drive slot i
 _DS_OPP = 1  # mask of the slots pushing slot i's load from the other side
 _DS_GROUP = 2  # mask of the slots in slot i's group
-
-
-# The same narrow-phase step as a compiled call, for rare paths (a re-check after a large
-# turn, a pair refreshed after the sweeps), so those do not type pair_contact's body again.
-pair_contact_call = compiled(pair_contact.py_func)
 
 
 @compiled
@@ -401,6 +339,9 @@ def traction_modes(e, npairs, gravity, prs, pos, bint, epar, movable, bis, gsc, 
         prs[e, k, PRS_MODE] = MODE_PUSH if traction >= load * (1.0 - 1e-12) else MODE_STALL
 
 
+# --------------------------------------------------------------------------------------------
+# Contact-graph levels
+# --------------------------------------------------------------------------------------------
 @compiled
 def contact_levels(e, npairs, prs, bint, movable, bis, gsc, pfl):
     """Contact-graph level of each body: hops over touching contacts from the bodies touching
@@ -448,50 +389,9 @@ def contact_levels(e, npairs, prs, bint, movable, bis, gsc, pfl):
         tail = 0
 
 
-@compiled
-def contact_graph(e, npairs, prs, movable, bis, gsc, pfl):
-    """CSR of the touching movable-movable pairs: the pairs of body b are
-    ``gsc[e, bis[e, b, IS_CS] + i]`` for i < ``bis[e, b, IS_CN]`` (a counting sort by body),
-    after the queue in gsc (layout.py)."""
-    nm = movable.shape[0]
-    q = gsc[e, GS_QUEUE_AT]
-    for i in range(nm):
-        bis[e, movable[i], IS_CN] = 0
-    for k in range(npairs):
-        if pfl[e, k, PFL_TOUCH] > 0.0 and prs[e, k, PRS_SP] < 0:
-            bis[e, prs[e, k, PRS_A], IS_CN] += 1
-            bis[e, prs[e, k, PRS_B], IS_CN] += 1
-    start = q + bis.shape[1]
-    for i in range(nm):
-        b = movable[i]
-        bis[e, b, IS_CS] = start
-        gsc[e, q + b] = start  # fill cursor (the queue is free until the searches)
-        start += bis[e, b, IS_CN]
-    for k in range(npairs):
-        if pfl[e, k, PFL_TOUCH] > 0.0 and prs[e, k, PRS_SP] < 0:
-            for side in range(2):
-                x = prs[e, k, PRS_A + side]
-                gsc[e, gsc[e, q + x]] = k
-                gsc[e, q + x] += 1
-
-
-@compiled
-def new_contacts(e, npairs, prs, bint, pfl):
-    """Pairs that touch now but did not when the order was made get their sort key. Returns
-    how many of them are not a drive meeting a body: those change what backs what (a row
-    reaching a wall mid-solve is then re-levelled from the wall; discs landing on a pile,
-    from the pile's floor). A drive catching up with the box it pushes changes nothing the
-    order needs, and re-ordering for it would cost a sort in most steps of a pushing task."""
-    n = 0
-    for k in range(npairs):
-        if pfl[e, k, PFL_TOUCH] > 0.0 and pfl[e, k, PFL_KEY] == -np.inf:
-            pfl[e, k, PFL_KEY] = pfl[e, k, PFL_DEPTH]
-            if bint[prs[e, k, PRS_A], BI_KIND] != DRIVEN and (
-                    prs[e, k, PRS_SP] >= 0 or bint[prs[e, k, PRS_B], BI_KIND] != DRIVEN):
-                n += 1
-    return n
-
-
+# --------------------------------------------------------------------------------------------
+# The prepare stage
+# --------------------------------------------------------------------------------------------
 @compiled
 def prepare(e, npairs, prs, pos, ang, epar, bint, bflt, pint, pvert, pflt, sint, svert, sflt,
             tol, gravity, movable, bsc, bis, vbuf, cbuf, pfl, gsc):
@@ -569,6 +469,9 @@ def prepare(e, npairs, prs, pos, ang, epar, bint, bflt, pint, pvert, pflt, sint,
     return touching
 
 
+# --------------------------------------------------------------------------------------------
+# The sweep order
+# --------------------------------------------------------------------------------------------
 @compiled
 def _pair_level(e, k, prs, bis):
     if prs[e, k, PRS_SP] >= 0:
@@ -639,3 +542,36 @@ def sort_pairs(e, npairs, prs, bis, pfl, pord):
         s, d = d, s
         width *= 2
     return s
+
+
+# --------------------------------------------------------------------------------------------
+# Re-ordering for contacts made while sweeping
+# --------------------------------------------------------------------------------------------
+@compiled
+def new_contacts(e, npairs, prs, bint, pfl):
+    """Pairs that touch now but did not when the order was made get their sort key. Returns
+    how many of them are not a drive meeting a body: those change what backs what (a row
+    reaching a wall mid-solve is then re-levelled from the wall; discs landing on a pile,
+    from the pile's floor). A drive catching up with the box it pushes changes nothing the
+    order needs, and re-ordering for it would cost a sort in most steps of a pushing task."""
+    n = 0
+    for k in range(npairs):
+        if pfl[e, k, PFL_TOUCH] > 0.0 and pfl[e, k, PFL_KEY] == -np.inf:
+            pfl[e, k, PFL_KEY] = pfl[e, k, PFL_DEPTH]
+            if bint[prs[e, k, PRS_A], BI_KIND] != DRIVEN and (
+                    prs[e, k, PRS_SP] >= 0 or bint[prs[e, k, PRS_B], BI_KIND] != DRIVEN):
+                n += 1
+    return n
+
+
+@compiled
+def reorder(e, npairs, prs, bint, movable, bis, gsc, pfl, pord):
+    """After sweeps that made contacts which change what backs what (``new_contacts``): the
+    contact graph, the levels and the sweep order again. Returns the row of ``pord[e]``
+    holding the new order (``sort_pairs``), or -1 when no such contact was made and the
+    order stands."""
+    if new_contacts(e, npairs, prs, bint, pfl) == 0:
+        return -1
+    contact_graph(e, npairs, prs, movable, bis, gsc, pfl)
+    contact_levels(e, npairs, prs, bint, movable, bis, gsc, pfl)
+    return sort_pairs(e, npairs, prs, bis, pfl, pord)

@@ -98,7 +98,7 @@ BS_VX0 = 9  # velocity at the start of the sub-step
 BS_VY0 = 10
 BS_W0 = 11
 BS_DRIVE = 12  # traction of the drives touching the passive chain (component root) [N]
-# Speed [m/s] a body may reach in the coming step (pipeline._substeps), in BS_DRIVE's column:
+# Speed [m/s] a body may reach in the coming step (substeps.count_substeps), in BS_DRIVE's column:
 # it is written and read before the step's first sub-step, BS_DRIVE is reset by every prepare
 # that finds a contact before anything reads it, and write_contacts reads it only for the
 # touching pairs such a prepare leaves.

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from .contacts import pair_contact, pair_contact_call
 from .jit import compiled
 from .layout import (
     BI_KIND,
@@ -67,6 +66,7 @@ from .layout import (
     PRS_MODE,
     PRS_SP,
 )
+from .narrowphase import pair_contact, pair_contact_call
 
 _TURN_RECHECK = 1e-4  # [rad] turns above this are re-checked for overshoot
 _OVERSHOOT_REACH = 0.05  # [m] largest overshoot gap the re-check looks for
