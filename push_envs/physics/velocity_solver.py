@@ -212,7 +212,8 @@ def velocity_pass(e, npairs, order, dt, prs, pos, ang, vel, omg, epar, bint, bfl
                     omg[e, b] -= ib * (cb1 * l1 + cb2 * l2)
             mu = pfl[e, k, PFL_MU]
             if mu > 0.0 and wa > 0.0:
-                # Translation-only Coulomb friction against a static surface (see _friction).
+                # Translation-only Coulomb friction against a static surface, as in the
+                # position pass.
                 tx, ty = -ny, nx
                 vt = vel[e, a, 0] * tx + vel[e, a, 1] * ty
                 normal = pfl[e, k, PFL_LPOS] / dt + pfl[e, k, PFL_LVEL] + pfl[e, k, PFL_LVEL2]
