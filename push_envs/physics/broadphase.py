@@ -43,10 +43,10 @@ from .layout import (
     PF_RAD,
     PI_BODY,
     PI_NV,
-    PR_A,
-    PR_B,
-    PR_MODE,
-    PR_SP,
+    PRS_A,
+    PRS_B,
+    PRS_MODE,
+    PRS_SP,
 )
 
 _SWEEP_MIN = 24  # below this many movable bodies, test all pairs directly
@@ -154,10 +154,10 @@ def sweep_order(e, movable, aabb, stamp):
 @compiled
 def _push_pair(e, prs, n, cap, a, b, sp):
     if n < cap:
-        prs[e, n, PR_A] = a
-        prs[e, n, PR_B] = b
-        prs[e, n, PR_SP] = sp
-        prs[e, n, PR_MODE] = 0
+        prs[e, n, PRS_A] = a
+        prs[e, n, PRS_B] = b
+        prs[e, n, PRS_SP] = sp
+        prs[e, n, PRS_MODE] = 0
     return n + 1
 
 

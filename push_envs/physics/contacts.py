@@ -1,17 +1,20 @@
-"""Contact preparation and ordering: the first stage of a sub-step's contact solve.
+"""The prepare stage: the first stage of a sub-step's contact solve, and the sweep order.
 
-For one env, at the predicted poses (after free motion), this stage
+For one env, at the predicted poses (after free motion), ``prepare``
 
-* computes the deepest contact of every candidate pair (``pair_contact``: bounding-circle
-  pre-check, then SAT per piece pair, see narrowphase.py);
-* decides each drive -> passive pair's mode (push or stall) by the traction rule;
+* computes the deepest contact of every candidate pair (``narrowphase.pair_contact``:
+  bounding-circle pre-check, then SAT per piece pair) and its friction and restitution;
+* groups touching passive bodies into chains (``uf_find``; sensors.py reads the same groups
+  to cap reported forces) and builds the touching contact graph (``contact_graph``);
+* decides each drive -> passive pair's mode (push or stall) by the traction rule
+  (``traction_modes``);
 * gives every body its contact-graph level (graph distance from immovable bodies, then from
-  drives) and
-* sorts the pairs into the sweep order (level, then deepest first, then contact point), so the
-  order never depends on how the bodies were listed.
+  drives; ``contact_levels``).
 
-The union-find helpers (``uf_find``) group touching passive bodies into chains; sensors.py reads
-the same groups to cap reported forces.
+``sort_pairs`` then puts the pairs in the sweep order (level, then deepest first, then
+contact point), so the order never depends on how the bodies were listed; ``reorder`` does
+graph, levels and order again when the sweeps made contacts that change what backs what.
+The module reads in that order.
 """
 
 from __future__ import annotations
@@ -24,8 +27,6 @@ from .jit import compiled
 from .layout import (
     BF_REST,
     BI_KIND,
-    BI_PCOUNT,
-    BI_PSTART,
     BS_DRIVE,
     BS_VXF,
     BS_VYF,
@@ -34,7 +35,6 @@ from .layout import (
     DS_ROWS,
     EP_FRICTION,
     EP_MASS,
-    EP_SCALE,
     GS_QUEUE_AT,
     GS_SLOTS,
     GS_STAMP,
@@ -49,140 +49,78 @@ from .layout import (
     IS_VIS,
     MODE_PUSH,
     MODE_STALL,
-    OUT_LEN,
     PASSIVE,
-    PF_ACC,
-    PF_BCX,
-    PF_BCY,
-    PF_BRAD,
-    PF_CORNER,
-    PF_DEPTH,
-    PF_DMAX,
-    PF_E,
-    PF_KEY,
-    PF_MAXX,
-    PF_MAXY,
-    PF_MINX,
-    PF_MINY,
-    PF_MU,
-    PF_NX,
-    PF_NY,
-    PF_P1X,
-    PF_P1Y,
-    PF_RAD,
-    PF_TOUCH,
-    PI_KIND,
-    PI_NV,
-    PR_A,
-    PR_B,
-    PR_MODE,
-    PR_SP,
+    PFL_ACC,
+    PFL_CORNER,
+    PFL_DEPTH,
+    PFL_DMAX,
+    PFL_E,
+    PFL_KEY,
+    PFL_MU,
+    PFL_NX,
+    PFL_NY,
+    PFL_P1X,
+    PFL_P1Y,
+    PFL_TOUCH,
+    PRS_A,
+    PRS_B,
+    PRS_MODE,
+    PRS_SP,
 )
-from .narrowphase import collide
+from .narrowphase import pair_contact
 
 LEVEL_INF = 1 << 40  # level of a body no immovable body or drive backs
 LEVEL_DRIVE = 1 << 30  # start level of a drive (below LEVEL_INF)
 
 
 # --------------------------------------------------------------------------------------------
-# Narrow phase of one candidate pair
-# --------------------------------------------------------------------------------------------
-@compiled
-def _place(e, p, cx, cy, c, s, sc, pint, pvert, vb):
-    """World vertices of movable piece p of a body at COM (cx, cy), rotation (c, s), scale sc."""
-    nv = pint[p, PI_NV]
-    for i in range(nv):
-        lx = pvert[p, i, 0] * sc
-        ly = pvert[p, i, 1] * sc
-        vb[i, 0] = cx + c * lx - s * ly
-        vb[i, 1] = cy + s * lx + c * ly
-    return nv
-
-
-# numba-IR inlined into prepare (the other kept use): the narrow phase of every candidate
-# pair in every sub-step; measured with resolve (position_solver.py): 0.67 / 0.75 of this
-# form's PushClutter-v0 gym.make throughput as a plain call.
-@compiled(inline="always")
-def pair_contact(e, k, prs, pos, ang, epar, bint, pint, pvert, pflt, sint, svert, sflt, tol,
-                 vbuf, cbuf, pfl):
-    """Deepest contact between the pieces of pair k's bodies into ``pfl[e, k, :OUT_LEN]``.
-
-    Returns True when some piece pair touches (gap <= tol).
-    """
-    a = prs[e, k, PR_A]
-    b = prs[e, k, PR_B]
-    sp = prs[e, k, PR_SP]
-    va = vbuf[e, 0]
-    vb = vbuf[e, 1]
-    out = cbuf[e]
-    best = -np.inf
-    ax, ay, th = pos[e, a, 0], pos[e, a, 1], ang[e, a]
-    ca, sa, sca = math.cos(th), math.sin(th), epar[e, a, EP_SCALE]
-    if sp < 0:
-        bx, by, th = pos[e, b, 0], pos[e, b, 1], ang[e, b]
-        cb, sb, scb = math.cos(th), math.sin(th), epar[e, b, EP_SCALE]
-        q0, q1 = bint[b, BI_PSTART], bint[b, BI_PSTART] + bint[b, BI_PCOUNT]
-    else:
-        q0, q1 = sp, sp + 1
-    for p in range(bint[a, BI_PSTART], bint[a, BI_PSTART] + bint[a, BI_PCOUNT]):
-        pcx = ax + (ca * pflt[p, PF_BCX] - sa * pflt[p, PF_BCY]) * sca
-        pcy = ay + (sa * pflt[p, PF_BCX] + ca * pflt[p, PF_BCY]) * sca
-        prad = pflt[p, PF_BRAD] * sca
-        placed = False
-        for q in range(q0, q1):
-            if sp < 0:
-                qcx = bx + (cb * pflt[q, PF_BCX] - sb * pflt[q, PF_BCY]) * scb
-                qcy = by + (sb * pflt[q, PF_BCX] + cb * pflt[q, PF_BCY]) * scb
-                qrad = pflt[q, PF_BRAD] * scb
-                dx, dy = pcx - qcx, pcy - qcy
-                reach = prad + qrad + tol
-                if dx * dx + dy * dy > reach * reach:
-                    continue
-            else:
-                # Static pieces are long (walls): test the piece's circle against their box.
-                dx = max(sflt[q, PF_MINX] - pcx, 0.0, pcx - sflt[q, PF_MAXX])
-                dy = max(sflt[q, PF_MINY] - pcy, 0.0, pcy - sflt[q, PF_MAXY])
-                reach = prad + tol
-                if dx * dx + dy * dy > reach * reach:
-                    continue
-            if not placed:
-                na = _place(e, p, ax, ay, ca, sa, sca, pint, pvert, va)
-                placed = True
-            if sp < 0:
-                nb = _place(e, q, bx, by, cb, sb, scb, pint, pvert, vb)
-                kb, rb, vv = pint[q, PI_KIND], pflt[q, PF_RAD] * scb, vb
-            else:
-                nb, kb, rb, vv = sint[q, PI_NV], sint[q, PI_KIND], sflt[q, PF_RAD], svert[q]
-            if collide(pint[p, PI_KIND], va, na, pflt[p, PF_RAD] * sca, kb, vv, nb, rb, tol, out):
-                if out[PF_DEPTH] > best:
-                    best = out[PF_DEPTH]
-                    for i in range(OUT_LEN):
-                        pfl[e, k, i] = out[i]
-    return best > -np.inf
-
-
-# --------------------------------------------------------------------------------------------
-# Preparation: traction decisions, levels and order
+# Touching chains and the contact graph
 # --------------------------------------------------------------------------------------------
 @compiled
 def uf_find(e, x, bis):
+    """Root of passive body x's chain (union-find over ``bis[e, :, IS_UF]``, path halving)."""
     while bis[e, x, IS_UF] != x:
         bis[e, x, IS_UF] = bis[e, bis[e, x, IS_UF], IS_UF]
         x = bis[e, x, IS_UF]
     return x
 
 
+@compiled
+def contact_graph(e, npairs, prs, movable, bis, gsc, pfl):
+    """CSR of the touching movable-movable pairs: the pairs of body b are
+    ``gsc[e, bis[e, b, IS_CS] + i]`` for i < ``bis[e, b, IS_CN]`` (a counting sort by body),
+    after the queue in gsc (layout.py)."""
+    nm = movable.shape[0]
+    q = gsc[e, GS_QUEUE_AT]
+    for i in range(nm):
+        bis[e, movable[i], IS_CN] = 0
+    for k in range(npairs):
+        if pfl[e, k, PFL_TOUCH] > 0.0 and prs[e, k, PRS_SP] < 0:
+            bis[e, prs[e, k, PRS_A], IS_CN] += 1
+            bis[e, prs[e, k, PRS_B], IS_CN] += 1
+    start = q + bis.shape[1]
+    for i in range(nm):
+        b = movable[i]
+        bis[e, b, IS_CS] = start
+        gsc[e, q + b] = start  # fill cursor (the queue is free until the searches)
+        start += bis[e, b, IS_CN]
+    for k in range(npairs):
+        if pfl[e, k, PFL_TOUCH] > 0.0 and prs[e, k, PRS_SP] < 0:
+            for side in range(2):
+                x = prs[e, k, PRS_A + side]
+                gsc[e, gsc[e, q + x]] = k
+                gsc[e, q + x] += 1
+
+
+# --------------------------------------------------------------------------------------------
+# The traction rule: which drive -> passive pairs push
+# --------------------------------------------------------------------------------------------
 _CARRY_COS = 0.05  # a contact carries a push when its normal is within ~87 deg of the push
 # Drive-slot table in gsc (up to MAX_DRIVE_SLOTS touching drive -> passive pairs can share a
 # load: one bit of a mask each), DS_ROWS entries per slot, so a slot's entries share a line:
 _DS_PAIR = 0  # pair index of drive slot i
 _DS_OPP = 1  # mask of the slots pushing slot i's load from the other side
 _DS_GROUP = 2  # mask of the slots in slot i's group
-
-
-# The same narrow-phase step as a compiled call, for rare paths (a re-check after a large
-# turn, a pair refreshed after the sweeps), so those do not type pair_contact's body again.
-pair_contact_call = compiled(pair_contact.py_func)
 
 
 @compiled
@@ -195,10 +133,10 @@ def _ds(row, i):
 def _push_dir(e, k, prs, pos, pfl):
     """Direction [unit] in which the drive of pair k pushes its passive body b: along the
     contact normal while they touch, else along the line between their centres."""
-    if pfl[e, k, PF_TOUCH] > 0.0:
-        return -pfl[e, k, PF_NX], -pfl[e, k, PF_NY]
-    a = prs[e, k, PR_A]
-    b = prs[e, k, PR_B]
+    if pfl[e, k, PFL_TOUCH] > 0.0:
+        return -pfl[e, k, PFL_NX], -pfl[e, k, PFL_NY]
+    a = prs[e, k, PRS_A]
+    b = prs[e, k, PRS_B]
     dx, dy = pos[e, b, 0] - pos[e, a, 0], pos[e, b, 1] - pos[e, a, 1]
     d = math.sqrt(dx * dx + dy * dy)
     if d <= 0.0:
@@ -217,10 +155,10 @@ def drives_into(e, k, prs, pos, bsc, pfl):
     """True when the drive of touching pair k moves its contact point into its passive body:
     the free-motion velocity [m/s] of the drive at the contact point (COM velocity plus spin
     times the lever arm) has a component > ``_PUSH_SPEED`` along the push direction -n."""
-    a = prs[e, k, PR_A]
-    nx, ny = pfl[e, k, PF_NX], pfl[e, k, PF_NY]
-    rx = pfl[e, k, PF_P1X] - pos[e, a, 0]
-    ry = pfl[e, k, PF_P1Y] - pos[e, a, 1]
+    a = prs[e, k, PRS_A]
+    nx, ny = pfl[e, k, PFL_NX], pfl[e, k, PFL_NY]
+    rx = pfl[e, k, PFL_P1X] - pos[e, a, 0]
+    ry = pfl[e, k, PFL_P1Y] - pos[e, a, 1]
     w = bsc[e, a, BS_WF]
     vx = bsc[e, a, BS_VXF] - w * ry
     vy = bsc[e, a, BS_VYF] + w * rx
@@ -239,7 +177,7 @@ def carried_load(e, b0, dx, dy, bit, gravity, prs, bint, epar, bis, gsc, pfl):
 
         robot -> [b0][b1][b2]      carried: b0, b1, b2 (normals along the push)
                  [s0][s1][s2]      not carried: side contacts, normal across the push, and
-                                   b0-s1, b1-s2 corner to corner (PF_CORNER)
+                                   b0-s1, b1-s2 corner to corner (PFL_CORNER)
     """
     gsc[e, GS_STAMP] += 1
     stamp = gsc[e, GS_STAMP]
@@ -256,15 +194,16 @@ def carried_load(e, b0, dx, dy, bit, gravity, prs, bint, epar, bis, gsc, pfl):
         bis[e, x, IS_MASK] |= bit
         for s in range(bis[e, x, IS_CS], bis[e, x, IS_CS] + bis[e, x, IS_CN]):
             j = gsc[e, s]
-            a = prs[e, j, PR_A]
-            y = prs[e, j, PR_B] if a == x else a
+            a = prs[e, j, PRS_A]
+            y = prs[e, j, PRS_B] if a == x else a
             if bint[y, BI_KIND] != PASSIVE or bis[e, y, IS_VIS] == stamp:
                 continue
-            if pfl[e, j, PF_CORNER] > 0.0:
+            if pfl[e, j, PFL_CORNER] > 0.0:
                 continue  # corner to corner: a push slides past, along the shared line
-            # PF_N points from B toward A: the push crosses from x to y along -n when x is A.
+            # The normal points from B toward A: the push crosses from x to y along -n when x
+            # is A.
             sgn = -1.0 if a == x else 1.0
-            if sgn * (pfl[e, j, PF_NX] * dx + pfl[e, j, PF_NY] * dy) > _CARRY_COS:
+            if sgn * (pfl[e, j, PFL_NX] * dx + pfl[e, j, PFL_NY] * dy) > _CARRY_COS:
                 bis[e, y, IS_VIS] = stamp
                 gsc[e, q + tail] = y
                 tail += 1
@@ -286,10 +225,10 @@ def _slots_traction(e, mask, nd, prs, epar, gravity, gsc):
     for i in range(nd):
         if not (mask >> i) & 1:
             continue
-        a = prs[e, gsc[e, _ds(_DS_PAIR, i)], PR_A]
+        a = prs[e, gsc[e, _ds(_DS_PAIR, i)], PRS_A]
         seen = False
         for j in range(i):
-            if (mask >> j) & 1 and prs[e, gsc[e, _ds(_DS_PAIR, j)], PR_A] == a:
+            if (mask >> j) & 1 and prs[e, gsc[e, _ds(_DS_PAIR, j)], PRS_A] == a:
                 seen = True
                 break
         if not seen:
@@ -327,12 +266,12 @@ def traction_modes(e, npairs, gravity, prs, pos, bint, epar, movable, bis, gsc, 
     nd = np.int64(0)  # not a literal: one signature of _slots_traction
     slots = (gsc[e, GS_QUEUE_AT] - GS_SLOTS) // DS_ROWS
     for k in range(npairs):
-        a = prs[e, k, PR_A]
-        b = prs[e, k, PR_B]
-        if prs[e, k, PR_SP] >= 0 or bint[a, BI_KIND] != DRIVEN or bint[b, BI_KIND] != PASSIVE:
+        a = prs[e, k, PRS_A]
+        b = prs[e, k, PRS_B]
+        if prs[e, k, PRS_SP] >= 0 or bint[a, BI_KIND] != DRIVEN or bint[b, BI_KIND] != PASSIVE:
             continue
         dx, dy = _push_dir(e, k, prs, pos, pfl)
-        if pfl[e, k, PF_TOUCH] > 0.0 and nd < slots:
+        if pfl[e, k, PFL_TOUCH] > 0.0 and nd < slots:
             gsc[e, _ds(_DS_PAIR, nd)] = k
             gsc[e, _ds(_DS_OPP, nd)] = 0
             carried_load(e, b, dx, dy, 1 << nd, gravity, prs, bint, epar, bis, gsc, pfl)
@@ -341,7 +280,7 @@ def traction_modes(e, npairs, gravity, prs, pos, bint, epar, movable, bis, gsc, 
             load = carried_load(e, b, dx, dy, np.int64(0), gravity, prs, bint, epar, bis, gsc,
                                 pfl)
             traction = epar[e, a, EP_FRICTION] * epar[e, a, EP_MASS] * gravity
-            prs[e, k, PR_MODE] = MODE_PUSH if traction >= load * (1.0 - 1e-12) else MODE_STALL
+            prs[e, k, PRS_MODE] = MODE_PUSH if traction >= load * (1.0 - 1e-12) else MODE_STALL
     if nd == 0:
         return
     # Shared bodies: group the drives pushing one load the same way; note the opposing ones.
@@ -360,14 +299,14 @@ def traction_modes(e, npairs, gravity, prs, pos, bint, epar, movable, bis, gsc, 
                 k2 = gsc[e, _ds(_DS_PAIR, s2)]
                 d2x, d2y = _push_dir(e, k2, prs, pos, pfl)
                 if d1x * d2x + d1y * d2y > 0.0:
-                    a1, a2 = prs[e, k1, PR_A], prs[e, k2, PR_A]
+                    a1, a2 = prs[e, k1, PRS_A], prs[e, k2, PRS_A]
                     if a1 != a2 and not (drives_into(e, k1, prs, pos, bsc, pfl)
                                          and drives_into(e, k2, prs, pos, bsc, pfl)):
                         # Side by side, but one of them is not pushing: it neither adds its
                         # traction nor resists, and each decides on its own load.
                         continue
-                    r1 = _group_find(e, prs[e, k1, PR_A], bis)
-                    r2 = _group_find(e, prs[e, k2, PR_A], bis)
+                    r1 = _group_find(e, prs[e, k1, PRS_A], bis)
+                    r2 = _group_find(e, prs[e, k2, PRS_A], bis)
                     if r1 < r2:
                         bis[e, r2, IS_GROUP] = r1
                     elif r2 < r1:
@@ -376,10 +315,10 @@ def traction_modes(e, npairs, gravity, prs, pos, bint, epar, movable, bis, gsc, 
                     gsc[e, _ds(_DS_OPP, s1)] |= 1 << s2
                     gsc[e, _ds(_DS_OPP, s2)] |= 1 << s1
     for s in range(nd):
-        r = _group_find(e, prs[e, gsc[e, _ds(_DS_PAIR, s)], PR_A], bis)
+        r = _group_find(e, prs[e, gsc[e, _ds(_DS_PAIR, s)], PRS_A], bis)
         g = 0
         for s2 in range(nd):
-            if _group_find(e, prs[e, gsc[e, _ds(_DS_PAIR, s2)], PR_A], bis) == r:
+            if _group_find(e, prs[e, gsc[e, _ds(_DS_PAIR, s2)], PRS_A], bis) == r:
                 g |= 1 << s2
         gsc[e, _ds(_DS_GROUP, s)] = g
     for s in range(nd):
@@ -397,9 +336,12 @@ def traction_modes(e, npairs, gravity, prs, pos, bint, epar, movable, bis, gsc, 
         load += _slots_traction(e, opp, nd, prs, epar, gravity, gsc)
         traction = _slots_traction(e, g, nd, prs, epar, gravity, gsc)
         k = gsc[e, _ds(_DS_PAIR, s)]
-        prs[e, k, PR_MODE] = MODE_PUSH if traction >= load * (1.0 - 1e-12) else MODE_STALL
+        prs[e, k, PRS_MODE] = MODE_PUSH if traction >= load * (1.0 - 1e-12) else MODE_STALL
 
 
+# --------------------------------------------------------------------------------------------
+# Contact-graph levels
+# --------------------------------------------------------------------------------------------
 @compiled
 def contact_levels(e, npairs, prs, bint, movable, bis, gsc, pfl):
     """Contact-graph level of each body: hops over touching contacts from the bodies touching
@@ -418,8 +360,8 @@ def contact_levels(e, npairs, prs, bint, movable, bis, gsc, pfl):
         bis[e, b, IS_LEVEL] = LEVEL_DRIVE if bint[b, BI_KIND] == DRIVEN else LEVEL_INF
     tail = 0
     for k in range(npairs):
-        if prs[e, k, PR_SP] >= 0 and pfl[e, k, PF_TOUCH] > 0.0:
-            a = prs[e, k, PR_A]
+        if prs[e, k, PRS_SP] >= 0 and pfl[e, k, PFL_TOUCH] > 0.0:
+            a = prs[e, k, PRS_A]
             if bis[e, a, IS_LEVEL] != 1:
                 bis[e, a, IS_LEVEL] = 1
                 gsc[e, q + tail] = a
@@ -438,8 +380,8 @@ def contact_levels(e, npairs, prs, bint, movable, bis, gsc, pfl):
             lx = bis[e, x, IS_LEVEL]
             for s in range(bis[e, x, IS_CS], bis[e, x, IS_CS] + bis[e, x, IS_CN]):
                 j = gsc[e, s]
-                a = prs[e, j, PR_A]
-                y = prs[e, j, PR_B] if a == x else a
+                a = prs[e, j, PRS_A]
+                y = prs[e, j, PRS_B] if a == x else a
                 if bis[e, y, IS_LEVEL] > lx + 1:
                     bis[e, y, IS_LEVEL] = lx + 1
                     gsc[e, q + tail] = y
@@ -447,50 +389,9 @@ def contact_levels(e, npairs, prs, bint, movable, bis, gsc, pfl):
         tail = 0
 
 
-@compiled
-def contact_graph(e, npairs, prs, movable, bis, gsc, pfl):
-    """CSR of the touching movable-movable pairs: the pairs of body b are
-    ``gsc[e, bis[e, b, IS_CS] + i]`` for i < ``bis[e, b, IS_CN]`` (a counting sort by body),
-    after the queue in gsc (layout.py)."""
-    nm = movable.shape[0]
-    q = gsc[e, GS_QUEUE_AT]
-    for i in range(nm):
-        bis[e, movable[i], IS_CN] = 0
-    for k in range(npairs):
-        if pfl[e, k, PF_TOUCH] > 0.0 and prs[e, k, PR_SP] < 0:
-            bis[e, prs[e, k, PR_A], IS_CN] += 1
-            bis[e, prs[e, k, PR_B], IS_CN] += 1
-    start = q + bis.shape[1]
-    for i in range(nm):
-        b = movable[i]
-        bis[e, b, IS_CS] = start
-        gsc[e, q + b] = start  # fill cursor (the queue is free until the searches)
-        start += bis[e, b, IS_CN]
-    for k in range(npairs):
-        if pfl[e, k, PF_TOUCH] > 0.0 and prs[e, k, PR_SP] < 0:
-            for side in range(2):
-                x = prs[e, k, PR_A + side]
-                gsc[e, gsc[e, q + x]] = k
-                gsc[e, q + x] += 1
-
-
-@compiled
-def new_contacts(e, npairs, prs, bint, pfl):
-    """Pairs that touch now but did not when the order was made get their sort key. Returns
-    how many of them are not a drive meeting a body: those change what backs what (a row
-    reaching a wall mid-solve is then re-levelled from the wall; discs landing on a pile,
-    from the pile's floor). A drive catching up with the box it pushes changes nothing the
-    order needs, and re-ordering for it would cost a sort in most steps of a pushing task."""
-    n = 0
-    for k in range(npairs):
-        if pfl[e, k, PF_TOUCH] > 0.0 and pfl[e, k, PF_KEY] == -np.inf:
-            pfl[e, k, PF_KEY] = pfl[e, k, PF_DEPTH]
-            if bint[prs[e, k, PR_A], BI_KIND] != DRIVEN and (
-                    prs[e, k, PR_SP] >= 0 or bint[prs[e, k, PR_B], BI_KIND] != DRIVEN):
-                n += 1
-    return n
-
-
+# --------------------------------------------------------------------------------------------
+# The prepare stage
+# --------------------------------------------------------------------------------------------
 @compiled
 def prepare(e, npairs, prs, pos, ang, epar, bint, bflt, pint, pvert, pflt, sint, svert, sflt,
             tol, gravity, movable, bsc, bis, vbuf, cbuf, pfl, gsc):
@@ -502,33 +403,33 @@ def prepare(e, npairs, prs, pos, ang, epar, bint, bflt, pint, pvert, pflt, sint,
     nm = movable.shape[0]
     touching = 0
     for k in range(npairs):
-        a = prs[e, k, PR_A]
-        b = prs[e, k, PR_B]
-        sp = prs[e, k, PR_SP]
+        a = prs[e, k, PRS_A]
+        b = prs[e, k, PRS_B]
+        sp = prs[e, k, PRS_SP]
         ka = bint[a, BI_KIND]
         kb = IMMOVABLE if sp >= 0 else bint[b, BI_KIND]
         if ka == PASSIVE and kb == DRIVEN:
             # Keep the drive on side a: the mode rules below read it there.
-            prs[e, k, PR_A] = b
-            prs[e, k, PR_B] = a
+            prs[e, k, PRS_A] = b
+            prs[e, k, PRS_B] = a
             a, b, ka, kb = b, a, kb, ka
-        pfl[e, k, PF_DMAX] = -np.inf
+        pfl[e, k, PFL_DMAX] = -np.inf
         mu = 0.0
         if ka == PASSIVE and kb == IMMOVABLE:
             mu = 0.5 * (epar[e, a, EP_FRICTION] + epar[e, b, EP_FRICTION])
-        pfl[e, k, PF_MU] = mu
+        pfl[e, k, PFL_MU] = mu
         rest = 0.0
         if ka == PASSIVE or kb == PASSIVE:
             rest = 0.5 * (bflt[a, BF_REST] + bflt[b, BF_REST])
-        pfl[e, k, PF_E] = rest
+        pfl[e, k, PFL_E] = rest
         if pair_contact(e, k, prs, pos, ang, epar, bint, pint, pvert, pflt, sint, svert, sflt,
                         tol, vbuf, cbuf, pfl):
             touching += 1
-            pfl[e, k, PF_TOUCH] = 1.0
-            pfl[e, k, PF_KEY] = pfl[e, k, PF_DEPTH]
+            pfl[e, k, PFL_TOUCH] = 1.0
+            pfl[e, k, PFL_KEY] = pfl[e, k, PFL_DEPTH]
         else:
-            pfl[e, k, PF_TOUCH] = 0.0
-            pfl[e, k, PF_KEY] = -np.inf
+            pfl[e, k, PFL_TOUCH] = 0.0
+            pfl[e, k, PFL_KEY] = -np.inf
     if touching == 0:
         # What follows (accumulators, union-find, graph, modes, levels) is read only when
         # something touches: a contact-free sub-step leaves that scratch alone.
@@ -541,12 +442,12 @@ def prepare(e, npairs, prs, pos, ang, epar, bint, bflt, pint, pvert, pflt, sint,
         bis[e, b, IS_MOVED] = 0
         bsc[e, b, BS_DRIVE] = 0.0
     for k in range(npairs):
-        for j in range(PF_ACC, pfl.shape[2]):
+        for j in range(PFL_ACC, pfl.shape[2]):
             pfl[e, k, j] = 0.0
         # Touching passive bodies form chains (united in buffer order).
-        if pfl[e, k, PF_TOUCH] > 0.0 and prs[e, k, PR_SP] < 0:
-            a = prs[e, k, PR_A]
-            b = prs[e, k, PR_B]
+        if pfl[e, k, PFL_TOUCH] > 0.0 and prs[e, k, PRS_SP] < 0:
+            a = prs[e, k, PRS_A]
+            b = prs[e, k, PRS_B]
             if bint[a, BI_KIND] == PASSIVE and bint[b, BI_KIND] == PASSIVE:
                 ra, rb = uf_find(e, a, bis), uf_find(e, b, bis)
                 if ra != rb:
@@ -557,9 +458,9 @@ def prepare(e, npairs, prs, pos, ang, epar, bint, bflt, pint, pvert, pflt, sint,
     contact_graph(e, npairs, prs, movable, bis, gsc, pfl)
     # Traction of the drives touching each passive chain [N] (caps the reported forces).
     for k in range(npairs):
-        a = prs[e, k, PR_A]
-        b = prs[e, k, PR_B]
-        if pfl[e, k, PF_TOUCH] > 0.0 and prs[e, k, PR_SP] < 0 and bint[a, BI_KIND] == DRIVEN \
+        a = prs[e, k, PRS_A]
+        b = prs[e, k, PRS_B]
+        if pfl[e, k, PFL_TOUCH] > 0.0 and prs[e, k, PRS_SP] < 0 and bint[a, BI_KIND] == DRIVEN \
                 and bint[b, BI_KIND] == PASSIVE:
             bsc[e, uf_find(e, b, bis), BS_DRIVE] += \
                 epar[e, a, EP_FRICTION] * epar[e, a, EP_MASS] * gravity
@@ -568,11 +469,14 @@ def prepare(e, npairs, prs, pos, ang, epar, bint, bflt, pint, pvert, pflt, sint,
     return touching
 
 
+# --------------------------------------------------------------------------------------------
+# The sweep order
+# --------------------------------------------------------------------------------------------
 @compiled
 def _pair_level(e, k, prs, bis):
-    if prs[e, k, PR_SP] >= 0:
+    if prs[e, k, PRS_SP] >= 0:
         return 0
-    return min(bis[e, prs[e, k, PR_A], IS_LEVEL], bis[e, prs[e, k, PR_B], IS_LEVEL])
+    return min(bis[e, prs[e, k, PRS_A], IS_LEVEL], bis[e, prs[e, k, PRS_B], IS_LEVEL])
 
 
 @compiled
@@ -589,17 +493,17 @@ def _before(e, k1, k2, prs, bis, pfl):
     l2 = _pair_level(e, k2, prs, bis)
     if l1 != l2:
         return l1 < l2
-    d1, d2 = pfl[e, k1, PF_KEY], pfl[e, k2, PF_KEY]
+    d1, d2 = pfl[e, k1, PFL_KEY], pfl[e, k2, PFL_KEY]
     if d1 != d2:
         return d1 > d2
     if d1 > -np.inf:
-        x1, x2 = pfl[e, k1, PF_P1X], pfl[e, k2, PF_P1X]
+        x1, x2 = pfl[e, k1, PFL_P1X], pfl[e, k2, PFL_P1X]
         if x1 != x2:
             return x1 < x2
-        y1, y2 = pfl[e, k1, PF_P1Y], pfl[e, k2, PF_P1Y]
+        y1, y2 = pfl[e, k1, PFL_P1Y], pfl[e, k2, PFL_P1Y]
         if y1 != y2:
             return y1 < y2
-    for c in (PR_A, PR_B, PR_SP):
+    for c in (PRS_A, PRS_B, PRS_SP):
         if prs[e, k1, c] != prs[e, k2, c]:
             return prs[e, k1, c] < prs[e, k2, c]
     return k1 < k2
@@ -638,3 +542,36 @@ def sort_pairs(e, npairs, prs, bis, pfl, pord):
         s, d = d, s
         width *= 2
     return s
+
+
+# --------------------------------------------------------------------------------------------
+# Re-ordering for contacts made while sweeping
+# --------------------------------------------------------------------------------------------
+@compiled
+def new_contacts(e, npairs, prs, bint, pfl):
+    """Pairs that touch now but did not when the order was made get their sort key. Returns
+    how many of them are not a drive meeting a body: those change what backs what (a row
+    reaching a wall mid-solve is then re-levelled from the wall; discs landing on a pile,
+    from the pile's floor). A drive catching up with the box it pushes changes nothing the
+    order needs, and re-ordering for it would cost a sort in most steps of a pushing task."""
+    n = 0
+    for k in range(npairs):
+        if pfl[e, k, PFL_TOUCH] > 0.0 and pfl[e, k, PFL_KEY] == -np.inf:
+            pfl[e, k, PFL_KEY] = pfl[e, k, PFL_DEPTH]
+            if bint[prs[e, k, PRS_A], BI_KIND] != DRIVEN and (
+                    prs[e, k, PRS_SP] >= 0 or bint[prs[e, k, PRS_B], BI_KIND] != DRIVEN):
+                n += 1
+    return n
+
+
+@compiled
+def reorder(e, npairs, prs, bint, movable, bis, gsc, pfl, pord):
+    """After sweeps that made contacts which change what backs what (``new_contacts``): the
+    contact graph, the levels and the sweep order again. Returns the row of ``pord[e]``
+    holding the new order (``sort_pairs``), or -1 when no such contact was made and the
+    order stands."""
+    if new_contacts(e, npairs, prs, bint, pfl) == 0:
+        return -1
+    contact_graph(e, npairs, prs, movable, bis, gsc, pfl)
+    contact_levels(e, npairs, prs, bint, movable, bis, gsc, pfl)
+    return sort_pairs(e, npairs, prs, bis, pfl, pord)

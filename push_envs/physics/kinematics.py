@@ -1,4 +1,5 @@
-"""Drives and free motion: the first two stages of a step.
+"""Drives and free motion: the free-motion stage of a step (``free_motion``, after the
+sub-step count), and the drive models it runs.
 
 Drive (driven bodies). A command is clipped to ``[vel_min, vel_max]``; the drive state follows
 it as a first-order lag with time constant ``tau`` [s] (solved exactly over the step, so
@@ -21,7 +22,41 @@ from __future__ import annotations
 
 import math
 
+from .frames import com_offset
 from .jit import compiled
+from .layout import (
+    BF_ACC0,
+    BF_ACC1,
+    BF_COMX,
+    BF_COMY,
+    BF_TAU,
+    BF_VMAX0,
+    BF_VMAX1,
+    BF_VMIN0,
+    BF_VMIN1,
+    BF_WHEELBASE,
+    BI_DRIVE,
+    BI_KIND,
+    BS_D0,
+    BS_D1,
+    BS_T0,
+    BS_TP,
+    BS_VX0,
+    BS_VXF,
+    BS_VY0,
+    BS_VYF,
+    BS_W0,
+    BS_WF,
+    BS_X0,
+    BS_XP,
+    BS_Y0,
+    BS_YP,
+    DRIVEN,
+    EP_FRICTION,
+    EP_INERTIA,
+    EP_MASS,
+    IS_SLEEP,
+)
 
 DRIVE_NONE = 0
 DRIVE_DIFF = 1
@@ -137,3 +172,83 @@ def coast(vx, vy, w, mu_g, gyration, dt):
         dth = sgn * ang
         nw = sgn * nsw
     return dx, dy, dth, nvx, nvy, nw
+
+
+# --------------------------------------------------------------------------------------------
+# The free-motion stage: every movable body of an env
+# --------------------------------------------------------------------------------------------
+@compiled
+def free_motion(e, dt, gravity, sleep_on, bint, bflt, movable, epar, pos, ang, vel, omg, drv,
+                cmd, bsc, bis):
+    """The free-motion stage: drive update and free motion of every movable body of env ``e``
+    over ``dt`` [s], under ground friction ``gravity`` [m/s^2] times each body's coefficient.
+
+    Keeps the pose and velocity it starts from (``BS_X0``..``BS_W0``, and a drive's state in
+    ``BS_D0``, ``BS_D1``: what a rolled-back step restores) and the free-motion pose and
+    velocity (``BS_XP``.., ``BS_VXF``..: what the velocity pass measures the contacts'
+    corrections against) in the hot rows of ``bsc``.
+
+    A body that slept through the last sub-step (``IS_SLEEP`` 2, only when ``sleep_on``) is
+    skipped: it has no velocity, so its free motion is none, and its scratch in ``bsc``
+    already says so.
+    """
+    for i in range(movable.shape[0]):
+        b = movable[i]
+        if sleep_on and bis[e, b, IS_SLEEP] == 2:
+            continue
+        bsc[e, b, BS_X0] = pos[e, b, 0]
+        bsc[e, b, BS_Y0] = pos[e, b, 1]
+        bsc[e, b, BS_T0] = ang[e, b]
+        bsc[e, b, BS_VX0] = vel[e, b, 0]
+        bsc[e, b, BS_VY0] = vel[e, b, 1]
+        bsc[e, b, BS_W0] = omg[e, b]
+        mu_g = epar[e, b, EP_FRICTION] * gravity
+        if bint[b, BI_KIND] == DRIVEN:
+            drive = bint[b, BI_DRIVE]
+            bsc[e, b, BS_D0] = drv[e, b, 0]
+            bsc[e, b, BS_D1] = drv[e, b, 1]
+            d0, d1 = drive_update(
+                drive, drv[e, b, 0], drv[e, b, 1], cmd[e, b, 0], cmd[e, b, 1],
+                bflt[b, BF_VMIN0], bflt[b, BF_VMIN1], bflt[b, BF_VMAX0], bflt[b, BF_VMAX1],
+                bflt[b, BF_ACC0], bflt[b, BF_ACC1], bflt[b, BF_TAU], mu_g, dt,
+            )
+            drv[e, b, 0] = d0
+            drv[e, b, 1] = d1
+            # The drive moves the body origin; the COM rides along at its body-frame offset.
+            th = ang[e, b]
+            wb = bflt[b, BF_WHEELBASE]
+            dx, dy, dth = drive_motion(drive, d0, d1, th, wb, dt)
+            th2 = th + dth
+            vx, vy, w = drive_twist(drive, d0, d1, th2, wb)
+            if bflt[b, BF_COMX] == 0.0 and bflt[b, BF_COMY] == 0.0:
+                pos[e, b, 0] += dx
+                pos[e, b, 1] += dy
+                ang[e, b] = th2
+                bsc[e, b, BS_VXF] = vx
+                bsc[e, b, BS_VYF] = vy
+            else:
+                lx, ly = com_offset(e, b, math.cos(th), math.sin(th), bflt, epar)
+                ox, oy = pos[e, b, 0] - lx, pos[e, b, 1] - ly
+                rx, ry = com_offset(e, b, math.cos(th2), math.sin(th2), bflt, epar)
+                pos[e, b, 0] = ox + dx + rx
+                pos[e, b, 1] = oy + dy + ry
+                ang[e, b] = th2
+                bsc[e, b, BS_VXF] = vx - w * ry
+                bsc[e, b, BS_VYF] = vy + w * rx
+            bsc[e, b, BS_WF] = w
+        else:
+            m = epar[e, b, EP_MASS]
+            gyr = math.sqrt(epar[e, b, EP_INERTIA] / m)
+            dx, dy, dth, vx, vy, w = coast(vel[e, b, 0], vel[e, b, 1], omg[e, b], mu_g, gyr, dt)
+            pos[e, b, 0] += dx
+            pos[e, b, 1] += dy
+            ang[e, b] += dth
+            bsc[e, b, BS_VXF] = vx
+            bsc[e, b, BS_VYF] = vy
+            bsc[e, b, BS_WF] = w
+        bsc[e, b, BS_XP] = pos[e, b, 0]
+        bsc[e, b, BS_YP] = pos[e, b, 1]
+        bsc[e, b, BS_TP] = ang[e, b]
+        vel[e, b, 0] = bsc[e, b, BS_VXF]
+        vel[e, b, 1] = bsc[e, b, BS_VYF]
+        omg[e, b] = bsc[e, b, BS_WF]

@@ -4,6 +4,18 @@ The engine keeps struct-of-arrays state with a leading env axis (``pos[E, B, 2]`
 ``ang[E, B]``...). Per-body constants and scratch that the kernels read together are packed
 into a few 2-D/3-D arrays, indexed by the column names below, so that one kernel call passes
 few arguments (numba's dispatch costs about 0.1 us per array argument).
+
+Each packed array has a prefix of its own, and its columns run from 0 to ``<prefix>_LEN``
+(``tests/physics/test_layout.py`` checks that no two columns of a family share a value, but
+for the aliases documented at their definitions)::
+
+    BI_   bint[B, :]         body ints           BF_   bflt[B, :]       body floats
+    EP_   epar[E, B, :]      per-env body params PI_   pint, sint       piece ints
+    PF_   pflt, sflt         piece floats        PR_   prm[:]           world parameters
+    BS_   bsc[E, 2B, :]      body float scratch  IS_   bis[E, B, :]     body int scratch
+    PRS_  prs[E, K, :]       pair ints           PFL_  pfl[E, K, :]     pair floats
+    CT_   ctf[E, C, :]       contact output      HL_   hl[E, :]         health figures
+    GS_   gsc[E, :]          graph scratch (a row of regions, not fixed columns: ``gsc_len``)
 """
 
 # Body kinds.
@@ -86,7 +98,7 @@ BS_VX0 = 9  # velocity at the start of the sub-step
 BS_VY0 = 10
 BS_W0 = 11
 BS_DRIVE = 12  # traction of the drives touching the passive chain (component root) [N]
-# Speed [m/s] a body may reach in the coming step (pipeline._substeps), in BS_DRIVE's column:
+# Speed [m/s] a body may reach in the coming step (substeps.count_substeps), in BS_DRIVE's column:
 # it is written and read before the step's first sub-step, BS_DRIVE is reset by every prepare
 # that finds a contact before anything reads it, and write_contacts reads it only for the
 # touching pairs such a prepare leaves.
@@ -124,10 +136,10 @@ IS_MASK = IS_VIS + 1  # bits of the drive slots whose push carries the body
 IS_LEN = IS_MASK + 1
 
 # prs[E, K, :] candidate pairs
-PR_A = 0
-PR_B = 1
-PR_SP = 2  # static piece index, or -1 for a pair of movable bodies
-PR_MODE = 3
+PRS_A = 0
+PRS_B = 1
+PRS_SP = 2  # static piece index, or -1 for a pair of movable bodies
+PRS_MODE = 3
 PRS_LEN = 4
 MODE_SHARE = 0  # both yield by inverse mass (or only the movable one against an immovable)
 MODE_PUSH = 1  # a is a drive with enough traction: only b yields, a keeps its heading
@@ -135,36 +147,36 @@ MODE_STALL = 2  # a is a drive that cannot move b's load: only a yields
 
 # pfl[E, K, :] per-pair floats. The first OUT_LEN columns hold the latest narrow-phase
 # contact, in the layout narrowphase.collide writes its ``out`` buffer:
-PF_NX = 0  # unit normal from b toward a
-PF_NY = 1
-PF_DEPTH = 2  # overlap along the normal [m]: > 0 overlapping, <= 0 a gap within tolerance
-PF_NPTS = 3  # patch points, 1 or 2 (stored as a float)
-PF_P1X = 4  # patch point 1 [m] (midway through the overlap), deepest first
-PF_P1Y = 5
-PF_P1D = 6  # depth at point 1 [m]
-PF_P2X = 7  # patch point 2 [m] (a copy of point 1 when npts == 1)
-PF_P2Y = 8
-PF_P2D = 9
-PF_PSTRIDE = 3  # columns per patch point: point j starts at PF_P1X + PF_PSTRIDE * j
-PF_CORNER = 10  # 1: corner-to-corner contact, its normal one of two (no push carried)
+PFL_NX = 0  # unit normal from b toward a
+PFL_NY = 1
+PFL_DEPTH = 2  # overlap along the normal [m]: > 0 overlapping, <= 0 a gap within tolerance
+PFL_NPTS = 3  # patch points, 1 or 2 (stored as a float)
+PFL_P1X = 4  # patch point 1 [m] (midway through the overlap), deepest first
+PFL_P1Y = 5
+PFL_P1D = 6  # depth at point 1 [m]
+PFL_P2X = 7  # patch point 2 [m] (a copy of point 1 when npts == 1)
+PFL_P2Y = 8
+PFL_P2D = 9
+PFL_PSTRIDE = 3  # a stride, not a column: point j's columns start at PFL_P1X + PFL_PSTRIDE * j
+PFL_CORNER = 10  # 1: corner-to-corner contact, its normal one of two (no push carried)
 OUT_LEN = 11
 # Written for every candidate pair in every sub-step; with the contact's last columns they
 # fill the row's second cache line, all a contact-free sub-step touches of a pair.
-PF_TOUCH = 11  # 1 when touching in the latest narrow phase
-PF_KEY = 12  # sort key: depth at the start of the sweeps
-PF_DMAX = 13  # deepest overlap removed this step [m]
-PF_MU = 14  # friction coefficient of the contact (0: frictionless)
-PF_E = 15  # restitution of the contact
+PFL_TOUCH = 11  # 1 when touching in the latest narrow phase
+PFL_KEY = 12  # sort key: depth at the start of the sweeps
+PFL_DMAX = 13  # deepest overlap removed this step [m]
+PFL_MU = 14  # friction coefficient of the contact (0: frictionless)
+PFL_E = 15  # restitution of the contact
 # The solver's accumulators (third cache line), cleared only in sub-steps where some pair
 # touches (contacts.prepare): no stage reads them otherwise.
-PF_ACC = 16  # first accumulator column
-PF_LPOS = 16  # accumulated normal position lambda [kg m]
-PF_LTAN = 17  # accumulated tangential (friction) position lambda [kg m]
-PF_LVEL = 18  # velocity-pass normal impulse at the first patch point [N s]
-PF_LVT = 19  # velocity-pass tangential impulse [N s]
-PF_PJN = 20  # projection scratch (solver._project): normal lambdas of patch points 1, 2 [kg m]
-PF_LVEL2 = 22  # velocity-pass normal impulse at the second patch point [N s]
-PF_PJT = 23  # projection scratch: tangential lambda [kg m]
+PFL_ACC = 16  # first accumulator column (an alias of PFL_LPOS: prepare clears from here)
+PFL_LPOS = 16  # accumulated normal position lambda [kg m]
+PFL_LTAN = 17  # accumulated tangential (friction) position lambda [kg m]
+PFL_LVEL = 18  # velocity-pass normal impulse at the first patch point [N s]
+PFL_LVT = 19  # velocity-pass tangential impulse [N s]
+PFL_PJN = 20  # projection scratch (position_solver): normal lambdas of patch points 1, 2 [kg m]
+PFL_LVEL2 = 22  # velocity-pass normal impulse at the second patch point [N s]
+PFL_PJT = 23  # projection scratch: tangential lambda [kg m]
 PFL_LEN = 24
 
 # ctf[E, C, :] contact output

@@ -1,16 +1,33 @@
-"""One world step, as named stages (the order Box2D's b2World_Step follows):
+"""One world step, as named stages, and the conductor that runs them (``step_env``).
 
-1. sub-steps: a step is split so that no body travels more than a fraction of its own
-   half-thickness per sub-step, at the speed it can reach (its own, or that of a faster body
-   that can touch it this step); SAT then always pushes a body back the way it came, so
-   nothing tunnels through a thin wall (or a grid cell) at any speed the sub-step cap allows.
-2. drive:      commands -> drive state (limits, lag, acceleration and grip caps).
-3. integrate:  driven bodies follow their drive exactly; passive bodies coast.
-4. broad:      bodies at rest sleep, those an awake body can reach wake (sleeping.py);
-               candidate pairs within the sub-step's travel.
-5. solve:      prepare -> sort (contacts.py) -> Gauss-Seidel sweeps (position_solver.py).
-6. apply:      velocities from the displacement, restitution and friction (velocity_solver.py).
-7. sensors:    touching contacts of the last sub-step are written to the contact buffers.
+The stages in the order a step runs them, each in the module named after it (the order
+Box2D's ``b2World_Step`` and ``solver.c`` follow; read the modules in this order)::
+
+    1. sub-steps     substeps.py         split the step so no body travels more than a fraction
+                                         of its half-thickness per sub-step, at the speed it
+                                         can reach (SAT then never lets it tunnel)
+       per sub-step:
+    2. sleep         sleeping.py         doze: bodies at rest sleep on while left alone
+    3. free motion   kinematics.py       commands -> drive state (limits, lag, acceleration,
+                                         grip); driven bodies follow their drive, passive
+                                         bodies coast
+    4. broad phase   broadphase.py       boxes; candidate pairs within the sub-step's travel
+                                         (waking the sleepers an awake body reaches)
+    5. prepare       contacts.py         narrow phase of every pair (narrowphase.py's
+                                         pair_contact), chains, contact graph, traction modes,
+                                         levels; then the sweep order
+    6. position      position_solver.py  Gauss-Seidel sweeps; contacts.reorder re-orders them
+                                         when the sweeps make contacts that change the levels
+    7. refresh       narrowphase.py      the pairs of bodies the sweeps moved, at their final
+                                         poses (refresh_moved)
+    8. velocity      velocity_solver.py  velocities from the displacement, restitution, friction
+    9. settle        sleeping.py         which bodies came to rest (may sleep next sub-step)
+       after the last sub-step:
+    10. sensors      sensors.py          touching contacts into the contact buffers
+
+A step that finds more candidate pairs than its buffer holds, or needs more sub-steps than
+``PR_MAXSUB``, is rolled back to its start (``_save``/``_restore`` here, and the sleep state
+in sleeping.py) and flagged in ``hl[e, HL_STATUS]``.
 
 ``step_serial`` runs envs one after the other; ``step_parallel`` runs them with ``prange``.
 Both call the same ``step_env`` with the env loop outermost and no reduction across envs, so
@@ -22,200 +39,56 @@ share of a step.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 from numba import njit, prange
 
 from .abi import ROWS_SIG, CFunction, call_void, struct_ptr
 from .arrays import cold_row, load_world
 from .broadphase import body_boxes, find_pairs
-from .contacts import (
-    contact_graph,
-    contact_levels,
-    new_contacts,
-    pair_contact_call,
-    prepare,
-    sort_pairs,
-)
-from .frames import com_offset
+from .contacts import prepare, reorder, sort_pairs
 from .jit import compiled
-from .kinematics import DRIVE_ACKER, DRIVE_OMNI, coast, drive_motion, drive_twist, drive_update
+from .kinematics import free_motion
 from .layout import (
-    BF_ACC0,
-    BF_ACC1,
-    BF_BRAD,
-    BF_COMX,
-    BF_COMY,
-    BF_HALF,
-    BF_TAU,
-    BF_VMAX0,
-    BF_VMAX1,
-    BF_VMIN0,
-    BF_VMIN1,
-    BF_WHEELBASE,
-    BI_DRIVE,
     BI_KIND,
     BS_D0,
     BS_D1,
-    BS_REACH,
     BS_SAVE,
     BS_T0,
-    BS_TP,
     BS_VX0,
-    BS_VXF,
     BS_VY0,
-    BS_VYF,
     BS_W0,
-    BS_WF,
     BS_X0,
-    BS_XP,
     BS_Y0,
-    BS_YP,
     DRIVEN,
-    EP_FRICTION,
-    EP_INERTIA,
-    EP_MASS,
-    EP_SCALE,
     HL_NEED,
     HL_NSUB,
     HL_OVERFLOW,
     HL_SLEEP,
     HL_STATUS,
     HL_SWEEPS,
-    IS_MOVED,
     IS_SKIP,
-    IS_SLEEP,
     MODE_PUSH,
     MODE_STALL,
-    PF_TOUCH,
-    PR_A,
-    PR_B,
     PR_DT,
     PR_G,
     PR_MAXSUB,
-    PR_MODE,
     PR_REST,
     PR_SLEEP,
     PR_SLOP,
-    PR_SP,
-    PR_SUBFRAC,
     PR_SWEEPS,
+    PRS_MODE,
     ST_OVERFLOW,
     ST_SUBSTEPS,
 )
+from .narrowphase import refresh_moved
 from .position_solver import sweeps
 from .prefetch import prefetch_world
 from .sensors import write_contacts
 from .sleeping import doze, restore_sleep, save_sleep, settle
+from .substeps import count_substeps
 from .velocity_solver import velocity_pass
 
 _RELEVELS = 2  # times a sub-step may re-order its sweeps for contacts made while sweeping
-_MIN_HALF = 1e-6  # [m] floor on the half-thickness used to size sub-steps (no division by 0)
-
-
-@compiled
-def _speed(e, b, bint, bflt, epar, vel, omg, drv, cmd):
-    """Bound [m/s] on how fast any point of movable body b moves this step: a driven body's
-    faster of its drive state and its (clipped) command, a passive body's velocity; both
-    with the spin times the bounding radius."""
-    reach = bflt[b, BF_BRAD] * epar[e, b, EP_SCALE]
-    if bint[b, BI_KIND] != DRIVEN:
-        return math.sqrt(vel[e, b, 0] ** 2 + vel[e, b, 1] ** 2) + abs(omg[e, b]) * reach
-    c0 = min(max(cmd[e, b, 0], bflt[b, BF_VMIN0]), bflt[b, BF_VMAX0])
-    c1 = min(max(cmd[e, b, 1], bflt[b, BF_VMIN1]), bflt[b, BF_VMAX1])
-    d0 = max(abs(drv[e, b, 0]), abs(c0))
-    d1 = max(abs(drv[e, b, 1]), abs(c1))
-    drive = bint[b, BI_DRIVE]
-    if drive == DRIVE_OMNI:
-        return math.sqrt(d0 * d0 + d1 * d1)
-    if drive == DRIVE_ACKER:
-        return d0 * (1.0 + reach * abs(math.tan(min(d1, 1.5))) / bflt[b, BF_WHEELBASE])
-    return d0 + d1 * reach
-
-
-@compiled
-def _count(speed, dt, frac, half):
-    """Sub-steps [-] that keep a body at ``speed`` [m/s] within ``frac`` of ``half`` [m] per
-    sub-step (uncapped; 1 << 30 for a speed past any count)."""
-    r = speed * dt / (frac * half) if speed > 0.0 else 0.0
-    if not r < 1e9:
-        return 1 << 30
-    return int(math.ceil(r)) if r > 1.0 else 1
-
-
-# Sub-step count: no body may travel more than PR_SUBFRAC of its half-thickness per sub-step,
-# so SAT always pushes it back the way it came. A body moves at its own speed, or, when pushed,
-# at its pusher's: a 1 m/s robot pushing 1 cm discs into a wall must not move more than a
-# disc's half-thickness per sub-step either, or SAT pushes the disc out through the far side
-# of the wall. So each body b gets a reachable speed p_b, and the count is the largest
-# ceil(p_b dt / (PR_SUBFRAC half_b)):
-#
-#   p_b = own speed of b                                      (every body)
-#   p_c = max(p_c, p_b)  while the bounding circles of b and c are within (p_b + p_c) dt
-#                        of each other (they can meet this step), until nothing changes
-#
-# The relaxation spreads a pusher's speed along any chain of bodies it can reach: each link's
-# gap is at most the whole travel, so the set it marks holds every body that can be touched,
-# directly or through others (a superset: the real chain spends its travel once). A thin body
-# out of every fast body's reach keeps its own speed, and a fast robot far from it is not held
-# to its thickness. The pairwise relaxation costs O(M^2) per pass over M movable bodies, so
-# past _REACH_BODIES bodies (crowds) every body takes the fastest speed (the plain bound).
-_REACH_BODIES = 24
-
-
-@compiled
-def _substeps(e, prm, bint, bflt, movable, epar, pos, vel, omg, drv, cmd, bsc):
-    """Sub-steps the step needs so that no body travels more than PR_SUBFRAC of its
-    half-thickness per sub-step, moving at the speed it can reach (see the sketch above).
-    Returns the count uncapped; the caller compares it with PR_MAXSUB. Keeps each body's
-    reachable speed [m/s] in its hot ``BS_REACH`` column."""
-    dt = prm[PR_DT]
-    frac = prm[PR_SUBFRAC]
-    nm = movable.shape[0]
-    fastest = 0.0
-    thinnest = math.inf
-    for i in range(nm):
-        b = movable[i]
-        p = _speed(e, b, bint, bflt, epar, vel, omg, drv, cmd)
-        # The hot row: free motion reads this body's line right after, so the write costs no
-        # extra memory traffic (the cold rows did: a miss per body on every step of a batch).
-        bsc[e, b, BS_REACH] = p
-        fastest = max(fastest, p)
-        thinnest = min(thinnest, max(bflt[b, BF_HALF] * epar[e, b, EP_SCALE], _MIN_HALF))
-    plain = _count(fastest, dt, frac, thinnest)
-    if plain <= 1 or nm > _REACH_BODIES:
-        return plain
-    # A body no faster than `slow` needs one sub-step even at the thinnest body's half, so it
-    # cannot raise any count: only the faster ones spread their speed.
-    slow = frac * thinnest / dt
-    for _ in range(nm):
-        changed = False
-        for i in range(nm):
-            b = movable[i]
-            pb = bsc[e, b, BS_REACH]
-            if pb <= slow:
-                continue
-            rb = bflt[b, BF_BRAD] * epar[e, b, EP_SCALE]
-            for j in range(nm):
-                c = movable[j]
-                pc = bsc[e, c, BS_REACH]
-                if pc >= pb:
-                    continue
-                near = rb + bflt[c, BF_BRAD] * epar[e, c, EP_SCALE] + (pb + pc) * dt
-                dx = pos[e, b, 0] - pos[e, c, 0]
-                dy = pos[e, b, 1] - pos[e, c, 1]
-                if dx * dx + dy * dy <= near * near:
-                    bsc[e, c, BS_REACH] = pb
-                    changed = True
-        if not changed:
-            break
-    need = 1
-    for i in range(nm):
-        b = movable[i]
-        half = max(bflt[b, BF_HALF] * epar[e, b, EP_SCALE], _MIN_HALF)
-        need = max(need, _count(bsc[e, b, BS_REACH], dt, frac, half))
-    return need
 
 
 @compiled
@@ -271,99 +144,6 @@ def _restore(e, saved, sleep_on, bint, movable, pos, ang, vel, omg, drv, bsc, bi
 
 
 @compiled
-def _free_motion(e, dt, gravity, sleep_on, bint, bflt, movable, epar, pos, ang, vel, omg, drv,
-                 cmd, bsc, bis):
-    """Stages 2-3: drive update and free motion of every movable body over ``dt``.
-
-    A body that slept through the last sub-step (``IS_SLEEP`` 2, only when ``sleep_on``) is
-    skipped: it has no velocity, so its free motion is none, and its scratch in ``bsc``
-    already says so.
-    """
-    for i in range(movable.shape[0]):
-        b = movable[i]
-        if sleep_on and bis[e, b, IS_SLEEP] == 2:
-            continue
-        bsc[e, b, BS_X0] = pos[e, b, 0]
-        bsc[e, b, BS_Y0] = pos[e, b, 1]
-        bsc[e, b, BS_T0] = ang[e, b]
-        bsc[e, b, BS_VX0] = vel[e, b, 0]
-        bsc[e, b, BS_VY0] = vel[e, b, 1]
-        bsc[e, b, BS_W0] = omg[e, b]
-        mu_g = epar[e, b, EP_FRICTION] * gravity
-        if bint[b, BI_KIND] == DRIVEN:
-            drive = bint[b, BI_DRIVE]
-            bsc[e, b, BS_D0] = drv[e, b, 0]
-            bsc[e, b, BS_D1] = drv[e, b, 1]
-            d0, d1 = drive_update(
-                drive, drv[e, b, 0], drv[e, b, 1], cmd[e, b, 0], cmd[e, b, 1],
-                bflt[b, BF_VMIN0], bflt[b, BF_VMIN1], bflt[b, BF_VMAX0], bflt[b, BF_VMAX1],
-                bflt[b, BF_ACC0], bflt[b, BF_ACC1], bflt[b, BF_TAU], mu_g, dt,
-            )
-            drv[e, b, 0] = d0
-            drv[e, b, 1] = d1
-            # The drive moves the body origin; the COM rides along at its body-frame offset.
-            th = ang[e, b]
-            wb = bflt[b, BF_WHEELBASE]
-            dx, dy, dth = drive_motion(drive, d0, d1, th, wb, dt)
-            th2 = th + dth
-            vx, vy, w = drive_twist(drive, d0, d1, th2, wb)
-            if bflt[b, BF_COMX] == 0.0 and bflt[b, BF_COMY] == 0.0:
-                pos[e, b, 0] += dx
-                pos[e, b, 1] += dy
-                ang[e, b] = th2
-                bsc[e, b, BS_VXF] = vx
-                bsc[e, b, BS_VYF] = vy
-            else:
-                lx, ly = com_offset(e, b, math.cos(th), math.sin(th), bflt, epar)
-                ox, oy = pos[e, b, 0] - lx, pos[e, b, 1] - ly
-                rx, ry = com_offset(e, b, math.cos(th2), math.sin(th2), bflt, epar)
-                pos[e, b, 0] = ox + dx + rx
-                pos[e, b, 1] = oy + dy + ry
-                ang[e, b] = th2
-                bsc[e, b, BS_VXF] = vx - w * ry
-                bsc[e, b, BS_VYF] = vy + w * rx
-            bsc[e, b, BS_WF] = w
-        else:
-            m = epar[e, b, EP_MASS]
-            gyr = math.sqrt(epar[e, b, EP_INERTIA] / m)
-            dx, dy, dth, vx, vy, w = coast(vel[e, b, 0], vel[e, b, 1], omg[e, b], mu_g, gyr, dt)
-            pos[e, b, 0] += dx
-            pos[e, b, 1] += dy
-            ang[e, b] += dth
-            bsc[e, b, BS_VXF] = vx
-            bsc[e, b, BS_VYF] = vy
-            bsc[e, b, BS_WF] = w
-        bsc[e, b, BS_XP] = pos[e, b, 0]
-        bsc[e, b, BS_YP] = pos[e, b, 1]
-        bsc[e, b, BS_TP] = ang[e, b]
-        vel[e, b, 0] = bsc[e, b, BS_VXF]
-        vel[e, b, 1] = bsc[e, b, BS_VYF]
-        omg[e, b] = bsc[e, b, BS_WF]
-
-
-@compiled
-def _refresh(e, npairs, prs, pos, ang, epar, bint, pint, pvert, pflt, sint, svert, sflt, tol,
-             bis, vbuf, cbuf, pfl):
-    """Re-evaluate the pairs of bodies the last sweep moved, at their final poses.
-
-    A pair's stored contact is the one of its last evaluation; a body moved after that (later
-    in the last sweep, or in any sweep when the cap cut them off) makes it stale. Refreshing
-    those pairs gives the velocity pass current normals and makes max_penetration the true
-    overlap left, not the one of some earlier evaluation. Pairs of unmoved bodies are current.
-    """
-    for k in range(npairs):
-        a = prs[e, k, PR_A]
-        b = prs[e, k, PR_B]
-        if bis[e, a, IS_MOVED] == 0 and (prs[e, k, PR_SP] >= 0 or bis[e, b, IS_MOVED] == 0):
-            continue
-        if pair_contact_call(e, k, prs, pos, ang, epar, bint, pint, pvert, pflt, sint, svert,
-                             sflt, tol, vbuf, cbuf, pfl):
-            pfl[e, k, PF_TOUCH] = 1.0
-        else:
-            pfl[e, k, PF_TOUCH] = 0.0
-
-
-@compiled
 def step_env(e, wp):
     """Advance env ``e`` of the worlds at ``wp`` (a :class:`WorldArrays` by pointer,
     ``abi.py``: a call costs two words, not W's ~300 flattened) by ``W.prm[PR_DT]`` s.
@@ -384,7 +164,7 @@ def step_env(e, wp):
     tol = prm[PR_REST]
     W.hl[e, HL_STATUS] = 0.0
     W.hl[e, HL_OVERFLOW] = 0.0
-    need = _substeps(e, prm, bint, bflt, movable, epar, pos, vel, omg, drv, cmd, bsc)
+    need = count_substeps(e, prm, bint, bflt, movable, epar, pos, vel, omg, drv, cmd, bsc)
     W.hl[e, HL_NEED] = need
     if need > int(prm[PR_MAXSUB]):
         W.hl[e, HL_STATUS] = ST_SUBSTEPS
@@ -408,8 +188,8 @@ def step_env(e, wp):
         # Sleeping bodies keep small boxes; the awake ones' boxes wake those they reach.
         if sleep_on:
             asleep = doze(e, sub == 0, movable, bint, pos, ang, vel, omg, bsc, bis)
-        _free_motion(e, dts, gravity, sleep_on, bint, bflt, movable, epar, pos, ang, vel, omg,
-                     drv, cmd, bsc, bis)
+        free_motion(e, dts, gravity, sleep_on, bint, bflt, movable, epar, pos, ang, vel, omg,
+                    drv, cmd, bsc, bis)
         travel = body_boxes(e, sleep_on, movable, bint, bflt, pint, pvert, pflt, epar, pos, ang,
                             bsc, bis, extra, W.aabb)
         while True:
@@ -444,11 +224,10 @@ def step_env(e, wp):
             # Contacts made during the sweeps (a pushed row reaching a wall) change the
             # levels: order again from the new graph and sweep on, so the wall's block runs
             # back to the drive instead of jamming the row between them.
-            if new_contacts(e, npairs, prs, bint, pfl) == 0:
+            row = reorder(e, npairs, prs, bint, movable, bis, W.gsc, pfl, W.pord)
+            if row < 0:
                 break
-            contact_graph(e, npairs, prs, movable, bis, W.gsc, pfl)
-            contact_levels(e, npairs, prs, bint, movable, bis, W.gsc, pfl)
-            order = W.pord[e, sort_pairs(e, npairs, prs, bis, pfl, W.pord)]
+            order = W.pord[e, row]
             last = sweeps(e, npairs, order, max_sweeps, prs, pos, ang, epar, bint, pint, pvert,
                           pflt, sint, svert, sflt, tol, slop, bsc, bis, movable, vbuf, cbuf, pfl)
             ns += last
@@ -457,14 +236,14 @@ def step_env(e, wp):
             # corner). A jam is a load no traction moves, so the drives yield, as a stall
             # does, and the passive bodies settle among themselves and the walls.
             for k in range(npairs):
-                if prs[e, k, PR_MODE] == MODE_PUSH:
-                    prs[e, k, PR_MODE] = MODE_STALL
+                if prs[e, k, PRS_MODE] == MODE_PUSH:
+                    prs[e, k, PRS_MODE] = MODE_STALL
             ns += sweeps(e, npairs, order, max_sweeps, prs, pos, ang, epar, bint, pint, pvert,
                          pflt, sint, svert, sflt, tol, slop, bsc, bis, movable, vbuf, cbuf, pfl)
         if ns > most:
             most = ns
-        _refresh(e, npairs, prs, pos, ang, epar, bint, pint, pvert, pflt, sint, svert, sflt, tol,
-                 bis, vbuf, cbuf, pfl)
+        refresh_moved(e, npairs, prs, pos, ang, epar, bint, pint, pvert, pflt, sint, svert, sflt,
+                      tol, bis, vbuf, cbuf, pfl)
         velocity_pass(e, npairs, order, dts, prs, pos, ang, vel, omg, epar, bint, bflt, movable,
                       bsc, bis, pfl)
         if sleep_on:

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from .contacts import pair_contact, pair_contact_call
 from .jit import compiled
 from .layout import (
     BI_KIND,
@@ -44,29 +43,30 @@ from .layout import (
     MODE_PUSH,
     MODE_SHARE,
     MODE_STALL,
-    PF_DEPTH,
-    PF_DMAX,
-    PF_LPOS,
-    PF_LTAN,
-    PF_MU,
-    PF_NPTS,
-    PF_NX,
-    PF_NY,
-    PF_P1D,
-    PF_P1X,
-    PF_P1Y,
-    PF_P2D,
-    PF_P2X,
-    PF_P2Y,
-    PF_PJN,
-    PF_PJT,
-    PF_PSTRIDE,
-    PF_TOUCH,
-    PR_A,
-    PR_B,
-    PR_MODE,
-    PR_SP,
+    PFL_DEPTH,
+    PFL_DMAX,
+    PFL_LPOS,
+    PFL_LTAN,
+    PFL_MU,
+    PFL_NPTS,
+    PFL_NX,
+    PFL_NY,
+    PFL_P1D,
+    PFL_P1X,
+    PFL_P1Y,
+    PFL_P2D,
+    PFL_P2X,
+    PFL_P2Y,
+    PFL_PJN,
+    PFL_PJT,
+    PFL_PSTRIDE,
+    PFL_TOUCH,
+    PRS_A,
+    PRS_B,
+    PRS_MODE,
+    PRS_SP,
 )
+from .narrowphase import pair_contact, pair_contact_call
 
 _TURN_RECHECK = 1e-4  # [rad] turns above this are re-checked for overshoot
 _OVERSHOOT_REACH = 0.05  # [m] largest overshoot gap the re-check looks for
@@ -82,12 +82,12 @@ def pair_weights(e, k, prs, bint, epar, fa, fb, yield_drive):
     ``fa``/``fb`` freeze a side (immovable for the rest of this resolution); ``yield_drive``
     turns a pushing drive into a yielding one (it was stopped by a blocked load).
     """
-    a = prs[e, k, PR_A]
-    b = prs[e, k, PR_B]
-    mode = prs[e, k, PR_MODE]
+    a = prs[e, k, PRS_A]
+    b = prs[e, k, PRS_B]
+    mode = prs[e, k, PRS_MODE]
     wa = 1.0 / epar[e, a, EP_MASS]
     ia = 1.0 / epar[e, a, EP_INERTIA]
-    if prs[e, k, PR_SP] >= 0 or bint[b, BI_KIND] == IMMOVABLE:
+    if prs[e, k, PRS_SP] >= 0 or bint[b, BI_KIND] == IMMOVABLE:
         wb = 0.0
         ib = 0.0
     else:
@@ -123,7 +123,7 @@ def _friction(e, k, a, nx, ny, px, py, wa, pos, ang, bsc, pfl):
     accumulated tangential lambda stays within mu times the normal lambda (stick), and is
     otherwise reduced by that bound (slide).
     """
-    mu = pfl[e, k, PF_MU]
+    mu = pfl[e, k, PFL_MU]
     if mu <= 0.0 or wa <= 0.0:
         return
     tx, ty = -ny, nx
@@ -131,11 +131,11 @@ def _friction(e, k, a, nx, ny, px, py, wa, pos, ang, bsc, pfl):
     # The friction impulse acts on the translation only: the wall's friction torque on a
     # single contact point is held by the ground's friction on the spin, so a stuck body
     # neither slides nor rolls along the wall.
-    lim = mu * pfl[e, k, PF_LPOS]
-    lt = pfl[e, k, PF_LTAN] - u / wa
+    lim = mu * pfl[e, k, PFL_LPOS]
+    lt = pfl[e, k, PFL_LTAN] - u / wa
     lt = -lim if lt < -lim else (lim if lt > lim else lt)
-    dl = lt - pfl[e, k, PF_LTAN]
-    pfl[e, k, PF_LTAN] = lt
+    dl = lt - pfl[e, k, PFL_LTAN]
+    pfl[e, k, PFL_LTAN] = lt
     _move(e, a, tx * dl * wa, ty * dl * wa, 0.0, pos, ang)
 
 
@@ -179,23 +179,23 @@ def resolve(e, k, fa, fb, yield_drive, prs, pos, ang, epar, bint, pint, pvert, p
     """Separate pair k once. Returns (touching, overlap removed [m]); overlap < 0 = none."""
     if not pair_contact(e, k, prs, pos, ang, epar, bint, pint, pvert, pflt, sint, svert, sflt,
                         tol, vbuf, cbuf, pfl):
-        pfl[e, k, PF_TOUCH] = 0.0
+        pfl[e, k, PFL_TOUCH] = 0.0
         return False, -1.0
-    pfl[e, k, PF_TOUCH] = 1.0
-    d = pfl[e, k, PF_DEPTH]
-    if d > pfl[e, k, PF_DMAX]:
-        pfl[e, k, PF_DMAX] = d
+    pfl[e, k, PFL_TOUCH] = 1.0
+    d = pfl[e, k, PFL_DEPTH]
+    if d > pfl[e, k, PFL_DMAX]:
+        pfl[e, k, PFL_DMAX] = d
     if d <= 0.0:
         return True, -1.0
     wa, ia, wb, ib = pair_weights(e, k, prs, bint, epar, fa, fb, yield_drive)
     if wa + ia + wb + ib <= 0.0:
         return True, -1.0
-    a = prs[e, k, PR_A]
-    b = prs[e, k, PR_B]
-    nx, ny = pfl[e, k, PF_NX], pfl[e, k, PF_NY]
-    npts = int(pfl[e, k, PF_NPTS])
-    p1x, p1y, c1 = pfl[e, k, PF_P1X], pfl[e, k, PF_P1Y], pfl[e, k, PF_P1D] + slop
-    p2x, p2y, c2 = pfl[e, k, PF_P2X], pfl[e, k, PF_P2Y], pfl[e, k, PF_P2D] + slop
+    a = prs[e, k, PRS_A]
+    b = prs[e, k, PRS_B]
+    nx, ny = pfl[e, k, PFL_NX], pfl[e, k, PFL_NY]
+    npts = int(pfl[e, k, PFL_NPTS])
+    p1x, p1y, c1 = pfl[e, k, PFL_P1X], pfl[e, k, PFL_P1Y], pfl[e, k, PFL_P1D] + slop
+    p2x, p2y, c2 = pfl[e, k, PFL_P2X], pfl[e, k, PFL_P2Y], pfl[e, k, PFL_P2D] + slop
     ax, ay = pos[e, a, 0], pos[e, a, 1]
     bx, by = pos[e, b, 0], pos[e, b, 1]
     ra1 = (p1x - ax) * ny - (p1y - ay) * nx
@@ -214,7 +214,7 @@ def resolve(e, k, fa, fb, yield_drive, prs, pos, ang, epar, bint, pint, pvert, p
     else:
         l1 = max(c1, 0.0) / k11
     lam = l1 + l2
-    pfl[e, k, PF_LPOS] += lam
+    pfl[e, k, PFL_LPOS] += lam
     dtha = ia * (ra1 * l1 + ra2 * l2)
     dthb = ib * (rb1 * l1 + rb2 * l2)
     _move(e, a, nx * lam * wa, ny * lam * wa, dtha, pos, ang)
@@ -226,13 +226,14 @@ def resolve(e, k, fa, fb, yield_drive, prs, pos, ang, epar, bint, pint, pvert, p
         # translation so the pair ends at the slop, as intended.
         if pair_contact_call(e, k, prs, pos, ang, epar, bint, pint, pvert, pflt, sint, svert,
                              sflt, _OVERSHOOT_REACH, vbuf, cbuf, pfl):
-            gap = -pfl[e, k, PF_DEPTH] - slop
+            gap = -pfl[e, k, PFL_DEPTH] - slop
             if gap > 0.0:
                 g = gap / (wa + wb)
-                _move(e, a, -pfl[e, k, PF_NX] * g * wa, -pfl[e, k, PF_NY] * g * wa, 0.0, pos, ang)
+                gx, gy = pfl[e, k, PFL_NX] * g, pfl[e, k, PFL_NY] * g
+                _move(e, a, -gx * wa, -gy * wa, 0.0, pos, ang)
                 if wb > 0.0:
-                    _move(e, b, pfl[e, k, PF_NX] * g * wb, pfl[e, k, PF_NY] * g * wb, 0.0, pos, ang)
-            pfl[e, k, PF_DEPTH] = -slop
+                    _move(e, b, gx * wb, gy * wb, 0.0, pos, ang)
+            pfl[e, k, PFL_DEPTH] = -slop
     if npts == 2:
         px, py = 0.5 * (p1x + p2x), 0.5 * (p1y + p2y)
     else:
@@ -274,8 +275,8 @@ def _backed(e, body, px, py, prs, bis, pfl):
     """
     for i in range(bis[e, body, IS_NBLK]):
         kb = bis[e, body, IS_BLK + i]
-        sgn = 1.0 if prs[e, kb, PR_A] == body else -1.0
-        if sgn * (pfl[e, kb, PF_NX] * px + pfl[e, kb, PF_NY] * py) < -_BACK_COS:
+        sgn = 1.0 if prs[e, kb, PRS_A] == body else -1.0
+        if sgn * (pfl[e, kb, PFL_NX] * px + pfl[e, kb, PFL_NY] * py) < -_BACK_COS:
             return True
     return False
 
@@ -303,45 +304,46 @@ def _project(e, body, dx, dy, dth, prs, pos, epar, bint, bis, pfl):
     # The lambdas live in the blocking pairs' rows: the entry kernels cannot allocate.
     for i in range(nblk):
         kb = bis[e, body, IS_BLK + i]
-        pfl[e, kb, PF_PJN] = 0.0
-        pfl[e, kb, PF_PJN + 1] = 0.0
-        pfl[e, kb, PF_PJT] = 0.0
+        pfl[e, kb, PFL_PJN] = 0.0
+        pfl[e, kb, PFL_PJN + 1] = 0.0
+        pfl[e, kb, PFL_PJT] = 0.0
     for _ in range(_PROJECT_ITERS):
         for i in range(nblk):
             kb = bis[e, body, IS_BLK + i]
-            sgn = 1.0 if prs[e, kb, PR_A] == body else -1.0
-            nx, ny = sgn * pfl[e, kb, PF_NX], sgn * pfl[e, kb, PF_NY]
-            npts = int(pfl[e, kb, PF_NPTS])
+            sgn = 1.0 if prs[e, kb, PRS_A] == body else -1.0
+            nx, ny = sgn * pfl[e, kb, PFL_NX], sgn * pfl[e, kb, PFL_NY]
+            npts = int(pfl[e, kb, PFL_NPTS])
             for j in range(npts):
-                px, py = pfl[e, kb, PF_P1X + PF_PSTRIDE * j], pfl[e, kb, PF_P1Y + PF_PSTRIDE * j]
+                c = PFL_PSTRIDE * j
+                px, py = pfl[e, kb, PFL_P1X + c], pfl[e, kb, PFL_P1Y + c]
                 cr = (px - bx) * ny - (py - by) * nx
                 v = dx * nx + dy * ny + dth * cr
                 w = im + ii * cr * cr
-                lo = pfl[e, kb, PF_PJN + j]
+                lo = pfl[e, kb, PFL_PJN + j]
                 ln = max(lo - v / w, 0.0)
                 dl = ln - lo
-                pfl[e, kb, PF_PJN + j] = ln
+                pfl[e, kb, PFL_PJN + j] = ln
                 dx += nx * dl * im
                 dy += ny * dl * im
                 dth += ii * cr * dl
-            mu = pfl[e, kb, PF_MU]
+            mu = pfl[e, kb, PFL_MU]
             if mu > 0.0:
                 # Translation-only friction, as in _friction.
                 tx, ty = -ny, nx
                 u = dx * tx + dy * ty
-                lim = mu * (pfl[e, kb, PF_PJN] + pfl[e, kb, PF_PJN + 1])
-                lo = pfl[e, kb, PF_PJT]
+                lim = mu * (pfl[e, kb, PFL_PJN] + pfl[e, kb, PFL_PJN + 1])
+                lo = pfl[e, kb, PFL_PJT]
                 lt = lo - u * m
                 lt = -lim if lt < -lim else (lim if lt > lim else lt)
                 dl = lt - lo
-                pfl[e, kb, PF_PJT] = lt
+                pfl[e, kb, PFL_PJT] = lt
                 dx += tx * dl * im
                 dy += ty * dl * im
     for i in range(nblk):
         kb = bis[e, body, IS_BLK + i]
-        pfl[e, kb, PF_LPOS] += pfl[e, kb, PF_PJN] + pfl[e, kb, PF_PJN + 1]
-        sgn = 1.0 if prs[e, kb, PR_A] == body else -1.0
-        pfl[e, kb, PF_LTAN] += sgn * pfl[e, kb, PF_PJT]
+        pfl[e, kb, PFL_LPOS] += pfl[e, kb, PFL_PJN] + pfl[e, kb, PFL_PJN + 1]
+        sgn = 1.0 if prs[e, kb, PRS_A] == body else -1.0
+        pfl[e, kb, PFL_LTAN] += sgn * pfl[e, kb, PFL_PJT]
     return dx, dy, dth
 
 
@@ -388,19 +390,19 @@ def sweeps(e, npairs, order, max_sweeps, prs, pos, ang, epar, bint, pint, pvert,
         moved = False
         for idx in range(npairs):
             k = order[idx]
-            a = prs[e, k, PR_A]
-            b = prs[e, k, PR_B]
-            static_b = prs[e, k, PR_SP] >= 0
+            a = prs[e, k, PRS_A]
+            b = prs[e, k, PRS_B]
+            static_b = prs[e, k, PRS_SP] >= 0
             a_blk = bis[e, a, IS_NBLK] > 0
             b_blk = (not static_b) and bis[e, b, IS_NBLK] > 0
             ax0, ay0, at0 = pos[e, a, 0], pos[e, a, 1], ang[e, a]
             bx0, by0, bt0 = pos[e, b, 0], pos[e, b, 1], ang[e, b]
             dirty = bis[e, a, IS_MOVED] != 0 or (not static_b and bis[e, b, IS_MOVED] != 0)
-            if not dirty and pfl[e, k, PF_DEPTH] <= 0.0:
+            if not dirty and pfl[e, k, PFL_DEPTH] <= 0.0:
                 # Neither body moved since this pair was last evaluated, and it did not
                 # overlap then: its contact is unchanged, so skip the narrow phase. (Large
                 # scenes settle with a small active frontier; the rest is skipped.)
-                touch, d = pfl[e, k, PF_TOUCH] > 0.0, -1.0
+                touch, d = pfl[e, k, PFL_TOUCH] > 0.0, -1.0
             else:
                 touch, d = resolve(e, k, False, False, False, prs, pos, ang, epar, bint, pint,
                                    pvert, pflt, sint, svert, sflt, tol, slop, bsc, vbuf, cbuf,
@@ -411,11 +413,11 @@ def sweeps(e, npairs, order, max_sweeps, prs, pos, ang, epar, bint, pint, pvert,
                 # Corrections within the rest tolerance do not call for another sweep: the
                 # linearised turns of a wedged pair otherwise creep on for all sweeps.
                 moved = True
-                if _sweep >= _JAM_SWEEP and prs[e, k, PR_MODE] == MODE_STALL:
+                if _sweep >= _JAM_SWEEP and prs[e, k, PRS_MODE] == MODE_STALL:
                     # Still overlapping this late: the drive is wedged between loads it cannot
                     # push from opposite sides, so stalling alone has no solution. Let the
                     # pair share by mass for the rest of the sub-step: no interpenetration.
-                    prs[e, k, PR_MODE] = MODE_SHARE
+                    prs[e, k, PRS_MODE] = MODE_SHARE
             if d > 0.0 and (a_blk or b_blk):
                 proj = _project_moves(e, a, b, a_blk, b_blk, ax0, ay0, at0, bx0, by0, bt0, prs,
                                       pos, ang, epar, bint, bis, pfl)
@@ -446,7 +448,7 @@ def sweeps(e, npairs, order, max_sweeps, prs, pos, ang, epar, bint, pint, pvert,
             if static_b:
                 _register_block(e, a, k, bis)
             else:
-                if prs[e, k, PR_MODE] == MODE_PUSH:
+                if prs[e, k, PRS_MODE] == MODE_PUSH:
                     # A body a drive pushes is backed by that drive: it cannot yield back into
                     # it, so a pushed chain settles in one sweep, like a chain against a wall.
                     _register_block(e, b, k, bis)
@@ -454,7 +456,7 @@ def sweeps(e, npairs, order, max_sweeps, prs, pos, ang, epar, bint, pint, pvert,
                 # b's blockers resist being pushed along -n (the way a pushes it), and vice
                 # versa. A row pushed along x must not make its side neighbours (normal
                 # along y) blocked, or they freeze against each other and the sweeps stall.
-                nx, ny = pfl[e, k, PF_NX], pfl[e, k, PF_NY]
+                nx, ny = pfl[e, k, PFL_NX], pfl[e, k, PFL_NY]
                 if bis[e, b, IS_NBLK] > 0 and b != a and _backed(e, b, -nx, -ny, prs, bis,
                                                                  pfl):
                     _register_block(e, a, k, bis)

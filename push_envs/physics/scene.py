@@ -325,7 +325,7 @@ def thinnest_half_allowed(scene: CompiledScene) -> float:
     fastest motion of the scene to fit in ``SolverParams.max_substeps`` sub-steps.
 
     The step needs ceil(v dt / (substep_fraction half)) sub-steps for a body of half-thickness
-    ``half`` moving at v (a pushed body moves at its pusher's speed; pipeline._count), so it
+    ``half`` moving at v (a pushed body moves at its pusher's speed; substeps.count_substeps), so it
     fits when half >= v dt / (substep_fraction max_substeps). v is the fastest drive's limit
     times (1 + the largest restitution), as :func:`check_substeps` bounds it. Tasks that
     randomise sizes compare the thinnest body at the smallest factor of their ranges with

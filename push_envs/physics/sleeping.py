@@ -47,11 +47,11 @@ from .layout import (
     IS_SLEEP,
     IS_SLEEP0,
     PASSIVE,
-    PF_DEPTH,
-    PF_TOUCH,
-    PR_A,
-    PR_B,
-    PR_SP,
+    PFL_DEPTH,
+    PFL_TOUCH,
+    PRS_A,
+    PRS_B,
+    PRS_SP,
 )
 
 SLEEP_MIN_BODIES = 24  # movable bodies from which World turns sleeping on by default
@@ -101,10 +101,10 @@ def settle(e, npairs, prs, pfl, bint, movable, pos, ang, vel, omg, bsc, bis):
             and omg[e, b] == 0.0
         bis[e, b, IS_SLEEP] = (2 if bis[e, b, IS_SLEEP] != 0 else 1) if rest else 0
     for k in range(npairs):
-        if pfl[e, k, PF_TOUCH] > 0.0 and pfl[e, k, PF_DEPTH] > 0.0:
-            bis[e, prs[e, k, PR_A], IS_SLEEP] = 0
-            if prs[e, k, PR_SP] < 0:
-                bis[e, prs[e, k, PR_B], IS_SLEEP] = 0
+        if pfl[e, k, PFL_TOUCH] > 0.0 and pfl[e, k, PFL_DEPTH] > 0.0:
+            bis[e, prs[e, k, PRS_A], IS_SLEEP] = 0
+            if prs[e, k, PRS_SP] < 0:
+                bis[e, prs[e, k, PRS_B], IS_SLEEP] = 0
     for i in range(movable.shape[0]):
         b = movable[i]
         if bis[e, b, IS_SLEEP] != 0:

@@ -34,24 +34,24 @@ from .layout import (
     MODE_PUSH,
     MODE_STALL,
     PASSIVE,
-    PF_E,
-    PF_LPOS,
-    PF_LTAN,
-    PF_LVEL,
-    PF_LVEL2,
-    PF_LVT,
-    PF_MU,
-    PF_NPTS,
-    PF_NX,
-    PF_NY,
-    PF_P1X,
-    PF_P1Y,
-    PF_PSTRIDE,
-    PF_TOUCH,
-    PR_A,
-    PR_B,
-    PR_MODE,
-    PR_SP,
+    PFL_E,
+    PFL_LPOS,
+    PFL_LTAN,
+    PFL_LVEL,
+    PFL_LVEL2,
+    PFL_LVT,
+    PFL_MU,
+    PFL_NPTS,
+    PFL_NX,
+    PFL_NY,
+    PFL_P1X,
+    PFL_P1Y,
+    PFL_PSTRIDE,
+    PFL_TOUCH,
+    PRS_A,
+    PRS_B,
+    PRS_MODE,
+    PRS_SP,
 )
 from .position_solver import block2
 
@@ -67,10 +67,10 @@ def _vel_weights(e, k, prs, bint, epar, bis):
     """Velocity-pass weights: passive bodies take impulses (and turn); a drive that yielded
     in this pair takes them on its translation only (it slides along what stopped it); a
     drive that pushes is unaffected (its drive re-asserts its velocity)."""
-    a = prs[e, k, PR_A]
-    b = prs[e, k, PR_B]
-    mode = prs[e, k, PR_MODE]
-    static_b = prs[e, k, PR_SP] >= 0 or bint[b, BI_KIND] == IMMOVABLE
+    a = prs[e, k, PRS_A]
+    b = prs[e, k, PRS_B]
+    mode = prs[e, k, PRS_MODE]
+    static_b = prs[e, k, PRS_SP] >= 0 or bint[b, BI_KIND] == IMMOVABLE
     wa = 1.0 / epar[e, a, EP_MASS]
     ia = 1.0 / epar[e, a, EP_INERTIA]
     if bint[a, BI_KIND] == DRIVEN:
@@ -104,7 +104,7 @@ def _point_vel(e, body, rx, ry, vel, omg):
 def _vel_row(e, k, j, a, b, nx, ny, static_b, pos, vel, omg, bsc, pfl):
     """Patch point j of pair k: (normal speed [m/s], speed wanted (the bounce) [m/s], lever
     arms r_a x n and r_b x n [m])."""
-    px, py = pfl[e, k, PF_P1X + PF_PSTRIDE * j], pfl[e, k, PF_P1Y + PF_PSTRIDE * j]
+    px, py = pfl[e, k, PFL_P1X + PFL_PSTRIDE * j], pfl[e, k, PFL_P1Y + PFL_PSTRIDE * j]
     rax, ray = px - pos[e, a, 0], py - pos[e, a, 1]
     vax, vay = _point_vel(e, a, rax, ray, vel, omg)
     rbx = rby = vbx = vby = 0.0
@@ -112,7 +112,7 @@ def _vel_row(e, k, j, a, b, nx, ny, static_b, pos, vel, omg, bsc, pfl):
         rbx, rby = px - pos[e, b, 0], py - pos[e, b, 1]
         vbx, vby = _point_vel(e, b, rbx, rby, vel, omg)
     target = 0.0
-    if pfl[e, k, PF_E] > 0.0:
+    if pfl[e, k, PFL_E] > 0.0:
         # Approach speed of this point before the sub-step.
         p0x = bsc[e, a, BS_VX0] - bsc[e, a, BS_W0] * ray
         p0y = bsc[e, a, BS_VY0] + bsc[e, a, BS_W0] * rax
@@ -121,7 +121,7 @@ def _vel_row(e, k, j, a, b, nx, ny, static_b, pos, vel, omg, bsc, pfl):
             p0y -= bsc[e, b, BS_VY0] + bsc[e, b, BS_W0] * rbx
         pre = nx * p0x + ny * p0y
         if pre < 0.0:
-            target = -pfl[e, k, PF_E] * pre
+            target = -pfl[e, k, PFL_E] * pre
     return (nx * (vax - vbx) + ny * (vay - vby), target, rax * ny - ray * nx,
             rbx * ny - rby * nx)
 
@@ -170,36 +170,36 @@ def velocity_pass(e, npairs, order, dt, prs, pos, ang, vel, omg, epar, bint, bfl
         change = 0.0
         for idx in range(npairs):
             k = order[idx]
-            if pfl[e, k, PF_TOUCH] <= 0.0:
+            if pfl[e, k, PFL_TOUCH] <= 0.0:
                 continue
             wa, ia, wb, ib, static_b = _vel_weights(e, k, prs, bint, epar, bis)
             if wa + ia + wb + ib <= 0.0:
                 continue
-            a = prs[e, k, PR_A]
-            b = prs[e, k, PR_B]
-            nx, ny = pfl[e, k, PF_NX], pfl[e, k, PF_NY]
-            npts = int(pfl[e, k, PF_NPTS])
+            a = prs[e, k, PRS_A]
+            b = prs[e, k, PRS_B]
+            nx, ny = pfl[e, k, PFL_NX], pfl[e, k, PFL_NY]
+            npts = int(pfl[e, k, PFL_NPTS])
             vn1, want1, ca1, cb1 = _vel_row(e, k, 0, a, b, nx, ny, static_b, pos, vel, omg, bsc,
                                             pfl)
             k11 = wa + ia * ca1 * ca1 + wb + ib * cb1 * cb1
-            old1 = pfl[e, k, PF_LVEL]
+            old1 = pfl[e, k, PFL_LVEL]
             if npts == 2:
                 vn2, want2, ca2, cb2 = _vel_row(e, k, 1, a, b, nx, ny, static_b, pos, vel, omg,
                                                 bsc, pfl)
                 k22 = wa + ia * ca2 * ca2 + wb + ib * cb2 * cb2
                 k12 = wa + ia * ca1 * ca2 + wb + ib * cb1 * cb2
-                old2 = pfl[e, k, PF_LVEL2]
+                old2 = pfl[e, k, PFL_LVEL2]
                 # Total impulses x >= 0 with K x = target - vn + K x_old, as one block.
                 x1, x2 = block2(k11, k12, k22,
                                 want1 - vn1 + k11 * old1 + k12 * old2,
                                 want2 - vn2 + k12 * old1 + k22 * old2)
                 l1, l2 = x1 - old1, x2 - old2
-                pfl[e, k, PF_LVEL2] = x2
+                pfl[e, k, PFL_LVEL2] = x2
             else:
                 ca2 = cb2 = 0.0
                 x1 = max(old1 + (want1 - vn1) / k11, 0.0)
                 l1, l2 = x1 - old1, 0.0
-            pfl[e, k, PF_LVEL] = x1
+            pfl[e, k, PFL_LVEL] = x1
             change = max(change, abs(l1) + abs(l2))
             lam = l1 + l2
             if l1 != 0.0 or l2 != 0.0:
@@ -210,19 +210,20 @@ def velocity_pass(e, npairs, order, dt, prs, pos, ang, vel, omg, epar, bint, bfl
                     vel[e, b, 0] -= nx * lam * wb
                     vel[e, b, 1] -= ny * lam * wb
                     omg[e, b] -= ib * (cb1 * l1 + cb2 * l2)
-            mu = pfl[e, k, PF_MU]
+            mu = pfl[e, k, PFL_MU]
             if mu > 0.0 and wa > 0.0:
-                # Translation-only Coulomb friction against a static surface (see _friction).
+                # Translation-only Coulomb friction against a static surface, as in the
+                # position pass.
                 tx, ty = -ny, nx
                 vt = vel[e, a, 0] * tx + vel[e, a, 1] * ty
-                normal = pfl[e, k, PF_LPOS] / dt + pfl[e, k, PF_LVEL] + pfl[e, k, PF_LVEL2]
-                lim = max(mu * normal - abs(pfl[e, k, PF_LTAN]) / dt, 0.0)
-                old = pfl[e, k, PF_LVT]
+                normal = pfl[e, k, PFL_LPOS] / dt + pfl[e, k, PFL_LVEL] + pfl[e, k, PFL_LVEL2]
+                lim = max(mu * normal - abs(pfl[e, k, PFL_LTAN]) / dt, 0.0)
+                old = pfl[e, k, PFL_LVT]
                 new = old - vt / wa
                 new = -lim if new < -lim else (lim if new > lim else new)
                 lt = new - old
                 change = max(change, abs(lt))
-                pfl[e, k, PF_LVT] = new
+                pfl[e, k, PFL_LVT] = new
                 vel[e, a, 0] += tx * lt * wa
                 vel[e, a, 1] += ty * lt * wa
         if change < _VEL_TOL:

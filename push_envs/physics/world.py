@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numba
@@ -29,7 +30,19 @@ from .layout import (
     BI_DRIVE,
     BI_KIND,
     BS_LEN,
+    CT_DEPTH,
+    CT_FN,
+    CT_FT,
     CT_LEN,
+    CT_NPTS,
+    CT_NX,
+    CT_NY,
+    CT_P1X,
+    CT_P1Y,
+    CT_P2X,
+    CT_P2Y,
+    CT_PX,
+    CT_PY,
     DRIVEN,
     EP_FRICTION,
     EP_INERTIA,
@@ -75,12 +88,90 @@ from .params import SolverParams
 from .pipeline import PHYSICS, step_parallel, step_serial
 from .rng import seed_states
 from .scene import CompiledScene, compile_scene
-from .sensors import ContactReport, contact_array, reports_for
+from .sensors import contact_array
 from .sleeping import SLEEP_MIN_BODIES
 
 MAX_ENVS = 1 << 20  # a batch beyond this is a typo, not a workload: refuse before allocating
 PARALLEL_MIN_ENVS = 16  # below this, the serial kernel beats prange (thread start-up)
 DRIVE_NAMES = {0: None, 1: "diff", 2: "omni", 3: "acker"}
+
+
+@dataclass(frozen=True, eq=False)
+class ContactReport:
+    """One contact of an object, seen from its own side (``World.contacts``).
+
+    IR-SIM's ``ContactReport`` (one report per touching pair, from the owner's side), plus
+    raisim's view of the pair: the contact frame (rows: two tangents, then the normal from B
+    toward A), the impulse on object A in that frame (object B receives the negation),
+    ``is_object_a`` and the pair object's index. Built from the contact buffers the sensors
+    stage (sensors.write_contacts) fills; only touching contacts (gap <= rest tolerance).
+
+    other:       name of the body it touches.
+    point:       world-frame contact point (2,) [m], the middle of the contact patch.
+    normal:      unit normal (2,) from ``other`` toward this object (the way it is pushed).
+    depth:       overlap removed this step [m]; zero or negative for a resting contact.
+    force:       normal contact force [N] (>= 0).
+    friction:    tangential force on this object [N] along its tangent (-normal_y, normal_x).
+    patch:       (n, 2) world-frame patch points [m] (2 when two edges lie flat together).
+    frame:       raisim contact frame (3, 3): rows t1, t2, n with n from B toward A.
+    impulse:     impulse on object A in that frame [N s] (the same in both objects' reports).
+    is_object_a: whether this object is A of the pair.
+    pair_index:  world index of ``other``.
+    """
+
+    other: str
+    point: np.ndarray
+    normal: np.ndarray
+    depth: float
+    force: float
+    friction: float
+    patch: np.ndarray
+    frame: np.ndarray
+    impulse: np.ndarray
+    is_object_a: bool
+    pair_index: int
+
+    @property
+    def own_impulse(self) -> np.ndarray:
+        """Impulse on this object in the contact frame [N s] (B's is A's negated)."""
+        return self.impulse if self.is_object_a else -self.impulse
+
+
+def raisim_frame(normal: np.ndarray) -> np.ndarray:
+    """Contact frame whose rows are t1, t2 and the normal, right-handed (t1 x t2 = n)."""
+    nx, ny = float(normal[0]), float(normal[1])
+    return np.array([[-ny, nx, 0.0], [0.0, 0.0, 1.0], [nx, ny, 0.0]])
+
+
+def reports_for(world: World, body: int, env: int) -> list[ContactReport]:
+    """Reports of body index ``body`` in ``env`` from the world's contact buffers (the last
+    step's touching pairs), forces [N] and impulses [N s] over the step time."""
+    names = world.scene.names
+    out = []
+    for c in range(int(world.ctn[env])):
+        a, b, _sp = (int(v) for v in world.cti[env, c])
+        if body not in (a, b):
+            continue
+        f = world.ctf[env, c]
+        n_a = np.array([f[CT_NX], f[CT_NY]])
+        is_a = body == a
+        npts = int(f[CT_NPTS])
+        patch = np.array([[f[CT_P1X], f[CT_P1Y]], [f[CT_P2X], f[CT_P2Y]]])[:npts]
+        impulse = np.array([f[CT_FT], 0.0, f[CT_FN]]) * world.dt
+        out.append(ContactReport(
+            other=names[b if is_a else a],
+            point=np.array([f[CT_PX], f[CT_PY]]),
+            normal=n_a if is_a else -n_a,
+            depth=float(f[CT_DEPTH]),
+            force=float(f[CT_FN]),
+            friction=float(f[CT_FT]),
+            patch=patch,
+            frame=raisim_frame(n_a),
+            impulse=impulse,
+            is_object_a=is_a,
+            pair_index=b if is_a else a,
+        ))
+    return out
 
 
 def _holds_bool(value: Any) -> bool:

@@ -14,9 +14,9 @@ from push_envs.physics.layout import (
     PF_MINX,
     PF_MINY,
     PI_BODY,
-    PR_A,
-    PR_B,
-    PR_SP,
+    PRS_A,
+    PRS_B,
+    PRS_SP,
 )
 
 find_pairs = python_entry(broadphase.find_pairs)  # compiled-only: a twin that takes Python calls
@@ -49,7 +49,7 @@ def _pairs(w, env=0):
                          w._stamp, w._prs, 0, 0.0, s.bflt, w.epar, w._bsc, w._bis)
     assert woke == 0
     assert n <= w._prs.shape[1]
-    return n, {tuple(p) for p in w._prs[env, :n, [PR_A, PR_B, PR_SP]].T.tolist()}
+    return n, {tuple(p) for p in w._prs[env, :n, [PRS_A, PRS_B, PRS_SP]].T.tolist()}
 
 
 def _brute_movable_pairs(w, env=0):

@@ -36,7 +36,7 @@ def golden_commands(i):
 # moved this scene from step 5 on, against the hash before issue 10: after 100 steps b1 by
 # 0.135 m, b2 0.611 m, tri 0.406 m, r1 0.263 m, r2 0.450 m, car 1.11 m (its path diverges
 # after a push); d1 unchanged.
-# Sub-steps sized by the speed each body can reach (pipeline._substeps), not by the fastest
+# Sub-steps sized by the speed each body can reach (substeps.count_substeps), not by the fastest
 # body against the thinnest: step 5 takes one sub-step instead of two (no body is within the
 # reach of a faster one that would need two), and the pushes diverge from there: after 100
 # steps b1 by 0.110 m, b2 0.272 m, tri 0.747 m, r1 0.081 m, r2 0.241 m, car 0.316 m; d1
