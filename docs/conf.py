@@ -6,8 +6,9 @@ Build (offline; warnings are errors, as CI builds it):
     sphinx-build -W -b html docs docs/_build/html
 
 The pages are Markdown. Pictures and tables that come from measurements are made by the
-scripts in ``docs/_scripts`` and committed; the build itself runs no simulation and fetches
-nothing from the network (no intersphinx).
+scripts in ``docs/_scripts`` and committed; the task pages are generated at every build from
+the task declarations (``docs/_scripts/task_pages.py``). The build runs no simulation and
+fetches nothing from the network (no intersphinx).
 """
 
 from __future__ import annotations
@@ -136,7 +137,17 @@ def _process_docstring(app, what, name, obj, options, lines: list[str]) -> None:
     lines[:] = aligned_fields(lines)
 
 
+def _task_pages(app) -> None:
+    """Generate docs/tasks/*.md from the task declarations before the build reads them, so
+    a page can never disagree with its TaskSpec."""
+    sys.path.insert(0, str(DOCS / "_scripts"))
+    import task_pages
+
+    task_pages.generate()
+
+
 def setup(app) -> None:
+    app.connect("builder-inited", _task_pages)
     app.connect("autodoc-process-docstring", _process_docstring)
 
 
