@@ -1,0 +1,78 @@
+"""The README's task table, generated from the task declarations and the results data.
+
+    python docs/_scripts/readme_tables.py          # rewrite the table in README.md
+
+The table sits between ``<!-- tasks:begin -->`` and ``<!-- tasks:end -->``: each task's
+episode GIF (a learned agent where there is one, else the expert; else its first frame),
+its one-line description (the first line of its docstring), its episode length,
+its scripted expert's success (``docs/data/experts.csv``) and its learned baseline's
+(``docs/data/baselines.csv``). ``tests/docs/test_readme.py`` checks that README.md holds
+exactly what this writes.
+"""
+
+from __future__ import annotations
+
+import csv
+import inspect
+import sys
+from pathlib import Path
+
+DOCS = Path(__file__).resolve().parent.parent
+ROOT = DOCS.parent
+README = ROOT / "README.md"
+BEGIN, END = "<!-- tasks:begin -->", "<!-- tasks:end -->"
+
+
+def _rows(name: str) -> list[dict[str, str]]:
+    path = DOCS / "data" / name
+    if not path.exists():
+        return []
+    with open(path, newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
+def task_table() -> str:
+    """The Markdown table of the registered tasks."""
+    sys.path.insert(0, str(ROOT))
+    import push_envs
+    from push_envs.tasks import spec
+
+    experts = {r["task"]: r for r in _rows("experts.csv")}
+    learned: dict[str, list[dict[str, str]]] = {}
+    for r in _rows("baselines.csv"):
+        learned.setdefault(r["task"], []).append(r)
+    lines = ["| task | | what | scripted expert | learned baseline (3 seeds) |",
+             "|---|---|---|---|---|"]
+    for env_id in push_envs.ENV_IDS:
+        s = spec(env_id)
+        lead = inspect.cleandoc(s.env_class.__doc__).splitlines()[0]
+        gif = next((f"{env_id}{k}.gif" for k in ("-dagger", "-ppo", "", "-scripted")
+                    if (DOCS / "_static" / "tasks" / f"{env_id}{k}.gif").exists()), None)
+        shown = gif or f"{env_id}.png"
+        pic = f'<img src="docs/_static/tasks/{shown}" width="150" alt="{env_id}">'
+        e = experts.get(env_id)
+        ex = f"{100 * float(e['success']):.0f} % ({e['robot']})" if e else "-"
+        base = []
+        for r in learned.get(env_id, []):
+            seeds = [float(v) for v in r["success_per_seed"].split(";")]
+            base.append(f"{100 * sum(seeds) / len(seeds):.0f} % ({r['robot']}, {r['policy']})")
+        link = f"[{env_id}](docs/tasks/{env_id}.md)"
+        lines.append(f"| {link} | {pic} | {lead} {s.max_episode_steps} steps. | {ex} | "
+                     f"{'; '.join(base) or '-'} |")
+    return "\n".join(lines)
+
+
+def update(path: Path = README) -> bool:
+    """Rewrite the table in ``path``; returns whether the file changed."""
+    text = path.read_text()
+    head, _, rest = text.partition(BEGIN)
+    _, _, tail = rest.partition(END)
+    new = f"{head}{BEGIN}\n{task_table()}\n{END}{tail}"
+    if new == text:
+        return False
+    path.write_text(new)
+    return True
+
+
+if __name__ == "__main__":
+    print("README.md rewritten" if update() else "README.md already up to date")

@@ -1,0 +1,60 @@
+"""Compile every task's kernels ahead of time: for container images and CI caches.
+
+    python -m push_envs.warmup                 # every registered task
+    python -m push_envs.warmup PushBox-v0 --jobs 2
+
+The engine and the generic step are compiled once, by the first task, alone; the other
+tasks (each compiling only its own hooks) then run in parallel processes. Each process makes
+the task as ``gym.make`` and as a batch of 16 (the ``prange`` kernel), resets and steps both.
+This only moves the wait: a later process loads everything from the cache.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+_CHILD = """
+import sys, numpy as np, gymnasium as gym, push_envs
+env_id = sys.argv[1]
+env = gym.make(env_id)
+env.reset(seed=0)
+env.step(env.action_space.sample())
+venv = gym.make_vec(env_id, num_envs=16)
+venv.reset(seed=0)
+venv.step(np.zeros(venv.action_space.shape, np.float32))
+"""
+
+
+def warm(env_id: str) -> float:
+    """Compile (or load) ``env_id``'s kernels in a fresh process; returns its wall time [s].
+    Raises RuntimeError with the process's error output when it fails."""
+    t0 = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-c", _CHILD, env_id], capture_output=True,
+                          text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"warm-up of {env_id} failed:\n{proc.stderr[-3000:]}")
+    return time.perf_counter() - t0
+
+
+def main(argv: list[str] | None = None) -> None:
+    import push_envs
+
+    ap = argparse.ArgumentParser(prog="python -m push_envs.warmup", description=__doc__)
+    ap.add_argument("ids", nargs="*", default=list(push_envs.ENV_IDS))
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                    help="parallel processes after the first task")
+    args = ap.parse_args(argv)
+    first, rest = args.ids[0], args.ids[1:]
+    print(f"{first}: {warm(first):.1f} s (the engine and the generic step)", flush=True)
+    with ThreadPoolExecutor(max(1, args.jobs)) as pool:
+        for env_id, dt in zip(rest, pool.map(warm, rest), strict=True):
+            print(f"{env_id}: {dt:.1f} s", flush=True)
+
+
+if __name__ == "__main__":
+    main()
