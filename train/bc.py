@@ -3,7 +3,7 @@ from the observations, then runs on the task's native batch and reports its succ
 
     python -m push_envs.datasets record --env PushBox-v0 --policy scripted --episodes 1000 \\
         --out push_envs/PushBox-v0/scripted-v0
-    python train/bc.py --dataset push_envs/PushBox-v0/scripted-v0
+    python -m train.bc --dataset push_envs/PushBox-v0/scripted-v0
 
 The env (id and arguments) comes from the dataset's env spec. Everything a run produces lands
 in ``<run-dir>/<env>/bc/<seed>/``: ``policy.pt`` (weights, observation normalisation and

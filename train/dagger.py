@@ -1,8 +1,8 @@
 """Push-T learned by DAgger: a mixture-density policy in the T's frame, taught by the scripted
 expert on its own states.
 
-    python train/dagger.py                      # PushT-v0, seed 0: DAgger, then evaluation
-    python train/dagger.py --seed 1 --rounds 8
+    python -m train.dagger                      # PushT-v0, seed 0: DAgger, then evaluation
+    python -m train.dagger --seed 1 --rounds 8
 
 Everything a run produces lands in ``<run-dir>/PushT-v0/dagger/<seed>/``: ``policy.pt``
 (load with :func:`load_policy`), ``args.json`` and ``result.json`` (each round's clone

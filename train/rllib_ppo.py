@@ -1,8 +1,8 @@
 """PPO with Ray RLlib (new API stack) on a push_envs task, each EnvRunner stepping one
 compiled batch.
 
-    python train/rllib_ppo.py --env PushBox-v0 --num-env-runners 2 --iterations 100
-    python train/rllib_ppo.py --address auto ...      # on a running Ray cluster (README)
+    python -m train.rllib_ppo --env PushBox-v0 --num-env-runners 2 --iterations 100
+    python -m train.rllib_ppo --address auto ...      # on a running Ray cluster (README)
 
 The env is registered with ``register_env`` under ``push_envs/<id>`` (``push_envs.rllib``);
 its creator returns the native batch (``gym.make_vec(id, num_envs=N)``, NEXT_STEP autoreset as

@@ -1,8 +1,8 @@
 """Train a Stable-Baselines3 agent (PPO or SAC) on a push_envs task, over the native batch.
 
-    python train/train.py                                  # PPO on PushBox-v0, diff robot
-    python train/train.py --algo sac --env PushBox-v0      # SAC + HER, sparse reward
-    python train/train.py --env WallSlide-v0 --seed 1 --timesteps 3e6
+    python -m train.train                                  # PPO on PushBox-v0, diff robot
+    python -m train.train --algo sac --env PushBox-v0      # SAC + HER, sparse reward
+    python -m train.train --env WallSlide-v0 --seed 1 --timesteps 3e6
 
 Hyperparameters come from ``train/hyperparams/{algo}.yml`` (rl-baselines3-zoo format: a
 ``default`` entry merged with the env's entry); command-line flags override them. Everything

@@ -9,7 +9,7 @@ from gymnasium.utils.env_checker import check_env
 
 from push_envs import ENV_IDS
 from push_envs.physics import SceneError
-from push_envs.tasks import spec
+from push_envs.tasks import REGISTRY, spec, spec_of
 from push_envs.tasks.pushing.push_box.expert import push_box_action
 
 ROBOTS = ("diff", "omni", "acker")
@@ -75,11 +75,30 @@ def test_reset_seed_then_reset_continues_the_stream():
     assert not np.array_equal(first, second)
 
 
-def test_registered_limits_and_ids():
-    steps = {i: gym.spec(i).max_episode_steps for i in ENV_IDS}
-    assert steps == {"PushBox-v0": 200, "WallSlide-v0": 300, "PushT-v0": 300,
-                     "PushMulti-v0": 500, "PushClutter-v0": 300, "Sweep-v0": 500,
-                     "CoopPush-v0": 300, "PushMaze-v0": 400}
+@pytest.mark.parametrize("module", REGISTRY)
+def test_the_registry_agrees_with_each_taskspec(module):
+    # Every fact of a task has one source, its TaskSpec: the registry, the env classes, the
+    # docstring and the vector env's own truncation all read it.
+    s = spec_of(module)
+    entry = gym.spec(s.id)
+    assert entry.max_episode_steps == s.max_episode_steps
+    assert entry.entry_point == f"{module}:{s.env_class.__name__}"
+    assert entry.vector_entry_point == f"{module}:{s.vector_class.__name__}"
+    assert s.env_class.vector_class is s.vector_class and s.vector_class.task_class is s
+    assert f"({s.max_episode_steps})" in s.env_class.__doc__  # the docstring's episode end
+    assert "{" not in s.env_class.__doc__.split("## Version History")[0].replace("{x", "")
+    for version in s.versions:
+        assert f"* {version}" in s.env_class.__doc__
+    venv = gym.make_vec(s.id, num_envs=1)
+    assert venv.unwrapped.max_episode_steps == s.max_episode_steps
+    venv.close()
+    assert s.scene_path().parent == s.folder() and s.scene_path().exists()
+    assert s.hyperparams_path() is None or s.hyperparams_path().exists()
+
+
+def test_the_shipped_ids_are_the_registrys():
+    assert ENV_IDS == tuple(spec_of(m).id for m in REGISTRY)
+    assert len(set(ENV_IDS)) == len(ENV_IDS) == 8
 
 
 def test_truncates_at_max_episode_steps():
