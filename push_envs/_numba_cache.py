@@ -276,7 +276,8 @@ def _code_bytes(code: pytypes.CodeType, doc: Any, out: list[bytes]) -> list[str]
 
 def _value_bytes(value: Any, out: list[bytes], depth: int) -> None:
     """Append what the compiled code can see of a global ``value``."""
-    if isinstance(value, numba.core.dispatcher.Dispatcher):
+    if isinstance(value, numba.core.dispatcher.Dispatcher) or \
+            getattr(type(value), "lazy_dispatcher", False):  # physics/jit.py's LazyCompiled
         out.append(dependency_digest(value.py_func, depth + 1).encode())
     elif hasattr(value, "_defn") and callable(getattr(value, "_defn", None)):  # intrinsic
         defn = value._defn

@@ -53,14 +53,11 @@ from .step import (
     CFG_PIXELS,
     CFG_SPARSE,
     ENV_ABI,
-    FN_EVALUATE,
     FN_LEN,
     FN_LIDAR,
-    FN_OBSERVE,
     FN_PHYSICS,
     FN_PIXELS,
-    FN_SPAWN,
-    FN_START,
+    FN_TASK,
     IF_MAXPEN,
     IF_SUCCESS,
     IF_SWEEPS,
@@ -369,9 +366,7 @@ class PushVectorEnv(VectorEnv):
         # and the sensors this env observes; an unused sensor's slot stays 0, uncompiled.
         fns = np.zeros(FN_LEN, np.int64)
         fns[FN_PHYSICS] = PHYSICS.address
-        for slot, hook in ((FN_SPAWN, "spawn"), (FN_OBSERVE, "observe"),
-                           (FN_EVALUATE, "evaluate"), (FN_START, "start")):
-            fns[slot] = self._kernels.HOOKS[hook].address
+        fns[FN_TASK] = self._kernels.HOOKS.address
         if lidar_slot >= 0:
             fns[FN_LIDAR] = LIDAR_SENSE.address
         if pixels:

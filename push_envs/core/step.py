@@ -27,7 +27,7 @@ Compiled once for every task, and called through function pointers
     STEP / RETRY / RESET (lo, hi, X*, W*, V*, T*)      C functions, compiled once per machine
         |   apply_action, post_env, reset_env ...      (typed here, once)
         v
-    fns[FN_PHYSICS], fns[FN_SPAWN] ... (e, W*, V*, T*) the engine, the task's hooks and the
+    fns[FN_PHYSICS], fns[FN_TASK] ...                   the engine, the task's hooks and the
                                                        sensors: C functions of their own
 
 None of these names a task: the physics, the task's hooks and the sensors are reached through
@@ -195,18 +195,24 @@ ENV_ABI = AbiType(EnvArrays, {
 })
 """The declared type of :class:`EnvArrays` (passed to hooks and sensors by pointer)."""
 
-HOOK_SIG = types.void(types.int64, types.voidptr, types.voidptr, types.voidptr)
-"""``hook(e, W*, V*, T*)``: a task hook or a sensor, as a C function (abi.py)."""
+SENSOR_SIG = types.void(types.int64, types.voidptr, types.voidptr, types.voidptr)
+"""``sensor(e, W*, V*, T*)``: a sensor, as a C function (abi.py)."""
+
+TASK_SIG = types.void(types.int64, types.int64, types.voidptr, types.voidptr, types.voidptr)
+"""``hooks(which, e, W*, V*, T*)``: a task's hooks as one C function, ``which`` one of the
+``HOOK_*`` codes (one C function per task, not four: each is a cache entry a start loads)."""
+
+HOOK_SPAWN = 0
+HOOK_OBSERVE = 1
+HOOK_EVALUATE = 2  # writes success into info[e, IF_SUCCESS], terminated, the dense reward
+HOOK_START = 3
 
 # Slots of the function table ``fns`` (int64 addresses) every kernel below receives.
 FN_PHYSICS = 0  # push_envs.physics.pipeline.PHYSICS: rows(lo, hi, W*)
-FN_SPAWN = 1  # the task's spawn, observe, evaluate and start hooks (HOOK_SIG)
-FN_OBSERVE = 2
-FN_EVALUATE = 3  # writes success into info[e, IF_SUCCESS], terminated, the dense reward
-FN_START = 4
-FN_LIDAR = 5  # LIDAR_SENSE when a lidar is observed, else 0
-FN_PIXELS = 6  # PIXEL_SENSE when pixels are observed, else 0
-FN_LEN = 7
+FN_TASK = 1  # the task's hooks (TASK_SIG): spawn, observe, evaluate, start
+FN_LIDAR = 2  # LIDAR_SENSE when a lidar is observed, else 0 (SENSOR_SIG)
+FN_PIXELS = 3  # PIXEL_SENSE when pixels are observed, else 0 (SENSOR_SIG)
+FN_LEN = 4
 
 
 @compiled
@@ -334,8 +340,8 @@ def pixel_sense(e, wp, vp, tp):
     raster_env(e, W, R, T.goal[e], V.pix[e])
 
 
-LIDAR_SENSE = CFunction(lidar_sense, HOOK_SIG)
-PIXEL_SENSE = CFunction(pixel_sense, HOOK_SIG)
+LIDAR_SENSE = CFunction(lidar_sense, SENSOR_SIG)
+PIXEL_SENSE = CFunction(pixel_sense, SENSOR_SIG)
 
 
 class RowsArgs(NamedTuple):
@@ -382,14 +388,14 @@ def reset_env(e, xp, wp, vp, tp):
     T = load_task(tp)
     fns = load_rows(xp).fns
     restore_bodies(e, W, V)
-    call_void(fns[FN_SPAWN], (e, wp, vp, tp))
+    call_void(fns[FN_TASK], (np.int64(HOOK_SPAWN), e, wp, vp, tp))
     W.ctn[e] = 0
     V.tstep[e] = 0
-    call_void(fns[FN_OBSERVE], (e, wp, vp, tp))
+    call_void(fns[FN_TASK], (np.int64(HOOK_OBSERVE), e, wp, vp, tp))
     sense(e, fns, wp, vp, tp)
     for j in range(V.info.shape[1]):
         V.info[e, j] = 0.0
-    call_void(fns[FN_START], (e, wp, vp, tp))
+    call_void(fns[FN_TASK], (np.int64(HOOK_START), e, wp, vp, tp))
     goal_columns(e, V, T)
 
 
@@ -409,11 +415,11 @@ def post_env(e, xp, wp, vp, tp):
         V.trunc[e] = False
         return
     V.tstep[e] += 1
-    call_void(fns[FN_OBSERVE], (e, wp, vp, tp))
+    call_void(fns[FN_TASK], (np.int64(HOOK_OBSERVE), e, wp, vp, tp))
     sense(e, fns, wp, vp, tp)
     # evaluate writes success (info[e, IF_SUCCESS]), terminated (term[e]) and the dense
     # reward (rew[e])
-    call_void(fns[FN_EVALUATE], (e, wp, vp, tp))
+    call_void(fns[FN_TASK], (np.int64(HOOK_EVALUATE), e, wp, vp, tp))
     success = V.info[e, IF_SUCCESS] != 0.0
     terminated = V.term[e]
     goal_columns(e, V, T)

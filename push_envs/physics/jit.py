@@ -27,6 +27,7 @@ from typing import Any
 from numba import njit, types
 from numba.core import config
 from numba.core.registry import CPUDispatcher
+from numba.core.typing.typeof import typeof_impl
 
 COMPILED_ONLY = "__push_envs_compiled_only__"
 """The mark :func:`compiled` sets on its function (the cache keys entries by it)."""
@@ -44,10 +45,55 @@ class CompiledOnly(CPUDispatcher):
         return super().get_call_template(args, kws)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        raise TypeError(
-            f"{self.py_func.__module__}.{self.py_func.__qualname__} is compiled for compiled "
-            "callers only (push_envs.physics.jit.compiled: no Python entry point); call it "
-            "from an @njit function, or its plain Python version as .py_func")
+        raise _refusal(self.py_func)
+
+
+def _refusal(py_func: Any) -> TypeError:
+    return TypeError(
+        f"{py_func.__module__}.{py_func.__qualname__} is compiled for compiled callers only "
+        "(push_envs.physics.jit.compiled: no Python entry point); call it from an @njit "
+        "function, or its plain Python version as .py_func")
+
+
+class LazyCompiled:
+    """A compiled-only function whose numba dispatcher is made when numba first types a
+    call to it.
+
+    A process that loads its kernels from the cache never types a call, so it never makes
+    the ~200 dispatchers of the package's helpers (a tenth of a cached start). numba sees
+    this object as the dispatcher's type (``typeof`` below), so callers compile as they
+    would against the dispatcher itself.
+    """
+
+    lazy_dispatcher = True  # what push_envs._numba_cache recognises (no import of this module)
+    __slots__ = ("_disp", "_options", "py_func")
+
+    def __init__(self, py_func: Any, options: dict[str, Any]) -> None:
+        self.py_func = py_func
+        self._options = options
+        self._disp: CompiledOnly | None = None
+
+    @property
+    def dispatcher(self) -> CompiledOnly:
+        if self._disp is None:
+            disp = CompiledOnly(py_func=self.py_func, locals={}, targetoptions=self._options)
+            disp.enable_caching()
+            self._disp = disp
+        return self._disp
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.dispatcher, name)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise _refusal(self.py_func)
+
+    def __repr__(self) -> str:
+        return f"<compiled {self.py_func.__module__}.{self.py_func.__qualname__}>"
+
+
+@typeof_impl.register(LazyCompiled)
+def _typeof_lazy(value: LazyCompiled, c: Any) -> types.Dispatcher:
+    return types.Dispatcher(value.dispatcher)
 
 
 def compiled(fn: Callable[..., Any] | None = None, *, inline: str = "never",
@@ -67,22 +113,25 @@ def compiled(fn: Callable[..., Any] | None = None, *, inline: str = "never",
         # A copy of the function, marked: the cache stamps it apart from an @njit of the same
         # code (push_envs._numba_cache), whose entry has the Python wrapper this one lacks.
         own = pytypes.FunctionType(func.__code__, func.__globals__, func.__name__,
-                                 func.__defaults__, func.__closure__)
+                                   func.__defaults__, func.__closure__)
         functools.update_wrapper(own, func)
         del own.__wrapped__
         own.__dict__[COMPILED_ONLY] = True
-        disp = CompiledOnly(py_func=own, locals={}, targetoptions=targetoptions)
-        disp.enable_caching()
-        return disp
+        if inline != "never":
+            # numba's IR inlining looks for a dispatcher object among the globals: made now.
+            disp = CompiledOnly(py_func=own, locals={}, targetoptions=targetoptions)
+            disp.enable_caching()
+            return disp
+        return LazyCompiled(own, targetoptions)
 
     return wrap if fn is None else wrap(fn)
 
 
-def python_entry(disp: CompiledOnly) -> Any:
+def python_entry(disp: CompiledOnly | LazyCompiled) -> Any:
     """A Python-callable twin of a :func:`compiled` function (for tests and notebooks): the
     same code with numba's Python entry point, compiled on first call and never cached (so
     it never shares a cache entry with ``disp``). Its callees are ``disp``'s callees."""
     return njit(disp.py_func)
 
 
-__all__ = ["CompiledOnly", "compiled", "python_entry"]
+__all__ = ["CompiledOnly", "LazyCompiled", "compiled", "python_entry"]
