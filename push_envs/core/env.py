@@ -25,6 +25,7 @@ from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 
 from ..physics import SceneError, World, load_scene
+from ..physics.arrays import WORLD_ABI
 from ..physics.config import parse_lidar
 from ..physics.errors import short_repr
 from ..physics.fastcall import entry_point
@@ -377,12 +378,13 @@ class PushVectorEnv(VectorEnv):
         self._rows = RowsArgs(actions=np.zeros((E, 2 * len(self.env_arrays.robots))),
                               mask=np.zeros(E, np.uint8), fns=fns)
         ROWS_ABI.check(self._rows)
-        self._args = (self._rows, w.arrays, self.env_arrays, self.task_arrays)
+        self._pack()
         self._parallel = E >= PARALLEL_MIN_ENVS
         self._run = entry_point(run_parallel if self._parallel else run_serial, 0, *self._args)
         self._run_serial = entry_point(run_serial, 0, *self._args)
         self._stages = {k: f.address for k, f in (("step", STEP), ("retry", RETRY),
                                                   ("reset", RESET))}
+        self._step_stage = self._stages["step"]
         V = self.env_arrays
         self._obs, self._rew, self._term, self._trunc = V.obs, V.rew, V.term, V.trunc
         self._info_f, self._final_info, self._final_obs = V.info, V.final_info, V.final_obs
@@ -539,9 +541,23 @@ class PushVectorEnv(VectorEnv):
         return out.reshape(shape) if shape else out[0]
 
     # ------------------------------------------------------------------------------ kernels
+    def _pack(self) -> None:
+        """The kernels' arguments: the env count and the address of each structure's packed
+        value (``abi.AbiType.pack``), which also keeps the arrays alive."""
+        structs = (self._rows, self.world.arrays, self.env_arrays, self.task_arrays)
+        self._packed = tuple(abi.pack(v) for abi, v in
+                             zip((ROWS_ABI, WORLD_ABI, ENV_ABI, TASK_ABI), structs,
+                                                   strict=True))
+        self._args = (self._rows.actions.shape[0], *(p.address for p in self._packed))
+
+    def _current_args(self) -> tuple[int, ...]:
+        if self._packed[1].value is not self.world.arrays:
+            self._pack()  # the world grew its buffers outside this env (a World.step)
+        return self._args
+
     def _reset_rows(self, mask: np.ndarray) -> None:
         self._rows.mask[:] = mask
-        self._run_serial(self._stages["reset"], *self._args)
+        self._run_serial(self._stages["reset"], *self._current_args())
         self.world.steps[mask] = 0
         self._need_reset[mask] = 0
         for e in np.flatnonzero(mask[: len(self._trails)]):
@@ -656,7 +672,7 @@ class PushVectorEnv(VectorEnv):
         if self._parallel and self._num_threads is not None:
             numba.set_num_threads(self._num_threads)
         self._rows.actions[:] = a
-        if self._run(self._stages["step"], *self._args):
+        if self._run(self._step_stage, *self._current_args()):
             self._retry()
         w.steps += w.active
 
@@ -666,8 +682,7 @@ class PushVectorEnv(VectorEnv):
         for the sub-step cap. Never a silent step."""
         w = self.world
         while (over := w.rolled_back(w.active)) is not None:
-            # The world's pair buffers were grown: new arrays, the same types.
-            self._args = (self._rows, w.arrays, self.env_arrays, self.task_arrays)
+            self._pack()  # the world's pair buffers were grown: new arrays, the same types
             self._rows.mask[:] = over
             self._run_serial(self._stages["retry"], *self._args)
 

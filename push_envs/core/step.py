@@ -21,9 +21,10 @@ across envs, so env i of a batch equals a single env bit for bit)::
 Compiled once for every task, and called through function pointers
 (``push_envs/physics/abi.py``)::
 
-    run_serial / run_parallel (stage, X, W, V, T)      tiny @njit entry kernels: store the
-        |                                              structures, call the stage per chunk
-        v
+    run_serial / run_parallel (stage, n, X*, W*, V*, T*)   tiny @njit entry kernels: call
+        |                                              the stage per chunk; the structures
+        |                                              are packed by Python once
+        v                                              (AbiType.pack), not unboxed per call
     STEP / RETRY / RESET (lo, hi, X*, W*, V*, T*)      C functions, compiled once per machine
         |   apply_action, post_env, reset_env ...      (typed here, once)
         v
@@ -49,7 +50,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, prange, types
 
-from ..physics.abi import AbiType, CFunction, call_void, struct_ptr
+from ..physics.abi import AbiType, CFunction, call_void
 from ..physics.arrays import load_world
 from ..physics.jit import compiled
 from ..physics.layout import (
@@ -64,7 +65,7 @@ from ..physics.layout import (
 )
 from ..physics.lidar import LP_RMAX, LidarArrays, scan_sensor
 from ..physics.pipeline import rolled_back
-from ..physics.prefetch import prefetch_row
+from ..physics.prefetch import prefetch_row, prefetch_world
 from ..physics.raster import RasterArrays, raster_env
 
 # Autoreset modes (as Gymnasium's AutoresetMode).
@@ -215,7 +216,7 @@ FN_PIXELS = 3  # PIXEL_SENSE when pixels are observed, else 0 (SENSOR_SIG)
 FN_LEN = 4
 
 
-@compiled
+@compiled(inline="always")  # a call would pass V and T flattened, per env (prefetch.py)
 def prefetch_env(e, V, T):
     """Prefetch env e's observation, info and reward rows and the task's memory and goals (a
     hint: no value changes); the physics prefetches its own rows."""
@@ -264,9 +265,12 @@ load_env = ENV_ABI.loader
 load_task = TASK_ABI.loader
 
 
-@compiled
-def apply_action(e, actions, W, V):
-    """Map env e's actions in [-1, 1] to drive commands, clipping them."""
+@compiled(_nrt=False)
+def apply_action(e, actions, wp, vp):
+    """Map env e's actions in [-1, 1] to drive commands, clipping them (``W`` and ``V`` by
+    pointer, as for :func:`post_env`)."""
+    W = load_world(wp)
+    V = load_env(vp)
     robots = V.robots
     for i in range(robots.shape[0]):
         b = robots[i]
@@ -278,7 +282,7 @@ def apply_action(e, actions, W, V):
     W.active[e] = 0 if (V.cfg[CFG_MODE] == AR_NEXT_STEP and V.need_reset[e]) else 1
 
 
-@compiled
+@compiled(_nrt=False)
 def restore_bodies(e, W, V):
     """Put every movable body of env e back to the scene's initial state and parameters,
     awake."""
@@ -304,7 +308,7 @@ def restore_bodies(e, W, V):
         W.bis[e, b, IS_SLEEP] = 0
 
 
-@compiled
+@compiled(_nrt=False)
 def goal_columns(e, V, T):
     """Env e's achieved and desired goal vectors into the end of its observation row."""
     at = V.cfg[CFG_GOAL]
@@ -459,9 +463,11 @@ def step_stage(lo, hi, xp, wp, vp, tp):
     n = actions.shape[0]
     for e in range(lo, hi):
         if e + 1 < n:
-            prefetch_env(e + 1, V, T)  # arrives while env e steps (physics/prefetch.py)
-        apply_action(e, actions, W, V)
-        call_void(physics, (e, e + 1, wp))  # also prefetches env e + 1's rows
+            # env e + 1's rows arrive while env e steps (physics/prefetch.py)
+            prefetch_world(e + 1, W)
+            prefetch_env(e + 1, V, T)
+        apply_action(e, actions, wp, vp)
+        call_void(physics, (e, e + 1, wp))
         if W.active[e] and W.hl[e, HL_STATUS] != 0.0:
             continue
         post_env(e, xp, wp, vp, tp)
@@ -496,31 +502,29 @@ CHUNK = 32  # envs per call of a stage from the prange loop: the structures are 
 # per chunk, and a chunk is small enough to balance the two threads
 
 
+# The entry kernels take each structure as the address of its packed value
+# (AbiType.pack): six integers per call, where the structures themselves were ~100 arrays
+# for numba to unbox per call.
 @njit(cache=True, _nrt=False)
-def run_serial(stage, X, W, V, T):
+def run_serial(stage, n, xp, wp, vp, tp):
     """Run the stage at address ``stage`` (:data:`STEP`, :data:`RETRY`, :data:`RESET`) over
-    every env, one after the other (fastest below PARALLEL_MIN_ENVS envs). Returns how many
-    active envs were rolled back (Python grows the buffers and retries them)."""
-    call_void(stage, (np.int64(0), np.int64(V.obs.shape[0]), struct_ptr(X), struct_ptr(W),
-                      struct_ptr(V), struct_ptr(T)))
-    return rolled_back(W)
+    envs 0..n-1, one after the other (fastest below PARALLEL_MIN_ENVS envs), with the
+    structures packed at ``xp``, ``wp``, ``vp``, ``tp``. Returns how many active envs were
+    rolled back (Python grows the buffers and retries them)."""
+    call_void(stage, (np.int64(0), n, xp, wp, vp, tp))
+    return rolled_back(load_world(wp))
 
 
 @njit(cache=True, parallel=True, _nrt=False)
-def run_parallel(stage, X, W, V, T):
+def run_parallel(stage, n, xp, wp, vp, tp):
     """``prange`` over chunks of CHUNK envs (bit-identical to serial: no reduction)."""
-    n = V.obs.shape[0]
     for i in prange((n + CHUNK - 1) // CHUNK):
         # numba types a prange index as uint64: int64 keeps one signature of the call
         lo = np.int64(i) * CHUNK
-        call_void(stage, (lo, min(lo + CHUNK, n), struct_ptr(X), struct_ptr(W), struct_ptr(V),
-                          struct_ptr(T)))
-    return rolled_back(W)
+        call_void(stage, (lo, min(lo + CHUNK, n), xp, wp, vp, tp))
+    return rolled_back(load_world(wp))
 
 
-# Inlined into each task's generated goal_rewards kernel, not for speed: compiled on its own,
-# its signature would hold the types of the two functions it takes, whose names carry a
-# memory address, so its cache entry would never be found again.
 @compiled(inline="always")
 def goal_rewards(ag, dg, fp, sparse, out, is_success, goal_reward):
     """HER's ``compute_reward`` over rows of achieved / desired goal vectors.

@@ -22,6 +22,11 @@ is ever taken (:meth:`AbiType.check`), so a drifted dtype is a clear error, neve
 
 The pointer is valid while the caller runs: it points at the caller's stack, the arrays it
 describes are the caller's arguments, and the callee never keeps it.
+
+Python can build the same value itself (:meth:`AbiType.pack`) and pass its address as an
+integer: the env's entry kernels take their four structures that way, so a single env's
+step does not pay numba's unboxing of ~100 arrays per call. The :class:`Packed` object holds
+the structure, so the arrays outlive every call that reads them.
 """
 
 from __future__ import annotations
@@ -53,18 +58,43 @@ def struct_ptr(typingctx, value):
     return types.voidptr(value), codegen
 
 
+def _load_leaves(builder: ir.IRBuilder, ptr: ir.Value, llty: ir.Type) -> ir.Value:
+    # One load per scalar leaf, gathered with insertvalue, not one load of the whole
+    # aggregate: LLVM does not split a ~4 KB aggregate load, so a callee that reads three
+    # fields of W would copy all of it per env (profiled: step_env spent about a quarter of
+    # its time there). Per leaf, the extractvalue of a field folds onto its own load and the
+    # loads of unread fields are dead code.
+    if isinstance(llty, ir.BaseStructType):
+        elements = llty.elements
+    elif isinstance(llty, ir.ArrayType):
+        elements = [llty.element] * llty.count
+    else:
+        return builder.load(ptr)
+    i32 = ir.IntType(32)
+    value = ir.Constant(llty, ir.Undefined)
+    for i, element in enumerate(elements):
+        leaf = _load_leaves(builder, builder.gep(ptr, [i32(0), i32(i)], inbounds=True), element)
+        value = builder.insert_value(value, leaf, i)
+    return value
+
+
 def struct_loader(ty: types.Type) -> Any:
     """An intrinsic ``load(ptr) -> ty``: the structure of numba type ``ty`` that
-    :func:`struct_ptr` stored at ``ptr``."""
+    :func:`struct_ptr` stored at ``ptr`` (a ``voidptr``), or that :meth:`AbiType.pack` built
+    at address ``ptr`` (an integer)."""
 
     @intrinsic
     def load(typingctx, ptr):
-        if ptr != types.voidptr:
+        if ptr != types.voidptr and not isinstance(ptr, types.Integer):
             return None
 
         def codegen(context, builder, signature, args):
             llty = context.get_value_type(ty)
-            return builder.load(builder.bitcast(args[0], llty.as_pointer()))
+            if isinstance(signature.args[0], types.Integer):
+                at = builder.inttoptr(args[0], llty.as_pointer())
+            else:
+                at = builder.bitcast(args[0], llty.as_pointer())
+            return _load_leaves(builder, at, llty)
 
         return ty(ptr), codegen
 
@@ -126,6 +156,39 @@ class AbiType:
                 raise TypeError(f"{self.cls.__name__}.{name} must be a writeable C-contiguous "
                                 f"{np.dtype(code)} array of {ndim} dimension(s), got {got}")
 
+    def pack(self, value: Any) -> Packed:
+        """``value`` (checked) as numba holds it, at an address a compiled kernel loads with
+        :attr:`loader`: a call then passes one integer per structure, where passing the
+        structure itself made numba unbox each of its arrays (~100 arrays, ~2 us, per call
+        of a single env's step).
+
+        numba's array value is the words ``meminfo, parent, nitems, itemsize, data,
+        shape[ndim], strides[ndim]``, and a named tuple of arrays is its fields' words in
+        order (all 8 bytes: no padding; tests/physics/test_abi.py checks against numba's own
+        store). ``meminfo`` and ``parent`` are null: the kernels are compiled without
+        reference counting, and numba's count skips a null meminfo anyway.
+        """
+        self.check(value)
+        words: list[int] = []
+        for name in self.fields:
+            a = getattr(value, name)
+            words += [0, 0, a.size, a.itemsize, a.ctypes.data, *a.shape, *a.strides]
+        return Packed(value, np.array(words, dtype=np.uint64))
+
+
+class Packed:
+    """A structure's numba value, built in Python at :attr:`address` (:meth:`AbiType.pack`).
+
+    It holds the structure, so its arrays live as long as the value that describes them.
+    """
+
+    __slots__ = ("_words", "address", "value")
+
+    def __init__(self, value: Any, words: np.ndarray) -> None:
+        self.value = value
+        self._words = words
+        self.address = int(words.ctypes.data)
+
 
 class CFunction:
     """A ``cfunc`` of a top-level Python function, compiled (or loaded from the cache) on
@@ -152,4 +215,5 @@ ROWS_SIG = types.void(types.int64, types.int64, types.voidptr)
 """``rows(lo, hi, W*)``: a batched stage over envs lo..hi-1 of one structure."""
 
 
-__all__ = ["AbiType", "CFunction", "ROWS_SIG", "call_void", "struct_loader", "struct_ptr"]
+__all__ = ["AbiType", "CFunction", "Packed", "ROWS_SIG", "call_void", "struct_loader",
+           "struct_ptr"]

@@ -43,7 +43,9 @@ def prefetch_address(typingctx, addr):
     return types.void(addr), codegen
 
 
-@compiled
+# Inlined: called once per env, and a by-value W is ~300 flattened scalars per call;
+# profiled at 105 of 1386 ns per PushBox env-step as a real call, near nothing inlined.
+@compiled(inline="always")
 def prefetch_row(a, e):
     """Prefetch the first ``ROW_LINES`` lines of row ``e`` of C-contiguous array ``a``;
     returns how many lines it asked for."""
@@ -56,7 +58,7 @@ def prefetch_row(a, e):
     return n
 
 
-@compiled
+@compiled(inline="always")
 def prefetch_world(e, W):
     """Prefetch env e's rows of the arrays every physics step reads (``WorldArrays``)."""
     prefetch_row(W.epar, e)
