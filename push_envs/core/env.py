@@ -800,6 +800,8 @@ class PushVectorEnv(VectorEnv):
         if getattr(self, "_renderer", None) is not None:
             self._renderer.close()
             self._renderer = None
+        if getattr(self, "task", None) is not None:
+            self.task.close()
 
 
 class PushEnv(gym.Env):

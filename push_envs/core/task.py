@@ -243,6 +243,10 @@ class TaskSpec:
         """The task's TaskArrays for ``env`` (its world is compiled, its buffers made)."""
         raise NotImplementedError
 
+    def close(self) -> None:
+        """Let go of what :meth:`build` holds beyond the env's arrays (a shared table, a
+        file); the env calls it once, on ``close()``. Default: nothing to let go."""
+
     def spawn_failures(self, task_arrays: Any) -> np.ndarray | None:
         """(E,) bool: envs whose last spawn found no place for a body without overlap (the env
         refuses the arguments then, see :meth:`spawn_refusal`); None for a task whose spawn

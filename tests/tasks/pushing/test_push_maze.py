@@ -162,7 +162,7 @@ def _open_map(n: int, pillar: int = -1) -> np.ndarray:
 def _tables(occ, where="test map"):
     from push_envs.tasks.pushing.push_maze import map_tables
 
-    return map_tables(occ, 0.1, (0.0, 0.0), (1, 1), BOX_R, 0.15, 0.3, None, where)
+    return map_tables(occ, 0.1, (0.0, 0.0), (1, 1), BOX_R, 0.15, 0.3, None, where).value
 
 
 def test_large_open_map_tables_are_bounded_and_linear():
@@ -193,7 +193,7 @@ def test_default_map_keeps_every_lattice_site():
     from push_envs.tasks.pushing.push_maze import SITE_STEP, map_tables
 
     tiles, _, sites, _, fields = map_tables(plan_map(), 0.1, (0.0, 0.0), (4, 2), BOX_R, 0.15,
-                                            0.3, None, "default map")
+                                            0.3, None, "default map").value
     from push_envs.tasks.pushing.push_maze import MAX_FIELD_CELLS
 
     assert len(sites) == fields.shape[0] == int(tiles[:, 5].sum())
@@ -212,19 +212,31 @@ def test_map_over_the_field_limit_is_refused_before_building():
         _tables(occ, "big.png")
 
 
-def test_closed_envs_leave_the_table_cache_bounded(tmp_path):
+def test_a_closed_env_frees_its_maps_tables_and_open_envs_share_them(tmp_path):
+    import gc
+
     from push_envs.tasks.pushing import push_maze
 
     text = spec("PushMaze-v0").scene_path().read_text()
     text = text.replace("width: 16.0", "width: 3.0").replace("height: 8.0", "height: 3.0")
     text = text.replace("[1.0, 2.0, 0.0]", "[1.0, 1.6, 0.0]")
+    gc.collect()
+    before = set(push_maze._TABLES)
+    envs = []
     for k in range(8):  # eight distinct maps (a pillar cell moved along a row)
         (tmp_path / f"m{k}.png").write_bytes(png_bytes(_open_map(30, 20 + k)))
         (tmp_path / f"m{k}.yaml").write_text(
             text.replace("obstacle_map: maze.png", f"obstacle_map: m{k}.png"))
-        env = gym.make("PushMaze-v0", scene=str(tmp_path / f"m{k}.yaml"))
-        env.close()
-    assert len(push_maze._TABLES) <= push_maze._CACHE_MAPS
+        envs.append(gym.make("PushMaze-v0", scene=str(tmp_path / f"m{k}.yaml")))
+    assert len(set(push_maze._TABLES) - before) == 8  # all eight held while their envs are open
+    # A second env of an open map shares its tables rather than building them again.
+    twin = gym.make("PushMaze-v0", scene=str(tmp_path / "m3.yaml"))
+    assert twin.unwrapped.core.task.map_info.fields is envs[3].unwrapped.core.task.map_info.fields
+    twin.close()
+    for env in envs:
+        env.close()  # the env objects stay referenced by the list: close alone lets go
+    gc.collect()
+    assert set(push_maze._TABLES) - before == set()
 
 
 # -------------------------------------------------------------------- map images

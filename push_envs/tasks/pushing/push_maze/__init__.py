@@ -34,7 +34,8 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections import OrderedDict, deque
+import weakref
+from collections import deque
 from types import SimpleNamespace
 from typing import Any
 
@@ -166,8 +167,19 @@ the map's cells, and a map whose tiles cannot hold two sites each (the least a s
 is refused before anything is built. The default map (eight 40 x 40 tiles, at most 100 sites
 each) is far below it and keeps every site."""
 
-_CACHE_MAPS = 4  # tables of this many distinct maps are kept (least recently used dropped)
-_TABLES: OrderedDict[str, tuple] = OrderedDict()
+class MapTables:
+    """A map's tables (:func:`map_tables`), held by every task built on the map: the cache
+    keeps them only while one of those lives, so a closed env's map is freed with it."""
+
+    __slots__ = ("__weakref__", "value")
+
+    def __init__(self, value: tuple) -> None:
+        self.value = value
+
+
+# Envs of the same map share its tables (the fields of a large map take seconds to build);
+# nothing keeps a map no env uses.
+_TABLES: weakref.WeakValueDictionary[str, MapTables] = weakref.WeakValueDictionary()
 
 
 def _sites_cap(nx: int, ny: int, where: str) -> int:
@@ -192,12 +204,14 @@ def _spread(n: int, cap: int) -> np.ndarray:
 
 def map_tables(occ: np.ndarray, res: float, offset: tuple, layouts: tuple[int, int],
                box_r: float, robot_r: float, margin: float, region: tuple | None,
-               where: str) -> tuple:
-    """The per-layout spawn cells, goal sites and distance fields of a map (cached).
+               where: str) -> MapTables:
+    """The per-layout spawn cells, goal sites and distance fields of a map, shared by the
+    tasks built on it while one of them holds the returned :class:`MapTables`.
 
-    Returns (tiles (ntiles, len(TILE)) int64, box cells, goal-site cells, robot cells (global
-    cell indices i * ny + j, int64), fields (n_sites, tnx * tny) float64). Layouts without a
-    goal site, a box cell or a robot cell are left out; none left is a SceneError.
+    Its ``value`` is (tiles (ntiles, len(TILE)) int64, box cells, goal-site cells, robot
+    cells (global cell indices i * ny + j, int64), fields (n_sites, tnx * tny) float64).
+    Layouts without a goal site, a box cell or a robot cell are left out; none left is a
+    SceneError.
     """
     occ = np.asarray(occ, bool)
     nx, ny = occ.shape
@@ -208,9 +222,9 @@ def map_tables(occ: np.ndarray, res: float, offset: tuple, layouts: tuple[int, i
     cap = _sites_cap(nx, ny, where)  # before anything is built
     key = hashlib.sha1(np.packbits(occ).tobytes() + repr(
         (occ.shape, res, offset, layouts, box_r, robot_r, margin, region)).encode()).hexdigest()
-    if key in _TABLES:
-        _TABLES.move_to_end(key)
-        return _TABLES[key]
+    held = _TABLES.get(key)
+    if held is not None:
+        return held
     tnx, tny = nx // cols, ny // rows
     reach = int(math.ceil((box_r + margin) / res)) + 2
     tiles, box_cells, sites, rob_cells, fields = [], [], [], [], []
@@ -261,10 +275,8 @@ def map_tables(occ: np.ndarray, res: float, offset: tuple, layouts: tuple[int, i
     out = (np.array(tiles, np.int64), np.concatenate(box_cells).astype(np.int64),
            np.concatenate(sites).astype(np.int64), np.concatenate(rob_cells).astype(np.int64),
            np.array(fields))
-    _TABLES[key] = out
-    while len(_TABLES) > _CACHE_MAPS:
-        _TABLES.popitem(last=False)  # a closed env's map does not stay resident
-    return out
+    held = _TABLES[key] = MapTables(out)
+    return held
 
 
 # ------------------------------------------------------------------------------ hooks
@@ -571,9 +583,10 @@ class PushMaze(P.SingleObjectTask):
                              f"its floor plan from the grid map")
         occ = np.asarray(wspec.obstacle_map, bool)
         res = float(wspec.map_resolution)
-        tiles, cells, sites, rcells, fields = map_tables(
+        held = map_tables(
             occ, res, tuple(wspec.offset), self._tiles(env), radii["obj_r"], radii["robot_r"],
             env.wall_margin, self.args["spawn_region"], sc.spec.source)
+        tiles, cells, sites, rcells, fields = held.value
         nx, ny = occ.shape
         check_start_distance(tiles, cells, sites, ny, res, env.success_distance, sc.spec.source)
         tables = [tiles.ravel(), cells, sites, rcells]
@@ -599,10 +612,14 @@ class PushMaze(P.SingleObjectTask):
         fp = np.concatenate([fp, occ.ravel().astype(np.float64), fields.ravel()])
         E = env.num_envs
         self.map_info = SimpleNamespace(occ=occ, res=res, offset=tuple(wspec.offset),
-                                        tiles=tiles, sites=sites, fields=fields)
+                                        tiles=tiles, sites=sites, fields=fields, held=held)
         return TaskArrays(ip=ip, fp=fp, goal=np.zeros((E, len(GOAL))),
                           mem=np.zeros((E, len(MEMZ))), ag=np.zeros((E, 2)),
                           dg=np.zeros((E, 2)))
+
+    def close(self) -> None:
+        # The map's tables are shared through a weak cache: a closed env stops holding them.
+        self.map_info = None
 
     def reading_context(self, env: Any) -> Any:
         ctx = super().reading_context(env)
