@@ -1,7 +1,5 @@
 """PushBox-v0's scripted expert (diff drive): go behind the box on its line to the goal and
-push it there; 100 % of 1000 episodes. WallSlide-v0 uses it too (its layout is PushBox's and
-its box lies flat on the wall with the goal along it, so the push-pose controller pushes the
-box's end face along the wall)."""
+push it there; 100 % of 1000 episodes."""
 
 from __future__ import annotations
 

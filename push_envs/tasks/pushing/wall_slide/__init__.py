@@ -17,9 +17,9 @@ FP = columns(P.FP_NAMES, "goal_dmin goal_dmax wall_y obj_halfw obj_halfl")
 class WallSlide(P.SingleObjectTask):
     id = "WallSlide-v0"
     max_episode_steps = 300
-    # PushBox's layout, and its box lies flat on the wall with the goal along it: PushBox's
-    # pusher pushes the box's end face along the wall.
-    experts = {"diff": "push_envs.tasks.pushing.push_box.expert:expert"}
+    # Its own expert (expert.py): PushBox's pusher overshot the goal and drove the box into
+    # the end walls (87 % of 500 episodes).
+    experts = {"diff": "expert:expert"}
     object_body = "box"
     wall_body = "wall"
     region = (0.0, 0.0, 5.0, 3.0)
