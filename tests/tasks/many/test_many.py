@@ -299,10 +299,11 @@ def test_scripted_push_multi_places_two_boxes():
 
 
 def test_scripted_sweep_gathers_pucks():
-    # A random policy ends with about none inside; the scripted sweeper gathers several per
-    # episode (it does not reach 90 %: pucks it bumps coast away, see the README).
-    inside = [i["pucks_inside"] for i in _episodes("Sweep-v0", range(5))]
-    assert sum(inside) >= 12, inside
+    # A random policy ends with about none inside; the sweeper's passes bring 18 of the 20
+    # pucks in (success) in 98.6 % of 500 episodes, one env at a time here as a user plays.
+    infos = list(_episodes("Sweep-v0", range(5)))
+    assert sum(i["is_success"] for i in infos) >= 4, infos
+    assert all(i["pucks_inside"] >= 15 for i in infos), [i["pucks_inside"] for i in infos]
 
 
 def test_clutter_stands_in_the_way_of_the_straight_push():
