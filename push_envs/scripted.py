@@ -39,21 +39,30 @@ def drive_to(rx: float, ry: float, rth: float, tx: float, ty: float, speed: floa
     return v, max(-1.0, min(1.0, 1.5 * err))
 
 
+def push_frame(rx, ry, bx, by, gx, gy, standoff, align):
+    """The push geometry of robots at (rx, ry) [m], objects at (bx, by) [m] and goals at
+    (gx, gy) [m]: the unit push direction (ux, uy), the push pose (px, py) ``standoff`` [m]
+    behind the object, the robot's offset (dx, dy) [m] from the object, how far behind it
+    (``behind`` [m]) and off its push line (``cross`` [m]) the robot stands, and whether it
+    is pushing (behind the object, within ``align`` [m] of the line)."""
+    ux, uy = gx - bx, gy - by
+    dist = np.hypot(ux, uy) + 1e-9
+    ux, uy = ux / dist, uy / dist
+    px, py = bx - ux * standoff, by - uy * standoff
+    dx, dy = rx - bx, ry - by
+    behind = -(dx * ux + dy * uy)
+    cross = -dx * uy + dy * ux
+    pushing = (behind > standoff - 0.12) & (np.abs(cross) < align)
+    return ux, uy, px, py, dx, dy, behind, cross, pushing
+
+
 def push_targets(rx, ry, bx, by, gx, gy, standoff, align):
     """Where robots at (rx, ry) [m] head to push objects at (bx, by) toward (gx, gy): the
     point ``standoff`` [m] behind the object on its line to the goal, the goal itself once
     within ``align`` [m] of that line, or, from in front of the object, a point beside it clear
     of its corners. Returns (tx, ty, pushing)."""
-    ux, uy = gx - bx, gy - by
-    dist = np.hypot(ux, uy) + 1e-9
-    ux, uy = ux / dist, uy / dist
-    # Where the robot must stand to push the object toward the goal.
-    px, py = bx - ux * standoff, by - uy * standoff
-    # Offset of the robot from the push line, and how far behind the object it is.
-    dx, dy = rx - bx, ry - by
-    behind = -(dx * ux + dy * uy)
-    cross = -dx * uy + dy * ux
-    pushing = (behind > standoff - 0.12) & (np.abs(cross) < align)
+    ux, uy, px, py, dx, dy, behind, cross, pushing = push_frame(rx, ry, bx, by, gx, gy,
+                                                                 standoff, align)
     approach = ~pushing & ((behind > 0.0) | (np.hypot(px - rx, py - ry) < 0.6))
     # In front of the object: swing around it on the robot's side, clear of its corners.
     side = np.where(cross >= 0.0, 1.0, -1.0)

@@ -35,6 +35,8 @@ def _needed(prefix: str) -> set[str]:
         if s.hyperparams_path() is not None:
             out.add(f"{prefix}{folder.as_posix()}/{s.hyperparams}")
     out.add(f"{prefix}push_envs/tasks/pushing/push_maze/maze.png")
+    for agent in (ROOT / "push_envs" / "baselines" / "agents").glob("*.npz"):
+        out.add(f"{prefix}{agent.relative_to(ROOT).as_posix()}")  # the pretrained agents
     return out
 
 

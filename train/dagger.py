@@ -65,7 +65,7 @@ from PIL import Image
 from torch import nn
 
 import push_envs  # noqa: F401  (registers the ids)
-from push_envs.core import obs_layout as L
+from push_envs.baselines.tee_frame import TeeFrame, decode, encode  # numpy, shared with the agent
 from push_envs.datasets import rollout
 from push_envs.experts import expert
 
@@ -131,63 +131,6 @@ class Args:
                              f">= 1, got {self.lr}, {self.minutes}, {self.hidden}")
 
 
-# --------------------------------------------------------------------------- the T's frame
-class TeeFrame:
-    """Push-T seen from the T: the policy's inputs, and its actions between the T's frame and
-    the robot's body frame. Columns are looked up by name in the task's observation layout."""
-
-    FEATURES = ("robot x, y in the T's frame [m]", "goal origin x, y in the T's frame [m]",
-                "the same x10", "cos, sin of the goal heading less the T's",
-                "that heading error [rad]", "the same x10")
-    SIZE = 10
-
-    def __init__(self, layout: tuple, args: dict[str, Any]) -> None:
-        def at(name: str) -> int:
-            return L.offset(layout, args, name)
-
-        self.robot, self.heading = at("robot_xy"), at("robot_heading")
-        self.obj, self.obj_heading = at("object_rel"), at("object_heading_rel")
-        self.goal, self.goal_heading = at("goal_xy"), at("goal_heading")
-
-    def _poses(self, obs: np.ndarray) -> tuple[np.ndarray, ...]:
-        """Robot (x, y, cos, sin), the T's origin and the cos, sin of its heading (world)."""
-        o = np.asarray(obs, np.float64)
-        rx, ry = o[:, self.robot], o[:, self.robot + 1]
-        c, s = o[:, self.heading], o[:, self.heading + 1]
-        lx, ly = o[:, self.obj], o[:, self.obj + 1]
-        hc, hs = o[:, self.obj_heading], o[:, self.obj_heading + 1]
-        return rx, ry, c, s, rx + c * lx - s * ly, ry + s * lx + c * ly, c * hc - s * hs, \
-            s * hc + c * hs
-
-    def features(self, obs: np.ndarray) -> np.ndarray:
-        """(N, obs_dim) observations -> (N, 10) inputs (:attr:`FEATURES`), float32."""
-        o = np.asarray(obs, np.float64)
-        rx, ry, _, _, ox, oy, ct, st = self._poses(o)
-
-        def local(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-            return ct * x + st * y, -st * x + ct * y
-
-        px, py = local(rx - ox, ry - oy)
-        gx, gy = local(o[:, self.goal] - ox, o[:, self.goal + 1] - oy)
-        cg, sg = o[:, self.goal_heading], o[:, self.goal_heading + 1]
-        ce, se = cg * ct + sg * st, sg * ct - cg * st
-        err = np.arctan2(se, ce)
-        return np.stack([px, py, gx, gy, 10 * gx, 10 * gy, ce, se, err, 10 * err],
-                        axis=1).astype(np.float32)
-
-    def to_frame(self, obs: np.ndarray, act: np.ndarray) -> np.ndarray:
-        """Body-frame velocities (N, 2) [m/s] -> the same velocities in the T's frame."""
-        _, _, c, s, _, _, ct, st = self._poses(obs)
-        wx, wy = c * act[:, 0] - s * act[:, 1], s * act[:, 0] + c * act[:, 1]
-        return np.stack([ct * wx + st * wy, -st * wx + ct * wy], axis=1).astype(np.float32)
-
-    def from_frame(self, obs: np.ndarray, act: np.ndarray) -> np.ndarray:
-        """The inverse of :meth:`to_frame`."""
-        _, _, c, s, _, _, ct, st = self._poses(obs)
-        wx, wy = ct * act[:, 0] - st * act[:, 1], st * act[:, 0] + ct * act[:, 1]
-        return np.stack([c * wx + s * wy, -s * wx + c * wy], axis=1).astype(np.float32)
-
-
 # --------------------------------------------------------------------------- the policy
 LOG_STD_RANGE = (-7.0, 2.0)  # a component's log std: floor keeps the likelihood finite
 
@@ -225,22 +168,6 @@ class MixturePolicy(nn.Module):
         """The mean of each row's heaviest component."""
         logits, mu, _ = self(x)
         return mu[torch.arange(len(mu)), logits.argmax(-1)]
-
-
-SPEED_FLOOR = 1e-3  # [m/s] speeds below this are modelled as this (log of 0)
-
-
-def encode(act: np.ndarray) -> np.ndarray:
-    """Velocities (N, 2) [m/s] -> (unit direction x, y; log speed), float32."""
-    speed = np.linalg.norm(act, axis=1, keepdims=True)
-    return np.concatenate([act / np.maximum(speed, SPEED_FLOOR),
-                           np.log(np.maximum(speed, SPEED_FLOOR))], axis=1).astype(np.float32)
-
-
-def decode(y: np.ndarray) -> np.ndarray:
-    """The inverse of :func:`encode` (the direction renormalised, speeds capped at 1 m/s)."""
-    d = y[:, :2] / np.maximum(np.linalg.norm(y[:, :2], axis=1, keepdims=True), 1e-6)
-    return d * np.minimum(np.exp(y[:, 2:3]), 1.0)
 
 
 class Policy:

@@ -5,9 +5,11 @@
 The table sits between ``<!-- tasks:begin -->`` and ``<!-- tasks:end -->``: each task's
 episode GIF (a learned agent where there is one, else the expert; else its first frame),
 its one-line description (the first line of its docstring), its episode length,
-its scripted expert's success (``docs/data/experts.csv``) and its learned baseline's
-(``docs/data/baselines.csv``). ``tests/docs/test_readme.py`` checks that README.md holds
-exactly what this writes.
+its scripted expert's success (``docs/data/experts.csv``) and its learned baselines' mean
+success over seeds (``results.summaries``: ``docs/data/learned.csv``, else the older
+``docs/data/baselines.csv``), then the suite's IQM when learned.csv has rows.
+``python docs/_scripts/results.py`` runs this too. ``tests/docs/test_readme.py`` checks that
+README.md holds exactly what this writes.
 """
 
 from __future__ import annotations
@@ -34,14 +36,16 @@ def _rows(name: str) -> list[dict[str, str]]:
 def task_table() -> str:
     """The Markdown table of the registered tasks."""
     sys.path.insert(0, str(ROOT))
+    import results
+
     import push_envs
     from push_envs.tasks import spec
 
     experts = {r["task"]: r for r in _rows("experts.csv")}
-    learned: dict[str, list[dict[str, str]]] = {}
-    for r in _rows("baselines.csv"):
+    learned: dict[str, list[dict]] = {}
+    for r in results.summaries():
         learned.setdefault(r["task"], []).append(r)
-    lines = ["| task | | what | scripted expert | learned baseline (3 seeds) |",
+    lines = ["| task | | what | scripted expert | learned baseline (mean over seeds) |",
              "|---|---|---|---|---|"]
     for env_id in push_envs.ENV_IDS:
         s = spec(env_id)
@@ -54,11 +58,15 @@ def task_table() -> str:
         ex = f"{100 * float(e['success']):.0f} % ({e['robot']})" if e else "-"
         base = []
         for r in learned.get(env_id, []):
-            seeds = [float(v) for v in r["success_per_seed"].split(";")]
+            seeds = r["success_per_seed"]
             base.append(f"{100 * sum(seeds) / len(seeds):.0f} % ({r['robot']}, {r['policy']})")
         link = f"[{env_id}](docs/tasks/{env_id}.md)"
         lines.append(f"| {link} | {pic} | {lead} {s.max_episode_steps} steps. | {ex} | "
                      f"{'; '.join(base) or '-'} |")
+    suite = results.suite(results.read_rows())
+    if suite is not None:
+        lines += ["", f"Learned baselines, on fresh evaluation episodes: "
+                      f"{results.suite_line(suite)} ([results](docs/training_results.md))."]
     return "\n".join(lines)
 
 

@@ -7,7 +7,8 @@ Each page: the first frame and an episode, a table of the ``make`` id, the actio
 observation spaces, the episode length and the robots; the docstring's sections (the
 observation table with units, rewards, success, episode end, the arguments with their
 defaults, the version history); the scripted expert's and the learned baseline's success with
-the command that reproduces each (``docs/data/experts.csv``, ``docs/data/baselines.csv``).
+the command that reproduces each (``docs/data/experts.csv``; ``docs/data/learned.csv``
+through ``results.summaries``, else the older ``docs/data/baselines.csv``).
 """
 
 from __future__ import annotations
@@ -69,17 +70,24 @@ def _baselines(spec: type, experts: list[dict], learned: list[dict]) -> str:
     for r in learned:
         if r["task"] != spec.id:
             continue
-        seeds = [float(v) for v in r["success_per_seed"].split(";")]
-        per = " / ".join(f"{100 * v:.0f}" for v in seeds)
-        rows.append(f"| {r['policy']} ({r['configuration']}) | {r['robot']} | **"
-                    f"{100 * np.mean(seeds):.1f} %** (seeds {per} %) | "
+        seeds = r["success_per_seed"]
+        if r["intervals"] is not None:  # docs/data/learned.csv: each seed's Wilson interval
+            per = "; ".join(f"seed {k}: {100 * v:.1f} % ({100 * lo:.1f}-{100 * hi:.1f})"
+                            for k, v, (lo, hi) in zip(r["seeds"], seeds, r["intervals"],
+                                                      strict=True))
+            per = f"{per}; 95 % Wilson"
+        else:
+            per = "seeds " + " / ".join(f"{100 * v:.0f}" for v in seeds) + " %"
+        what = f"{r['policy']} ({r['configuration']})" if r["configuration"] else r["policy"]
+        rows.append(f"| {what} | {r['robot']} | **{100 * np.mean(seeds):.1f} %** ({per}) | "
                     f"{r['episodes_per_seed']} per seed | `{r['command']}` |")
     if len(rows) == 2:
         return ""
     return "\n".join(["## Baselines", "", *rows, "",
                       "The expert's rates come from `docs/data/experts.csv`, the learned ones "
-                      "from `docs/data/baselines.csv` (see [training results]"
-                      "(../training_results.md))."])
+                      "from `docs/data/learned.csv` (500 fresh episodes per seed), else the "
+                      "older `docs/data/baselines.csv` (100 per seed); see [training results]"
+                      "(../training_results.md)."])
 
 
 def page(spec: type, experts: list[dict], learned: list[dict]) -> str:
@@ -120,11 +128,13 @@ def generate(out: Path = TASKS) -> list[Path]:
     """Write every task's page and the index; returns the paths written (unchanged files
     are left alone, so a build does not see them as new)."""
     sys.path.insert(0, str(DOCS.parent))
+    import results
+
     import push_envs
     from push_envs.tasks import spec
 
     experts = _rows(DATA / "experts.csv")
-    learned = _rows(DATA / "baselines.csv")
+    learned = results.summaries()
     out.mkdir(parents=True, exist_ok=True)
     written = []
     index = ["# Tasks", "", "Every page below is generated from the task's declaration "

@@ -17,7 +17,15 @@ from typing import Any
 import numpy as np
 
 from push_envs.core import ObsIndex, TaskSpec
-from push_envs.scripted import BatchPolicy, detour, robot_pose, state_batch, steer, world_points
+from push_envs.scripted import (
+    BatchPolicy,
+    detour,
+    push_frame,
+    robot_pose,
+    state_batch,
+    steer,
+    world_points,
+)
 
 # PushMulti-v0's scene.yaml: 0.3 m boxes, a robot disc of radius 0.15 m.
 _BOX_R = 0.15 * np.sqrt(2.0)  # [m] a box's half diagonal
@@ -70,14 +78,8 @@ def push_plan(rx, ry, bx, by, wx, wy, standoff, align, orbit, swing):
     ``standoff`` [m] behind the box when behind it, else round the box toward the push
     pose's side on a circle of radius ``orbit`` [m], at most ``swing`` [rad] of it ahead (the
     chord between two such points clears the box's corners). Returns (tx, ty, pushing)."""
-    ux, uy = wx - bx, wy - by
-    dist = np.hypot(ux, uy) + 1e-9
-    ux, uy = ux / dist, uy / dist
-    px, py = bx - ux * standoff, by - uy * standoff
-    dx, dy = rx - bx, ry - by
-    behind = -(dx * ux + dy * uy)
-    cross = -dx * uy + dy * ux
-    pushing = (behind > standoff - 0.12) & (np.abs(cross) < align)
+    ux, uy, px, py, dx, dy, behind, cross, pushing = push_frame(rx, ry, bx, by, wx, wy,
+                                                                 standoff, align)
     approach = ~pushing & (((behind > 0.5 * standoff) & (np.abs(cross) < behind + 0.1))
                            | (np.hypot(px - rx, py - ry) < 0.25))
     here = np.arctan2(dy, dx)

@@ -1,0 +1,235 @@
+"""push_envs.baselines: the agent file (numbers and JSON, no pickle), its numpy policy, the
+lookup by (id, robot) and the shipped agents."""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import math
+from pathlib import Path
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import push_envs  # noqa: F401  (registers the ids)
+import push_envs.baselines as B
+from push_envs.baselines import agent as A
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def mlp_meta(n_obs: int, sizes: list[int], acts: list[dict | None], **extra) -> dict:
+    return {"env_id": "PushBox-v0", "robot": "diff", "env_kwargs": {}, "policy": "PPO",
+            "kind": "mlp", "output": "clip", "observation_dim": n_obs,
+            "action_dim": sizes[-1], "obs_norm": None,
+            "layers": [dict(a or {"activation": None}) for a in acts], **extra}
+
+
+def mlp_arrays(n_obs: int, sizes: list[int], seed: int = 0, scale: float = 0.5) -> dict:
+    rng = np.random.default_rng(seed)
+    out, size = {}, n_obs
+    for i, n in enumerate(sizes):
+        out[f"layer{i}.weight"] = rng.normal(0, scale, (n, size)).astype(np.float32)
+        out[f"layer{i}.bias"] = rng.normal(0, scale, n).astype(np.float32)
+        size = n
+    out["action_low"] = -np.ones(sizes[-1], np.float32)
+    out["action_high"] = np.ones(sizes[-1], np.float32)
+    return out
+
+
+def test_activations_have_torchs_values():
+    x = np.array([-2.0, -1.0, 0.0, 1.0, 3.0])
+    f = {name: A.activation({"activation": name}) for name in A.ACTIVATIONS}
+    np.testing.assert_allclose(f["tanh"](x), np.tanh(x))
+    np.testing.assert_allclose(f["relu"](x), [0, 0, 0, 1, 3])
+    np.testing.assert_allclose(f["elu"](x), [math.exp(-2) - 1, math.exp(-1) - 1, 0, 1, 3])
+    np.testing.assert_allclose(f["leaky_relu"](x), [-0.02, -0.01, 0, 1, 3])
+    # GELU: x * Phi(x); Phi(1) = 0.841344746..., Phi(-1) = 0.158655253...
+    np.testing.assert_allclose(f["gelu"](x)[1:4], [-0.15865525393, 0.0, 0.84134474607],
+                               rtol=1e-9)
+    np.testing.assert_allclose(f["silu"](x)[3], 1 / (1 + math.exp(-1)), rtol=1e-12)
+    np.testing.assert_allclose(f["hardtanh"](x), [-1, -1, 0, 1, 1])
+    elu2 = A.activation({"activation": "elu", "alpha": 2.0})
+    assert elu2(np.array([-1.0]))[0] == pytest.approx(2 * (math.exp(-1) - 1))
+    tanh_gelu = A.activation({"activation": "gelu", "approximate": "tanh"})
+    assert tanh_gelu(np.array([1.0]))[0] == pytest.approx(0.8411919906, rel=1e-8)
+    with pytest.raises(ValueError, match="unknown activation 'swish'"):
+        A.activation({"activation": "swish"})
+    with pytest.raises(ValueError, match=r"activation 'relu' takes no parameters, got \['alpha'\]"):
+        A.activation({"activation": "relu", "alpha": 1.0})
+
+
+def test_an_mlp_agent_hides_normalises_runs_its_layers_and_clips():
+    n = 6
+    acts = [{"activation": "tanh"}, {"activation": "elu", "alpha": 1.0}, None]
+    meta = mlp_meta(n, [5, 4, 2], acts, obs_norm={"epsilon": 1e-8, "clip": 2.0})
+    arrays = mlp_arrays(n, [5, 4, 2], scale=1.5)
+    arrays["obs_mean"] = np.linspace(-1, 1, n)
+    arrays["obs_var"] = np.linspace(0.5, 2.0, n)
+    arrays["hide_columns"] = np.array([1, 4])
+    agent = B.Agent({"format": A.FORMAT, "format_version": A.FORMAT_VERSION, **meta}, arrays)
+    obs = np.random.default_rng(3).normal(0, 3, (50, n))
+    # The same computation written out: hidden columns read as 0, VecNormalize, the layers.
+    x = obs.copy()
+    x[:, [1, 4]] = 0.0
+    x = np.clip((x - arrays["obs_mean"]) / np.sqrt(arrays["obs_var"] + 1e-8), -2.0, 2.0)
+    h = np.tanh(x @ arrays["layer0.weight"].T + arrays["layer0.bias"])
+    h = h @ arrays["layer1.weight"].T + arrays["layer1.bias"]
+    h = np.where(h > 0, h, np.exp(np.minimum(h, 0)) - 1)
+    mean = h @ arrays["layer2.weight"].T + arrays["layer2.bias"]
+    act = agent(obs)
+    assert act.dtype == np.float32 and act.shape == (50, 2)
+    np.testing.assert_allclose(act, np.clip(mean, -1, 1), atol=1e-5)
+    assert (np.abs(mean) > 1).any() and (np.abs(act) == 1).any()  # the clip was exercised
+    np.testing.assert_array_equal(agent(obs[7]), act[7])  # one observation -> one action
+    with pytest.raises(ValueError, match=r"takes observations of shape \(N, 6\), got \(3, 5\)"):
+        agent(obs[:3, :5])
+
+
+def test_squash_maps_tanh_onto_the_action_space():
+    meta = mlp_meta(3, [2], [None], output="squash")
+    arrays = mlp_arrays(3, [2])
+    arrays["action_low"] = np.array([-1.0, 0.0], np.float32)
+    arrays["action_high"] = np.array([1.0, 4.0], np.float32)
+    agent = B.Agent({"format": A.FORMAT, "format_version": A.FORMAT_VERSION, **meta}, arrays)
+    obs = np.random.default_rng(0).normal(size=(10, 3))
+    t = np.tanh(obs @ arrays["layer0.weight"].T + arrays["layer0.bias"])
+    np.testing.assert_allclose(agent(obs), np.stack([t[:, 0], 2 * (t[:, 1] + 1)], 1),
+                               atol=1e-6)
+
+
+def test_the_file_round_trips_without_pickle(tmp_path: Path):
+    meta = mlp_meta(4, [8, 2], [{"activation": "relu"}, None],
+                    training={"command": "python -m train.train --env PushBox-v0 --seed 1",
+                              "seed": 1, "env_steps": 500_000, "wall_clock_s": 88.0})
+    arrays = mlp_arrays(4, [8, 2])
+    path = tmp_path / "sub" / "PushBox-v0-diff.npz"
+    written = B.write(path, meta, arrays)
+    assert written.path == path and not list(path.parent.glob(".*"))  # no temporary left
+    with np.load(path, allow_pickle=False) as data:  # plain arrays and one JSON string
+        assert data["meta"].dtype.kind == "U"
+        assert all(data[k].dtype != object for k in data.files)
+        saved = json.loads(str(data["meta"]))
+    assert saved["format"] == "push_envs.agent" and saved["training"]["seed"] == 1
+    agent = B.load_file(path)
+    obs = np.random.default_rng(1).normal(size=(20, 4))
+    np.testing.assert_array_equal(agent(obs), written(obs))
+    assert agent.env_kwargs == {"robot": "diff"} and agent.policy == "PPO"
+    assert "PushBox-v0, robot=diff, PPO, 4 -> 2" in repr(agent)
+
+
+@pytest.mark.parametrize(("change", "match"), [
+    (lambda m, a: a.pop("layer1.bias"), "array 'layer1.bias' missing"),
+    (lambda m, a: a.update({"layer1.weight": np.zeros((2, 7), np.float32)}),
+     r"layer 1 weight has shape \(2, 7\); its input has 8 values"),
+    (lambda m, a: a.update({"layer0.bias": np.full(8, np.nan, np.float32)}),
+     "'layer0.bias' must be finite numbers"),
+    (lambda m, a: m.update(action_dim=3), r"'action_low' has shape \(2,\), expected \(3,\)"),
+    (lambda m, a: m["layers"][0].update(activation="swish"), "layer 0: unknown activation"),
+    (lambda m, a: m.update(kind="transformer"), "unknown policy kind 'transformer'"),
+    (lambda m, a: m.update(output="none"), r"meta\['output'\] must be one of"),
+    (lambda m, a: m.update(obs_norm={"epsilon": 0, "clip": 10}), "epsilon > 0"),
+    (lambda m, a: a.update(hide_columns=np.array([9])), "hide_columns must be column numbers"),
+    (lambda m, a: a.update(action_high=-np.ones(2, np.float32)),
+     "action_low must be below action_high"),
+])
+def test_a_bad_agent_is_refused_and_nothing_is_written(tmp_path: Path, change, match):
+    meta = mlp_meta(4, [8, 2], [{"activation": "relu"}, None])
+    arrays = mlp_arrays(4, [8, 2])
+    change(meta, arrays)
+    with pytest.raises(ValueError, match=match):
+        B.write(tmp_path / "x.npz", meta, arrays)
+    assert not list(tmp_path.iterdir())
+
+
+def test_files_that_are_not_agents_are_refused(tmp_path: Path):
+    pickled = tmp_path / "pickled.npz"
+    np.savez(pickled, meta=np.array("{}"), w=np.array([{"code": 1}], dtype=object))
+    with pytest.raises(ValueError, match="not a numpy .npz of plain arrays"):
+        B.load_file(pickled)
+    no_meta = tmp_path / "no_meta.npz"
+    np.savez(no_meta, w=np.zeros(3))
+    with pytest.raises(ValueError, match="no 'meta' string"):
+        B.load_file(no_meta)
+    old = tmp_path / "old.npz"
+    meta = {**mlp_meta(4, [2], [None]), "format": A.FORMAT, "format_version": 99}
+    np.savez(old, meta=np.array(json.dumps(meta)), **mlp_arrays(4, [2]))
+    with pytest.raises(ValueError, match="of version 1 .*version 99"):
+        B.load_file(old)
+    with pytest.raises(FileNotFoundError, match="no agent file"):
+        B.load_file(tmp_path / "missing.npz")
+
+
+def test_a_tee_mixture_agent_is_checked():
+    meta = {"format": A.FORMAT, "format_version": A.FORMAT_VERSION, "env_id": "PushT-v0",
+            "robot": "omni", "kind": "tee_mixture", "observation_dim": 60, "action_dim": 2,
+            "components": 3, "layers": [{"activation": "relu"}, {"activation": None}],
+            "columns": {"robot": 0, "heading": 2, "obj": 10, "obj_heading": 12, "goal": 20,
+                        "goal_heading": 22}}
+    arrays = mlp_arrays(10, [16, 21])
+    arrays["action_low"], arrays["action_high"] = -np.ones(2), np.ones(2)
+    arrays["feature_mean"], arrays["feature_std"] = np.zeros(10), np.ones(10)
+    agent = B.Agent(meta, arrays)
+    obs = np.random.default_rng(0).normal(size=(9, 60))
+    act = agent(obs)
+    assert act.shape == (9, 2) and np.all(np.abs(act) <= 1)
+    with pytest.raises(ValueError, match="the head gives 21 values; 4 components"):
+        B.Agent({**meta, "components": 4}, arrays)
+    with pytest.raises(ValueError, match="missing \\['goal_heading'\\]"):
+        B.Agent({**meta, "columns": {k: v for k, v in meta["columns"].items()
+                                     if k != "goal_heading"}}, arrays)
+
+
+def _ship(folder: Path, env_id: str, robot: str, n_obs: int = 4, n_act: int = 2) -> None:
+    meta = {**mlp_meta(n_obs, [n_act], [None]), "env_id": env_id, "robot": robot}
+    B.write(folder / f"{env_id}-{robot}.npz", meta, mlp_arrays(n_obs, [n_act]))
+
+
+def test_load_finds_an_agent_by_id_and_robot_and_names_the_others(tmp_path, monkeypatch):
+    monkeypatch.setattr(B, "AGENTS_DIR", tmp_path)
+    assert B.available() == []
+    with pytest.raises(KeyError, match="no pretrained agent for PushBox-v0; agents exist for: "
+                                       "none yet. Export one .*train.export"):
+        B.load("PushBox-v0")
+    _ship(tmp_path, "PushT-v0", "omni")
+    _ship(tmp_path, "PushBox-v0", "acker")
+    _ship(tmp_path, "PushBox-v0", "diff")
+    (tmp_path / "notes.npz").write_bytes(b"")  # not <id>-<robot>: not an agent
+    assert B.available() == [("PushBox-v0", "diff"), ("PushBox-v0", "acker"),
+                             ("PushT-v0", "omni")]
+    assert B.load("PushBox-v0").robot == "diff"  # the task's default robot
+    assert B.load("PushT-v0").robot == "omni"  # its only agent (the task's default: diff)
+    assert B.load("PushBox-v0", "acker").robot == "acker"
+    with pytest.raises(KeyError, match=r"no pretrained agent for PushBox-v0 with "
+                                       r"robot='omni'; agents exist for: PushBox-v0 \(diff\), "
+                                       r"PushBox-v0 \(acker\), PushT-v0 \(omni\)"):
+        B.load("PushBox-v0", "omni")
+    with pytest.raises(KeyError, match="no pretrained agent for Sweep-v0"):
+        B.load("Sweep-v0")
+    (tmp_path / "PushBox-v0-acker.npz").replace(tmp_path / "Sweep-v0-diff.npz")
+    with pytest.raises(ValueError, match=r"describes PushBox-v0 \(acker\), not Sweep-v0 "
+                                         r"\(diff\)"):
+        B.load("Sweep-v0")
+
+
+def test_the_wheel_declares_the_agents_as_package_data():
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+    conf = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    globs = conf["tool"]["setuptools"]["package-data"]["push_envs.baselines"]
+    rel = B.agent_path("PushBox-v0", "diff").relative_to(ROOT / "push_envs" / "baselines")
+    assert any(fnmatch.fnmatch(rel.as_posix(), g) for g in globs)
+
+
+@pytest.mark.parametrize(("env_id", "robot"), B.available())
+def test_every_shipped_agent_loads_and_fits_its_task(env_id, robot):
+    agent = B.load(env_id, robot)
+    assert (agent.env_id, agent.robot) == (env_id, robot)
+    assert agent.path.stat().st_size < 4 * 1024 * 1024  # weights and normalisation only
+    t = agent.meta["training"]
+    assert t["command"].startswith("python -m train.") and t["env_steps"] > 0
+    envs = gym.make_vec(env_id, num_envs=3, **agent.env_kwargs)
+    obs, _ = envs.reset(seed=B.EVAL_SEED)
+    act = agent(obs)
+    envs.close()
+    assert act.shape == envs.action_space.shape and np.all(np.isfinite(act))

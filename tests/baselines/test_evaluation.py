@@ -1,0 +1,155 @@
+"""python -m push_envs.baselines evaluate: success and its Wilson interval on fresh episodes,
+Push-T's four coverage figures, the CSV rows, the command line."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.vector import AutoresetMode
+
+import push_envs  # noqa: F401  (registers the ids)
+import push_envs.baselines as B
+from push_envs.baselines import evaluation as E
+from push_envs.datasets import rollout
+from push_envs.experts import wilson
+
+
+def constant_agent(folder: Path, env_id: str, robot: str, action: list[float],
+                   **env_kwargs) -> Path:
+    """An agent file whose every action is ``action`` (zero weights, the action as bias)."""
+    venv = gym.make_vec(env_id, num_envs=1, robot=robot, **env_kwargs)
+    n_obs = venv.single_observation_space.shape[0]
+    venv.close()
+    n_act = len(action)
+    meta = {"env_id": env_id, "robot": robot, "env_kwargs": env_kwargs, "policy": "constant",
+            "kind": "mlp", "output": "clip", "observation_dim": n_obs, "action_dim": n_act,
+            "obs_norm": None, "layers": [{"activation": None}],
+            "training": {"command": f"python -m train.train --env {env_id} --seed 2",
+                         "seed": 2, "env_steps": 1234, "wall_clock_s": 5.5}}
+    arrays = {"layer0.weight": np.zeros((n_act, n_obs), np.float32),
+              "layer0.bias": np.asarray(action, np.float32),
+              "action_low": -np.ones(n_act, np.float32),
+              "action_high": np.ones(n_act, np.float32)}
+    path = folder / f"{env_id}-{robot}.npz"
+    B.write(path, meta, arrays)
+    return path
+
+
+def _reference(env_id: str, agent, episodes: int, num_envs: int, seed: int, **kwargs):
+    venv = gym.make_vec(env_id, num_envs=num_envs, autoreset_mode=AutoresetMode.DISABLED,
+                        num_threads=1, **{**agent.env_kwargs, **kwargs})
+    eps = list(rollout(venv, agent, episodes, seed=seed))
+    venv.close()
+    return eps
+
+
+def test_an_evaluation_row_is_what_the_episodes_did(tmp_path: Path):
+    # Driving in wide circles: now and then the box is swept into the goal (1 of these 20
+    # episodes when this was written); the row must count exactly what the episodes did.
+    path = constant_agent(tmp_path, "PushBox-v0", "diff", [1.0, 0.4], max_episode_steps=200,
+                          success_distance=0.5)
+    agent = B.load_file(path)
+    row = E.evaluate(agent, episodes=20, seed=777, num_envs=10, target=str(path))
+    eps = _reference("PushBox-v0", agent, 20, 10, 777)
+    wins = sum(e.success for e in eps)
+    assert row["successes"] == wins and row["success"] == wins / 20
+    assert (row["wilson_lo"], row["wilson_hi"]) == wilson(wins, 20)
+    assert row["mean_length"] == pytest.approx(np.mean([len(e) for e in eps]))
+    assert all(len(e) < 200 for e in eps if e.success)  # a success ends its episode
+    assert (row["task"], row["robot"], row["policy"], row["seed"]) == \
+        ("PushBox-v0", "diff", "constant", 2)
+    assert (row["env_steps"], row["wall_clock_s"], row["eval_seed"]) == (1234, 5.5, 777)
+    assert json.loads(row["env_kwargs"]) == {"max_episode_steps": 200, "robot": "diff",
+                                             "success_distance": 0.5}
+    assert row["command"] == "python -m train.train --env PushBox-v0 --seed 2"
+    assert row["eval_command"] == (f"python -m push_envs.baselines evaluate {path} "
+                                   f"--episodes 20 --seed 777")
+    assert row["final_coverage"] == row["success_cov90"] == ""  # no coverage in PushBox
+    assert set(row) == set(E.FIELDS)
+
+
+def test_push_t_reports_final_and_max_coverage_and_both_thresholds(tmp_path: Path):
+    assert E.has_coverage("PushT-v0") and not E.has_coverage("PushBox-v0")
+    path = constant_agent(tmp_path, "PushT-v0", "omni", [0.6, 0.1], max_episode_steps=60)
+    agent = B.load_file(path)
+    row = E.evaluate(agent, episodes=6, seed=5, num_envs=6)  # one episode per env
+    eps = _reference("PushT-v0", agent, 6, 6, 5, success="coverage",
+                     coverage_threshold=0.95)
+    final = [e.infos["coverage"][-1] for e in eps]
+    best = [e.infos["coverage"].max() for e in eps]
+    assert row["final_coverage"] == pytest.approx(np.mean(final))
+    assert row["max_coverage"] == pytest.approx(np.mean(best))
+    assert row["max_coverage"] >= row["final_coverage"] and max(best) > 0
+    assert row["success_cov95"] == row["success"] == np.mean([e.success for e in eps])
+    # Each env plays one episode, the same one until coverage first reaches 0.90: success at
+    # 0.90 is the episodes whose highest coverage reached 0.90.
+    assert row["success_cov90"] == np.mean([b >= 0.90 for b in best])
+    assert row["success_cov90"] >= row["success_cov95"]
+    assert (row["cov90_wilson_lo"], row["cov90_wilson_hi"]) == \
+        wilson(round(6 * row["success_cov90"]), 6)
+    assert row["eval_command"].startswith("python -m push_envs.baselines evaluate PushT-v0 "
+                                          "--robot omni ")
+
+
+def test_an_agent_that_does_not_fit_its_task_is_refused(tmp_path: Path):
+    path = constant_agent(tmp_path, "PushBox-v0", "diff", [0.0, 0.0])
+    agent = B.load_file(path)
+    agent.meta["env_kwargs"] = {"max_contacts": 7}  # more contact columns than it reads
+    with pytest.raises(ValueError, match=r"does not fit PushBox-v0 .* it maps \d+ -> 2 "
+                                         r"values, the env observes"):
+        E.evaluate(agent, episodes=2, num_envs=2)
+    with pytest.raises(ValueError, match="episodes must be an int >= 1"):
+        E.play(agent, 0)
+
+
+def test_the_command_line_evaluates_and_appends_rows(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(B, "AGENTS_DIR", tmp_path / "agents")
+    constant_agent(tmp_path / "agents", "PushBox-v0", "diff", [0.5, -0.5],
+                   max_episode_steps=20)
+    out = tmp_path / "rows.csv"
+    assert E.main(["evaluate", "PushBox-v0", "--episodes", "3", "--num-envs", "3",
+                   "--csv", str(out)]) == 0
+    assert E.main(["evaluate", "all", "--episodes", "2", "--num-envs", "2", "--seed", "9",
+                   "--csv", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "PushBox-v0 (diff, constant, seed 2): " in printed and "95 % Wilson" in printed
+    with open(out, newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert [(r["episodes"], r["eval_seed"]) for r in rows] == [("3", "100000"), ("2", "9")]
+    assert list(rows[0]) == list(E.FIELDS)
+    E.main(["list"])
+    assert "PushBox-v0 (diff): constant, 1234 env steps" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as exc:
+        E.main(["evaluate", "Sweep-v0", "--episodes", "2"])
+    assert exc.value.code == 2
+    assert "no pretrained agent for Sweep-v0; agents exist for: PushBox-v0 (diff)" in \
+        capsys.readouterr().err
+    other = tmp_path / "other.csv"
+    other.write_text("a,b\n1,2\n")
+    with pytest.raises(ValueError, match="are not an evaluation CSV's"):
+        E.append_csv(other, {})
+    assert other.read_text() == "a,b\n1,2\n"
+
+
+def test_loading_and_evaluating_need_neither_torch_nor_sb3(tmp_path: Path):
+    path = constant_agent(tmp_path, "PushBox-v0", "diff", [0.3, 0.3], max_episode_steps=10)
+    code = (
+        "import sys\n"
+        "for name in ('torch', 'stable_baselines3'):\n"
+        "    sys.modules[name] = None  # importing either now raises ImportError\n"
+        "from push_envs.baselines.evaluation import main\n"
+        f"main(['evaluate', {str(path)!r}, '--episodes', '2', '--num-envs', '2'])\n"
+        "assert not any(m.split('.')[0] in ('torch', 'stable_baselines3') and sys.modules[m]\n"
+        "               for m in sys.modules), 'torch or SB3 got imported'\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=600, env={**os.environ, "SDL_VIDEODRIVER": "dummy"})
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "PushBox-v0 (diff, constant, seed 2): " in proc.stdout

@@ -1,0 +1,341 @@
+"""Export a training run's policy as a pretrained agent (a ``push_envs.baselines`` file).
+
+    python -m train.export runs/PushBox-v0/ppo/0                 # the final model, shipped:
+                                                                # push_envs/baselines/agents/
+                                                                # PushBox-v0-diff.npz
+    python -m train.export runs/PushBox-v0/ppo/1 --out runs/PushBox-v0/ppo/1/agent.npz
+    python -m train.export runs/PushT-v0/dagger/0                # train/dagger.py's policy
+
+The run folder is one that ``train/train.py`` wrote (``args.json``, ``final_model.zip`` or
+``best_model.zip`` with the VecNormalize statistics saved beside it, ``result.json``) or
+``train/dagger.py`` wrote (``args.json``, ``policy.pt``, ``result.json``). The file holds the
+actor's weights (no critic, no optimiser state), the observation normalisation, the columns
+``hide_obs`` hides, and a description: the task and its arguments, the architecture, the
+command that trained it, its seed, env steps and wall clock (:mod:`push_envs.baselines.agent`).
+
+Before writing, the exporter plays random actions for a few steps, feeds the observations
+to the torch policy and to the exported one, and refuses to write unless their actions agree
+to 1e-4. Loading a run folder unpickles its model zip and VecNormalize statistics: export
+only runs you trust. The file it writes unpickles nothing when loaded.
+
+SB3 policies: PPO and SAC ``MlpPolicy`` on state observations (a 1-D Box; a goal-mode run's
+Dict observation is refused), any of train/train.py's activations, gSDE included.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import pickle
+import shlex
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import numpy as np
+import torch
+import tyro
+from torch import nn
+
+import push_envs
+from push_envs.baselines import Agent, agent_path, write
+from push_envs.baselines.agent import FORMAT, FORMAT_VERSION
+from push_envs.tasks import spec
+
+# torch.nn activation modules -> (the agent file's name, the parameters it keeps)
+ACTIVATION_NAMES = {nn.Tanh: ("tanh", ()), nn.ReLU: ("relu", ()), nn.ELU: ("elu", ("alpha",)),
+                    nn.LeakyReLU: ("leaky_relu", ("negative_slope",)),
+                    nn.GELU: ("gelu", ("approximate",)), nn.SiLU: ("silu", ()),
+                    nn.Hardtanh: ("hardtanh", ("min_val", "max_val"))}
+TOLERANCE = 1e-4  # max |action difference| between the torch policy and the exported one
+
+
+@dataclass
+class Args:
+    run: Annotated[str, tyro.conf.Positional, tyro.conf.arg(metavar="RUN")]
+    """run folder written by train/train.py or train/dagger.py"""
+    which: Literal["best", "final"] = "final"
+    """train.py's model: final (the suite's protocol) or best (highest evaluation return)"""
+    out: str | None = None
+    """the file to write (default: the shipped agent, push_envs/baselines/agents/
+    <env>-<robot>.npz)"""
+    overwrite: bool = False
+    """replace an existing file at the output path"""
+    note: str | None = None
+    """what the configuration is, in words (stored; the task pages show it)"""
+
+
+# ------------------------------------------------------------------------------- layers
+def layers_of(modules: list[nn.Module], where: str) -> tuple[list[dict], dict[str, np.ndarray]]:
+    """The layer descriptions and arrays of a chain of Linear and activation modules
+    (``layer<i>.weight`` (out, in), ``layer<i>.bias``); anything else raises ValueError."""
+    specs: list[dict] = []
+    arrays: dict[str, np.ndarray] = {}
+    flat: list[nn.Module] = []
+    for m in modules:
+        flat += list(m) if isinstance(m, nn.Sequential) else [m]
+    for m in flat:
+        if isinstance(m, nn.Linear):
+            if m.bias is None:
+                raise ValueError(f"{where}: a Linear layer without bias is not supported")
+            i = len(specs)
+            arrays[f"layer{i}.weight"] = m.weight.detach().cpu().numpy().astype(np.float32)
+            arrays[f"layer{i}.bias"] = m.bias.detach().cpu().numpy().astype(np.float32)
+            specs.append({"activation": None})
+        elif type(m) in ACTIVATION_NAMES:
+            if not specs or specs[-1]["activation"] is not None:
+                raise ValueError(f"{where}: an activation ({type(m).__name__}) must follow a "
+                                 f"Linear layer")
+            name, params = ACTIVATION_NAMES[type(m)]
+            specs[-1] = {"activation": name, **{p: getattr(m, p) for p in params}}
+        elif isinstance(m, (nn.Identity, nn.Flatten)):
+            continue
+        else:
+            raise ValueError(f"{where}: a {type(m).__name__} module cannot be exported; "
+                             f"supported: Linear and {[c.__name__ for c in ACTIVATION_NAMES]}")
+    return specs, arrays
+
+
+def _command(module: str, args_cls: type, saved: dict[str, Any], always: tuple[str, ...],
+             skip: tuple[str, ...]) -> str:
+    """The command line that reruns a run: ``always`` flags and those that differ from
+    the defaults of ``args_cls`` (a tyro dataclass), ``skip`` left out."""
+    default = args_cls()
+    parts = [f"python -m {module}"]
+    for f in dataclasses.fields(args_cls):
+        if f.name in skip or f.name not in saved:
+            continue
+        value = saved[f.name]
+        if f.name not in always and value == getattr(default, f.name):
+            continue
+        flag = "--" + f.name.replace("_", "-")
+        if isinstance(value, bool):
+            parts.append(flag if value else f"--no-{flag[2:]}")
+        elif value is None:
+            continue
+        elif isinstance(value, list):
+            if f.name == "hp":
+                parts += [f"{flag} {shlex.quote(str(v))}" for v in value]
+            else:
+                parts.append(f"{flag} " + " ".join(shlex.quote(str(v)) for v in value))
+        elif isinstance(value, float):
+            parts.append(f"{flag} {value:g}")
+        else:
+            parts.append(f"{flag} {shlex.quote(str(value))}")
+    return " ".join(parts)
+
+
+def _versions() -> dict[str, str]:
+    out = {"push_envs": push_envs.__version__, "torch": torch.__version__}
+    try:
+        import stable_baselines3
+
+        out["stable_baselines3"] = stable_baselines3.__version__
+    except ImportError:
+        pass
+    return out
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    return json.loads(path.read_text()) if path.is_file() else {}
+
+
+def _sample_obs(env_id: str, env_kwargs: dict[str, Any], steps: int = 8, n: int = 32,
+                seed: int = 12_345) -> np.ndarray:
+    """Observations of ``n`` envs over ``steps`` steps of random actions (seeded), stacked:
+    what the exporter checks the two policies on."""
+    import gymnasium as gym
+
+    venv = gym.make_vec(env_id, num_envs=n, num_threads=1, **env_kwargs)
+    try:
+        obs, _ = venv.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        rows = [obs]
+        for _ in range(steps):
+            act = rng.uniform(-1, 1, venv.action_space.shape).astype(np.float32)
+            obs, *_ = venv.step(act)
+            rows.append(obs)
+    finally:
+        venv.close()
+    return np.concatenate(rows)
+
+
+# ---------------------------------------------------------------------------------- SB3
+def _sb3(run: Path, which: str) -> tuple[dict[str, Any], dict[str, np.ndarray], Any]:
+    """(meta, arrays, reference policy) of a train/train.py run."""
+    from gymnasium import spaces
+    from stable_baselines3.common.torch_layers import FlattenExtractor
+
+    from .train import Args as TrainArgs
+    from .train import hidden_columns, load_model
+    from .warm_start import hide_columns
+
+    saved = _read_json(run / "args.json")
+    args, hp = saved["args"], saved["hyperparams"]
+    model_path = run / f"{which}_model.zip"
+    stats = run / ("best_vecnormalize.pkl" if which == "best" else "vecnormalize.pkl")
+    if not model_path.is_file():
+        have = sorted(p.name for p in run.glob("*_model.zip"))
+        raise ValueError(f"{run}: no {model_path.name} (models there: {have or 'none'})")
+    model = load_model(args["algo"], model_path)
+    where = f"{model_path}"
+    if not isinstance(model.observation_space, spaces.Box) or \
+            len(model.observation_space.shape) != 1:
+        raise ValueError(f"{where}: observes {model.observation_space}; only state "
+                         f"observations (a 1-D Box) can be exported, not goal or pixel modes")
+    policy = model.policy
+    if args["algo"] == "ppo":
+        extractor = policy.pi_features_extractor
+        modules = [policy.mlp_extractor.policy_net, policy.action_net]
+    else:
+        extractor = policy.actor.features_extractor
+        modules = [policy.actor.latent_pi, policy.actor.mu]
+    if not isinstance(extractor, FlattenExtractor):
+        raise ValueError(f"{where}: its features extractor {type(extractor).__name__} cannot "
+                         f"be exported (FlattenExtractor only)")
+    layers, arrays = layers_of(modules, where)
+    env_id = args["env"]
+    env_kwargs = dict(hp.get("env_kwargs") or {})
+    robot = env_kwargs.get("robot") or spec(env_id).default_robot
+    env_kwargs["robot"] = robot
+    obs = _sample_obs(env_id, env_kwargs)
+    if obs.shape[1:] != model.observation_space.shape:
+        raise ValueError(f"{where}: the model observes {model.observation_space.shape}, "
+                         f"{env_id} with {env_kwargs} {obs.shape[1:]}")
+    hidden = np.zeros(0, np.int64)
+    if hp.get("hide_obs"):
+        from push_envs.sb3 import make_vec_env
+
+        probe = make_vec_env(env_id, n_envs=1, num_threads=1, **env_kwargs)
+        try:
+            hidden = hidden_columns(probe, hp["hide_obs"], f"{run}/args.json hide_obs")
+        finally:
+            probe.close()
+    obs_norm = None
+    normalize = lambda o: o  # noqa: E731
+    if stats.is_file():
+        with stats.open("rb") as fh:
+            vn = pickle.load(fh)  # a trusted run folder (see the module docs)
+        vn.training = False
+        if vn.norm_obs:
+            arrays["obs_mean"] = np.asarray(vn.obs_rms.mean, np.float64)
+            arrays["obs_var"] = np.asarray(vn.obs_rms.var, np.float64)
+            obs_norm = {"epsilon": float(vn.epsilon), "clip": float(vn.clip_obs)}
+            normalize = vn.normalize_obs
+    elif hp.get("normalize"):
+        raise ValueError(f"{run}: the run normalised its observations but {stats.name} is "
+                         f"missing")
+    arrays["hide_columns"] = hidden
+    arrays["action_low"] = np.asarray(model.action_space.low, np.float32)
+    arrays["action_high"] = np.asarray(model.action_space.high, np.float32)
+
+    def reference(o: np.ndarray) -> np.ndarray:
+        return model.predict(normalize(hide_columns(o, hidden)), deterministic=True)[0]
+
+    result = _read_json(run / "result.json")
+    warm = hp.get("warm_start")
+    name = args["algo"].upper() + (" (warm start)" if warm else "")
+    if warm and (warm.get("dagger_rounds") or 0) > 0:
+        name = f"{args['algo'].upper()} (DAgger warm start)"
+    training = {
+        "command": _command("train.train", TrainArgs, args, ("env", "seed"),
+                            ("run_dir", "overwrite", "progress", "verbose")),
+        "seed": args["seed"], "algo": args["algo"], "which": which,
+        "env_steps": int(model.num_timesteps),
+        "warm_start_steps": (result.get("warm_start") or {}).get("steps"),
+        "wall_clock_s": result.get("wall_clock_s"), "train_time_s": result.get("train_time_s"),
+        "success_rate_during_training": (result.get(which) or {}).get("success_rate"),
+        "run": run.as_posix(), "args": args, "hyperparams": hp}
+    meta = {"env_id": env_id, "robot": robot, "env_kwargs": env_kwargs, "policy": name,
+            "kind": "mlp", "output": "squash" if policy.squash_output else "clip",
+            "observation_dim": int(model.observation_space.shape[0]),
+            "action_dim": int(model.action_space.shape[0]), "layers": layers,
+            "obs_norm": obs_norm, "hide_obs": list(hp.get("hide_obs") or []),
+            "training": training}
+    return meta, arrays, (reference, obs)
+
+
+# ------------------------------------------------------------------------------- DAgger
+def _dagger(run: Path) -> tuple[dict[str, Any], dict[str, np.ndarray], Any]:
+    """(meta, arrays, reference policy) of a train/dagger.py run."""
+    from . import dagger as D
+
+    policy = D.load_policy(run / "policy.pt")  # weights_only: nothing unpickled
+    net = policy.net
+    layers, arrays = layers_of([net.body, net.head], str(run / "policy.pt"))
+    arrays["feature_mean"] = net.mean.detach().numpy().astype(np.float32)
+    arrays["feature_std"] = net.std.detach().numpy().astype(np.float32)
+    args = _read_json(run / "args.json")
+    env_id = args.get("env", "PushT-v0")
+    env_kwargs = dict(D.ENV_KWARGS)
+    venv = D.batch(1, 1)
+    try:
+        n_obs = int(venv.single_observation_space.shape[0])
+        arrays["action_low"] = np.asarray(venv.single_action_space.low, np.float32)
+        arrays["action_high"] = np.asarray(venv.single_action_space.high, np.float32)
+    finally:
+        venv.close()
+    result = _read_json(run / "result.json")
+    rounds = result.get("rounds") or []
+    training = {
+        "command": _command("train.dagger", D.Args, args, ("seed",),
+                            ("run_dir", "overwrite", "gif", "gif_episodes", "threads")),
+        "seed": args.get("seed"), "algo": "dagger", "which": "final",
+        "env_steps": rounds[-1]["samples"] if rounds else None,
+        "wall_clock_s": result.get("train_s"), "train_time_s": result.get("train_s"),
+        "success_rate_during_training": result.get("coverage_success_rate"),
+        "run": run.as_posix(), "args": args}
+    meta = {"env_id": env_id, "robot": D.ROBOT, "env_kwargs": env_kwargs, "policy": "DAgger",
+            "kind": "tee_mixture", "observation_dim": n_obs, "action_dim": 2,
+            "layers": layers, "components": int(net.k), "columns": policy.frame.columns,
+            "training": training}
+    return meta, arrays, (policy, _sample_obs(env_id, env_kwargs))
+
+
+# ------------------------------------------------------------------------------- export
+def export(run: str | Path, which: str = "final", out: str | Path | None = None,
+           overwrite: bool = False, note: str | None = None) -> Agent:
+    """Write the agent of the run folder ``run`` (see the module docs) and return it. The
+    exported policy's actions are checked against the torch policy's first."""
+    run = Path(run)
+    if not (run / "args.json").is_file():
+        raise ValueError(f"{run}: not a run folder (no args.json)")
+    if (run / "policy.pt").is_file():
+        meta, arrays, (reference, obs) = _dagger(run)
+    else:
+        meta, arrays, (reference, obs) = _sb3(run, which)
+    if note:
+        meta["configuration"] = note
+    meta["exported_with"] = _versions()
+    path = Path(out) if out is not None else agent_path(meta["env_id"], meta["robot"])
+    if path.exists() and not overwrite:
+        raise FileExistsError(f"{path} exists; pass --overwrite to replace it")
+    agent = Agent({"format": FORMAT, "format_version": FORMAT_VERSION, **meta}, arrays)
+    gap = float(np.max(np.abs(agent(obs) - np.asarray(reference(obs), np.float32))))
+    if not gap <= TOLERANCE:
+        raise RuntimeError(f"{run}: the exported policy's actions differ from the torch "
+                           f"policy's by up to {gap:.3g} (tolerance {TOLERANCE}); not written")
+    return write(path, meta, arrays)
+
+
+def main(argv: list[str] | None = None) -> Agent:
+    args = tyro.cli(Args, args=argv, description=__doc__.split("\n\n")[0])
+    torch.set_num_threads(1)
+    try:
+        agent = export(args.run, args.which, args.out, args.overwrite, args.note)
+    except (ValueError, FileExistsError, RuntimeError) as exc:
+        raise SystemExit(f"train.export: {exc}") from None
+    size = agent.path.stat().st_size
+    t = agent.meta["training"]
+    print(f"wrote {agent.path} ({size / 1024:.0f} KiB): {agent.policy} on {agent.env_id} "
+          f"({agent.robot}), seed {t['seed']}, {t['env_steps']} env steps; trained by "
+          f"{t['command']}")
+    target = f"{agent.env_id} --robot {agent.robot}" if args.out is None else agent.path
+    print(f"evaluate: python -m push_envs.baselines evaluate {target} --episodes 500 "
+          f"--csv docs/data/learned.csv")
+    return agent
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
