@@ -25,30 +25,35 @@ def available() -> list[tuple[str, str]]:
     return [(s.id, robot) for s in map(spec_of, REGISTRY) for robot in s.experts]
 
 
-def factory(task_class: Any, robot: str) -> Any:
-    """The expert factory a TaskSpec class declares for ``robot`` (KeyError otherwise)."""
-    try:
-        target = task_class.experts[robot]
-    except KeyError:
-        have = ", ".join(f"{i} ({r})" for i, r in available())
-        raise KeyError(f"no scripted expert for {task_class.id} with robot={robot!r}; scripted "
-                       f"experts exist for: {have}. Use a trained model (.zip) instead") from None
+def factory(task_class: Any, robot: str, target: str | None = None) -> Any:
+    """The expert factory a TaskSpec class declares for ``robot`` (KeyError otherwise), or
+    the one at ``target`` (``"module:factory"``, the module relative to the task's package
+    unless it is a full dotted path)."""
+    if target is None:
+        try:
+            target = task_class.experts[robot]
+        except KeyError:
+            have = ", ".join(f"{i} ({r})" for i, r in available())
+            raise KeyError(f"no scripted expert for {task_class.id} with robot={robot!r}; "
+                           f"scripted experts exist for: {have}. Use a trained model (.zip) "
+                           f"instead") from None
     module, _, name = target.partition(":")
     if not module.startswith("push_envs.") and "." not in module:
         module = f"{task_class.__module__}.{module}"
     return getattr(importlib.import_module(module), name)
 
 
-def expert(env_id: str, robot: str, env_kwargs: Mapping[str, Any] | None = None
-           ) -> BatchPolicy:
+def expert(env_id: str, robot: str, env_kwargs: Mapping[str, Any] | None = None,
+           factory_path: str | None = None) -> BatchPolicy:
     """The scripted batch policy of ``env_id`` driven by ``robot``, set for the task
     arguments in ``env_kwargs`` (those that change the observation's columns, e.g.
     ``num_objects``; the env's own arguments are ignored, except that an expert may refuse
     one it cannot act under with a KeyError naming it). KeyError naming the tasks that have
-    one otherwise."""
+    one otherwise. ``factory_path`` (``"module:factory"``) takes another policy of the task's
+    than the one it declares (e.g. a variant a warm start clones more easily)."""
     env_kwargs = dict(env_kwargs or {})
     cls = spec(env_id)
-    make = factory(cls, robot)
+    make = factory(cls, robot, factory_path)
     task = cls(cls.resolve_args({k: v for k, v in env_kwargs.items() if k in cls.arguments}))
     return make(task, env_kwargs)
 

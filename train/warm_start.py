@@ -48,7 +48,8 @@ from push_envs.experts import expert
 DEMO_SEED_OFFSET = 30_000  # the demonstrations' seeds: seed + 30_000 onward (fresh episodes)
 DAGGER_SEED_OFFSET = 40_000  # the clone's DAgger episodes: seed + 40_000 + 1000 * round onward
 DEFAULTS = {"episodes": 1000, "epochs": 10, "batch_size": 1024, "learning_rate": 1e-3,
-            "log_std": -1.0, "num_envs": 100, "dagger_rounds": 0, "dagger_episodes": 1000}
+            "log_std": -1.0, "num_envs": 100, "dagger_rounds": 0, "dagger_episodes": 1000,
+            "expert": None}
 
 
 def settings(value: Any, source: str = "warm_start") -> dict[str, Any]:
@@ -72,7 +73,26 @@ def settings(value: Any, source: str = "warm_start") -> dict[str, Any]:
         raise ValueError(f"{source}.learning_rate must be > 0, got {out['learning_rate']!r}")
     if not isinstance(out["log_std"], (int, float)) or isinstance(out["log_std"], bool):
         raise ValueError(f"{source}.log_std must be a number, got {out['log_std']!r}")
+    if out["expert"] is not None and (not isinstance(out["expert"], str)
+                                      or ":" not in out["expert"]):
+        raise ValueError(f"{source}.expert must be a 'module:factory' string (the module "
+                         f"relative to the task's package, as a TaskSpec's experts), got "
+                         f"{out['expert']!r}")
     return out
+
+
+def teacher(env_id: str, robot: str, env_kwargs: dict[str, Any], ws: dict[str, Any],
+            source: str = "warm_start") -> Any:
+    """The scripted policy the clone learns from: ``ws["expert"]`` (``"module:factory"``)
+    when set, e.g. an expert that acts in the order the observation and the reward follow,
+    else the task's own expert for ``robot``. ValueError naming ``source`` when there is
+    none."""
+    try:
+        if ws.get("expert") is None:
+            return expert(env_id, robot, env_kwargs)
+        return expert(env_id, robot, env_kwargs, factory_path=ws["expert"])
+    except (KeyError, ImportError, AttributeError) as exc:
+        raise ValueError(f"{source}: {exc.args[0] if exc.args else exc}") from None
 
 
 def batch(env_id: str, env_kwargs: dict[str, Any], num_envs: int, episodes: int) -> Any:
@@ -124,10 +144,7 @@ def demonstrations(env_id: str, env_kwargs: dict[str, Any], ws: dict[str, Any], 
         if venv.obs_mode != "state":
             raise ValueError(f"{source}: the scripted experts read the state observation; "
                              f"obs_mode={venv.obs_mode!r} has none to clone from")
-        try:
-            policy = expert(env_id, venv.robot, env_kwargs)
-        except KeyError as exc:
-            raise ValueError(f"{source}: {exc.args[0]}") from None
+        policy = teacher(env_id, venv.robot, env_kwargs, ws, source)
         out = play(venv, policy, ws["episodes"], seed + DEMO_SEED_OFFSET)
     finally:
         venv.close()
@@ -242,13 +259,13 @@ def pretrain(model: PPO, env: VecEnv, demo: dict[str, Any], seed: int,
     if ws["dagger_rounds"]:
         venv = batch(demo["env_id"], demo["env_kwargs"], ws["num_envs"], ws["dagger_episodes"])
         try:
-            teacher = expert(demo["env_id"], venv.robot, demo["env_kwargs"])
+            labeller = teacher(demo["env_id"], venv.robot, demo["env_kwargs"], ws)
             for r in range(ws["dagger_rounds"]):
                 own = play(venv, clone, ws["dagger_episodes"],
                            seed + DAGGER_SEED_OFFSET + 1000 * r)
                 rounds.append(float(own["success"].mean()))
                 block = {"obs": hide_columns(own["obs"], hidden),
-                         "act": np.clip(np.asarray(teacher(own["obs"]), np.float32), lo, hi),
+                         "act": np.clip(np.asarray(labeller(own["obs"]), np.float32), lo, hi),
                          "target": targets(own["rew"], own["first"])}
                 for k in data:
                     data[k] = np.concatenate([data[k], block[k]])

@@ -40,10 +40,33 @@ def test_returns_to_go_stop_at_each_episode_end():
     ({"log_std": "low"}, r"warm_start.log_std must be a number"),
     ({"dagger_rounds": -1}, r"warm_start.dagger_rounds must be an int >= 0, got -1"),
     ({"dagger_episodes": 0}, r"warm_start.dagger_episodes must be an int >= 1, got 0"),
+    ({"expert": "in_order_expert"}, r"warm_start.expert must be a 'module:factory' string"),
 ])
 def test_settings_name_the_bad_key(value, match):
     with pytest.raises(ValueError, match=match):
         W.settings(value)
+
+
+def test_the_teacher_is_the_named_expert_or_the_tasks_own():
+    import gymnasium as gym
+
+    from push_envs.experts import expert
+    from push_envs.tasks import spec
+    from push_envs.tasks.many.push_multi.expert import in_order_expert
+
+    env = gym.make_vec("PushMulti-v0", num_envs=64)
+    obs, _ = env.reset(seed=0)
+    env.close()
+    own = W.teacher("PushMulti-v0", "diff", {}, W.settings({}))(obs)
+    np.testing.assert_array_equal(own, expert("PushMulti-v0", "diff")(obs))
+    named = W.teacher("PushMulti-v0", "diff", {},
+                      W.settings({"expert": "expert:in_order_expert"}))(obs)
+    cls = spec("PushMulti-v0")
+    np.testing.assert_array_equal(named, in_order_expert(cls(cls.resolve_args({})))(obs))
+    # Over 64 spawns the cost order picks another box than the index order somewhere.
+    assert not np.array_equal(named, own)
+    with pytest.raises(ValueError, match="warm_start: .*no_such_factory"):
+        W.teacher("PushMulti-v0", "diff", {}, W.settings({"expert": "expert:no_such_factory"}))
 
 
 def test_pretrain_clones_the_expert_and_starts_the_normalisation():

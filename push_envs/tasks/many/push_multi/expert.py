@@ -94,12 +94,15 @@ def push_multi_actions(obs: np.ndarray, ix: ObsIndex, num_objects: int,
                        region: tuple[float, float, float, float] = (0.0, 0.0, 4.0, 4.0),
                        scale: float = 1.0, standoff: float = 0.32, align: float = 0.12,
                        gain: float = 2.0, vmin: float = 0.1, orbit: float = 0.55,
-                       swing: float = 1.0, crowd: float = 0.9) -> np.ndarray:
+                       swing: float = 1.0, crowd: float = 0.9, in_order: bool = False
+                       ) -> np.ndarray:
     """Actions (N, 2) for a batch of PushMulti-v0 observations (N, obs_dim), columns named by
     ``ix``, ``num_objects`` boxes ``scale`` times their scene size, the spawn ``region``
     (x0, y0, x1, y1) [m]:
 
-    1. the box to push: :func:`choose_box` (``crowd`` [m]);
+    1. the box to push: :func:`choose_box` (``crowd`` [m]), or with ``in_order`` the first
+       unplaced one, the box the observation's target block and the reward's robot term
+       follow;
     2. its way: straight to its goal, or to a waypoint beside the first other box ahead on
        that way (:func:`push_envs.scripted.detour`, which keeps it off the walls);
     3. the robot: :func:`push_plan` toward that point (``standoff``, ``align`` [m],
@@ -123,8 +126,11 @@ def push_multi_actions(obs: np.ndarray, ix: ObsIndex, num_objects: int,
     br = _BOX_R * scale
     # Engaged: touching a box from its far side from its goal.
     behind = ((bxs - rx[:, None]) * (gxs - bxs) + (bys - ry[:, None]) * (gys - bys)) > 0.0
-    first = choose_box(rx, ry, bxs, bys, gxs, gys, placed, touch & behind, standoff, br,
-                       crowd)
+    if in_order:
+        first = np.where(placed.all(axis=1), -1, np.argmax(~placed, axis=1))
+    else:
+        first = choose_box(rx, ry, bxs, bys, gxs, gys, placed, touch & behind, standoff, br,
+                           crowd)
     pick = np.maximum(first, 0)
     bx, by, gx, gy = (a[rows, pick] for a in (bxs, bys, gxs, gys))
     other = [np.where(pick == j, 0.0, 1.0) for j in range(k)]
@@ -145,12 +151,22 @@ def push_multi_actions(obs: np.ndarray, ix: ObsIndex, num_objects: int,
     return act
 
 
-def expert(task: TaskSpec, env_kwargs: Mapping[str, Any] | None = None) -> BatchPolicy:
+def expert(task: TaskSpec, env_kwargs: Mapping[str, Any] | None = None,
+           in_order: bool = False) -> BatchPolicy:
     """The batch policy for ``task`` (its arguments set the observation's columns, the spawn
-    region and the largest box size)."""
+    region and the largest box size); ``in_order``: see :func:`push_multi_actions`."""
     ix = ObsIndex(task.observation(), task.args)
     n = task.args["num_objects"]
     region = tuple(float(v) for v in (task.args.get("spawn_region") or task.region))
     size = task.args.get("box_size_range")
     scale = float(size[1]) if size else 1.0
-    return lambda obs: push_multi_actions(obs, ix, n, region, scale)
+    return lambda obs: push_multi_actions(obs, ix, n, region, scale, in_order=in_order)
+
+
+def in_order_expert(task: TaskSpec, env_kwargs: Mapping[str, Any] | None = None
+                    ) -> BatchPolicy:
+    """The expert pushing the boxes in index order: what a policy that reads the
+    observation's target block (the first unplaced box) can clone, where the expert's own
+    choice by cost is not in the observation. Its warm start's teacher
+    (``warm_start: {expert: "expert:in_order_expert"}``)."""
+    return expert(task, env_kwargs, in_order=True)
