@@ -5,10 +5,13 @@
                                                                 # PushBox-v0-diff.npz
     python -m train.export runs/PushBox-v0/ppo/1 --out runs/PushBox-v0/ppo/1/agent.npz
     python -m train.export runs/PushT-v0/dagger/0                # train/dagger.py's policy
+    python -m train.export runs/PushT-v0/residual/0              # train/residual.py's
 
 The run folder is one that ``train/train.py`` wrote (``args.json``, ``final_model.zip`` or
-``best_model.zip`` with the VecNormalize statistics saved beside it, ``result.json``) or
-``train/dagger.py`` wrote (``args.json``, ``policy.pt``, ``result.json``). The file holds the
+``best_model.zip`` with the VecNormalize statistics saved beside it, ``result.json``),
+``train/dagger.py`` wrote (``args.json``, ``policy.pt``, ``result.json``) or
+``train/residual.py`` wrote (train.py's files and ``base.npz``, its base agent, which the
+``"residual"`` agent holds whole). The file holds the
 actor's weights (no critic, no optimiser state), the observation normalisation, the columns
 ``hide_obs`` hides, and a description: the task and its arguments, the architecture, the
 command that trained it, its seed, env steps and wall clock (:mod:`push_envs.baselines.agent`).
@@ -54,9 +57,10 @@ TOLERANCE = 1e-4  # max |action difference| between the torch policy and the exp
 @dataclass
 class Args:
     run: Annotated[str, tyro.conf.Positional, tyro.conf.arg(metavar="RUN")]
-    """run folder written by train/train.py or train/dagger.py"""
+    """run folder written by train/train.py, train/dagger.py or train/residual.py"""
     which: Literal["best", "final"] = "final"
-    """train.py's model: final (the suite's protocol) or best (highest evaluation return)"""
+    """train.py's or residual.py's model: final (the suite's protocol) or best (highest
+    evaluation return)"""
     out: str | None = None
     """the file to write (default: the shipped agent, push_envs/baselines/agents/
     <env>-<robot>.npz)"""
@@ -293,6 +297,87 @@ def _dagger(run: Path) -> tuple[dict[str, Any], dict[str, np.ndarray], Any]:
     return meta, arrays, (policy, _sample_obs(env_id, env_kwargs))
 
 
+# ----------------------------------------------------------------------------- residual
+def _residual(run: Path, which: str) -> tuple[dict[str, Any], dict[str, np.ndarray], Any]:
+    """(meta, arrays, reference policy) of a train/residual.py run: its base agent (the run's
+    ``base.npz``, arrays under :data:`~push_envs.baselines.agent.BASE_PREFIX`) and the PPO
+    actor with its normalisation, checked against the training wrapper's action."""
+    from push_envs.baselines import load_file
+    from push_envs.baselines.agent import BASE_PREFIX
+    from push_envs.sb3 import make_vec_env
+
+    from . import residual as R
+    from .train import load_model
+
+    saved = _read_json(run / "args.json")
+    args, hp, res = saved["args"], saved["hyperparams"], saved["residual"]
+    model_path = run / f"{which}_model.zip"
+    stats = run / ("best_vecnormalize.pkl" if which == "best" else "vecnormalize.pkl")
+    if not model_path.is_file():
+        have = sorted(p.name for p in run.glob("*_model.zip"))
+        raise ValueError(f"{run}: no {model_path.name} (models there: {have or 'none'})")
+    base = load_file(run / "base.npz")
+    with np.load(run / "base.npz", allow_pickle=False) as data:
+        arrays = {BASE_PREFIX + k: data[k] for k in data.files if k != "meta"}
+    base_meta = {k: v for k, v in base.meta.items() if k not in ("format", "format_version")}
+    model = load_model("ppo", model_path)
+    policy = model.policy
+    layers, mlp = layers_of([policy.mlp_extractor.policy_net, policy.action_net],
+                            str(model_path))
+    arrays.update(mlp)
+    env_id, env_kwargs = base.env_id, dict(hp.get("env_kwargs") or {})
+    # a one-env batch for the wrapper's spaces: the check below calls only its observe and
+    # env_action, which do not step it
+    probe = make_vec_env(env_id, n_envs=1, monitor=False, num_threads=1,
+                         **{**env_kwargs, "robot": base.robot})
+    probe.close()
+    venv = R.ResidualVecEnv(probe, base, res["scale"], res["inputs"])
+    if model.observation_space.shape != venv.observation_space.shape:
+        raise ValueError(f"{model_path}: the model observes {model.observation_space.shape}; "
+                         f"the base and inputs {res['inputs']} make "
+                         f"{venv.observation_space.shape}")
+    obs_norm = None
+    env: Any = venv
+    if stats.is_file():
+        with stats.open("rb") as fh:
+            vn = pickle.load(fh)  # a trusted run folder (see the module docs)
+        vn.training = False
+        vn.set_venv(venv)
+        env = vn
+        if vn.norm_obs:
+            arrays["obs_mean"] = np.asarray(vn.obs_rms.mean, np.float64)
+            arrays["obs_var"] = np.asarray(vn.obs_rms.var, np.float64)
+            obs_norm = {"epsilon": float(vn.epsilon), "clip": float(vn.clip_obs)}
+    elif hp.get("normalize"):
+        raise ValueError(f"{run}: the run normalised its observations but {stats.name} is "
+                         f"missing")
+    arrays["action_low"] = np.asarray(venv.low, np.float32)
+    arrays["action_high"] = np.asarray(venv.high, np.float32)
+
+    def reference(o: np.ndarray) -> np.ndarray:
+        return R.deterministic_action(model, env, o)
+
+    result = _read_json(run / "result.json")
+    training = {
+        "command": _command("train.residual", R.Args, args, ("base", "seed"),
+                            ("run_dir", "overwrite", "progress", "verbose")),
+        "seed": args["seed"], "algo": "residual", "which": which,
+        "env_steps": int(model.num_timesteps),
+        "base_env_steps": (base.meta.get("training") or {}).get("env_steps"),
+        "wall_clock_s": result.get("wall_clock_s"), "train_time_s": result.get("train_time_s"),
+        "success_rate_during_training": (result.get(which) or {}).get("success_rate"),
+        "base_success_rate": (result.get("base") or {}).get("success_rate"),
+        "run": run.as_posix(), "args": args, "hyperparams": hp, "residual": res}
+    meta = {"env_id": env_id, "robot": base.robot, "env_kwargs": {**env_kwargs,
+                                                                  "robot": base.robot},
+            "policy": f"residual PPO on {base.policy}", "kind": "residual", "output": "clip",
+            "observation_dim": base.observation_dim, "action_dim": base.action_dim,
+            "layers": layers, "obs_norm": obs_norm, "base": base_meta,
+            "residual": {"scale": float(res["scale"]), "inputs": list(res["inputs"])},
+            "training": training}
+    return meta, arrays, (reference, _sample_obs(env_id, {**env_kwargs, "robot": base.robot}))
+
+
 # ------------------------------------------------------------------------------- export
 def export(run: str | Path, which: str = "final", out: str | Path | None = None,
            overwrite: bool = False, note: str | None = None) -> Agent:
@@ -303,6 +388,8 @@ def export(run: str | Path, which: str = "final", out: str | Path | None = None,
         raise ValueError(f"{run}: not a run folder (no args.json)")
     if (run / "policy.pt").is_file():
         meta, arrays, (reference, obs) = _dagger(run)
+    elif (run / "base.npz").is_file():
+        meta, arrays, (reference, obs) = _residual(run, which)
     else:
         meta, arrays, (reference, obs) = _sb3(run, which)
     if note:

@@ -6,7 +6,7 @@ The file holds numeric arrays and one string array, ``meta`` (JSON). It is read 
 text only, never code. Every array the description names is checked (present, finite, shapes
 that chain from the observation to the action) before the agent acts.
 
-Two kinds of policy (``meta["kind"]``):
+Three kinds of policy (``meta["kind"]``):
 
 ``"mlp"``
     Stable-Baselines3's actor (PPO, SAC) on a state observation: the observation's hidden
@@ -23,6 +23,14 @@ Two kinds of policy (``meta["kind"]``):
     mixture density network's layers, the mean of the heaviest of ``meta["components"]``
     Gaussians, decoded from (direction, log speed) and turned from the T's frame to the
     robot's body frame, clipped to the action space.
+``"residual"``
+    train/residual.py's residual PPO: a frozen base agent (any other kind; its meta under
+    ``meta["base"]``, its arrays under the prefix ``base.``) and an SB3 actor on its
+    inputs (:func:`residual_inputs`: the observation, then, as ``meta["residual"]["inputs"]``
+    lists them, the base's action and the base's :class:`~.tee_frame.TeeFrame` features),
+    normalised and run as an ``"mlp"`` with the output ``"clip"`` to [-1, 1]. The action is
+    :func:`residual_action`: ``clip(base + scale * residual, low, high)``, ``scale`` in
+    ``meta["residual"]["scale"]``. The training wrapper calls the same two functions.
 """
 
 from __future__ import annotations
@@ -41,9 +49,12 @@ from .tee_frame import TeeFrame, decode
 
 FORMAT = "push_envs.agent"
 FORMAT_VERSION = 1
-KINDS = ("mlp", "tee_mixture")
+KINDS = ("mlp", "tee_mixture", "residual")
 OUTPUTS = ("clip", "squash")
 MAX_FILE_BYTES = 64 * 1024 * 1024  # a policy of a few MLP layers is well under 1 MiB
+RESIDUAL_INPUTS = ("base_action", "tee_features")
+"""What a residual policy may read besides the observation, in the order it is appended."""
+BASE_PREFIX = "base."  # a residual agent's arrays of its base agent
 
 
 # ------------------------------------------------------------------------------ activations
@@ -185,10 +196,15 @@ class Agent:
         self.high = self._array("action_high", (n_act,)).astype(np.float32)
         if not np.all(self.low < self.high):
             raise ValueError(f"{where}: action_low must be below action_high")
+        # the range the actor's own output is clipped or squashed to: the action space's
+        # (a residual's actor answers in [-1, 1], scaled onto its base's action)
+        self.mlp_low, self.mlp_high = self.low, self.high
         if m["kind"] == "mlp":
             self._check_mlp(n_obs, n_act)
-        else:
+        elif m["kind"] == "tee_mixture":
             self._check_tee(n_obs, n_act)
+        else:
+            self._check_residual(n_obs, n_act)
 
     def _layers(self, size: int) -> int:
         """Check the layer chain from an input of ``size``; returns the output size."""
@@ -214,10 +230,10 @@ class Agent:
                    for i in range(len(self.meta["layers"]))]
         return size
 
-    def _check_mlp(self, n_obs: int, n_act: int) -> None:
+    def _check_mlp(self, n_obs: int, n_act: int, outputs: tuple[str, ...] = OUTPUTS) -> None:
         m, where = self.meta, self._where()
-        if m.get("output") not in OUTPUTS:
-            raise ValueError(f"{where}: meta['output'] must be one of {OUTPUTS}, got "
+        if m.get("output") not in outputs:
+            raise ValueError(f"{where}: meta['output'] must be one of {outputs}, got "
                              f"{m.get('output')!r}")
         hidden = self._arrays.get("hide_columns", np.zeros(0, np.int64))
         if hidden.dtype.kind not in "iu" or hidden.ndim != 1 or (
@@ -266,6 +282,48 @@ class Agent:
                              f"{enc}-dimensional Gaussians need {k * (1 + 2 * enc)}")
         self.components, self.encoded = k, enc
 
+    def _check_residual(self, n_obs: int, n_act: int) -> None:
+        m, where = self.meta, self._where()
+        base_meta, res = m.get("base"), m.get("residual")
+        if not isinstance(base_meta, dict) or base_meta.get("kind") == "residual":
+            raise ValueError(f"{where}: a residual agent needs meta['base'], the description "
+                             f"of a base agent of another kind")
+        if not isinstance(res, dict):
+            raise ValueError(f"{where}: a residual agent needs meta['residual'] (scale, "
+                             f"inputs)")
+        scale, inputs = res.get("scale"), res.get("inputs")
+        if isinstance(scale, bool) or not isinstance(scale, (int, float)) or \
+                not math.isfinite(scale) or scale <= 0:
+            raise ValueError(f"{where}: meta['residual']['scale'] must be a number > 0, got "
+                             f"{scale!r}")
+        if not isinstance(inputs, list) or any(i not in RESIDUAL_INPUTS for i in inputs) or \
+                list(dict.fromkeys(inputs)) != sorted(inputs, key=RESIDUAL_INPUTS.index):
+            raise ValueError(f"{where}: meta['residual']['inputs'] must list some of "
+                             f"{list(RESIDUAL_INPUTS)} once each, in that order; got "
+                             f"{inputs!r}")
+        arrays = {k[len(BASE_PREFIX):]: v for k, v in self._arrays.items()
+                  if k.startswith(BASE_PREFIX)}
+        base_meta = {**base_meta, "format": FORMAT, "format_version": FORMAT_VERSION}
+        try:
+            self.base = Agent(base_meta, arrays)
+        except ValueError as exc:
+            raise ValueError(f"{where}: its base agent: {exc}") from None
+        b = self.base
+        if (b.env_id, b.robot, b.observation_dim, b.action_dim) != \
+                (m["env_id"], m["robot"], n_obs, n_act):
+            raise ValueError(f"{where}: its base agent acts on {b.env_id} ({b.robot}, "
+                             f"{b.observation_dim} -> {b.action_dim}), not on {m['env_id']} "
+                             f"({m['robot']}, {n_obs} -> {n_act})")
+        if "tee_features" in inputs and b.meta["kind"] != "tee_mixture":
+            raise ValueError(f"{where}: the input tee_features needs a tee_mixture base, not "
+                             f"{b.meta['kind']!r}")
+        self.scale, self.inputs = float(scale), tuple(inputs)
+        self.mlp_low = np.full(n_act, -1.0, np.float32)
+        self.mlp_high = np.full(n_act, 1.0, np.float32)
+        n_in = n_obs + n_act * ("base_action" in inputs) + \
+            TeeFrame.SIZE * ("tee_features" in inputs)
+        self._check_mlp(n_in, n_act, outputs=("clip",))
+
     # acting -------------------------------------------------------------------------------
     def _net(self, x: np.ndarray) -> np.ndarray:
         for w, b, f in zip(self._w, self._b, self._funcs, strict=True):
@@ -282,10 +340,13 @@ class Agent:
         if o.ndim != 2 or o.shape[1] != self.observation_dim:
             raise ValueError(f"{self!r} takes observations of shape (N, "
                              f"{self.observation_dim}), got {np.shape(obs)}")
-        if self.meta["kind"] == "mlp":
+        kind = self.meta["kind"]
+        if kind == "mlp":
             act = self._act_mlp(o)
-        else:
+        elif kind == "tee_mixture":
             act = self._act_tee(o)
+        else:
+            act = self._act_residual(o)
         return act[0] if single else act
 
     def _act_mlp(self, o: np.ndarray) -> np.ndarray:
@@ -295,10 +356,10 @@ class Agent:
         if self.meta.get("obs_norm") is not None:
             x = np.clip((x - self.obs_mean) / self.obs_scale, -self.obs_clip, self.obs_clip)
         a = self._net(x.astype(np.float32))
+        lo, hi = self.mlp_low, self.mlp_high
         if self.meta["output"] == "squash":
-            return (self.low + 0.5 * (np.tanh(a) + 1.0) * (self.high - self.low)).astype(
-                np.float32)
-        return np.clip(a, self.low, self.high).astype(np.float32)
+            return (lo + 0.5 * (np.tanh(a) + 1.0) * (hi - lo)).astype(np.float32)
+        return np.clip(a, lo, hi).astype(np.float32)
 
     def _act_tee(self, o: np.ndarray) -> np.ndarray:
         x = (self.frame.features(o) - self.feature_mean) / self.feature_std
@@ -306,6 +367,35 @@ class Agent:
         mu = h[np.arange(len(o)), h[..., 0].argmax(-1), 1:1 + self.encoded]
         act = self.frame.from_frame(o, decode(mu))
         return np.clip(act, self.low, self.high).astype(np.float32)
+
+
+    def _act_residual(self, o: np.ndarray) -> np.ndarray:
+        base = self.base(o)
+        residual = self._act_mlp(residual_inputs(self.base, o, base, self.inputs))
+        return residual_action(base, residual, self.scale, self.low, self.high)
+
+
+def residual_inputs(base: Agent, obs: np.ndarray, base_action: np.ndarray,
+                    inputs: tuple[str, ...] | list[str]) -> np.ndarray:
+    """A residual policy's input rows: the observations (N, obs_dim), then for each of
+    ``inputs`` (:data:`RESIDUAL_INPUTS`, in that order) the base's actions ``base_action``
+    (N, act_dim) or the base's T-frame features (N, 10), float32."""
+    parts = [np.asarray(obs, np.float32)]
+    if "base_action" in inputs:
+        parts.append(np.asarray(base_action, np.float32))
+    if "tee_features" in inputs:
+        parts.append(base.frame.features(obs))
+    return np.concatenate(parts, axis=1)
+
+
+def residual_action(base_action: np.ndarray, residual: np.ndarray, scale: float,
+                    low: np.ndarray, high: np.ndarray) -> np.ndarray:
+    """The action a residual policy takes: ``clip(base + scale * clip(residual, -1, 1),
+    low, high)``, float32 (the residual as SB3 hands a Box action to the env: clipped to
+    its [-1, 1] space)."""
+    r = np.clip(np.asarray(residual, np.float32), -1.0, 1.0)
+    a = np.asarray(base_action, np.float32) + np.float32(scale) * r
+    return np.clip(a, low, high).astype(np.float32)
 
 
 # ------------------------------------------------------------------------------- the file
