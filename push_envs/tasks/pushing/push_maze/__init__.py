@@ -294,6 +294,25 @@ def cell_centre(ip, fp, cell):
 
 
 @compiled
+def _cell_clear_of(e, rng, ip, fp, first, n, px, py, dist, tries):
+    """The centre (x, y) [m] of one of the ``n`` cells listed from ``ip[first]``: up to
+    ``tries`` uniform draws (env e's stream) for one at least ``dist`` [m] from (px, py), else
+    the cell farthest from it, all of them scanned."""
+    for _ in range(tries):
+        c = min(int(uniform(rng, e, 0.0, float(n))), n - 1)
+        x, y = cell_centre(ip, fp, ip[first + c])
+        if (x - px) ** 2 + (y - py) ** 2 >= dist * dist:
+            return x, y
+    best, x, y = -1.0, 0.0, 0.0
+    for c in range(n):
+        cx, cy = cell_centre(ip, fp, ip[first + c])
+        d2 = (cx - px) ** 2 + (cy - py) ** 2
+        if d2 > best:
+            best, x, y = d2, cx, cy
+    return x, y
+
+
+@compiled
 def occupied(ip, fp, x, y):
     """1.0 where (x, y) [m] lies in an occupied map cell or off the map, else 0.0."""
     i = int(math.floor((x - fp[FP.mx0]) / fp[FP.res]))
@@ -360,50 +379,22 @@ def spawn(e, W, V, T):
     P.set_goal(e, T, gx, gy, 0.0)
     T.mem[e, MEMZ.tile] = t
     T.mem[e, MEMZ.site] = site
-    n = _tile(ip, t, TILE.box_count)
-    bx = by = 0.0
-    # Up to TRIES + MORE_TRIES draws, then the box cell farthest from the goal (all of them
-    # scanned): never the last draw, which could lie on the goal, and construction
-    # (check_start_distance) keeps that cell farther than the success distance.
-    first = ip[IP.tab_cells] + _tile(ip, t, TILE.box_start)
-    found = False
-    for _ in range(TRIES + P.MORE_TRIES):
-        c = min(int(uniform(rng, e, 0.0, float(n))), n - 1)
-        bx, by = cell_centre(ip, fp, ip[first + c])
-        if (bx - gx) ** 2 + (by - gy) ** 2 >= fp[FP.goal_separation] ** 2:
-            found = True
-            break
-    if not found:
-        best = -1.0
-        for c in range(n):
-            cx, cy = cell_centre(ip, fp, ip[first + c])
-            d2 = (cx - gx) ** 2 + (cy - gy) ** 2
-            if d2 > best:
-                best, bx, by = d2, cx, cy
+    # Up to TRIES + MORE_TRIES draws, then the box cell farthest from the goal: never the
+    # last draw, which could lie on the goal, and construction (check_start_distance) keeps
+    # that cell farther than the success distance.
+    bx, by = _cell_clear_of(e, rng, ip, fp, ip[IP.tab_cells] + _tile(ip, t, TILE.box_start),
+                            _tile(ip, t, TILE.box_count), gx, gy, fp[FP.goal_separation],
+                            TRIES + P.MORE_TRIES)
     o = ip[IP.obj]
     W.pos[e, o, 0] = bx
     W.pos[e, o, 1] = by
     W.ang[e, o] = uniform(rng, e, -math.pi, math.pi)
+    # Then the robot clear of the box, or the robot cell farthest from it: not the last
+    # draw, which could overlap the box (the solver would shove them apart, possibly into a
+    # wall).
     gap = fp[FP.robot_r] + fp[FP.obj_r] * s + 0.05
-    n = _tile(ip, t, TILE.rob_count)
-    first = ip[IP.tab_rcells] + _tile(ip, t, TILE.rob_start)
-    rx = ry = 0.0
-    found = False
-    for _ in range(TRIES):
-        c = min(int(uniform(rng, e, 0.0, float(n))), n - 1)
-        rx, ry = cell_centre(ip, fp, ip[first + c])
-        if (rx - bx) ** 2 + (ry - by) ** 2 >= gap * gap:
-            found = True
-            break
-    if not found:
-        # Not the last draw, which could overlap the box (the solver would shove them apart,
-        # possibly into a wall): the robot cell farthest from the box, all of them scanned.
-        best = -1.0
-        for c in range(n):
-            cx, cy = cell_centre(ip, fp, ip[first + c])
-            d2 = (cx - bx) ** 2 + (cy - by) ** 2
-            if d2 > best:
-                best, rx, ry = d2, cx, cy
+    rx, ry = _cell_clear_of(e, rng, ip, fp, ip[IP.tab_rcells] + _tile(ip, t, TILE.rob_start),
+                            _tile(ip, t, TILE.rob_count), bx, by, gap, TRIES)
     place_origin(e, ip[IP.robot], rx, ry, uniform(rng, e, -math.pi, math.pi), W.pos, W.ang,
                  W.bflt, W.epar)
 
