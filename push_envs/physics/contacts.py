@@ -123,13 +123,15 @@ _DS_OPP = 1  # mask of the slots pushing slot i's load from the other side
 _DS_GROUP = 2  # mask of the slots in slot i's group
 
 
-@compiled
+# IR-inlined: a hot contact-solver helper (jit.py, 'IR inlining': 1745 -> 1620 ns)
+@compiled(inline="always")
 def _ds(row, i):
     """Index in gsc[e] of entry ``row`` of drive slot i."""
     return GS_SLOTS + DS_ROWS * i + row
 
 
-@compiled
+# IR-inlined: a hot contact-solver helper (jit.py, 'IR inlining': 1745 -> 1620 ns)
+@compiled(inline="always")
 def _push_dir(e, k, prs, pos, pfl):
     """Direction [unit] in which the drive of pair k pushes its passive body b: along the
     contact normal while they touch, else along the line between their centres."""
@@ -472,7 +474,8 @@ def prepare(e, npairs, prs, pos, ang, epar, bint, bflt, pint, pvert, pflt, sint,
 # --------------------------------------------------------------------------------------------
 # The sweep order
 # --------------------------------------------------------------------------------------------
-@compiled
+# IR-inlined: a hot contact-solver helper (jit.py, 'IR inlining': 1745 -> 1620 ns)
+@compiled(inline="always")
 def _pair_level(e, k, prs, bis):
     if prs[e, k, PRS_SP] >= 0:
         return 0

@@ -108,7 +108,8 @@ MAX_VERTS = 8
 _REF_TOL = 1e-9
 
 
-@compiled
+# IR-inlined: a hot contact-solver helper (jit.py, 'IR inlining': 1745 -> 1620 ns)
+@compiled(inline="always")
 def _edge_normal(v, n, i):
     j = i + 1 if i + 1 < n else 0
     ex = v[j, 0] - v[i, 0]
@@ -343,7 +344,8 @@ def collide(ka, va, na, ra, kb, vb, nb, rb, tol, out):
 # --------------------------------------------------------------------------------------------
 # One candidate pair: every piece pair of its two bodies (the pair rows' contact columns)
 # --------------------------------------------------------------------------------------------
-@compiled
+# IR-inlined: a hot contact-solver helper (jit.py, 'IR inlining': 1745 -> 1620 ns)
+@compiled(inline="always")
 def _place(e, p, cx, cy, c, s, sc, pint, pvert, vb):
     """World vertices of movable piece p of a body at COM (cx, cy), rotation (c, s), scale sc."""
     nv = pint[p, PI_NV]

@@ -75,7 +75,8 @@ _OVERSHOOT_REACH = 0.05  # [m] largest overshoot gap the re-check looks for
 # --------------------------------------------------------------------------------------------
 # Weights and single-pair resolution
 # --------------------------------------------------------------------------------------------
-@compiled
+# IR-inlined: a hot contact-solver helper (jit.py, 'IR inlining': 1745 -> 1620 ns)
+@compiled(inline="always")
 def pair_weights(e, k, prs, bint, epar, fa, fb, yield_drive):
     """Inverse mass [1/kg] and inverse inertia [1/(kg m^2)] of a and b for pair k.
 
@@ -108,14 +109,16 @@ def pair_weights(e, k, prs, bint, epar, fa, fb, yield_drive):
     return wa, ia, wb, ib
 
 
-@compiled
+# IR-inlined: a hot contact-solver helper (jit.py, 'IR inlining': 1745 -> 1620 ns)
+@compiled(inline="always")
 def _move(e, body, dx, dy, dth, pos, ang):
     pos[e, body, 0] += dx
     pos[e, body, 1] += dy
     ang[e, body] += dth
 
 
-@compiled
+# IR-inlined: a hot contact-solver helper (jit.py, 'IR inlining': 1745 -> 1620 ns)
+@compiled(inline="always")
 def _friction(e, k, a, nx, ny, px, py, wa, pos, ang, bsc, pfl):
     """Coulomb friction of a (moving) against an immovable surface, in position space.
 
@@ -252,7 +255,8 @@ resolve_call = compiled(resolve.py_func)
 # --------------------------------------------------------------------------------------------
 # Blocked bodies (simplified shock propagation)
 # --------------------------------------------------------------------------------------------
-@compiled
+# IR-inlined: a hot contact-solver helper (jit.py, 'IR inlining': 1745 -> 1620 ns)
+@compiled(inline="always")
 def _register_block(e, body, k, bis):
     n = bis[e, body, IS_NBLK]
     for i in range(n):
@@ -266,7 +270,8 @@ def _register_block(e, body, k, bis):
 _BACK_COS = 0.1  # a blocker backs a push within ~84 deg of its normal
 
 
-@compiled
+# IR-inlined: a hot contact-solver helper (jit.py, 'IR inlining': 1745 -> 1620 ns)
+@compiled(inline="always")
 def _backed(e, body, px, py, prs, bis, pfl):
     """Whether a push along (px, py) [unit] on a blocked ``body`` meets one of its blockers.
 

@@ -95,12 +95,14 @@ def _vel_weights(e, k, prs, bint, epar, bis):
     return wa, ia, wb, ib, static_b
 
 
-@compiled
+# IR-inlined: a hot contact-solver helper (jit.py, 'IR inlining': 1745 -> 1620 ns)
+@compiled(inline="always")
 def _point_vel(e, body, rx, ry, vel, omg):
     return vel[e, body, 0] - omg[e, body] * ry, vel[e, body, 1] + omg[e, body] * rx
 
 
-@compiled
+# IR-inlined: a hot contact-solver helper (jit.py, 'IR inlining': 1745 -> 1620 ns)
+@compiled(inline="always")
 def _vel_row(e, k, j, a, b, nx, ny, static_b, pos, vel, omg, bsc, pfl):
     """Patch point j of pair k: (normal speed [m/s], speed wanted (the bounce) [m/s], lever
     arms r_a x n and r_b x n [m])."""
