@@ -15,7 +15,12 @@ A yml entry (or ``--hp 'warm_start={episodes: 2000}'``) with a ``warm_start`` ma
 4. with ``dagger_rounds`` > 0, DAgger (Ross et al., 2011): the clone (its mean action) plays
    ``dagger_episodes`` episodes of its own (seeds seed + 40000 onward, fresh each round), the
    expert labels every state the clone visited, those rows join the data set (observation
-   statistics updated with them), and step 3 runs again on the whole set;
+   statistics updated with them), and step 3 runs again on the whole set. With
+   ``dagger_labels: shadow`` a fresh copy of the expert rides along the clone's episodes
+   instead, called on every step of the batch as the clone plays (its action not taken), so
+   an expert that keeps state (a plan, a mode) labels each state as it would have acted
+   there after the clone's own trajectory so far; the default (``batch``) calls the expert
+   once on all the visited states, which only a function of the observation answers right;
 5. the policy's log standard deviation is set to ``log_std``: PPO starts from the clone with
    exploration noise small enough not to undo it.
 
@@ -49,7 +54,7 @@ DEMO_SEED_OFFSET = 30_000  # the demonstrations' seeds: seed + 30_000 onward (fr
 DAGGER_SEED_OFFSET = 40_000  # the clone's DAgger episodes: seed + 40_000 + 1000 * round onward
 DEFAULTS = {"episodes": 1000, "epochs": 10, "batch_size": 1024, "learning_rate": 1e-3,
             "log_std": -1.0, "num_envs": 100, "dagger_rounds": 0, "dagger_episodes": 1000,
-            "expert": None}
+            "expert": None, "dagger_labels": "batch"}
 
 
 def settings(value: Any, source: str = "warm_start") -> dict[str, Any]:
@@ -78,6 +83,9 @@ def settings(value: Any, source: str = "warm_start") -> dict[str, Any]:
         raise ValueError(f"{source}.expert must be a 'module:factory' string (the module "
                          f"relative to the task's package, as a TaskSpec's experts), got "
                          f"{out['expert']!r}")
+    if out["dagger_labels"] not in ("batch", "shadow"):
+        raise ValueError(f"{source}.dagger_labels must be 'batch' or 'shadow', got "
+                         f"{out['dagger_labels']!r}")
     return out
 
 
@@ -112,13 +120,33 @@ def hide_columns(obs: np.ndarray, columns: np.ndarray | None) -> np.ndarray:
     return obs
 
 
-def play(venv: Any, policy: Any, episodes: int, seed: int) -> dict[str, np.ndarray]:
+def play(venv: Any, policy: Any, episodes: int, seed: int, shadow: Any = None
+         ) -> dict[str, np.ndarray]:
     """``episodes`` episodes of the batch policy ``policy`` on ``venv``, flattened: ``obs``
     (T, obs_dim), ``act`` (T, A), ``rew`` (T,), ``first`` (T,) marking each episode's first
-    step, and ``success`` per episode."""
-    obs, act, rew, first, success = [], [], [], [], []
-    for ep in rollout(venv, policy, episodes, seed):
+    step, and ``success`` per episode. With a batch policy ``shadow``, it is called on every
+    step's whole batch before ``policy`` (its actions not taken) and ``label`` (T, A) holds
+    its action in each row of ``obs``."""
+    obs, act, rew, first, success, label = [], [], [], [], [], []
+    acting = policy
+    if shadow is not None:
+        pending: list[list[np.ndarray]] = [[] for _ in range(venv.num_envs)]
+
+        def acting(o: np.ndarray) -> np.ndarray:
+            for i, a in enumerate(np.asarray(shadow(o), np.float32)):
+                pending[i].append(a)
+            return policy(o)
+
+    for ep in rollout(venv, acting, episodes, seed):
         n = len(ep.actions)
+        if shadow is not None:
+            # rollout yields an episode right after its last step: env ep.env's pending
+            # labels are that episode's, one a step (the env's next episode starts afresh)
+            rows = pending[ep.env]
+            if len(rows) != n:
+                raise RuntimeError(f"shadow labels: {len(rows)} for an episode of {n} steps")
+            label.append(np.stack(rows))
+            rows.clear()
         obs.append(ep.observations[:n])
         act.append(ep.actions)
         rew.append(ep.rewards)
@@ -128,7 +156,8 @@ def play(venv: Any, policy: Any, episodes: int, seed: int) -> dict[str, np.ndarr
         success.append(bool(ep.infos["is_success"][-1]))
     return {"obs": np.concatenate(obs).astype(np.float32), "act": np.concatenate(act),
             "rew": np.concatenate(rew), "first": np.concatenate(first),
-            "success": np.array(success)}
+            "success": np.array(success),
+            **({"label": np.concatenate(label)} if shadow is not None else {})}
 
 
 def demonstrations(env_id: str, env_kwargs: dict[str, Any], ws: dict[str, Any], seed: int,
@@ -259,13 +288,19 @@ def pretrain(model: PPO, env: VecEnv, demo: dict[str, Any], seed: int,
     if ws["dagger_rounds"]:
         venv = batch(demo["env_id"], demo["env_kwargs"], ws["num_envs"], ws["dagger_episodes"])
         try:
-            labeller = teacher(demo["env_id"], venv.robot, demo["env_kwargs"], ws)
+            shadow = ws["dagger_labels"] == "shadow"
+            if not shadow:
+                labeller = teacher(demo["env_id"], venv.robot, demo["env_kwargs"], ws)
             for r in range(ws["dagger_rounds"]):
+                # shadow: a fresh expert each round, its state started with the round's batch
+                rider = teacher(demo["env_id"], venv.robot, demo["env_kwargs"], ws) \
+                    if shadow else None
                 own = play(venv, clone, ws["dagger_episodes"],
-                           seed + DAGGER_SEED_OFFSET + 1000 * r)
+                           seed + DAGGER_SEED_OFFSET + 1000 * r, shadow=rider)
                 rounds.append(float(own["success"].mean()))
+                labels = own["label"] if shadow else labeller(own["obs"])
                 block = {"obs": hide_columns(own["obs"], hidden),
-                         "act": np.clip(np.asarray(labeller(own["obs"]), np.float32), lo, hi),
+                         "act": np.clip(np.asarray(labels, np.float32), lo, hi),
                          "target": targets(own["rew"], own["first"])}
                 for k in data:
                     data[k] = np.concatenate([data[k], block[k]])

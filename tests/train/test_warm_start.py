@@ -41,6 +41,7 @@ def test_returns_to_go_stop_at_each_episode_end():
     ({"dagger_rounds": -1}, r"warm_start.dagger_rounds must be an int >= 0, got -1"),
     ({"dagger_episodes": 0}, r"warm_start.dagger_episodes must be an int >= 1, got 0"),
     ({"expert": "in_order_expert"}, r"warm_start.expert must be a 'module:factory' string"),
+    ({"dagger_labels": "replay"}, r"warm_start.dagger_labels must be 'batch' or 'shadow'"),
 ])
 def test_settings_name_the_bad_key(value, match):
     with pytest.raises(ValueError, match=match):
@@ -155,4 +156,66 @@ def test_the_clone_is_labelled_by_the_expert_in_its_own_states(monkeypatch):
     np.testing.assert_array_equal(seen["act"][:n], np.clip(demo["act"], -1, 1))
     assert len(seen["act"]) > n
     np.testing.assert_array_equal(seen["act"][n:], 0.25)
+    env.close()
+
+
+def test_a_shadow_expert_labels_each_step_as_it_would_have_acted_on_the_clones_episode():
+    # Sweep-v0's sweeper keeps a plan per row of its batch. Riding along the clone's episodes
+    # (3 over 2 envs: env 0 plays two back to back), its label for each step is what a fresh
+    # sweeper fed that episode's observations one step at a time answers; the batch labeller,
+    # one call on all the visited states, answers something else.
+    from push_envs.experts import expert
+
+    venv = W.batch("Sweep-v0", {"max_episode_steps": 40}, 2, 3)
+    try:
+        own = W.play(venv, lambda obs: np.tile(np.float32([0.6, 0.3]), (len(obs), 1)), 3, 7,
+                     shadow=expert("Sweep-v0", "diff"))
+    finally:
+        venv.close()
+    assert len(own["success"]) == 3 and own["first"].sum() == 3
+    assert own["label"].shape == own["act"].shape == (len(own["obs"]), 2)
+    np.testing.assert_array_equal(own["act"], np.tile(np.float32([0.6, 0.3]), (len(own["obs"]), 1)))
+    ends = [*np.flatnonzero(own["first"])[1:], len(own["obs"])]
+    for a, b in zip(np.flatnonzero(own["first"]), ends, strict=True):
+        fresh = expert("Sweep-v0", "diff")
+        want = np.stack([fresh(o[None])[0] for o in own["obs"][a:b]])
+        np.testing.assert_array_equal(own["label"][a:b], want)
+    assert len(np.unique(own["label"].round(3), axis=0)) > 3  # not a constant answer
+    flat = np.asarray(expert("Sweep-v0", "diff")(own["obs"]), np.float32)
+    assert not np.array_equal(flat, own["label"])
+
+
+def test_shadow_dagger_rounds_take_the_riders_labels_a_fresh_rider_each_round(monkeypatch):
+    # A stateful expert whose k-th call answers k / 100 in every row: the rows each round adds
+    # are labelled 0.01, 0.02, ... along each of its episodes (both envs start together), and
+    # the next round's rider counts from 0.01 again.
+    seen = {}
+    real = W._fit
+
+    def spy(model, opt, obs, act, target, ws, gen):
+        seen["act"] = act.copy()
+        return real(model, opt, obs, act, target, ws, gen)
+
+    class Counter:
+        def __init__(self):
+            self.k = 0
+
+        def __call__(self, obs):
+            self.k += 1
+            return np.full((len(obs), 2), self.k / 100)
+
+    monkeypatch.setattr(W, "_fit", spy)
+    env = VecNormalize(make_vec_env("PushBox-v0", n_envs=2, seed=0, num_threads=1,
+                                    max_episode_steps=20), gamma=0.98)
+    model = PPO("MlpPolicy", env, n_steps=16, batch_size=32, gamma=0.98, seed=0, device="cpu")
+    ws = W.settings({"episodes": 2, "epochs": 1, "num_envs": 2, "dagger_rounds": 2,
+                     "dagger_episodes": 2, "dagger_labels": "shadow"})
+    demo = W.demonstrations("PushBox-v0", {"max_episode_steps": 20}, ws, 0)
+    monkeypatch.setattr(W, "expert", lambda *a, **k: Counter())
+    W.pretrain(model, env, demo, 0, ws)
+    added = seen["act"][len(demo["obs"]):, 0]
+    starts = np.flatnonzero(added == np.float32(0.01))
+    assert len(starts) == 4  # 2 rounds x 2 episodes
+    for a, b in zip(starts, [*starts[1:], len(added)], strict=True):
+        np.testing.assert_array_equal(added[a:b], np.float32(np.arange(1, b - a + 1) / 100))
     env.close()
