@@ -138,11 +138,17 @@ def test_at_step_0_the_residual_policy_is_the_base(base: B.Agent):
     env.close()
 
 
-def test_critic_warmup_freezes_the_actor(base: B.Agent):
+def _tiny_model(base: B.Agent) -> tuple:
+    """A residual batch of 4 PushT-v0 envs on ``base`` and its PPO (rollouts of 32 steps, 2
+    epochs of minibatches of 64, a 3e-3 step, no KL stop): quick updates that move."""
     hp, res = _hyperparams(n_envs=4, n_steps=32, batch_size=64, n_epochs=2,
                            learning_rate=3e-3, target_kl=None)
     env = R.residual_env("PushT-v0", 4, 1, hp, base, res)
-    model = R.build_model(env, hp, seed=1)
+    return env, R.build_model(env, hp, seed=1)
+
+
+def test_critic_warmup_freezes_the_actor(base: B.Agent):
+    env, model = _tiny_model(base)
     actor = [p.detach().clone() for p in R.actor_parameters(model)]
     critic = [p.detach().clone() for p in model.policy.mlp_extractor.value_net.parameters()]
     warm = R.Schedule(10_000)
@@ -157,10 +163,7 @@ def test_critic_warmup_freezes_the_actor(base: B.Agent):
 
 
 def test_the_log_std_is_lowered_on_a_line_not_learned(base: B.Agent):
-    hp, res = _hyperparams(n_envs=4, n_steps=32, batch_size=64, n_epochs=2,
-                           learning_rate=3e-3, target_kl=None)
-    env = R.residual_env("PushT-v0", 4, 1, hp, base, res)
-    model = R.build_model(env, hp, seed=1)
+    env, model = _tiny_model(base)
     seen = []
 
     class Record(R.BaseCallback):

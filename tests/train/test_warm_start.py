@@ -132,9 +132,10 @@ def test_dagger_rounds_add_the_clones_states_labelled_by_the_expert():
         assert torch.equal(a, b)
 
 
-def test_the_clone_is_labelled_by_the_expert_in_its_own_states(monkeypatch):
-    # The rows a DAgger round adds carry the expert's action in the clone's state: with an
-    # expert that answers a constant, every added row's label is that constant.
+def _last_fit_labels(monkeypatch, make_labeller, **dagger):
+    """A warm start on PushBox-v0 (2 envs, 20-step episodes) whose DAgger rounds take their
+    labels from ``make_labeller()`` (the factory stands in for the task's expert once the
+    demonstrations are played): the demonstrations and the action labels of the last fit."""
     seen = {}
     real = W._fit
 
@@ -145,18 +146,29 @@ def test_the_clone_is_labelled_by_the_expert_in_its_own_states(monkeypatch):
     monkeypatch.setattr(W, "_fit", spy)
     env = VecNormalize(make_vec_env("PushBox-v0", n_envs=2, seed=0, num_threads=1,
                                     max_episode_steps=20), gamma=0.98)
-    model = PPO("MlpPolicy", env, n_steps=16, batch_size=32, gamma=0.98, seed=0, device="cpu")
-    ws = W.settings({"episodes": 2, "epochs": 1, "num_envs": 2, "dagger_rounds": 1,
-                     "dagger_episodes": 2})
-    demo = W.demonstrations("PushBox-v0", {"max_episode_steps": 20}, ws, 0)
+    try:
+        model = PPO("MlpPolicy", env, n_steps=16, batch_size=32, gamma=0.98, seed=0,
+                    device="cpu")
+        ws = W.settings({"episodes": 2, "epochs": 1, "num_envs": 2, "dagger_episodes": 2,
+                         **dagger})
+        demo = W.demonstrations("PushBox-v0", {"max_episode_steps": 20}, ws, 0)
+        monkeypatch.setattr(W, "expert", lambda *a, **k: make_labeller())
+        W.pretrain(model, env, demo, 0, ws)
+    finally:
+        env.close()
+    return demo, seen["act"]
+
+
+def test_the_clone_is_labelled_by_the_expert_in_its_own_states(monkeypatch):
+    # The rows a DAgger round adds carry the expert's action in the clone's state: with an
+    # expert that answers a constant, every added row's label is that constant.
+    demo, act = _last_fit_labels(
+        monkeypatch, lambda: lambda obs: np.full((len(obs), 2), 0.25), dagger_rounds=1)
     assert not np.all(demo["act"] == 0.25)
-    monkeypatch.setattr(W, "expert", lambda *a, **k: lambda obs: np.full((len(obs), 2), 0.25))
-    W.pretrain(model, env, demo, 0, ws)
     n = len(demo["obs"])
-    np.testing.assert_array_equal(seen["act"][:n], np.clip(demo["act"], -1, 1))
-    assert len(seen["act"]) > n
-    np.testing.assert_array_equal(seen["act"][n:], 0.25)
-    env.close()
+    np.testing.assert_array_equal(act[:n], np.clip(demo["act"], -1, 1))
+    assert len(act) > n
+    np.testing.assert_array_equal(act[n:], 0.25)
 
 
 def test_a_shadow_expert_labels_each_step_as_it_would_have_acted_on_the_clones_episode():
@@ -189,13 +201,6 @@ def test_shadow_dagger_rounds_take_the_riders_labels_a_fresh_rider_each_round(mo
     # A stateful expert whose k-th call answers k / 100 in every row: the rows each round adds
     # are labelled 0.01, 0.02, ... along each of its episodes (both envs start together), and
     # the next round's rider counts from 0.01 again.
-    seen = {}
-    real = W._fit
-
-    def spy(model, opt, obs, act, target, ws, gen):
-        seen["act"] = act.copy()
-        return real(model, opt, obs, act, target, ws, gen)
-
     class Counter:
         def __init__(self):
             self.k = 0
@@ -204,18 +209,10 @@ def test_shadow_dagger_rounds_take_the_riders_labels_a_fresh_rider_each_round(mo
             self.k += 1
             return np.full((len(obs), 2), self.k / 100)
 
-    monkeypatch.setattr(W, "_fit", spy)
-    env = VecNormalize(make_vec_env("PushBox-v0", n_envs=2, seed=0, num_threads=1,
-                                    max_episode_steps=20), gamma=0.98)
-    model = PPO("MlpPolicy", env, n_steps=16, batch_size=32, gamma=0.98, seed=0, device="cpu")
-    ws = W.settings({"episodes": 2, "epochs": 1, "num_envs": 2, "dagger_rounds": 2,
-                     "dagger_episodes": 2, "dagger_labels": "shadow"})
-    demo = W.demonstrations("PushBox-v0", {"max_episode_steps": 20}, ws, 0)
-    monkeypatch.setattr(W, "expert", lambda *a, **k: Counter())
-    W.pretrain(model, env, demo, 0, ws)
-    added = seen["act"][len(demo["obs"]):, 0]
+    demo, act = _last_fit_labels(monkeypatch, Counter, dagger_rounds=2,
+                                 dagger_labels="shadow")
+    added = act[len(demo["obs"]):, 0]
     starts = np.flatnonzero(added == np.float32(0.01))
     assert len(starts) == 4  # 2 rounds x 2 episodes
     for a, b in zip(starts, [*starts[1:], len(added)], strict=True):
         np.testing.assert_array_equal(added[a:b], np.float32(np.arange(1, b - a + 1) / 100))
-    env.close()
