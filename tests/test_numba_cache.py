@@ -209,7 +209,7 @@ def test_no_kernel_is_compiled_for_a_literal_or_a_strided_view():
            if any("Literal[" in x or ", 'A'" in x or ", 'F'" in x for x in s)}
     assert not bad, bad
     # The generic kernels and the stages: one signature each, for every task.
-    for name in ("run_serial", "run_parallel", "post_env", "reset_env", "apply_action",
+    for name in ("run_serial", "run_parallel", "post_envs", "reset_env", "apply_actions",
                  "step_stage", "reset_stage"):
         found = [s for n, s in sigs.items() if n.endswith(f"step.{name}-0.py311.nbi"
                                                           .replace("py311", _py()))]

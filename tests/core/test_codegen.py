@@ -59,8 +59,8 @@ def test_every_task_shares_one_compiled_step_kernel():
     for env in envs:
         env.reset(seed=0)
         env.step(env.action_space.sample())
-    for kernel in (step.run_serial, step.run_parallel, step.post_env, step.reset_env,
-                   step.apply_action):
+    for kernel in (step.run_serial, step.run_parallel, step.post_envs, step.reset_env,
+                   step.apply_actions):
         # In this process: at most one overload (a callee loaded with its caller from the
         # cache has none). In the cache: exactly one compiled signature, not a second copy
         # for a literal, a strided view or a uint64 index.
