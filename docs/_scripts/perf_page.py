@@ -287,8 +287,8 @@ The targets were set against those figures:
 
 The cached start depends most on what else runs: a new process imports numpy, numba,
 gymnasium and pygame and loads the kernels from disk, and the host is shared with other
-machines (see the conditions above): the same code read 0.42 to 0.52 s for PushBox-v0 on
-different days. The figures before:
+machines (see the conditions above): the same code read 0.42 to 0.59 s for PushBox-v0 in
+runs an hour apart. The figures before:
 
 {then}
 

@@ -11,7 +11,7 @@ from push_envs.experts import expert
 from push_envs.physics import SceneError
 from push_envs.physics.grid import load_grid
 from push_envs.tasks import spec
-from push_envs.tasks.pushing.push_maze import FAR, MEMZ, geodesic
+from push_envs.tasks.pushing.push_maze import FAR, MEMZ, flood, geodesic
 from push_envs.tasks.pushing.push_maze.floor_plans import LAYOUTS, plan_map, png_bytes
 
 BOX_R = 0.15 * np.sqrt(2)  # bounding radius of the 0.3 m box [m]
@@ -280,3 +280,34 @@ def test_map_without_a_free_cell_says_so(tmp_path):
     with pytest.raises(SceneError, match=r"solid.yaml: world.obstacle_map solid.png has no "
                                          r"free cell \(all 900 cells are occupied\)"):
         gym.make("PushMaze-v0", scene=str(tmp_path / "solid.yaml"))
+
+
+def _reference_fill(ok: np.ndarray, starts: list) -> np.ndarray:
+    """4-connected fill by repeated growth: every cell of ``ok`` beside a filled cell joins,
+    until nothing changes (slow, and plainly right)."""
+    out = np.zeros(ok.shape, bool)
+    for i, j in starts:
+        out[i, j] = ok[i, j]
+    while True:
+        grown = out.copy()
+        grown[1:] |= out[:-1]
+        grown[:-1] |= out[1:]
+        grown[:, 1:] |= out[:, :-1]
+        grown[:, :-1] |= out[:, 1:]
+        grown &= ok
+        if (grown == out).all():
+            return out
+        out = grown
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_region_fill_is_the_4_connected_region_of_its_seeds(seed):
+    # Random open cells (about 60 %), seeds both open and walled, one seed twice.
+    rng = np.random.default_rng(seed)
+    ok = rng.random((23, 17)) < 0.6
+    starts = [tuple(int(v) for v in rng.integers(0, (23, 17))) for _ in range(3)]
+    starts.append(starts[0])
+    region = flood(ok, starts)
+    np.testing.assert_array_equal(region, _reference_fill(ok, starts))
+    assert region.dtype == bool and not (region & ~ok).any()
+    assert not flood(ok, []).any()

@@ -137,14 +137,14 @@ def _largest_region(ok: np.ndarray) -> np.ndarray:
     for start in zip(*np.nonzero(ok), strict=True):
         if seen[start]:
             continue
-        region = _flood(ok, [start])
+        region = flood(ok, [start])
         seen |= region
         if region.sum() > best.sum():
             best = region
     return best
 
 
-def _flood(ok: np.ndarray, starts: list) -> np.ndarray:
+def flood(ok: np.ndarray, starts: list) -> np.ndarray:
     """Cells of ``ok`` 4-connected to any of ``starts`` ((i, j) cells)."""
     si = np.array([s[0] for s in starts], np.int64)
     sj = np.array([s[1] for s in starts], np.int64)
@@ -273,7 +273,7 @@ def map_tables(occ: np.ndarray, res: float, offset: tuple, layouts: tuple[int, i
             keep = on[_spread(len(on), cap)]
             lattice = np.zeros(len(li), bool)
             lattice[keep] = True
-            robot_region = _flood(clear >= robot_r + 0.02, list(zip(li, lj, strict=True)))
+            robot_region = flood(clear >= robot_r + 0.02, list(zip(li, lj, strict=True)))
             ri, rj = np.nonzero(robot_region & (clear >= robot_r + 0.05))
             if lattice.sum() < 2 or len(ri) == 0:
                 continue
