@@ -440,12 +440,25 @@ class _Sweeper:
         q = self.path[ahead[0]] if len(ahead) else self.path[-1]
         return _drive(r, th, q, self.reverse, min(1.0, 5.0 * d_start + 0.1))
 
-    def align(self, r: np.ndarray, th: float) -> np.ndarray | None:
-        """Turn onto the push direction at the start, holding the place along it."""
+    def on_line(self, r: np.ndarray, th: float) -> tuple[float, float, float]:
+        """The robot against the pass: heading error onto its direction [rad], the start
+        ahead along it [m] and the robot's offset across it [m]."""
         ux, uy = self.u
         err = wrap_angle(math.atan2(uy, ux) - th)
         along = (self.start[0] - r[0]) * ux + (self.start[1] - r[1]) * uy
         lat = -(r[0] - self.start[0]) * uy + (r[1] - self.start[1]) * ux
+        return err, along, lat
+
+    @staticmethod
+    def turn_at_start(err: float, along: float) -> np.ndarray:
+        """Turn onto the push direction (heading error ``err`` [rad]), holding the place
+        along it (the start ``along`` [m] ahead) once within 0.3 rad."""
+        v = float(np.clip(2.0 * along, -0.3, 0.3)) if abs(err) < 0.3 else 0.0
+        return np.array([v, np.clip(err / 0.2, -1.0, 1.0)], np.float32)
+
+    def align(self, r: np.ndarray, th: float) -> np.ndarray | None:
+        """Turn onto the push direction at the start, holding the place along it."""
+        err, along, lat = self.on_line(r, th)
         if (abs(err) < 0.05 and abs(lat) < 0.05) or (self.timer > 30 and abs(err) < 0.15):
             self.mode, self.timer = PUSH, 0
             return None
@@ -455,8 +468,7 @@ class _Sweeper:
             self.reverse = along < 0
             self.mode = GOTO
             return None
-        v = float(np.clip(2.0 * along, -0.3, 0.3)) if abs(err) < 0.3 else 0.0
-        return np.array([v, np.clip(err / 0.2, -1.0, 1.0)], np.float32)
+        return self.turn_at_start(err, along)
 
     def push(self, r: np.ndarray, th: float) -> np.ndarray | None:
         """Drive the push length along the line, steering for a point 0.4 m ahead on it."""
@@ -477,7 +489,8 @@ class _Markov(_Sweeper):
     The planner's passes start behind their pucks, so once the robot is lined up and moving
     they are behind it; what keeps it on a pass is the pass ahead, which needs no travel or
     turn and is credited ``overhead`` steps less. Without a memory there is no stall escape
-    and no ban on starts that failed (:meth:`_Sweeper.act`)."""
+    and no ban on starts that failed (:meth:`_Sweeper.act`): :class:`SweepPolicy` makes a
+    fresh one for every row at every call, so its step counters stay at 0."""
 
     def ahead(self, r: np.ndarray, th: float, g: np.ndarray, pucks: np.ndarray,
               inside: np.ndarray) -> tuple[float, float]:
@@ -534,34 +547,30 @@ class _Markov(_Sweeper):
         if np.isfinite(score) and score >= self.score:
             return np.array([float(np.clip(length / 0.1, 0.2, 1.0)), 0.0], np.float32)
         if not np.isfinite(self.score):
-            self.mode, self.timer = FREE, 0
             a = self.free(r, th, g, pucks, inside)
             return a if a is not None else np.zeros(2, np.float32)
         d = math.hypot(*(self.start - r))
-        ux, uy = self.u
-        lat = (r[1] - self.start[1]) * ux - (r[0] - self.start[0]) * uy
+        err, along, lat = self.on_line(r, th)
         if d < 0.08 and abs(lat) < 0.035:
             # At the start: turn onto the pass, holding the place along it.
-            err = wrap_angle(math.atan2(uy, ux) - th)
-            along = (self.start[0] - r[0]) * ux + (self.start[1] - r[1]) * uy
-            v = float(np.clip(2.0 * along, -0.3, 0.3)) if abs(err) < 0.3 else 0.0
+            a = self.turn_at_start(err, along)
             if abs(err) < 0.05:
-                v = 0.3  # lined up, but the pass ahead does not see it yet: go
-            return np.array([v, np.clip(err / 0.2, -1.0, 1.0)], np.float32)
+                a[0] = 0.3  # lined up, but the pass ahead does not see it yet: go
+            return a
         if d < 0.08:
             # Beside the start (a diff drive cannot step sideways): drive onto it, front or
             # back first, whichever turns less.
             rev = _ang(th + math.pi, math.atan2(self.start[1] - r[1], self.start[0] - r[0])) \
                 < math.pi / 2
             return _drive(r, th, self.start, bool(rev), min(1.0, 5.0 * d + 0.1))
-        self.timer = 0
         return self.goto(r, th)
 
 
 class SweepPolicy:
     """The batch policy (observations (N, obs_dim) -> actions (N, 2) in [-1, 1]): one
     :class:`_Sweeper` per row, started afresh when the row's robot or a puck jumps farther
-    than a step moves it (its env began a new episode) or the batch size changes."""
+    than a step moves it (its env began a new episode) or the batch size changes; with
+    ``markov``, a fresh :class:`_Markov` per row at every call."""
 
     def __init__(self, ix: ObsIndex, num_pucks: int, walls: tuple[float, float, float, float],
                  goal_r: float, markov: bool = False) -> None:
@@ -585,32 +594,34 @@ class SweepPolicy:
         wy = ry[:, None] + s[:, None] * px + c[:, None] * py
         pucks = np.stack([wx, wy], -1)
         inside = o[:, ix.slot("puck_inside", np.arange(self.n))] > 0.5
-        state = np.concatenate([rx[:, None], ry[:, None], wx, wy], 1)
         if self.markov:
             self.rows = [_Markov(self.setup) for _ in range(len(o))]
-        elif len(self.rows) != len(o):
-            self.rows = [_Sweeper(self.setup) for _ in range(len(o))]
-        elif self.prev is not None:
-            for e in np.nonzero(np.abs(state - self.prev).max(1) > JUMP)[0]:
-                self.rows[e] = _Sweeper(self.setup)
-        self.prev = state
+        else:
+            state = np.concatenate([rx[:, None], ry[:, None], wx, wy], 1)
+            if len(self.rows) != len(o):
+                self.rows = [_Sweeper(self.setup) for _ in range(len(o))]
+            elif self.prev is not None:
+                for e in np.nonzero(np.abs(state - self.prev).max(1) > JUMP)[0]:
+                    self.rows[e] = _Sweeper(self.setup)
+            self.prev = state
         out = np.zeros((len(o), 2), np.float32)
         for e, row in enumerate(self.rows):
             out[e] = row.act(np.array([rx[e], ry[e]]), float(th[e]), g[e], pucks[e], inside[e])
         return out
 
 
-def expert(task: TaskSpec, env_kwargs: Mapping[str, Any] | None = None) -> BatchPolicy:
+def expert(task: TaskSpec, env_kwargs: Mapping[str, Any] | None = None,
+           markov: bool = False) -> BatchPolicy:
     """The sweeper for ``task`` (its ``num_pucks`` and ``goal_radius``; the walls are the
     task's arena, whatever the spawn region): a stateful batch policy, one planner per row
-    of the batch it is called with (:class:`SweepPolicy`)."""
+    of the batch it is called with (:class:`SweepPolicy`); with ``markov`` the one without
+    memory (:func:`markov_expert`)."""
     ix = ObsIndex(task.observation(), task.args)
-    return SweepPolicy(ix, task.args["num_pucks"], type(task).region, task.args["goal_radius"])
+    return SweepPolicy(ix, task.args["num_pucks"], type(task).region, task.args["goal_radius"],
+                       markov)
 
 
 def markov_expert(task: TaskSpec, env_kwargs: Mapping[str, Any] | None = None) -> BatchPolicy:
     """The sweeper without memory (:class:`_Markov`): its action is a function of the
     observation, so a clone can learn it."""
-    ix = ObsIndex(task.observation(), task.args)
-    return SweepPolicy(ix, task.args["num_pucks"], type(task).region, task.args["goal_radius"],
-                       markov=True)
+    return expert(task, env_kwargs, markov=True)
