@@ -184,6 +184,14 @@ class _Sweeper:
             + np.clip((HARD - w2) / 0.15, 0.0, 1.0)
         return np.where(d <= p.goal_r - 0.05, 0.0, np.where(d <= p.goal_r, 0.2, v))
 
+    def fits(self, x: Any, y: Any, ux: Any, uy: Any) -> Any:
+        """Whether the robot's box, centred at (x, y) [m] and heading along (ux, uy), lies
+        inside the walls with 2 cm to spare (arrays broadcast)."""
+        x0, y0, x1, y1 = self.p.walls
+        ext_x = HALF_LEN * np.abs(ux) + HALF_WID * np.abs(uy) + 0.02
+        ext_y = HALF_LEN * np.abs(uy) + HALF_WID * np.abs(ux) + 0.02
+        return (x - ext_x > x0) & (x + ext_x < x1) & (y - ext_y > y0) & (y + ext_y < y1)
+
     def cost_map(self, pucks: np.ndarray, inside: np.ndarray, g: np.ndarray) -> np.ndarray:
         """Travel cost per metre of the robot's centre in each grid cell (inf: too near a
         wall for its box)."""
@@ -272,10 +280,7 @@ class _Sweeper:
         # The robot's box inside the walls at the start and at the end (the push between is
         # straight); at the start, room to turn on the spot too, unless ``tight``.
         ex, ey = sx + ux * length, sy + uy * length
-        ext_x = HALF_LEN * np.abs(ux) + HALF_WID * np.abs(uy) + 0.02
-        ext_y = HALF_LEN * np.abs(uy) + HALF_WID * np.abs(ux) + 0.02
-        ok = (ex - ext_x > x0) & (ex + ext_x < x1) & (ey - ext_y > y0) & (ey + ext_y < y1)
-        ok &= (sx - ext_x > x0) & (sx + ext_x < x1) & (sy - ext_y > y0) & (sy + ext_y < y1)
+        ok = self.fits(ex, ey, ux, uy) & self.fits(sx, sy, ux, uy)
         ok &= length > 0.0
         if not tight:
             ok &= np.minimum(np.minimum(sx - x0, x1 - sx), np.minimum(sy - y0, y1 - sy)) \
@@ -523,12 +528,9 @@ class _Markov(_Sweeper):
             if w < HARD and sa > 0.2:
                 lengths.append(a[lead] - HALF_LEN - PUCK_R + (RELEASED - w) / sa)
         best, best_len = -np.inf, 0.0
-        ext_x = HALF_LEN * abs(u[0]) + HALF_WID * abs(u[1]) + 0.02
-        ext_y = HALF_LEN * abs(u[1]) + HALF_WID * abs(u[0]) + 0.02
         for length in lengths:
             e = r + u * length
-            if length <= 0.02 or not (x0 < e[0] - ext_x and e[0] + ext_x < x1
-                                      and y0 < e[1] - ext_y and e[1] + ext_y < y1):
+            if length <= 0.02 or not self.fits(e[0], e[1], u[0], u[1]):
                 continue
             reach = length + HALF_LEN + PUCK_R
             carried = swath & (a < reach)
