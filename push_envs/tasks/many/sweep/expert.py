@@ -192,6 +192,14 @@ class _Sweeper:
         ext_y = HALF_LEN * np.abs(uy) + HALF_WID * np.abs(ux) + 0.02
         return (x - ext_x > x0) & (x + ext_x < x1) & (y - ext_y > y0) & (y + ext_y < y1)
 
+    def gain(self, pucks: np.ndarray, g: np.ndarray, carried: np.ndarray, slide: np.ndarray,
+             u: np.ndarray) -> np.ndarray:
+        """Value gained by passes along directions u (..., 2) that slide the pucks (n, 2) [m]
+        they carry (``carried``, (..., n)) by ``slide`` [m] (:meth:`value`); pucks inside
+        that a pass carries out of the circle count against it."""
+        after = pucks + np.where(carried, slide, 0.0)[..., None] * u[..., None, :]
+        return (self.value(pucks, g) - self.value(after, g)).sum(-1)
+
     def cost_map(self, pucks: np.ndarray, inside: np.ndarray, g: np.ndarray) -> np.ndarray:
         """Travel cost per metre of the robot's centre in each grid cell (inf: too near a
         wall for its box)."""
@@ -305,10 +313,7 @@ class _Sweeper:
                    & (np.abs(b) < HALF_WID + PUCK_R + 0.01)).any(1)
         else:
             ok = ~((np.hypot(a, b) < TURN_R + PUCK_R) & ~(carried & (a > 0.27))).any(1)
-        shift = np.where(carried, reach - a, 0.0)
-        after = pucks[None] + shift[..., None] * np.stack([ux, uy], 1)[:, None]
-        # Pucks inside that the push carries out of the circle count against it.
-        value = (self.value(pucks, g)[None] - self.value(after, g)).sum(1)
+        value = self.gain(pucks, g, carried, reach - a, np.stack([ux, uy], 1))
         ok &= value > 0.3
         if not ok.any():
             return False
@@ -534,8 +539,7 @@ class _Markov(_Sweeper):
                 continue
             reach = length + HALF_LEN + PUCK_R
             carried = swath & (a < reach)
-            after = pucks + np.where(carried, reach - a, 0.0)[:, None] * u
-            value = float((self.value(pucks, g) - self.value(after, g)).sum())
+            value = float(self.gain(pucks, g, carried, reach - a, u))
             score = value / (length / p.v_step) if value > 0.3 else -np.inf
             if score > best:
                 best, best_len = score, length
