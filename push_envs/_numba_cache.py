@@ -6,9 +6,10 @@ file only, so a change to a helper in another module would load a stale kernel t
 calls the old helper, and one shared folder key over every source file (what this module
 did before) recompiled the engine and every task after any edit. Here each function of this
 package (and each generated hook wrapper) is stamped with a digest of everything its
-compiled code depends on: its own bytecode and constants, and recursively every jitted
-function, intrinsic, constant and structure type it names (:func:`dependency_digest`). So
-an edit recompiles the functions that reach it, and nothing else; a task's hooks, which
+compiled code depends on: its own bytecode, constants and compile options, and recursively
+every jitted function (with its options), intrinsic, constant and structure type it names
+(:func:`dependency_digest`). So an edit recompiles the functions that reach it, and nothing
+else (an edit of a decorator's options included); a task's hooks, which
 reach the engine only through a function pointer (``physics/abi.py``), do not depend on the
 engine's code, only on the structure types they share with it. Comments, docstrings and
 line numbers are not part of a digest. Entries are filed under the module's dotted name, so
@@ -85,7 +86,12 @@ def opt_tag(opt: object = None) -> str:
     return "" if str(opt) == "3" else f"_O{opt}"
 
 
-FORMAT = "dependency-stamps-2"
+FORMAT = "dependency-stamps-3"
+
+OPTIONS_MARK = "__push_envs_options__"
+"""An attribute a function compiled by other means than a dispatcher bound to its name (a
+``cfunc``, physics/abi.py) carries: the text of its signature and options, part of its
+stamp."""
 """The stamping scheme; bump it when what a digest covers changes."""
 
 
@@ -238,7 +244,8 @@ def threading_layer() -> str:
 # A digest walks the names a function's bytecode uses (co_names, nested code included) and
 # hashes what each resolves to in its globals:
 #
-#   jitted function (a numba dispatcher)  -> its own digest, recursively (cycles: by name)
+#   jitted function (a numba dispatcher)  -> its own digest, recursively (cycles: by name),
+#                                            and its compile options
 #   intrinsic                             -> its definition's code and closure values
 #   module (np, math, or one of ours)     -> each of its attributes the code names
 #   int, float, str, tuple, namedtuple    -> repr;  array -> dtype, shape, bytes
@@ -276,9 +283,9 @@ def _code_bytes(code: pytypes.CodeType, doc: Any, out: list[bytes]) -> list[str]
 
 def _value_bytes(value: Any, out: list[bytes], depth: int) -> None:
     """Append what the compiled code can see of a global ``value``."""
-    if isinstance(value, numba.core.dispatcher.Dispatcher) or \
-            getattr(type(value), "lazy_dispatcher", False):  # physics/jit.py's LazyCompiled
+    if _is_dispatcher(value):
         out.append(dependency_digest(value.py_func, depth + 1).encode())
+        out.append(_options_bytes(value))
     elif hasattr(value, "_defn") and callable(getattr(value, "_defn", None)):  # intrinsic
         defn = value._defn
         _code_bytes(defn.__code__, defn.__doc__, out)
@@ -313,8 +320,30 @@ def _value_bytes(value: Any, out: list[bytes], depth: int) -> None:
         out.append(f"{kind.__module__}.{kind.__qualname__}:{name}".encode())
 
 
+def _is_dispatcher(value: Any) -> bool:
+    """A numba dispatcher, or physics/jit.py's LazyCompiled standing in for one."""
+    return isinstance(value, numba.core.dispatcher.Dispatcher) or \
+        getattr(type(value), "lazy_dispatcher", False)
+
+
+def _options_bytes(disp: Any) -> bytes:
+    """A dispatcher's compile options (``_nrt``, ``forceinline``, ``inline``, ``fastmath``
+    ...): the same code under other options is other machine code, so a kernel compiled
+    with a callee inlined must not be loaded once the callee is a call again."""
+    options = disp._options if getattr(type(disp), "lazy_dispatcher", False) \
+        else disp.targetoptions
+    return repr(sorted((k, _plain(v)) for k, v in options.items())).encode()
+
+
+def _plain(value: Any) -> str:
+    """repr of an option's value, or its type's name where repr would show an address."""
+    text = repr(value)
+    return type(value).__qualname__ if " at 0x" in text else text
+
+
 def dependency_digest(py_func: Any, depth: int = 0) -> str:
-    """Hex digest of everything the compiled code of ``py_func`` depends on (see above)."""
+    """Hex digest of everything the compiled code of ``py_func`` depends on (see above),
+    and of its own compile options when its module binds its name to its dispatcher."""
     key = id(py_func)
     memo = _DIGESTS.get(key)
     if memo is not None and memo[0] is py_func:
@@ -325,6 +354,10 @@ def dependency_digest(py_func: Any, depth: int = 0) -> str:
     out: list[bytes] = []
     names = _code_bytes(py_func.__code__, py_func.__doc__, out)
     glb = py_func.__globals__
+    own = glb.get(py_func.__name__)
+    if _is_dispatcher(own) and own.py_func.__code__ is py_func.__code__:
+        out.append(_options_bytes(own))
+    out.append(repr(py_func.__dict__.get(OPTIONS_MARK)).encode())  # a cfunc's (physics/abi.py)
     seen: set[str] = set()
     for name in names:
         if name in seen or name not in glb:

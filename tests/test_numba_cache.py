@@ -32,7 +32,7 @@ from numba import njit
 SCALE = {scale}
 
 
-@njit
+{deco}
 def helper(x):
     return x * SCALE + {offset}
 """
@@ -43,26 +43,35 @@ import {helper} as H
 from {helper} import helper
 
 
-@njit
+{deco}
 def caller(x):
     return helper(x) + H.helper(x)
 """
 
 
+_BEFORE = dict(scale=2.0, offset=1.0, deco="@njit", caller_deco="@njit")
+
+
 @pytest.mark.parametrize("edit,changes", [
-    (dict(scale=2.0, offset=1.0), False),  # the same code: the same stamp
-    (dict(scale=3.0, offset=1.0), True),  # a constant the helper reads
-    (dict(scale=2.0, offset=5.0), True),  # the helper's own code
+    ({}, False),  # the same code: the same stamp
+    (dict(scale=3.0), True),  # a constant the helper reads
+    (dict(offset=5.0), True),  # the helper's own code
+    # The same code under other options is other machine code: the helper inlined into its
+    # caller by LLVM, or compiled without reference counting, or the caller's own options.
+    (dict(deco="@njit(forceinline=True)"), True),
+    (dict(deco="@njit(_nrt=False)"), True),
+    (dict(caller_deco="@njit(fastmath=True)"), True),
 ])
 def test_a_callers_stamp_follows_a_helper_in_another_module(tmp_path, edit, changes):
     # Two copies of one package (the same module names), the second with ``edit``: as a
     # checkout before and after an edit.
     stamps = []
-    for k, params in enumerate((dict(scale=2.0, offset=1.0), edit)):
+    for k, params in enumerate((_BEFORE, {**_BEFORE, **edit})):
         folder = tmp_path / str(k)
         folder.mkdir()
         (folder / "stamp_helper.py").write_text(_HELPER.format(**params))
-        (folder / "stamp_caller.py").write_text(_CALLER.format(helper="stamp_helper"))
+        (folder / "stamp_caller.py").write_text(
+            _CALLER.format(helper="stamp_helper", deco=params["caller_deco"]))
         sys.path.insert(0, str(folder))
         try:
             sys.modules.pop("stamp_helper", None)

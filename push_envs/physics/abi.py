@@ -42,6 +42,8 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
+from .._numba_cache import OPTIONS_MARK
+
 
 @intrinsic
 def struct_ptr(typingctx, value):
@@ -190,6 +192,9 @@ class Packed:
         self.address = int(words.ctypes.data)
 
 
+_CFUNC_OPTIONS = {"cache": True, "_nrt": False}
+
+
 class CFunction:
     """A ``cfunc`` of a top-level Python function, compiled (or loaded from the cache) on
     first use of :attr:`address`, so a sensor or hook nobody uses is never compiled."""
@@ -198,6 +203,9 @@ class CFunction:
         self.py_func = py_func
         self.signature = signature
         self._compiled: Any = None
+        # Part of the cache stamp (push_envs._numba_cache): another signature or option is
+        # other machine code under the same source.
+        setattr(py_func, OPTIONS_MARK, f"cfunc {signature} {sorted(_CFUNC_OPTIONS.items())}")
         self._lock = threading.Lock()
 
     @property
@@ -206,8 +214,8 @@ class CFunction:
         if self._compiled is None:
             with self._lock:
                 if self._compiled is None:
-                    self._compiled = numba.cfunc(self.signature, cache=True,
-                                                 _nrt=False)(self.py_func)
+                    self._compiled = numba.cfunc(self.signature,
+                                                 **_CFUNC_OPTIONS)(self.py_func)
         return self._compiled.address
 
 
