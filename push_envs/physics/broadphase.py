@@ -92,7 +92,8 @@ def shape_box(e, b, bint, pint, pvert, pflt, epar, pos, ang, fat, aabb):
     aabb[e, b, 3] = y1 + fat
 
 
-@compiled
+# LLVM-inlined into step_env, as each stage of the sub-step (jit.py, 'Inlining')
+@compiled(inline="llvm")
 def body_boxes(e, sleep_on, movable, bint, bflt, pint, pvert, pflt, epar, pos, ang, bsc, bis,
                extra, aabb):
     """Swept, fattened AABB [m] of each movable body into ``aabb[e, b]``; returns max travel.
@@ -175,7 +176,8 @@ def _wake_pair(e, a, b, fat, bflt, epar, bsc, bis, aabb):
     return 1
 
 
-@compiled
+# LLVM-inlined into step_env, as each stage of the sub-step (jit.py, 'Inlining')
+@compiled(inline="llvm")
 def find_pairs(e, movable, aabb, sint, sflt, grid, gstart, gitem, stamp, prs, asleep, fat, bflt,
                epar, bsc, bis):
     """Fill ``prs[e]`` with candidate pairs; returns (pairs found (may exceed capacity),

@@ -123,15 +123,15 @@ _DS_OPP = 1  # mask of the slots pushing slot i's load from the other side
 _DS_GROUP = 2  # mask of the slots in slot i's group
 
 
-# IR-inlined: a hot contact-solver helper (jit.py, 'IR inlining': 1745 -> 1620 ns)
-@compiled(inline="always")
+# LLVM-inlined: a hot contact-solver helper (jit.py, 'Inlining')
+@compiled(inline="llvm")
 def _ds(row, i):
     """Index in gsc[e] of entry ``row`` of drive slot i."""
     return GS_SLOTS + DS_ROWS * i + row
 
 
-# IR-inlined: a hot contact-solver helper (jit.py, 'IR inlining': 1745 -> 1620 ns)
-@compiled(inline="always")
+# LLVM-inlined: a hot contact-solver helper (jit.py, 'Inlining')
+@compiled(inline="llvm")
 def _push_dir(e, k, prs, pos, pfl):
     """Direction [unit] in which the drive of pair k pushes its passive body b: along the
     contact normal while they touch, else along the line between their centres."""
@@ -394,7 +394,8 @@ def contact_levels(e, npairs, prs, bint, movable, bis, gsc, pfl):
 # --------------------------------------------------------------------------------------------
 # The prepare stage
 # --------------------------------------------------------------------------------------------
-@compiled
+# LLVM-inlined into step_env, as each stage of the sub-step (jit.py, 'Inlining')
+@compiled(inline="llvm")
 def prepare(e, npairs, prs, pos, ang, epar, bint, bflt, pint, pvert, pflt, sint, svert, sflt,
             tol, gravity, movable, bsc, bis, vbuf, cbuf, pfl, gsc):
     """Contacts at the predicted poses, pair modes, friction/restitution and body levels.
@@ -474,8 +475,8 @@ def prepare(e, npairs, prs, pos, ang, epar, bint, bflt, pint, pvert, pflt, sint,
 # --------------------------------------------------------------------------------------------
 # The sweep order
 # --------------------------------------------------------------------------------------------
-# IR-inlined: a hot contact-solver helper (jit.py, 'IR inlining': 1745 -> 1620 ns)
-@compiled(inline="always")
+# LLVM-inlined: a hot contact-solver helper (jit.py, 'Inlining')
+@compiled(inline="llvm")
 def _pair_level(e, k, prs, bis):
     if prs[e, k, PRS_SP] >= 0:
         return 0
@@ -512,7 +513,8 @@ def _before(e, k1, k2, prs, bis, pfl):
     return k1 < k2
 
 
-@compiled
+# LLVM-inlined into step_env, as each stage of the sub-step (jit.py, 'Inlining')
+@compiled(inline="llvm")
 def sort_pairs(e, npairs, prs, bis, pfl, pord):
     """Stable bottom-up merge sort of pair indices by ``_before``; returns the row of
     ``pord[e]`` holding the order (a row index, not a view: the entry kernels run without
@@ -567,7 +569,8 @@ def new_contacts(e, npairs, prs, bint, pfl):
     return n
 
 
-@compiled
+# LLVM-inlined into step_env, as each stage of the sub-step (jit.py, 'Inlining')
+@compiled(inline="llvm")
 def reorder(e, npairs, prs, bint, movable, bis, gsc, pfl, pord):
     """After sweeps that made contacts which change what backs what (``new_contacts``): the
     contact graph, the levels and the sweep order again. Returns the row of ``pord[e]``

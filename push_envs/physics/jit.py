@@ -7,7 +7,7 @@ engine's stage functions, which take 15-25 arrays each (a hook or a family helpe
 a fifth of a fresh machine's first ``gym.make("PushBox-v0")`` (48 -> 40 CPU-s, measured with
 ``benchmarks/cold_start.py``). Code that only compiled code calls needs neither, so:
 
-* :func:`compiled` (``@compiled``, ``@compiled(inline="always")``): cached, no wrappers. A
+* :func:`compiled` (``@compiled``, ``@compiled(inline="llvm")``): cached, no wrappers. A
   call from Python raises ``TypeError`` naming the function (without the wrapper numba would
   jump into nothing).
 * ``@njit(cache=True)``: a kernel Python calls (an entry point, or a function the tests
@@ -16,27 +16,38 @@ a fifth of a fresh machine's first ``gym.make("PushBox-v0")`` (48 -> 40 CPU-s, m
 Both are keyed in the cache by :mod:`push_envs._numba_cache`; one Python function must never
 be compiled by both (the cache does not tell the two apart).
 
-IR inlining (``inline="always"``) types a helper's body again at every call site, so it costs
-compile time; it stays only where a measurement shows that it pays. LLVM left even small
-``@compiled`` helpers as calls (``benchmarks/profile_stages.py`` lists them as functions of
-their own). The contact solver's twelve hot helpers are IR-inlined, each marked with a
-comment:
+Inlining. numba compiles each function as a library of its own and links a callee's library
+into its caller's; LLVM then leaves a callee above its size threshold as a call. A call
+passes every array flattened (data, shape, strides ...: ~150 words for a stage of the
+physics that takes 20 arrays) and stops LLVM from keeping those values in registers across
+it. Two ways to inline, and what each costs:
 
-* narrowphase: ``_place``, ``_edge_normal``;
-* velocity_solver: ``_point_vel``, ``_vel_row``;
-* position_solver: ``_move``, ``_friction``, ``pair_weights``, ``_register_block``,
-  ``_backed``;
-* contacts: ``_push_dir``, ``_ds``, ``_pair_level``.
+* ``inline="llvm"`` (numba's ``forceinline``): the callee is typed and lowered once, in its
+  own library, and LLVM's ``alwaysinline`` puts its code into each caller. The cost is
+  LLVM's, at each call site.
+* ``inline="always"`` (numba-IR inlining): the callee's body is typed again inside every
+  caller, in numba's own passes, the slow part of a compile.
 
-The measurement: WallSlide-v0's physics step alone (``World.step_raw``, N = 4096, one
-thread, CPU time, best of 4 alternating processes). It took 1745 ns per env-step with the
-helpers as calls and 1620 ns inlined; dc4393a, before compile-once, which inlined them,
-took 1627 ns. On the whole env-step the figures were 2138, 1807 and 1821 ns.
+Measured on the physics step alone (``World.step``, the PushBox-v0 scene, N = 4096, one
+thread, CPU time; two processes at a time, pinned to a core each; min over 3 runs of the
+best of 5 x 20 steps; cold: the engine's first step on an empty cache, CPU s):
 
-Neither part alone was enough. ``_place``, ``_point_vel`` and ``_vel_row`` alone gave
-1631 ns against 1668 ns for the helpers as calls, in the same run. The eight of
-position_solver and contacts alone gave 1732 ns against 1745 ns. The cost is paid once, in
-the engine's compile on the first ``gym.make`` of a fresh machine (``benchmarks/cold_start.py``).
+=====================================================  ===========  =========
+form                                                   ns/env-step  cold CPU s
+=====================================================  ===========  =========
+14 hot solver helpers IR-inlined, the stages as calls  543 - 635    29.8
+the same, the 17 stages of ``step_env`` LLVM-inlined    291 - 351    32.9
+helpers and stages LLVM-inlined (kept)                 283 - 331    25.5
+as kept, plus 34 mid-level helpers LLVM-inlined        262 - 310    45.9
+every physics function LLVM-inlined, helpers IR        277 - 333    66.9
+=====================================================  ===========  =========
+
+So the sub-step's stages and the solver's hot helpers are ``inline="llvm"``, each marked
+with a comment; the rest are calls. IR inlining stays where the callee takes a structure by
+value per env (``prefetch.py``, ``core/step.py``: W or V and T flattened) and in a task's
+generated hook wrappers (``core/codegen.py``), each with its figure. A task's own helpers
+are calls: LLVM-inlining every one of them added ~6 s to PushBox-v0's first ``gym.make``
+and no throughput.
 """
 
 from __future__ import annotations
@@ -122,16 +133,23 @@ def compiled(fn: Callable[..., Any] | None = None, *, inline: str = "never",
              **options: Any) -> Any:
     """Compile ``fn`` (cached) for calls from compiled code only: no Python or C wrapper.
 
-    ``inline``: numba's IR inlining (``"always"`` types ``fn``'s body again inside every
-    caller; use it only where a measurement shows it pays). ``options``: further numba target
-    options (``_nrt=False`` ...).
+    ``inline`` (see the module's 'Inlining'): ``"never"``, a call unless LLVM's heuristics
+    inline it; ``"llvm"``, always inlined by LLVM (numba's ``forceinline``), typed once;
+    ``"always"``, numba's IR inlining, typed again inside every caller. Use either only where
+    a measurement shows it pays. ``options``: further numba target options (``_nrt=False``
+    ...).
     """
+    if inline not in ("never", "llvm", "always"):
+        raise ValueError(f"compiled: inline must be 'never', 'llvm' or 'always', got {inline!r}")
 
     def wrap(func: Callable[..., Any]) -> Any:
         if config.DISABLE_JIT:
             return func
+        # Set either way: an unset forceinline is inherited from the caller being compiled,
+        # which would inline a helper everywhere once one LLVM-inlined caller typed it first.
         targetoptions = dict(nopython=True, no_cpython_wrapper=True, no_cfunc_wrapper=True,
-                             inline=inline, **options)
+                             inline="always" if inline == "always" else "never",
+                             forceinline=inline == "llvm", **options)
         # A copy of the function, marked: the cache stamps it apart from an @njit of the same
         # code (push_envs._numba_cache), whose entry has the Python wrapper this one lacks.
         own = pytypes.FunctionType(func.__code__, func.__globals__, func.__name__,
@@ -139,7 +157,7 @@ def compiled(fn: Callable[..., Any] | None = None, *, inline: str = "never",
         functools.update_wrapper(own, func)
         del own.__wrapped__
         own.__dict__[COMPILED_ONLY] = True
-        if inline != "never":
+        if inline == "always":
             # numba's IR inlining looks for a dispatcher object among the globals: made now.
             disp = CompiledOnly(py_func=own, locals={}, targetoptions=targetoptions)
             disp.enable_caching()

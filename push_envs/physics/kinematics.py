@@ -177,7 +177,8 @@ def coast(vx, vy, w, mu_g, gyration, dt):
 # --------------------------------------------------------------------------------------------
 # The free-motion stage: every movable body of an env
 # --------------------------------------------------------------------------------------------
-@compiled
+# LLVM-inlined into step_env, as each stage of the sub-step (jit.py, 'Inlining')
+@compiled(inline="llvm")
 def free_motion(e, dt, gravity, sleep_on, bint, bflt, movable, epar, pos, ang, vel, omg, drv,
                 cmd, bsc, bis):
     """The free-motion stage: drive update and free motion of every movable body of env ``e``

@@ -108,8 +108,8 @@ MAX_VERTS = 8
 _REF_TOL = 1e-9
 
 
-# IR-inlined: a hot contact-solver helper (jit.py, 'IR inlining': 1745 -> 1620 ns)
-@compiled(inline="always")
+# LLVM-inlined: a hot contact-solver helper (jit.py, 'Inlining')
+@compiled(inline="llvm")
 def _edge_normal(v, n, i):
     j = i + 1 if i + 1 < n else 0
     ex = v[j, 0] - v[i, 0]
@@ -344,8 +344,8 @@ def collide(ka, va, na, ra, kb, vb, nb, rb, tol, out):
 # --------------------------------------------------------------------------------------------
 # One candidate pair: every piece pair of its two bodies (the pair rows' contact columns)
 # --------------------------------------------------------------------------------------------
-# IR-inlined: a hot contact-solver helper (jit.py, 'IR inlining': 1745 -> 1620 ns)
-@compiled(inline="always")
+# LLVM-inlined: a hot contact-solver helper (jit.py, 'Inlining')
+@compiled(inline="llvm")
 def _place(e, p, cx, cy, c, s, sc, pint, pvert, vb):
     """World vertices of movable piece p of a body at COM (cx, cy), rotation (c, s), scale sc."""
     nv = pint[p, PI_NV]
@@ -357,11 +357,10 @@ def _place(e, p, cx, cy, c, s, sc, pint, pvert, vb):
     return nv
 
 
-# numba-IR inlined into contacts.prepare and position_solver.resolve (the package's other
-# kept use is resolve itself): the narrow phase of every candidate pair in every sub-step;
-# measured with resolve: 0.67 / 0.75 of this form's PushClutter-v0 gym.make throughput as a
-# plain call.
-@compiled(inline="always")
+# LLVM-inlined into contacts.prepare and position_solver.resolve (jit.py, 'Inlining'): the
+# narrow phase of every candidate pair in every sub-step; measured with resolve: 0.67 / 0.75
+# of the inlined form's PushClutter-v0 gym.make throughput as a plain call.
+@compiled(inline="llvm")
 def pair_contact(e, k, prs, pos, ang, epar, bint, pint, pvert, pflt, sint, svert, sflt, tol,
                  vbuf, cbuf, pfl):
     """Deepest contact between the pieces of pair k's bodies into ``pfl[e, k, :OUT_LEN]``.
@@ -428,7 +427,8 @@ def pair_contact(e, k, prs, pos, ang, epar, bint, pint, pvert, pflt, sint, svert
 pair_contact_call = compiled(pair_contact.py_func)
 
 
-@compiled
+# LLVM-inlined into step_env, as each stage of the sub-step (jit.py, 'Inlining')
+@compiled(inline="llvm")
 def refresh_moved(e, npairs, prs, pos, ang, epar, bint, pint, pvert, pflt, sint, svert, sflt,
                   tol, bis, vbuf, cbuf, pfl):
     """The refresh stage: re-evaluate the pairs of bodies the last sweep moved (``IS_MOVED``)

@@ -91,7 +91,8 @@ from .velocity_solver import velocity_pass
 _RELEVELS = 2  # times a sub-step may re-order its sweeps for contacts made while sweeping
 
 
-@compiled
+# LLVM-inlined into step_env, as each stage of the sub-step (jit.py, 'Inlining')
+@compiled(inline="llvm")
 def _save(e, movable, pos, ang, vel, omg, drv, bsc):
     """Keep env e's state at the step's start in the cold rows of ``bsc``, so a step of
     several sub-steps can be rolled back (a step of one is restored from its hot rows)."""
@@ -108,7 +109,8 @@ def _save(e, movable, pos, ang, vel, omg, drv, bsc):
         bsc[e, r, BS_SAVE + 7] = drv[e, b, 1]
 
 
-@compiled
+# LLVM-inlined into step_env, as each stage of the sub-step (jit.py, 'Inlining')
+@compiled(inline="llvm")
 def _restore(e, saved, sleep_on, bint, movable, pos, ang, vel, omg, drv, bsc, bis):
     """Roll env e back to the step's start: from the cold rows when ``saved`` (``_save``),
     else, in the step's first sub-step, from what free motion kept of it in the hot rows.

@@ -75,8 +75,8 @@ _OVERSHOOT_REACH = 0.05  # [m] largest overshoot gap the re-check looks for
 # --------------------------------------------------------------------------------------------
 # Weights and single-pair resolution
 # --------------------------------------------------------------------------------------------
-# IR-inlined: a hot contact-solver helper (jit.py, 'IR inlining': 1745 -> 1620 ns)
-@compiled(inline="always")
+# LLVM-inlined: a hot contact-solver helper (jit.py, 'Inlining')
+@compiled(inline="llvm")
 def pair_weights(e, k, prs, bint, epar, fa, fb, yield_drive):
     """Inverse mass [1/kg] and inverse inertia [1/(kg m^2)] of a and b for pair k.
 
@@ -109,16 +109,16 @@ def pair_weights(e, k, prs, bint, epar, fa, fb, yield_drive):
     return wa, ia, wb, ib
 
 
-# IR-inlined: a hot contact-solver helper (jit.py, 'IR inlining': 1745 -> 1620 ns)
-@compiled(inline="always")
+# LLVM-inlined: a hot contact-solver helper (jit.py, 'Inlining')
+@compiled(inline="llvm")
 def _move(e, body, dx, dy, dth, pos, ang):
     pos[e, body, 0] += dx
     pos[e, body, 1] += dy
     ang[e, body] += dth
 
 
-# IR-inlined: a hot contact-solver helper (jit.py, 'IR inlining': 1745 -> 1620 ns)
-@compiled(inline="always")
+# LLVM-inlined: a hot contact-solver helper (jit.py, 'Inlining')
+@compiled(inline="llvm")
 def _friction(e, k, a, nx, ny, px, py, wa, pos, ang, bsc, pfl):
     """Coulomb friction of a (moving) against an immovable surface, in position space.
 
@@ -172,11 +172,11 @@ def block2(k11, k12, k22, b1, b2):
     return 0.0, 0.0
 
 
-# numba-IR inlined into the sweep's hot path (one of the package's two kept uses): called, it
-# takes ~20 arrays flattened per pair per sweep, and LLVM does not inline a body this size.
-# Measured without it (CPU time, best / median of 5 alternating rounds, with pair_contact
-# likewise): PushClutter-v0 gym.make 0.67 / 0.75 of this form; batches within noise.
-@compiled(inline="always")
+# LLVM-inlined into the sweep's hot path (jit.py, 'Inlining'): called, it takes ~20 arrays
+# flattened per pair per sweep, and LLVM's own heuristics do not inline a body this size.
+# Measured as a plain call (CPU time, best / median of 5 alternating rounds, with
+# pair_contact likewise): PushClutter-v0 gym.make 0.67 / 0.75 of the inlined form.
+@compiled(inline="llvm")
 def resolve(e, k, fa, fb, yield_drive, prs, pos, ang, epar, bint, pint, pvert, pflt, sint,
             svert, sflt, tol, slop, bsc, vbuf, cbuf, pfl):
     """Separate pair k once. Returns (touching, overlap removed [m]); overlap < 0 = none."""
@@ -255,8 +255,8 @@ resolve_call = compiled(resolve.py_func)
 # --------------------------------------------------------------------------------------------
 # Blocked bodies (simplified shock propagation)
 # --------------------------------------------------------------------------------------------
-# IR-inlined: a hot contact-solver helper (jit.py, 'IR inlining': 1745 -> 1620 ns)
-@compiled(inline="always")
+# LLVM-inlined: a hot contact-solver helper (jit.py, 'Inlining')
+@compiled(inline="llvm")
 def _register_block(e, body, k, bis):
     n = bis[e, body, IS_NBLK]
     for i in range(n):
@@ -270,8 +270,8 @@ def _register_block(e, body, k, bis):
 _BACK_COS = 0.1  # a blocker backs a push within ~84 deg of its normal
 
 
-# IR-inlined: a hot contact-solver helper (jit.py, 'IR inlining': 1745 -> 1620 ns)
-@compiled(inline="always")
+# LLVM-inlined: a hot contact-solver helper (jit.py, 'Inlining')
+@compiled(inline="llvm")
 def _backed(e, body, px, py, prs, bis, pfl):
     """Whether a push along (px, py) [unit] on a blocked ``body`` meets one of its blockers.
 
@@ -379,7 +379,8 @@ def _project_moves(e, a, b, a_blk, b_blk, ax0, ay0, at0, bx0, by0, bt0, prs, pos
     return proj
 
 
-@compiled
+# LLVM-inlined into step_env, as each stage of the sub-step (jit.py, 'Inlining')
+@compiled(inline="llvm")
 def sweeps(e, npairs, order, max_sweeps, prs, pos, ang, epar, bint, pint, pvert, pflt, sint,
            svert, sflt, tol, slop, bsc, bis, movable, vbuf, cbuf, pfl):
     """Gauss-Seidel sweeps over the ordered pairs; returns the number of sweeps run."""

@@ -113,7 +113,8 @@ def contact_array(body, cti, ctf, ctn, out, count):
         count[e] = n
 
 
-@compiled
+# LLVM-inlined into step_env, as each stage of the sub-step (jit.py, 'Inlining')
+@compiled(inline="llvm")
 def write_contacts(e, npairs, dts, gravity, prs, bint, epar, bsc, bis, pfl, cti, ctf, ctn,
                     hl):
     """The sensors stage: touching pairs of the last sub-step into the contact buffers.

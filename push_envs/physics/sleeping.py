@@ -57,7 +57,8 @@ from .layout import (
 SLEEP_MIN_BODIES = 24  # movable bodies from which World turns sleeping on by default
 
 
-@compiled
+# LLVM-inlined into step_env, as each stage of the sub-step (jit.py, 'Inlining')
+@compiled(inline="llvm")
 def doze(e, first, movable, bint, pos, ang, vel, omg, bsc, bis):
     """Decide, before free motion, which bodies sleep in this sub-step (``bis[e, b, IS_SLEEP]``).
 
@@ -86,7 +87,8 @@ def doze(e, first, movable, bint, pos, ang, vel, omg, bsc, bis):
     return n
 
 
-@compiled
+# LLVM-inlined into step_env, as each stage of the sub-step (jit.py, 'Inlining')
+@compiled(inline="llvm")
 def settle(e, npairs, prs, pfl, bint, movable, pos, ang, vel, omg, bsc, bis):
     """At the end of a sub-step: mark the bodies that may sleep in the next one.
 
@@ -113,7 +115,8 @@ def settle(e, npairs, prs, pfl, bint, movable, pos, ang, vel, omg, bsc, bis):
             bsc[e, b, BS_SLT] = ang[e, b]
 
 
-@compiled
+# LLVM-inlined into step_env, as each stage of the sub-step (jit.py, 'Inlining')
+@compiled(inline="llvm")
 def save_sleep(e, movable, bsc):
     """Keep the sleep poses at the step's start in the cold rows of ``bsc`` (a rolled-back
     step of several sub-steps restores them; in the first sub-step they are not yet
@@ -125,7 +128,8 @@ def save_sleep(e, movable, bsc):
             bsc[e, r, BS_SLSAVE + j] = bsc[e, b, BS_SLX + j]
 
 
-@compiled
+# LLVM-inlined into step_env, as each stage of the sub-step (jit.py, 'Inlining')
+@compiled(inline="llvm")
 def restore_sleep(e, saved, movable, bsc, bis):
     """The sleep state at the step's start (``doze`` kept it in IS_SLEEP0), and the sleep
     poses when ``saved`` (``save_sleep``)."""

@@ -85,7 +85,8 @@ def _count(speed, dt, frac, half):
 _REACH_BODIES = 24
 
 
-@compiled
+# LLVM-inlined into step_env, as each stage of the sub-step (jit.py, 'Inlining')
+@compiled(inline="llvm")
 def count_substeps(e, prm, bint, bflt, movable, epar, pos, vel, omg, drv, cmd, bsc):
     """Sub-steps [-] env ``e``'s step needs so that no body travels more than PR_SUBFRAC of
     its half-thickness per sub-step, moving at the speed it can reach (see the sketch above).

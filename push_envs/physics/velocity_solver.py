@@ -95,14 +95,14 @@ def _vel_weights(e, k, prs, bint, epar, bis):
     return wa, ia, wb, ib, static_b
 
 
-# IR-inlined: a hot contact-solver helper (jit.py, 'IR inlining': 1745 -> 1620 ns)
-@compiled(inline="always")
+# LLVM-inlined: a hot contact-solver helper (jit.py, 'Inlining')
+@compiled(inline="llvm")
 def _point_vel(e, body, rx, ry, vel, omg):
     return vel[e, body, 0] - omg[e, body] * ry, vel[e, body, 1] + omg[e, body] * rx
 
 
-# IR-inlined: a hot contact-solver helper (jit.py, 'IR inlining': 1745 -> 1620 ns)
-@compiled(inline="always")
+# LLVM-inlined: a hot contact-solver helper (jit.py, 'Inlining')
+@compiled(inline="llvm")
 def _vel_row(e, k, j, a, b, nx, ny, static_b, pos, vel, omg, bsc, pfl):
     """Patch point j of pair k: (normal speed [m/s], speed wanted (the bounce) [m/s], lever
     arms r_a x n and r_b x n [m])."""
@@ -128,7 +128,8 @@ def _vel_row(e, k, j, a, b, nx, ny, static_b, pos, vel, omg, bsc, pfl):
             rbx * ny - rby * nx)
 
 
-@compiled
+# LLVM-inlined into step_env, as each stage of the sub-step (jit.py, 'Inlining')
+@compiled(inline="llvm")
 def velocity_pass(e, npairs, order, dt, prs, pos, ang, vel, omg, epar, bint, bflt, movable, bsc,
                   bis, pfl):
     """Recover velocities from the displacement, then sequential impulses at the contacts.
