@@ -311,3 +311,42 @@ def test_the_region_fill_is_the_4_connected_region_of_its_seeds(seed):
     np.testing.assert_array_equal(region, _reference_fill(ok, starts))
     assert region.dtype == bool and not (region & ~ok).any()
     assert not flood(ok, []).any()
+
+
+def test_map_tables_are_kept_on_disk_and_read_back_without_building(tmp_path, monkeypatch):
+    import gc
+
+    from push_envs.tasks.pushing import push_maze
+
+    monkeypatch.setattr(push_maze, "_tables_path", lambda key: tmp_path / f"{key}.npz")
+    occ = _open_map(40, 7)
+    gc.collect()
+    built = _tables(occ)  # built, then saved
+    assert len(list(tmp_path.glob("*.npz"))) == 1
+    kept = [a.copy() for a in built]
+    del built
+    gc.collect()
+
+    def refuse(*args):
+        raise AssertionError("built again")
+
+    # A new process's first make: nothing in memory, the file read instead of a build.
+    with monkeypatch.context() as m:
+        m.setattr(push_maze, "_build_tables", refuse)
+        again = _tables(occ)
+    for a, b in zip(kept, again, strict=True):
+        assert a.dtype == b.dtype and np.array_equal(a, b)
+    del again
+    gc.collect()
+    # A damaged file is reported, built again and replaced.
+    (path,) = tmp_path.glob("*.npz")
+    path.write_bytes(path.read_bytes()[:100])
+    with pytest.warns(UserWarning, match="did not load"):
+        rebuilt = _tables(occ)
+    for a, b in zip(kept, rebuilt, strict=True):
+        assert np.array_equal(a, b)
+    del rebuilt
+    gc.collect()
+    with monkeypatch.context() as m:
+        m.setattr(push_maze, "_build_tables", refuse)
+        assert np.array_equal(_tables(occ)[4], kept[4])

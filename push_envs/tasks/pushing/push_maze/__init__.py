@@ -32,12 +32,19 @@ and around the box, world-aligned).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import math
+import os
+import tempfile
+import warnings
 import weakref
+import zipfile
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+import numba
 import numpy as np
 from numba import njit
 
@@ -247,6 +254,21 @@ def map_tables(occ: np.ndarray, res: float, offset: tuple, layouts: tuple[int, i
     held = _TABLES.get(key)
     if held is not None:
         return held
+    out = _load_tables(key)
+    if out is None:
+        out = _build_tables(occ, res, offset, layouts, box_r, robot_r, margin, region, where,
+                            cap)
+        _save_tables(key, out)
+    held = _TABLES[key] = MapTables(out)
+    return held
+
+
+def _build_tables(occ: np.ndarray, res: float, offset: tuple, layouts: tuple[int, int],
+                  box_r: float, robot_r: float, margin: float, region: tuple | None,
+                  where: str, cap: int) -> tuple:
+    """:func:`map_tables`' value, computed (seconds for a large map)."""
+    nx, ny = occ.shape
+    cols, rows = layouts
     tnx, tny = nx // cols, ny // rows
     reach = int(math.ceil((box_r + margin) / res)) + 2
     tiles, box_cells, sites, rob_cells, fields = [], [], [], [], []
@@ -294,11 +316,68 @@ def map_tables(occ: np.ndarray, res: float, offset: tuple, layouts: tuple[int, i
         raise SceneError(f"{where}: no layout of the map has room for the box (bounding radius "
                          f"{box_r:.3g} m plus wall_margin {margin:.3g} m) at two goal sites "
                          f"and for the robot ({robot_r:.3g} m)")
-    out = (np.array(tiles, np.int64), np.concatenate(box_cells).astype(np.int64),
-           np.concatenate(sites).astype(np.int64), np.concatenate(rob_cells).astype(np.int64),
-           np.array(fields))
-    held = _TABLES[key] = MapTables(out)
-    return held
+    return (np.array(tiles, np.int64), np.concatenate(box_cells).astype(np.int64),
+            np.concatenate(sites).astype(np.int64), np.concatenate(rob_cells).astype(np.int64),
+            np.array(fields, np.float64).reshape(len(fields), tnx * tny))
+
+
+# A map's tables are also kept on disk, beside the compiled kernels (the private, pruned
+# numba cache folder, push_envs/_numba_cache.py), so a new process does not build them
+# again: about a third of PushMaze-v0's cached start went into building the default map's.
+# The file name carries the map's key and a digest of this module's source, which holds
+# every function that builds them; the file is read with allow_pickle=False and checked
+# field by field, and a file that does not load or check is built again and replaced.
+_TABLE_FIELDS = (("tiles", np.int64, 2), ("box_cells", np.int64, 1), ("sites", np.int64, 1),
+                 ("rob_cells", np.int64, 1), ("fields", np.float64, 2))
+
+
+def _tables_path(key: str) -> Path | None:
+    folder = os.environ.get("NUMBA_CACHE_DIR") or numba.config.CACHE_DIR
+    if not folder:
+        return None
+    with open(__file__, "rb") as fh:
+        code = hashlib.sha1(fh.read() + np.__version__.encode()).hexdigest()[:16]
+    return Path(folder) / __name__ / f"tables-{key}-{code}.npz"
+
+
+def _load_tables(key: str) -> tuple | None:
+    """The tables saved under ``key``, or None (none saved, or a file that does not check)."""
+    path = _tables_path(key)
+    if path is None or not path.is_file():
+        return None
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            out = tuple(np.array(data[name]) for name, _, _ in _TABLE_FIELDS)
+        for a, (name, dtype, ndim) in zip(out, _TABLE_FIELDS, strict=True):
+            if a.dtype != dtype or a.ndim != ndim:
+                raise ValueError(f"{name}: {a.dtype} {a.ndim}-d")
+        if out[0].shape[1] != len(TILE) or len(out[4]) != len(out[2]):
+            raise ValueError("table shapes do not agree")
+        return out
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError) as exc:
+        warnings.warn(f"push_envs: PushMaze-v0 map tables {path} did not load ({exc}); "
+                      "building them again", stacklevel=3)
+        return None
+
+
+def _save_tables(key: str, out: tuple) -> None:
+    """Save the tables under ``key`` (written to a temporary file, then renamed, so a reader
+    never sees half a file); a cache that cannot be written is skipped silently."""
+    path = _tables_path(key)
+    if path is None:
+        return
+    tmp = None
+    try:
+        path.parent.mkdir(mode=0o700, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".npz.tmp")
+        with os.fdopen(fd, "wb") as fh:
+            np.savez(fh, **{name: a for (name, _, _), a in zip(_TABLE_FIELDS, out,
+                                                                 strict=True)})
+        os.replace(tmp, path)
+    except OSError:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
 
 
 # ------------------------------------------------------------------------------ hooks
