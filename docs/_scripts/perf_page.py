@@ -285,10 +285,12 @@ The targets were set against those figures:
 
 {comparison}
 
-The cached start depends most on what else runs: a new process imports numpy, numba,
-gymnasium and pygame and loads the kernels from disk, and the host is shared with other
-machines (see the conditions above): the same code read 0.42 to 0.59 s for PushBox-v0 in
-runs an hour apart. The figures before:
+The cached start depends most on what else runs: a new process imports numpy, numba and
+gymnasium (about 0.3 s of it) and loads the kernels from disk, and the host is shared with
+other machines (see the conditions above): the same code read a median of 0.44 to 0.78 s for
+PushBox-v0 in runs an hour apart. The tasks differ less than that: ten alternating pairs of
+PushMulti-v0 (0.52 s here) and PushBox-v0 starts in one run read a median ratio of 1.009.
+The figures before:
 
 {then}
 
