@@ -379,9 +379,8 @@ ROUGH_DTS = (0.1, 0.01)  # [s] step times of the rough-floor bounce
 def restitution() -> None:
     """Passive bodies bounce with the mean restitution e of the pair: the separating speed is
     e times the approach speed, momentum is kept, and a disc that bounces off a wall on a
-    rough floor comes back (e v)^2 / (2 mu g), v its speed at the wall. The bounce is sized
-    from the approach speed at the start of the sub-step, so on a rough floor it is too
-    strong by up to mu g dt (the speed friction takes in the step): first order in dt."""
+    rough floor comes back (e v)^2 / (2 mu g), v its speed at the wall: the bounce is sized
+    from the speed at the impact, estimated inside the sub-step (velocity_solver.py)."""
     es = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]
     rows = []
     v0, gap = 2.0, 0.3

@@ -22,6 +22,7 @@ from .layout import (
     BS_VYF,
     BS_W0,
     BS_WF,
+    BS_X0,
     BS_XP,
     BS_YP,
     DRIVEN,
@@ -103,7 +104,62 @@ def _point_vel(e, body, rx, ry, vel, omg):
 
 # LLVM-inlined: a hot contact-solver helper (jit.py, 'Inlining')
 @compiled(inline="llvm")
-def _vel_row(e, k, j, a, b, nx, ny, static_b, pos, vel, omg, bsc, pfl):
+def _point_travel(e, body, rx, ry, pos, ang, bsc, c0, c1):
+    """How far [m] the point at lever arm (rx, ry) of ``body`` moved between two of its
+    poses: columns ``c0`` .. ``c0 + 2`` of ``bsc`` and then ``c1`` .. ``c1 + 2`` (or its
+    current pose, for ``c1`` < 0); the turn as a small rotation of the arm."""
+    if c1 < 0:
+        x1, y1, t1 = pos[e, body, 0], pos[e, body, 1], ang[e, body]
+    else:
+        x1, y1, t1 = bsc[e, body, c1], bsc[e, body, c1 + 1], bsc[e, body, c1 + 2]
+    dt = t1 - bsc[e, body, c0 + 2]
+    return x1 - bsc[e, body, c0] - dt * ry, y1 - bsc[e, body, c0 + 1] + dt * rx
+
+
+# LLVM-inlined: a hot contact-solver helper (jit.py, 'Inlining')
+@compiled(inline="llvm")
+def _impact_speed(e, a, b, static_b, nx, ny, rax, ray, rbx, rby, pos, ang, bsc):
+    """Normal speed [m/s] of a patch point at the moment of impact, estimated inside the
+    sub-step; negative while approaching.
+
+    Ground friction and the drives act in free motion over the whole sub-step, so the
+    point's normal speed goes from ``pre0`` (start) to ``preF`` (end of free motion). The
+    contact is made part-way: of the normal distance the point travelled in free motion,
+    ``s`` < 0, the position pass took back ``d`` >= 0, so the point travelled for a fraction
+    about 1 - d / -s of the sub-step before it touched, and its normal speed then was
+    interpolated linearly between the two. On a frictionless floor the two speeds are equal
+    and this is ``pre0``, the approach speed the bounce used before.
+    """
+    p0x = bsc[e, a, BS_VX0] - bsc[e, a, BS_W0] * ray
+    p0y = bsc[e, a, BS_VY0] + bsc[e, a, BS_W0] * rax
+    pfx = bsc[e, a, BS_VXF] - bsc[e, a, BS_WF] * ray
+    pfy = bsc[e, a, BS_VYF] + bsc[e, a, BS_WF] * rax
+    sx, sy = _point_travel(e, a, rax, ray, pos, ang, bsc, BS_X0, BS_XP)
+    dx, dy = _point_travel(e, a, rax, ray, pos, ang, bsc, BS_XP, -1)
+    if not static_b:
+        p0x -= bsc[e, b, BS_VX0] - bsc[e, b, BS_W0] * rby
+        p0y -= bsc[e, b, BS_VY0] + bsc[e, b, BS_W0] * rbx
+        pfx -= bsc[e, b, BS_VXF] - bsc[e, b, BS_WF] * rby
+        pfy -= bsc[e, b, BS_VYF] + bsc[e, b, BS_WF] * rbx
+        bx, by = _point_travel(e, b, rbx, rby, pos, ang, bsc, BS_X0, BS_XP)
+        sx, sy = sx - bx, sy - by
+        bx, by = _point_travel(e, b, rbx, rby, pos, ang, bsc, BS_XP, -1)
+        dx, dy = dx - bx, dy - by
+    pre0 = nx * p0x + ny * p0y
+    pref = nx * pfx + ny * pfy
+    if pref == pre0:
+        return pre0
+    s = nx * sx + ny * sy
+    d = nx * dx + ny * dy
+    before = 1.0  # the fraction of the sub-step the point travelled before it touched
+    if s < 0.0:
+        before = min(max(1.0 - d / -s, 0.0), 1.0)
+    return pre0 + (pref - pre0) * before
+
+
+# LLVM-inlined: a hot contact-solver helper (jit.py, 'Inlining')
+@compiled(inline="llvm")
+def _vel_row(e, k, j, a, b, nx, ny, static_b, pos, ang, vel, omg, bsc, pfl):
     """Patch point j of pair k: (normal speed [m/s], speed wanted (the bounce) [m/s], lever
     arms r_a x n and r_b x n [m])."""
     px, py = pfl[e, k, PFL_P1X + PFL_PSTRIDE * j], pfl[e, k, PFL_P1Y + PFL_PSTRIDE * j]
@@ -115,13 +171,7 @@ def _vel_row(e, k, j, a, b, nx, ny, static_b, pos, vel, omg, bsc, pfl):
         vbx, vby = _point_vel(e, b, rbx, rby, vel, omg)
     target = 0.0
     if pfl[e, k, PFL_E] > 0.0:
-        # Approach speed of this point before the sub-step.
-        p0x = bsc[e, a, BS_VX0] - bsc[e, a, BS_W0] * ray
-        p0y = bsc[e, a, BS_VY0] + bsc[e, a, BS_W0] * rax
-        if not static_b:
-            p0x -= bsc[e, b, BS_VX0] - bsc[e, b, BS_W0] * rby
-            p0y -= bsc[e, b, BS_VY0] + bsc[e, b, BS_W0] * rbx
-        pre = nx * p0x + ny * p0y
+        pre = _impact_speed(e, a, b, static_b, nx, ny, rax, ray, rbx, rby, pos, ang, bsc)
         if pre < 0.0:
             target = -pfl[e, k, PFL_E] * pre
     return (nx * (vax - vbx) + ny * (vay - vby), target, rax * ny - ray * nx,
@@ -182,12 +232,12 @@ def velocity_pass(e, npairs, order, dt, prs, pos, ang, vel, omg, epar, bint, bfl
             b = prs[e, k, PRS_B]
             nx, ny = pfl[e, k, PFL_NX], pfl[e, k, PFL_NY]
             npts = int(pfl[e, k, PFL_NPTS])
-            vn1, want1, ca1, cb1 = _vel_row(e, k, 0, a, b, nx, ny, static_b, pos, vel, omg, bsc,
-                                            pfl)
+            vn1, want1, ca1, cb1 = _vel_row(e, k, 0, a, b, nx, ny, static_b, pos, ang, vel, omg,
+                                            bsc, pfl)
             k11 = wa + ia * ca1 * ca1 + wb + ib * cb1 * cb1
             old1 = pfl[e, k, PFL_LVEL]
             if npts == 2:
-                vn2, want2, ca2, cb2 = _vel_row(e, k, 1, a, b, nx, ny, static_b, pos, vel, omg,
+                vn2, want2, ca2, cb2 = _vel_row(e, k, 1, a, b, nx, ny, static_b, pos, ang, vel, omg,
                                                 bsc, pfl)
                 k22 = wa + ia * ca2 * ca2 + wb + ib * cb2 * cb2
                 k12 = wa + ia * ca1 * ca2 + wb + ib * cb1 * cb2
