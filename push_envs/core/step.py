@@ -534,6 +534,12 @@ def run_parallel(stage, n, xp, wp, vp, tp):
     return rolled_back(load_world(wp))
 
 
+# IR-inlined into each task's generated goal_rewards kernel (core/codegen.py), for the cache's
+# sake, not for speed (HER's compute_reward, not the step): it takes the task's is_success and
+# goal_reward as arguments, so a copy of its own per task would be cached under this module
+# with a stamp that cannot see the task's code (push_envs/_numba_cache.py stamps what a
+# function names, not what it is passed). Inlined, it is part of the task's kernel, whose
+# stamp names both.
 @compiled(inline="always")
 def goal_rewards(ag, dg, fp, sparse, out, is_success, goal_reward):
     """HER's ``compute_reward`` over rows of achieved / desired goal vectors.
