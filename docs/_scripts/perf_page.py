@@ -220,10 +220,15 @@ def cold_start_section() -> str:
                 f"{min(f(r['cold_make_vec_cpu_s']) for r in rest):.1f} to "
                 f"{f(worst_vec['cold_make_vec_cpu_s']):.1f} ({worst_vec['task']}) | ≤ 10: "
                 f"{verdict(f(worst_vec['cold_make_vec_cpu_s']), 10)} |")
+    # The target was set on PushBox-v0's start (the figure before); every task is held to
+    # it as well, and the verdict says how many meet it.
+    over = [r["task"] for r in rows if f(r["cached_wall_median_s"]) > 0.5]
+    every = "every task" if not over else \
+        f"{len(rows) - len(over)} of {len(rows)} tasks (not {', '.join(over)})"
     comp.append(f"| cached start, new process, median [wall s] | 2.4 (2.6), PushBox-v0 | "
                 f"{min(cached):.2f} to {max(cached):.2f} (PushBox-v0 "
-                f"{f(first['cached_wall_median_s']):.2f}) | ≤ 0.5: "
-                f"{verdict(max(cached), 0.5)} |")
+                f"{f(first['cached_wall_median_s']):.2f}) | ≤ 0.5: PushBox-v0 "
+                f"{verdict(f(first['cached_wall_median_s']), 0.5)}; {every} |")
     comparison = "\n".join(comp)
 
     plt = _plt()
