@@ -87,12 +87,12 @@ def opt_tag(opt: object = None) -> str:
 
 
 FORMAT = "dependency-stamps-3"
+"""The stamping scheme; bump it when what a digest covers changes."""
 
 OPTIONS_MARK = "__push_envs_options__"
 """An attribute a function compiled by other means than a dispatcher bound to its name (a
 ``cfunc``, physics/abi.py) carries: the text of its signature and options, part of its
 stamp."""
-"""The stamping scheme; bump it when what a digest covers changes."""
 
 
 def source_key(root: Path = _PACKAGE_ROOT, opt: object = None) -> str:

@@ -47,9 +47,8 @@ with a comment; the rest are calls. IR inlining stays where the callee takes a s
 value per env (``prefetch.py``, ``core/step.py``'s ``prefetch_env``: W or V and T flattened),
 in a task's generated hook wrappers (``core/codegen.py``), each with its figure, and for
 ``core/step.py``'s ``goal_rewards``, which takes the task's functions as arguments (for the
-cache's stamps, as its comment says). A task's own helpers
-are calls: LLVM-inlining every one of them added ~6 s to PushBox-v0's first ``gym.make``
-and no throughput.
+cache's stamps, as its comment says). A task's own helpers are calls: LLVM-inlining every
+one of them added ~6 s to PushBox-v0's first ``gym.make`` and no throughput.
 """
 
 from __future__ import annotations
