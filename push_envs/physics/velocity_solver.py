@@ -18,9 +18,7 @@ from .layout import (
     BS_TP,
     BS_VX0,
     BS_VXF,
-    BS_VY0,
     BS_VYF,
-    BS_W0,
     BS_WF,
     BS_X0,
     BS_XP,
@@ -104,6 +102,15 @@ def _point_vel(e, body, rx, ry, vel, omg):
 
 # LLVM-inlined: a hot contact-solver helper (jit.py, 'Inlining')
 @compiled(inline="llvm")
+def _saved_point_vel(e, body, rx, ry, bsc, c):
+    """:func:`_point_vel` from a velocity kept in ``bsc``: vx, vy, omega in columns ``c`` ..
+    ``c + 2`` (BS_VX0: the sub-step's start, BS_VXF: the end of free motion) [m/s]."""
+    w = bsc[e, body, c + 2]
+    return bsc[e, body, c] - w * ry, bsc[e, body, c + 1] + w * rx
+
+
+# LLVM-inlined: a hot contact-solver helper (jit.py, 'Inlining')
+@compiled(inline="llvm")
 def _point_travel(e, body, rx, ry, pos, ang, bsc, c0, c1):
     """How far [m] the point at lever arm (rx, ry) of ``body`` moved between two of its
     poses: columns ``c0`` .. ``c0 + 2`` of ``bsc`` and then ``c1`` .. ``c1 + 2`` (or its
@@ -130,17 +137,15 @@ def _impact_speed(e, a, b, static_b, nx, ny, rax, ray, rbx, rby, pos, ang, bsc):
     interpolated linearly between the two. On a frictionless floor the two speeds are equal
     and this is ``pre0``, the approach speed the bounce used before.
     """
-    p0x = bsc[e, a, BS_VX0] - bsc[e, a, BS_W0] * ray
-    p0y = bsc[e, a, BS_VY0] + bsc[e, a, BS_W0] * rax
-    pfx = bsc[e, a, BS_VXF] - bsc[e, a, BS_WF] * ray
-    pfy = bsc[e, a, BS_VYF] + bsc[e, a, BS_WF] * rax
+    p0x, p0y = _saved_point_vel(e, a, rax, ray, bsc, BS_VX0)
+    pfx, pfy = _saved_point_vel(e, a, rax, ray, bsc, BS_VXF)
     sx, sy = _point_travel(e, a, rax, ray, pos, ang, bsc, BS_X0, BS_XP)
     dx, dy = _point_travel(e, a, rax, ray, pos, ang, bsc, BS_XP, -1)
     if not static_b:
-        p0x -= bsc[e, b, BS_VX0] - bsc[e, b, BS_W0] * rby
-        p0y -= bsc[e, b, BS_VY0] + bsc[e, b, BS_W0] * rbx
-        pfx -= bsc[e, b, BS_VXF] - bsc[e, b, BS_WF] * rby
-        pfy -= bsc[e, b, BS_VYF] + bsc[e, b, BS_WF] * rbx
+        bx, by = _saved_point_vel(e, b, rbx, rby, bsc, BS_VX0)
+        p0x, p0y = p0x - bx, p0y - by
+        bx, by = _saved_point_vel(e, b, rbx, rby, bsc, BS_VXF)
+        pfx, pfy = pfx - bx, pfy - by
         bx, by = _point_travel(e, b, rbx, rby, pos, ang, bsc, BS_X0, BS_XP)
         sx, sy = sx - bx, sy - by
         bx, by = _point_travel(e, b, rbx, rby, pos, ang, bsc, BS_XP, -1)
