@@ -33,6 +33,7 @@ and around the box, world-aligned).
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import math
 import os
@@ -331,13 +332,19 @@ _TABLE_FIELDS = (("tiles", np.int64, 2), ("box_cells", np.int64, 1), ("sites", n
                  ("rob_cells", np.int64, 1), ("fields", np.float64, 2))
 
 
+@functools.cache
+def _source_digest() -> str:
+    """Digest of this module's source and numpy's version: the code that builds the tables
+    (read once per process; a make looks the file up, then may save it)."""
+    with open(__file__, "rb") as fh:
+        return hashlib.sha1(fh.read() + np.__version__.encode()).hexdigest()[:16]
+
+
 def _tables_path(key: str) -> Path | None:
     folder = os.environ.get("NUMBA_CACHE_DIR") or numba.config.CACHE_DIR
     if not folder:
         return None
-    with open(__file__, "rb") as fh:
-        code = hashlib.sha1(fh.read() + np.__version__.encode()).hexdigest()[:16]
-    return Path(folder) / __name__ / f"tables-{key}-{code}.npz"
+    return Path(folder) / __name__ / f"tables-{key}-{_source_digest()}.npz"
 
 
 def _load_tables(key: str) -> tuple | None:
