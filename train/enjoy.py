@@ -23,7 +23,7 @@ from stable_baselines3.common.vec_env import VecEnv, VecNormalize
 
 from push_envs.sb3 import make_vec_env
 
-from .train import hide_obs, load_model
+from .train import load_model, view_obs
 
 
 @dataclass
@@ -57,7 +57,7 @@ def load_run(run: Path, which: str = "best", render_mode: str | None = None,
         path, stats = run / "final_model.zip", run / "vecnormalize.pkl"
     venv: VecEnv = make_vec_env(args["env"], n_envs=1, seed=seed, render_mode=render_mode,
                                 num_threads=1, **(hp.get("env_kwargs") or {}))
-    venv = hide_obs(venv, hp)  # the columns the policy was trained without stay hidden
+    venv = view_obs(venv, hp)  # the policy sees the scene as in training: sorted, hidden
     if stats.exists():
         venv = VecNormalize.load(str(stats), venv)
         venv.training = False

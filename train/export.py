@@ -11,10 +11,10 @@ The run folder is one that ``train/train.py`` wrote (``args.json``, ``final_mode
 ``best_model.zip`` with the VecNormalize statistics saved beside it, ``result.json``),
 ``train/dagger.py`` wrote (``args.json``, ``policy.pt``, ``result.json``) or
 ``train/residual.py`` wrote (train.py's files and ``base.npz``, its base agent, which the
-``"residual"`` agent holds whole). The file holds the
-actor's weights (no critic, no optimiser state), the observation normalisation, the columns
-``hide_obs`` hides, and a description: the task and its arguments, the architecture, the
-command that trained it, its seed, env steps and wall clock (:mod:`push_envs.baselines.agent`).
+``"residual"`` agent holds whole). The file holds the actor's weights (no critic, no
+optimiser state), the observation normalisation, the slots ``sort_obs`` sorts and the
+columns ``hide_obs`` hides, and a description: the task and its arguments, the architecture,
+the command that trained it, its seed, env steps and wall clock (:mod:`push_envs.baselines.agent`).
 
 Before writing, the exporter plays random actions for a few steps, feeds the observations
 to the torch policy and to the exported one, and refuses to write unless their actions agree
@@ -44,6 +44,7 @@ from torch import nn
 import push_envs
 from push_envs.baselines import Agent, agent_path, write
 from push_envs.baselines.agent import FORMAT, FORMAT_VERSION
+from push_envs.baselines.view import ObsView
 from push_envs.tasks import spec
 
 # torch.nn activation modules -> (the agent file's name, the parameters it keeps)
@@ -172,8 +173,7 @@ def _sb3(run: Path, which: str) -> tuple[dict[str, Any], dict[str, np.ndarray], 
     from stable_baselines3.common.torch_layers import FlattenExtractor
 
     from .train import Args as TrainArgs
-    from .train import hidden_columns, load_model
-    from .warm_start import hide_columns
+    from .train import load_model, obs_view
 
     saved = _read_json(run / "args.json")
     args, hp = saved["args"], saved["hyperparams"]
@@ -207,13 +207,13 @@ def _sb3(run: Path, which: str) -> tuple[dict[str, Any], dict[str, np.ndarray], 
     if obs.shape[1:] != model.observation_space.shape:
         raise ValueError(f"{where}: the model observes {model.observation_space.shape}, "
                          f"{env_id} with {env_kwargs} {obs.shape[1:]}")
-    hidden = np.zeros(0, np.int64)
-    if hp.get("hide_obs"):
+    view = ObsView(obs.shape[1])  # what the policy saw: nothing sorted or hidden, unless
+    if hp.get("hide_obs") or hp.get("sort_obs") is not None:
         from push_envs.sb3 import make_vec_env
 
         probe = make_vec_env(env_id, n_envs=1, num_threads=1, **env_kwargs)
         try:
-            hidden = hidden_columns(probe, hp["hide_obs"], f"{run}/args.json hide_obs")
+            view = obs_view(probe, hp, f"{run}/args.json")
         finally:
             probe.close()
     obs_norm = None
@@ -230,12 +230,14 @@ def _sb3(run: Path, which: str) -> tuple[dict[str, Any], dict[str, np.ndarray], 
     elif hp.get("normalize"):
         raise ValueError(f"{run}: the run normalised its observations but {stats.name} is "
                          f"missing")
-    arrays["hide_columns"] = hidden
+    arrays["hide_columns"] = view.hide
+    if len(view.sorts):
+        arrays["sort_slots"] = view.sorts
     arrays["action_low"] = np.asarray(model.action_space.low, np.float32)
     arrays["action_high"] = np.asarray(model.action_space.high, np.float32)
 
     def reference(o: np.ndarray) -> np.ndarray:
-        return model.predict(normalize(hide_columns(o, hidden)), deterministic=True)[0]
+        return model.predict(normalize(view(o)), deterministic=True)[0]
 
     result = _read_json(run / "result.json")
     warm = hp.get("warm_start")
@@ -256,6 +258,7 @@ def _sb3(run: Path, which: str) -> tuple[dict[str, Any], dict[str, np.ndarray], 
             "observation_dim": int(model.observation_space.shape[0]),
             "action_dim": int(model.action_space.shape[0]), "layers": layers,
             "obs_norm": obs_norm, "hide_obs": list(hp.get("hide_obs") or []),
+            "sort_obs": hp.get("sort_obs"),
             "training": training}
     return meta, arrays, (reference, obs)
 

@@ -359,8 +359,8 @@ def settings(hp: dict[str, Any], scale: float | None = None) -> dict[str, Any]:
     """The residual's own settings, taken out of ``hp`` (which keeps PPO's and the run's
     keys): ``scale`` (``scale`` overrides it), ``inputs``, ``critic_warmup`` and
     ``log_std_final`` (:class:`Schedule`). Bad values,
-    ``hide_obs`` and ``warm_start`` raise ValueError."""
-    for key in ("hide_obs", "warm_start"):
+    ``hide_obs``, ``sort_obs`` and ``warm_start`` raise ValueError."""
+    for key in ("hide_obs", "sort_obs", "warm_start"):
         if hp.get(key):
             raise ValueError(f"{ENTRY}: {key} is not supported by residual PPO (the base reads "
                              f"the whole observation, and the base is the warm start)")

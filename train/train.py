@@ -50,13 +50,14 @@ from stable_baselines3.common.vec_env import (
 from stable_baselines3.her.goal_selection_strategy import GoalSelectionStrategy
 
 import push_envs
+from push_envs.baselines.view import ObsView, sort_rows
 from push_envs.core import obs_layout as L
 from push_envs.core.env import ROBOTS
 from push_envs.sb3 import make_vec_env
 from push_envs.tasks import spec
 
 from .run_folder import fresh_run_dir  # noqa: E402
-from .warm_start import demonstrations, hide_columns, pretrain, settings  # noqa: E402
+from .warm_start import demonstrations, pretrain, settings  # noqa: E402
 
 HYPERPARAMS_DIR = Path(__file__).resolve().parent / "hyperparams"
 ALGOS = ("ppo", "sac")
@@ -237,7 +238,7 @@ def _schedule(value: Any) -> Any:
 
 
 _RUN_KEYS = ("n_envs", "n_timesteps", "policy", "normalize", "env_kwargs", "eval_freq",
-             "env_threads", "warm_start", "hide_obs")
+             "env_threads", "warm_start", "hide_obs", "sort_obs")
 
 
 def algo_kwargs(hp: dict[str, Any]) -> dict[str, Any]:
@@ -278,17 +279,22 @@ def normalize_kwargs(hp: dict[str, Any]) -> dict[str, Any] | None:
     return kwargs
 
 
-def hidden_columns(venv: VecEnv, names: Any, source: str = "hide_obs") -> np.ndarray:
-    """Columns of the observation fields ``names`` (the task's layout names, e.g.
-    ``robot_vel``; a repeated field's every slot), for :class:`HideColumns`. A name not in the
-    layout, or a batch whose observation is not a state vector, raises ValueError naming
-    ``source`` and the valid names."""
+def state_layout(venv: VecEnv, what: str) -> tuple[Any, dict[str, Any]]:
+    """(observation layout, task arguments) of a batch with a state observation; any other
+    observation raises ValueError beginning with ``what``."""
     if not isinstance(venv.observation_space, gym.spaces.Box) or \
             len(venv.observation_space.shape) != 1:
-        raise ValueError(f"{source}: hides columns of a state observation; this batch "
-                         f"observes {venv.observation_space}")
-    layout = venv.get_attr("observation_layout")[0]
-    args = venv.get_attr("task")[0].args
+        raise ValueError(f"{what} of a state observation; this batch observes "
+                         f"{venv.observation_space}")
+    return venv.get_attr("observation_layout")[0], venv.get_attr("task")[0].args
+
+
+def hidden_columns(venv: VecEnv, names: Any, source: str = "hide_obs") -> np.ndarray:
+    """Columns of the observation fields ``names`` (the task's layout names, e.g.
+    ``robot_vel``; a repeated field's every slot), for :class:`ViewObs`. A name not in the
+    layout, or a batch whose observation is not a state vector, raises ValueError naming
+    ``source`` and the valid names."""
+    layout, args = state_layout(venv, f"{source}: hides columns")
     spans = [(f.name, k, f.size) for f, k, _ in L.columns(layout, args)]
     valid = list(dict.fromkeys(name for name, _, _ in spans))
     if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
@@ -301,40 +307,52 @@ def hidden_columns(venv: VecEnv, names: Any, source: str = "hide_obs") -> np.nda
                            for i in range(size)), np.int64)
 
 
-class HideColumns(VecEnvWrapper):
-    """The batch with some observation columns held at 0, in the observations, the reset
-    and the ``terminal_observation`` PPO bootstraps from alike.
+def obs_view(venv: VecEnv, hp: dict[str, Any], source: str = "hyperparams") -> ObsView:
+    """The policy's view of ``venv``'s observations from the hyperparameters' ``sort_obs``
+    (:func:`~push_envs.baselines.view.sort_rows`) and ``hide_obs`` (:func:`hidden_columns`);
+    an empty view when the yml has neither. Bad names raise ValueError naming ``source`` and
+    the key."""
+    hide = hidden_columns(venv, hp["hide_obs"], f"{source}.hide_obs") \
+        if hp.get("hide_obs") else ()
+    sorts = ()
+    if hp.get("sort_obs") is not None:
+        layout, args = state_layout(venv, f"{source}.sort_obs: sorts slots")
+        sorts = sort_rows(layout, args, hp["sort_obs"], f"{source}.sort_obs")
+    return ObsView(int(np.prod(venv.observation_space.shape)), hide, sorts, source)
 
-    Why: a column that echoes the last action (the robot's velocity follows its command) lets
-    a clone copy its own past instead of reading the scene (causal confusion, de Haan et al.
-    2019): at rest it answers "rest". Hiding such columns from the policy removes the echo.
+
+class ViewObs(VecEnvWrapper):
+    """The batch as its policy sees it (:class:`~push_envs.baselines.view.ObsView`: slots
+    sorted, columns hidden), in the observations, the reset and the ``terminal_observation``
+    PPO bootstraps from alike.
+
+    Why hide: a column that echoes the last action (the robot's velocity follows its
+    command) lets a clone copy its own past instead of reading the scene (causal confusion,
+    de Haan et al. 2019): at rest it answers "rest". Hiding such columns removes the echo.
+    Why sort: see :mod:`push_envs.baselines.view`.
     """
 
-    def __init__(self, venv: VecEnv, columns: np.ndarray) -> None:
+    def __init__(self, venv: VecEnv, view: ObsView) -> None:
         super().__init__(venv)
-        self.columns = columns
-
-    def hide(self, obs: np.ndarray) -> np.ndarray:
-        return hide_columns(obs, self.columns)
+        self.view = view
 
     def reset(self) -> np.ndarray:
-        return self.hide(self.venv.reset())
+        return self.view(self.venv.reset())
 
     def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
         obs, rew, done, infos = self.venv.step_wait()
         for info in infos:
             if "terminal_observation" in info:
-                info["terminal_observation"] = self.hide(info["terminal_observation"])
-        return self.hide(obs), rew, done, infos
+                info["terminal_observation"] = self.view(info["terminal_observation"])
+        return self.view(obs), rew, done, infos
 
 
-def hide_obs(venv: VecEnv, hp: dict[str, Any]) -> VecEnv:
-    """``venv`` wrapped in :class:`HideColumns` when the hyperparameters' ``hide_obs`` names
-    fields (the yml key; none: ``venv`` itself)."""
-    names = hp.get("hide_obs")
-    if not names:
-        return venv
-    return HideColumns(venv, hidden_columns(venv, names))
+def view_obs(venv: VecEnv, hp: dict[str, Any]) -> VecEnv:
+    """``venv`` wrapped in :class:`ViewObs` when the hyperparameters sort or hide anything
+    (the yml keys ``sort_obs``, ``hide_obs``; neither: ``venv`` itself)."""
+    if not hp.get("hide_obs") and hp.get("sort_obs") is None:
+        return venv  # a goal (Dict) or pixel batch has no columns to view
+    return ViewObs(venv, obs_view(venv, hp))
 
 
 class UpdateThreads(BaseCallback):
@@ -385,7 +403,7 @@ def make_env(env_id: str, n_envs: int, seed: int, hp: dict[str, Any], stats: Pat
     env_kwargs = {**(hp.get("env_kwargs") or {}), **extra}
     venv = make_vec_env(env_id, n_envs=n_envs, seed=seed, num_threads=hp.get("env_threads"),
                         **env_kwargs)
-    venv = hide_obs(venv, hp)
+    venv = view_obs(venv, hp)
     norm = normalize_kwargs(hp)
     if stats is not None and stats.exists():
         venv = VecNormalize.load(str(stats), venv)
@@ -428,11 +446,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     yml = load_hyperparams(args.algo, args.env, args.hyperparams, args.robot)
     hp = apply_overrides(yml, args)
     hp.setdefault("env_threads", os.cpu_count() or 1)
-    hidden = None  # the columns hide_obs names (the warm start's clone needs them too)
-    if hp.get("hide_obs"):  # bad field names are refused before anything is written
+    view = None  # what the policy sees (the warm start's clone sees the same)
+    if hp.get("hide_obs") or hp.get("sort_obs") is not None:
+        # bad field names are refused before anything is written
         probe = make_vec_env(args.env, n_envs=1, num_threads=1, **hp["env_kwargs"])
         try:
-            hidden = hidden_columns(probe, hp["hide_obs"], f"{args.env}.hide_obs")
+            view = obs_view(probe, hp, args.env)
         finally:
             probe.close()
     warm = hp.get("warm_start")
@@ -468,7 +487,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     warm_result = None
     if warm is not None:
         torch.set_num_threads(update_threads)  # cloning is gradient steps, as an update is
-        warm_result = pretrain(model, env, demo, args.seed, warm, hidden)
+        warm_result = pretrain(model, env, demo, args.seed, warm, view)
         torch.set_num_threads(args.threads)
         sync_envs_normalization(env, eval_env)
         warm_result["clone"] = evaluate(model, eval_env, args.eval_episodes)

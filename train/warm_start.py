@@ -38,6 +38,7 @@ from a random critic those are noise, and the clone unlearns before the critic c
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 import gymnasium as gym
@@ -108,16 +109,6 @@ def batch(env_id: str, env_kwargs: dict[str, Any], num_envs: int, episodes: int)
     ``episodes``), no autoreset, one numba thread."""
     return gym.make_vec(env_id, num_envs=min(num_envs, episodes),
                         autoreset_mode=AutoresetMode.DISABLED, num_threads=1, **env_kwargs)
-
-
-def hide_columns(obs: np.ndarray, columns: np.ndarray | None) -> np.ndarray:
-    """``obs`` (one observation or a batch) with its last axis' ``columns`` set to 0, a copy;
-    ``obs`` itself when there are none. train.py's ``hide_obs`` and the clone share it."""
-    if columns is None or not len(columns):
-        return obs
-    obs = np.array(obs, copy=True)
-    obs[..., columns] = 0
-    return obs
 
 
 def play(venv: Any, policy: Any, episodes: int, seed: int, shadow: Any = None
@@ -235,20 +226,23 @@ def _fit(model: PPO, opt: torch.optim.Optimizer, obs: np.ndarray, act: np.ndarra
 
 
 def pretrain(model: PPO, env: VecEnv, demo: dict[str, Any], seed: int,
-             ws: dict[str, Any], hidden: np.ndarray | None = None) -> dict[str, Any]:
+             ws: dict[str, Any], view: Callable[[np.ndarray], np.ndarray] | None = None
+             ) -> dict[str, Any]:
     """Clone the demonstrations (:func:`demonstrations`) into ``model``'s policy (and
     ``env``'s normalisation) as the module docs describe, with the settings ``ws``
     (:func:`settings`), DAgger's rounds included; returns what it did: episodes, the expert's
     success rate, steps, the final losses, each DAgger round's clone success rate and the
     wall clock [s] of collecting and cloning.
 
-    ``hidden``: observation columns the policy does not see (``env`` holds them at 0, the
-    yml's ``hide_obs``); the clone sees them at 0 too, while the expert reads them all."""
+    ``view``: what the policy sees of an observation (``env`` shows it so: the yml's
+    ``sort_obs`` and ``hide_obs``, :class:`~push_envs.baselines.view.ObsView`); the clone
+    learns from the same view, while the expert reads the whole observation."""
     t0 = time.perf_counter()
+    see = view if view is not None else (lambda o: o)
 
     norm = env if isinstance(env, VecNormalize) else None
     if norm is not None and norm.norm_obs:
-        norm.obs_rms.update(hide_columns(demo["obs"], hidden).astype(np.float64))
+        norm.obs_rms.update(see(demo["obs"]).astype(np.float64))
     if norm is not None and norm.norm_reward:
         norm.ret_rms.update(_running_returns(demo["rew"], demo["first"], norm.gamma))
     space = model.action_space
@@ -262,7 +256,7 @@ def pretrain(model: PPO, env: VecEnv, demo: dict[str, Any], seed: int,
     # The return statistics stay the demonstrations' through DAgger, so a block's critic
     # targets and clipped labels are fixed when it joins (its episodes are whole); only the
     # observations are normalised again for each fit, as their statistics grow.
-    data = {"obs": hide_columns(demo["obs"], hidden), "act": np.clip(demo["act"], lo, hi),
+    data = {"obs": see(demo["obs"]), "act": np.clip(demo["act"], lo, hi),
             "target": targets(demo["rew"], demo["first"])}
     policy = model.policy
     params = [p for name, p in policy.named_parameters() if name != "log_std"]
@@ -278,7 +272,7 @@ def pretrain(model: PPO, env: VecEnv, demo: dict[str, Any], seed: int,
         return _fit(model, opt, obs, data["act"], data["target"], ws, gen)
 
     def clone(obs: np.ndarray) -> np.ndarray:
-        obs = hide_columns(obs, hidden)
+        obs = see(obs)
         x = norm.normalize_obs(obs) if norm is not None and norm.norm_obs else obs
         action, _ = policy.predict(x.astype(np.float32), deterministic=True)
         return action
@@ -299,7 +293,7 @@ def pretrain(model: PPO, env: VecEnv, demo: dict[str, Any], seed: int,
                            seed + DAGGER_SEED_OFFSET + 1000 * r, shadow=rider)
                 rounds.append(float(own["success"].mean()))
                 labels = own["label"] if shadow else labeller(own["obs"])
-                block = {"obs": hide_columns(own["obs"], hidden),
+                block = {"obs": see(own["obs"]),
                          "act": np.clip(np.asarray(labels, np.float32), lo, hi),
                          "target": targets(own["rew"], own["first"])}
                 for k in data:

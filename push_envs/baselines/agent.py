@@ -9,10 +9,12 @@ that chain from the observation to the action) before the agent acts.
 Three kinds of policy (``meta["kind"]``):
 
 ``"mlp"``
-    Stable-Baselines3's actor (PPO, SAC) on a state observation: the observation's hidden
-    columns set to 0 (train/train.py's ``hide_obs``), then VecNormalize's
-    ``clip((obs - mean) / sqrt(var + epsilon), -clip, clip)``, then the actor's layers
-    (``layer<i>.weight`` (out, in), ``layer<i>.bias``, ``meta["layers"][i]["activation"]``).
+    Stable-Baselines3's actor (PPO, SAC) on a state observation: the observation's
+    repeated blocks sorted (``sort_slots``, train/train.py's ``sort_obs``) and its hidden
+    columns set to 0 (``hide_columns``, its ``hide_obs``; :class:`~.view.ObsView`), then
+    VecNormalize's ``clip((obs - mean) / sqrt(var + epsilon), -clip, clip)``, then the
+    actor's layers (``layer<i>.weight`` (out, in), ``layer<i>.bias``,
+    ``meta["layers"][i]["activation"]``).
     The output is the Gaussian's mean, the deterministic action; ``meta["output"]`` says what
     SB3's ``predict`` then does to a Box action: ``"clip"`` to the action space, or
     ``"squash"``, tanh and then scaled from [-1, 1] to the action space (SAC, gSDE with
@@ -46,6 +48,7 @@ from typing import Any
 import numpy as np
 
 from .tee_frame import TeeFrame, decode
+from .view import ObsView
 
 FORMAT = "push_envs.agent"
 FORMAT_VERSION = 1
@@ -235,11 +238,8 @@ class Agent:
         if m.get("output") not in outputs:
             raise ValueError(f"{where}: meta['output'] must be one of {outputs}, got "
                              f"{m.get('output')!r}")
-        hidden = self._arrays.get("hide_columns", np.zeros(0, np.int64))
-        if hidden.dtype.kind not in "iu" or hidden.ndim != 1 or (
-                len(hidden) and (hidden.min() < 0 or hidden.max() >= n_obs)):
-            raise ValueError(f"{where}: hide_columns must be column numbers below {n_obs}")
-        self.hide = hidden.astype(np.int64)
+        self.view = ObsView(n_obs, self._arrays.get("hide_columns", ()),
+                            self._arrays.get("sort_slots", ()), where)
         norm = m.get("obs_norm")
         if norm is not None:
             if not isinstance(norm, dict) or not all(
@@ -350,9 +350,7 @@ class Agent:
         return act[0] if single else act
 
     def _act_mlp(self, o: np.ndarray) -> np.ndarray:
-        x = np.array(o, np.float64)
-        if len(self.hide):
-            x[:, self.hide] = 0.0
+        x = self.view(np.array(o, np.float64))
         if self.meta.get("obs_norm") is not None:
             x = np.clip((x - self.obs_mean) / self.obs_scale, -self.obs_clip, self.obs_clip)
         a = self._net(x.astype(np.float32))

@@ -117,6 +117,33 @@ def test_the_command_line_writes_the_shipped_file_and_keeps_an_existing_one(
         X.main([str(tmp_path)])
 
 
+def test_a_sorted_ppo_agent_sorts_as_in_training(tmp_path: Path):
+    T.main(["--env", "Sweep-v0", "--timesteps", "256", "--n-envs", "4", "--hp", "n_steps=64",
+            "--hp", "batch_size=64", "--hp", "sort_obs={by: puck_rel, last: puck_inside}",
+            "--hp", "policy_kwargs={net_arch: [16]}",
+            "--hp", "env_kwargs={max_episode_steps: 20, num_pucks: 3}", "--eval-episodes", "2",
+            "--eval-envs", "2", "--eval-freq", "10000", "--seed", "5", "--no-progress",
+            "--update-threads", "1", "--run-dir", str(tmp_path)])
+    run = tmp_path / "Sweep-v0" / "ppo" / "5"
+    out = tmp_path / "sweep.npz"
+    agent = X.export(run, "final", out)
+    model, vn, _ = _sb3_reference(run, "final")
+    obs = _observations("Sweep-v0", max_episode_steps=20, num_pucks=3)
+    start = obs.shape[1] - 15
+    np.testing.assert_array_equal(np.load(out)["sort_slots"], [[start, 5, 3, 0, 2, 4]])
+    assert agent.meta["sort_obs"] == {"by": "puck_rel", "last": "puck_inside"}
+    seen = agent.view(obs)
+    act = B.load_file(out)(obs)
+    np.testing.assert_allclose(
+        act, model.predict(vn.normalize_obs(seen), deterministic=True)[0], atol=1e-5)
+    swapped = obs.copy()  # the task's first and last puck listed the other way round
+    swapped[:, start:start + 5], swapped[:, start + 10:] = obs[:, start + 10:], \
+        obs[:, start:start + 5]
+    np.testing.assert_array_equal(B.load_file(out)(swapped), act)
+    assert np.abs(model.predict(vn.normalize_obs(swapped), deterministic=True)[0]
+                  - act).max() > 1e-4  # unsorted, the same network acts otherwise
+
+
 def test_a_sac_agent_squashes_as_the_sb3_model(tmp_path: Path):
     T.main(["--algo", "sac", "--timesteps", "300", "--n-envs", "2", "--eval-episodes", "2",
             "--eval-envs", "2", "--eval-freq", "150", "--run-dir", str(tmp_path),

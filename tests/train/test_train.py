@@ -219,11 +219,11 @@ def test_hide_obs_zeroes_the_named_fields_everywhere_the_policy_looks():
     hidden = T.make_env("PushBox-v0", 4, 7, {**hp, "hide_obs": ["robot_vel", "robot_omega",
                                                                   "contact_force"]})
     # robot_vel and robot_omega are columns 4-6; contact_force repeats per slot (M = 4).
-    np.testing.assert_array_equal(hidden.columns, [4, 5, 6, 24, 30, 36, 42])
-    keep = np.setdiff1d(np.arange(plain.observation_space.shape[0]), hidden.columns)
+    np.testing.assert_array_equal(hidden.view.hide, [4, 5, 6, 24, 30, 36, 42])
+    keep = np.setdiff1d(np.arange(plain.observation_space.shape[0]), hidden.view.hide)
     a, b = plain.reset(), hidden.reset()
     np.testing.assert_array_equal(b[:, keep], a[:, keep])
-    assert not b[:, hidden.columns].any()
+    assert not b[:, hidden.view.hide].any()
     rng = np.random.default_rng(0)
     moved = False
     for _ in range(5):  # the 5th step truncates every episode: terminal observations
@@ -232,15 +232,57 @@ def test_hide_obs_zeroes_the_named_fields_everywhere_the_policy_looks():
         hidden.step_async(act)
         (a, _, _, ia), (b, _, done, ib) = plain.step_wait(), hidden.step_wait()
         np.testing.assert_array_equal(b[:, keep], a[:, keep])
-        assert not b[:, hidden.columns].any()
+        assert not b[:, hidden.view.hide].any()
         moved |= bool(np.abs(a[:, 4:6]).max() > 0.01)  # there was a velocity to hide
     assert done.all() and moved
     for x, y in zip(ia, ib, strict=True):
         np.testing.assert_array_equal(y["terminal_observation"][keep],
                                       x["terminal_observation"][keep])
-        assert not y["terminal_observation"][hidden.columns].any()
+        assert not y["terminal_observation"][hidden.view.hide].any()
     plain.close()
     hidden.close()
+
+
+def test_sort_obs_orders_the_pucks_everywhere_the_policy_looks():
+    hp = {"env_kwargs": {"max_episode_steps": 5, "num_pucks": 6}, "env_threads": 1,
+          "normalize": False}
+    plain = T.make_env("Sweep-v0", 4, 7, hp)
+    view = T.make_env("Sweep-v0", 4, 7, {**hp, "sort_obs": {"by": "puck_rel",
+                                                             "last": "puck_inside"}})
+    start, width, count, key, size, last = view.view.sorts[0]
+    assert (width, count, key, size, last) == (5, 6, 0, 2, 4)
+    assert start + 30 == plain.observation_space.shape[0]
+
+    def check(raw: np.ndarray, seen: np.ndarray) -> None:
+        np.testing.assert_array_equal(seen[..., :start], raw[..., :start])
+        slots = seen[..., start:].reshape(*seen.shape[:-1], 6, 5)
+        flag, dist = slots[..., 4], np.hypot(slots[..., 0], slots[..., 1])
+        order = flag * 100.0 + dist  # the arena is 3 m: flagged slots last, then nearest
+        assert (np.diff(order, axis=-1) >= 0).all()
+        raw_slots = raw[..., start:].reshape(*raw.shape[:-1], 6, 5)
+        np.testing.assert_array_equal(np.sort(slots.reshape(-1, 30), axis=-1),
+                                      np.sort(raw_slots.reshape(-1, 30), axis=-1))
+
+    check(plain.reset(), view.reset())
+    for _ in range(5):  # the 5th step truncates every episode: terminal observations
+        act = np.tile([[1.0, 0.4]], (4, 1)).astype(np.float32)
+        plain.step_async(act)
+        view.step_async(act)
+        (a, _, _, ia), (b, _, done, ib) = plain.step_wait(), view.step_wait()
+        check(a, b)
+    assert done.all()
+    for x, y in zip(ia, ib, strict=True):
+        check(x["terminal_observation"], y["terminal_observation"])
+    plain.close()
+    view.close()
+
+
+def test_bad_sort_obs_is_refused_before_anything_is_written(tmp_path: Path):
+    with pytest.raises(ValueError, match=r"Sweep-v0.sort_obs.by: 'robot_xy' is not a repeated "
+                                         r"observation field; repeated fields: "):
+        T.main(["--env", "Sweep-v0", "--hp", "sort_obs={by: robot_xy}", "--no-progress",
+                "--run-dir", str(tmp_path)])
+    assert not any(tmp_path.iterdir())
 
 
 def test_bad_hide_obs_is_refused_with_the_fields_listed(tmp_path: Path):
