@@ -3,12 +3,14 @@ silently replaces an old one.
 
 ``<run_dir>/<env>/<algo>/<seed>`` when it does not exist yet; otherwise the first of
 ``<seed>-2``, ``<seed>-3``, ... that does not, so running the same command twice keeps both
-runs. ``overwrite=True`` (the scripts' ``--overwrite``) reuses ``<seed>`` itself, as the
-scripts did before: its files are replaced as the new run writes them.
+runs. ``overwrite=True`` (the scripts' ``--overwrite``) empties ``<seed>`` and reuses it:
+the earlier run goes whole, so no file of it (a model the new run does not write, an exported
+``agent.npz``, its tensorboard logs) is left beside the new run's to be taken for part of it.
 """
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 
@@ -17,7 +19,9 @@ def fresh_run_dir(base: str | Path, overwrite: bool = False) -> Path:
     when it is not ``base``."""
     base = Path(base)
     if overwrite:
-        base.mkdir(parents=True, exist_ok=True)
+        if base.is_dir():
+            shutil.rmtree(base)
+        base.mkdir(parents=True)
         return base
     base.parent.mkdir(parents=True, exist_ok=True)
     k = 1

@@ -24,9 +24,14 @@ def test_fresh_run_dir_numbers_the_runs_after_the_first(tmp_path: Path, capsys):
     assert F.fresh_run_dir(base) == base.with_name("0-2")
     assert str(base.with_name("0-2")) in capsys.readouterr().out  # says where it writes
     assert F.fresh_run_dir(base) == base.with_name("0-3")
-    # --overwrite: the old folder itself, its files left for the run to replace.
+    # --overwrite: the old folder itself, emptied, so nothing of the earlier run is left
+    # beside the new one's files (here an exported agent and a tensorboard log).
+    (base / "agent.npz").write_text("old")
+    (base / "tb" / "ppo_1").mkdir(parents=True)
     assert F.fresh_run_dir(base, overwrite=True) == base
-    assert (base / "args.json").read_text() == "old"
+    assert base.is_dir() and not any(base.iterdir())
+    fresh = tmp_path / "PushBox-v0" / "sac" / "1"
+    assert F.fresh_run_dir(fresh, overwrite=True) == fresh and fresh.is_dir()
 
 
 def test_train_twice_keeps_the_first_run(tmp_path: Path):
