@@ -12,8 +12,9 @@ Outputs (do not edit them by hand: rerun this script):
 
 * ``docs/_generated/learned_results.md``, included by ``docs/training_results.md``: every
   seed's success and interval, Push-T's final and max coverage and success at coverage
-  >= 0.95 and >= 0.90, the commands; the suite's interquartile mean (IQM) of success over
-  task-robot pairs x seeds with its 95 % stratified bootstrap interval
+  >= 0.95 and >= 0.90, Sweep-v0's fraction of pucks inside at the end, the commands; the
+  suite's interquartile mean (IQM) of success over task-robot pairs x seeds with its 95 %
+  stratified bootstrap interval
   (:mod:`push_envs.baselines.stats`: rliable's estimators, seeded, so the page is the same on
   every machine);
 * ``docs/_static/training/performance_profile.png``: the fraction of runs above each success
@@ -236,6 +237,20 @@ def page(rows: list[dict[str, str]], result: dict[str, Any] | None, figure: bool
                     f"{_pct(r['success_cov95'])} % ({_pct(r['wilson_lo'])}-"
                     f"{_pct(r['wilson_hi'])}) | {_pct(r['success_cov90'])} % "
                     f"({_pct(r['cov90_wilson_lo'])}-{_pct(r['cov90_wilson_hi'])}) |")
+    inside = [r for r in rows if r.get("final_fraction_inside")]
+    if inside:
+        lines += ["", "Sweep-v0's progress short of success: the fraction of the pucks inside the "
+                  "circle at the end of the episodes (the same episodes; success needs "
+                  "`success_fraction`, 90 %, inside at once):", "",
+                  "| task | robot | policy | seed | inside at the end | success (95 % Wilson) |",
+                  "|---|---|---|---|---|---|"]
+        for (task, robot, policy), group in grouped.items():
+            for r in group:
+                if r.get("final_fraction_inside"):
+                    lines.append(
+                        f"| {task} | {robot} | {policy} | {r['seed']} | "
+                        f"{_pct(r['final_fraction_inside'])} % | {_pct(r['success'])} % "
+                        f"({_pct(r['wilson_lo'])}-{_pct(r['wilson_hi'])}) |")
     lines += ["", "Commands (S: the seed; each row's own command is in the CSV):", "",
               "| task | robot | policy | training | evaluation |", "|---|---|---|---|---|"]
     for (task, robot, policy), group in grouped.items():

@@ -1,6 +1,8 @@
 """Evaluate a pretrained agent the way the field reports: success on fresh episodes with its
-95 % Wilson interval (LeRobot's), the mean episode length and, for Push-T, the four coverage
-figures papers use.
+95 % Wilson interval (LeRobot's), the mean episode length, for Push-T the four coverage
+figures papers use and, for a task whose info reports ``fraction_inside`` (Sweep-v0), the
+fraction of the objects inside the goal at the end of the episodes (the progress a policy
+that falls short of success still makes).
 
 Seeds: env i of the evaluation batch is seeded ``EVAL_SEED + i`` (100000 + i by default) and
 plays its share of the episodes back to back (:func:`push_envs.datasets.rollout`). Training
@@ -37,10 +39,12 @@ COVERAGE_THRESHOLDS = (0.95, 0.90)  # gym-pusht's, ManiSkill PushT-v1's
 
 FIELDS = ("task", "robot", "policy", "seed", "episodes", "successes", "success", "wilson_lo",
           "wilson_hi", "mean_length", "final_coverage", "max_coverage", "success_cov95",
-          "success_cov90", "cov90_wilson_lo", "cov90_wilson_hi", "eval_seed", "env_steps",
-          "wall_clock_s", "env_kwargs", "agent", "command", "eval_command", "configuration")
+          "success_cov90", "cov90_wilson_lo", "cov90_wilson_hi", "final_fraction_inside",
+          "eval_seed", "env_steps", "wall_clock_s", "env_kwargs", "agent", "command",
+          "eval_command", "configuration")
 """The columns of an evaluation row (docs/data/learned.csv); empty where they do not apply
-(the coverage columns outside Push-T, the training figures an agent does not record)."""
+(the coverage columns outside Push-T, ``final_fraction_inside`` outside Sweep-v0, the
+training figures an agent does not record)."""
 
 
 def has_coverage(env_id: str) -> bool:
@@ -56,7 +60,7 @@ def play(agent: Agent, episodes: int, seed: int = EVAL_SEED, num_envs: int = 50,
          **env_kwargs: Any) -> dict[str, np.ndarray]:
     """``episodes`` episodes of ``agent`` on its task (its ``env_kwargs``, updated by
     ``env_kwargs``): per episode whether it succeeded, its length and, where the info has
-    it, its final and highest coverage."""
+    it, its final and highest coverage and its final fraction of objects inside."""
     import gymnasium as gym
     from gymnasium.vector import AutoresetMode
 
@@ -75,13 +79,15 @@ def play(agent: Agent, episodes: int, seed: int = EVAL_SEED, num_envs: int = 50,
                              f"{agent.observation_dim} -> {agent.action_dim} values, the env "
                              f"observes {n_obs} and acts with {n_act}")
         out: dict[str, list] = {"success": [], "length": [], "final_coverage": [],
-                                "max_coverage": []}
+                                "max_coverage": [], "final_fraction_inside": []}
         for ep in rollout(venv, agent, episodes, seed=seed):
             out["success"].append(ep.success)
             out["length"].append(len(ep))
             if "coverage" in ep.infos:
                 out["final_coverage"].append(ep.infos["coverage"][-1])
                 out["max_coverage"].append(ep.infos["coverage"].max())
+            if "fraction_inside" in ep.infos:
+                out["final_fraction_inside"].append(ep.infos["fraction_inside"][-1])
     finally:
         venv.close()
     return {k: np.asarray(v) for k, v in out.items()}
@@ -96,7 +102,8 @@ def evaluate(agent: Agent, episodes: int = 500, seed: int = EVAL_SEED, num_envs:
              target: str | None = None) -> dict[str, Any]:
     """The evaluation row of ``agent`` (:data:`FIELDS`): success count, rate and 95 % Wilson
     interval over ``episodes`` fresh episodes (env i seeded ``seed + i``), the mean length
-    [steps], Push-T's coverage figures, and the training figures the agent records.
+    [steps], Push-T's coverage figures, Sweep-v0's final fraction inside, and the training
+    figures the agent records.
     ``target`` is what the evaluation command names (default: the task id)."""
     coverage = has_coverage(agent.env_id)
     extra = {"success": "coverage", "coverage_threshold": COVERAGE_THRESHOLDS[0]} \
@@ -116,6 +123,8 @@ def evaluate(agent: Agent, episodes: int = 500, seed: int = EVAL_SEED, num_envs:
                (agent.path.name if agent.path else ""),
                command=_training(agent, "command"),
                configuration=agent.meta.get("configuration", ""))
+    if len(runs["final_fraction_inside"]):
+        row["final_fraction_inside"] = float(runs["final_fraction_inside"].mean())
     if coverage:
         at90 = play(agent, episodes, seed, num_envs, success="coverage",
                     coverage_threshold=COVERAGE_THRESHOLDS[1])
@@ -143,6 +152,8 @@ def summary(row: Mapping[str, Any]) -> str:
         line += (f"; coverage final {float(row['final_coverage']):.3f}, max "
                  f"{float(row['max_coverage']):.3f}; success at >= 0.95 "
                  f"{pct(row['success_cov95'])} %, at >= 0.90 {pct(row['success_cov90'])} %")
+    if row.get("final_fraction_inside", "") != "":
+        line += f"; inside at the end {pct(row['final_fraction_inside'])} % of the objects"
     return line
 
 

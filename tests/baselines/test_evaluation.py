@@ -73,6 +73,7 @@ def test_an_evaluation_row_is_what_the_episodes_did(tmp_path: Path):
     assert row["eval_command"] == (f"python -m push_envs.baselines evaluate {path} "
                                    f"--episodes 20 --seed 777")
     assert row["final_coverage"] == row["success_cov90"] == ""  # no coverage in PushBox
+    assert row["final_fraction_inside"] == ""  # nor a fraction of objects inside
     assert set(row) == set(E.FIELDS)
 
 
@@ -97,6 +98,37 @@ def test_push_t_reports_final_and_max_coverage_and_both_thresholds(tmp_path: Pat
         wilson(round(6 * row["success_cov90"]), 6)
     assert row["eval_command"].startswith("python -m push_envs.baselines evaluate PushT-v0 "
                                           "--robot omni ")
+
+
+class _Sweeper:
+    """Sweep-v0's scripted sweeper in an agent's clothes (what evaluate reads of an agent)."""
+
+    def __init__(self, **env_kwargs) -> None:
+        from push_envs.experts import expert
+
+        self.env_id, self.robot, self.policy, self.path = "Sweep-v0", "diff", "sweeper", None
+        self.env_kwargs, self.meta = env_kwargs, {}
+        venv = gym.make_vec("Sweep-v0", num_envs=1, **env_kwargs)
+        self.observation_dim = venv.single_observation_space.shape[0]
+        self.action_dim = venv.single_action_space.shape[0]
+        venv.close()
+        self.act = expert("Sweep-v0", "diff", env_kwargs)
+
+    def __call__(self, obs: np.ndarray) -> np.ndarray:
+        return self.act(obs)
+
+
+def test_sweep_reports_the_fraction_of_pucks_inside_at_the_end():
+    # The sweeper cut short at 60 steps: some pucks are in by then, not all.
+    kwargs = {"num_pucks": 4, "max_episode_steps": 60}
+    row = E.evaluate(_Sweeper(**kwargs), episodes=8, seed=11, num_envs=4)
+    final = [e.infos["fraction_inside"][-1]
+             for e in _reference("Sweep-v0", _Sweeper(**kwargs), 8, 4, 11)]
+    assert row["final_fraction_inside"] == pytest.approx(np.mean(final))
+    assert 0 < row["final_fraction_inside"] < 1  # some episodes swept pucks in, not all
+    assert set(final) <= {0.0, 0.25, 0.5, 0.75, 1.0}  # quarters of the 4 pucks
+    assert "; inside at the end " in E.summary(row)
+    assert row["final_coverage"] == ""
 
 
 def test_an_agent_that_does_not_fit_its_task_is_refused(tmp_path: Path):
