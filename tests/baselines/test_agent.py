@@ -221,6 +221,13 @@ def test_the_wheel_declares_the_agents_as_package_data():
     assert any(fnmatch.fnmatch(rel.as_posix(), g) for g in globs)
 
 
+def test_every_registered_task_ships_an_agent_and_pushbox_one_per_drive():
+    shipped = B.available()
+    assert sorted({env_id for env_id, _ in shipped}) == sorted(push_envs.ENV_IDS)
+    assert sorted(r for env_id, r in shipped if env_id == "PushBox-v0") == \
+        ["acker", "diff", "omni"]
+
+
 @pytest.mark.parametrize(("env_id", "robot"), B.available())
 def test_every_shipped_agent_loads_and_fits_its_task(env_id, robot):
     agent = B.load(env_id, robot)
