@@ -173,7 +173,7 @@ def _sb3(run: Path, which: str) -> tuple[dict[str, Any], dict[str, np.ndarray], 
     from stable_baselines3.common.torch_layers import FlattenExtractor
 
     from .train import Args as TrainArgs
-    from .train import load_model, obs_view
+    from .train import load_model, obs_view, wants_view
 
     saved = _read_json(run / "args.json")
     args, hp = saved["args"], saved["hyperparams"]
@@ -208,7 +208,7 @@ def _sb3(run: Path, which: str) -> tuple[dict[str, Any], dict[str, np.ndarray], 
         raise ValueError(f"{where}: the model observes {model.observation_space.shape}, "
                          f"{env_id} with {env_kwargs} {obs.shape[1:]}")
     view = ObsView(obs.shape[1])  # what the policy saw: nothing sorted or hidden, unless
-    if hp.get("hide_obs") or hp.get("sort_obs") is not None:
+    if wants_view(hp):
         from push_envs.sb3 import make_vec_env
 
         probe = make_vec_env(env_id, n_envs=1, num_threads=1, **env_kwargs)

@@ -347,10 +347,17 @@ class ViewObs(VecEnvWrapper):
         return self.view(obs), rew, done, infos
 
 
+def wants_view(hp: dict[str, Any]) -> bool:
+    """Whether the hyperparameters sort or hide any observation column (the yml keys
+    ``sort_obs``, ``hide_obs``): the one test behind :func:`view_obs`, train's early check and
+    the export."""
+    return bool(hp.get("hide_obs")) or hp.get("sort_obs") is not None
+
+
 def view_obs(venv: VecEnv, hp: dict[str, Any]) -> VecEnv:
     """``venv`` wrapped in :class:`ViewObs` when the hyperparameters sort or hide anything
     (the yml keys ``sort_obs``, ``hide_obs``; neither: ``venv`` itself)."""
-    if not hp.get("hide_obs") and hp.get("sort_obs") is None:
+    if not wants_view(hp):
         return venv  # a goal (Dict) or pixel batch has no columns to view
     return ViewObs(venv, obs_view(venv, hp))
 
@@ -447,7 +454,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     hp = apply_overrides(yml, args)
     hp.setdefault("env_threads", os.cpu_count() or 1)
     view = None  # what the policy sees (the warm start's clone sees the same)
-    if hp.get("hide_obs") or hp.get("sort_obs") is not None:
+    if wants_view(hp):
         # bad field names are refused before anything is written
         probe = make_vec_env(args.env, n_envs=1, num_threads=1, **hp["env_kwargs"])
         try:

@@ -51,7 +51,6 @@ class ObsView:
                              f"{sorts.dtype} {sorts.shape}")
         for row in sorts.tolist():
             _check_sort(row, obs_dim, where)
-        self.obs_dim = obs_dim
         self.hide = hide.astype(np.int64)
         self.sorts = sorts.astype(np.int64)
 
