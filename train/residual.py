@@ -104,6 +104,7 @@ from .train import (
     _yaml_mapping,
     algo_kwargs,
     apply_overrides,
+    ent_coef_decay,
     evaluate,
     load_model,
     make_env,
@@ -470,7 +471,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                            callback_on_new_best=SaveVecNormalize(out / "best_vecnormalize.pkl"),
                            verbose=0)
     callbacks = CallbackList([eval_cb, UpdateThreads(args.threads, update_threads),
-                              Schedule(res["critic_warmup"], res["log_std_final"])])
+                              Schedule(res["critic_warmup"], res["log_std_final"]),
+                              *ent_coef_decay(hp)])
     t_train = time.perf_counter()
     model.learn(total_timesteps=hp["n_timesteps"], callback=callbacks,
                 progress_bar=args.progress, tb_log_name="residual")

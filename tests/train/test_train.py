@@ -163,9 +163,12 @@ def _run(cmd: list[str], timeout: float) -> subprocess.CompletedProcess:
 def test_ppo_smoke_then_enjoy_gif(tmp_path: Path):
     out = _run(["-m", "train.train", "--timesteps", "2048", "--n-envs", "8", "--eval-episodes",
                 "4", "--eval-envs", "4", "--eval-freq", "1024", "--run-dir", str(tmp_path),
-                "--no-progress"], 600)
+                "--no-progress", "--hp", "ent_coef=lin_0.02"], 600)
     assert "final evaluation: success" in out.stdout
     run = tmp_path / "PushBox-v0" / "ppo" / "0"
+    from stable_baselines3 import PPO
+
+    assert PPO.load(run / "final_model.zip", device="cpu").ent_coef == 0.0  # decayed to 0
     for name in ("best_model.zip", "final_model.zip", "vecnormalize.pkl",
                  "best_vecnormalize.pkl", "args.json", "evaluations.npz", "result.json"):
         assert (run / name).exists(), name
@@ -339,6 +342,41 @@ def test_update_threads_switch_between_phases():
         assert torch.get_num_threads() == 1
     finally:
         torch.set_num_threads(before)
+
+
+def test_ent_coef_lin_decays_to_zero_over_the_steps():
+    from types import SimpleNamespace
+
+    from stable_baselines3.common.logger import Logger
+
+    assert T.algo_kwargs({"ent_coef": "lin_0.01"})["ent_coef"] == 0.01
+    assert T.algo_kwargs({"ent_coef": 0.005})["ent_coef"] == 0.005
+    assert T.ent_coef_decay({"ent_coef": 0.01}) == [] and T.ent_coef_decay({}) == []
+    [cb] = T.ent_coef_decay({"ent_coef": "lin_0.01"})
+    model = SimpleNamespace(num_timesteps=0, _total_timesteps=1000, ent_coef=0.01,
+                            logger=Logger(None, []))
+    cb.init_callback(model)
+    for done, want in ((250, 0.0075), (500, 0.005), (1000, 0.0), (1100, 0.0)):
+        model.num_timesteps = done
+        cb.on_rollout_end()
+        assert model.ent_coef == pytest.approx(want, abs=1e-15)
+
+
+@pytest.mark.parametrize("value, match", [("lin_x", r"ent_coef 'lin_x': lin_ must be followed "
+                                                    r"by a number"),
+                                          ("lin_-0.1", r"ent_coef 'lin_-0.1': the coefficient "
+                                                       r"must be >= 0")])
+def test_ent_coef_lin_refuses_bad_values(value: str, match: str):
+    with pytest.raises(ValueError, match=match):
+        T.algo_kwargs({"ent_coef": value})
+
+
+def test_ent_coef_lin_is_refused_for_sac(tmp_path: Path):
+    with pytest.raises(ValueError, match=r"PushBox-v0.ent_coef: lin_ decays PPO's entropy "
+                                         r"bonus; sac takes a number or 'auto'"):
+        T.main(["--algo", "sac", "--hp", "ent_coef=lin_0.01", "--no-progress", "--run-dir",
+                str(tmp_path)])
+    assert not any(tmp_path.iterdir())
 
 
 def test_torch_threads_sleep_when_idle():
