@@ -174,6 +174,37 @@ def test_sweep_success_at_ninety_percent(inside, success):
     assert info["reward_inside"] == pytest.approx(inside * 1.0)
 
 
+@pytest.mark.parametrize("depth", [0.0, 0.2])
+def test_sweep_reward_depth_pays_progress_inside_the_rim(depth):
+    # puck_0 is set 0.45, 0.35 and then 0.6 m from the goal centre (r = 0.5 m), the robot
+    # away from it: w_object (3 per metre) pays every puck's progress of its distance
+    # outside the circle of radius 0.5 - depth (read from the world after each step); the
+    # entering / leaving term counts at the rim whatever the depth.
+    env = gym.make("Sweep-v0", reward_depth=depth)
+    env.reset(seed=2)
+    _place_pucks(env, 0)
+    core = _core(env)
+    gx, gy = core.task_arrays.goal[0, :2]
+    inner = 0.5 - depth
+
+    def outside():
+        xy = np.array([core.world.state(f"puck_{i}")[0, :2] for i in range(20)])
+        return np.maximum(np.hypot(xy[:, 0] - gx, xy[:, 1] - gy) - inner, 0.0)
+
+    rows = []
+    for r in (0.45, 0.35, 0.6):
+        core.world.set_state("puck_0", [gx + r, gy, 0.0])
+        before = outside()
+        info = env.step(ZERO)[4]
+        rows.append((info, before, outside()))
+    for (_, _, prev), (info, _, now) in zip(rows, rows[1:], strict=False):
+        assert info["reward_puck_goal"] == pytest.approx(3.0 * (prev - now).sum(), abs=1e-9)
+    assert [i["reward_inside"] for i, _, _ in rows] == [1.0, 0.0, -1.0]
+    assert [i["pucks_inside"] for i, _, _ in rows] == [1, 1, 0]
+    # puck_0's own share: 0.3 of it paid for the 0.45 -> 0.35 m move at depth 0.2, none at 0
+    assert 3.0 * (rows[0][2][0] - rows[1][1][0]) == pytest.approx(0.3 if depth else 0.0)
+
+
 def test_sweep_spawn_keeps_pucks_out_of_the_circle():
     env = gym.make_vec("Sweep-v0", num_envs=64)
     env.reset(seed=5)
@@ -335,6 +366,9 @@ def test_clutter_stands_in_the_way_of_the_straight_push():
     ("Sweep-v0", {"success_fraction": 1.5}, "success_fraction"),
     ("Sweep-v0", {"goal_radius": 1.2, "wall_margin": 0.4}, "goal_radius"),
     ("Sweep-v0", {"robot": "tank"}, r"robot must be one of \['diff', 'omni', 'acker'\]"),
+    ("Sweep-v0", {"reward_depth": -0.1}, r"reward_depth must be a finite number >= 0"),
+    ("Sweep-v0", {"reward_depth": 0.5}, r"reward_depth 0.5 m must be less than goal_radius "
+                                        r"0.5 m"),
 ])
 def test_bad_arguments_are_named(env_id, kwargs, match):
     with pytest.raises(ValueError, match=match):

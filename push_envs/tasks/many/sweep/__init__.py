@@ -15,7 +15,7 @@ from push_envs.tasks.many import family as M
 from push_envs.tasks.many.family import IP, MEM, col, pair_distance, rot
 from push_envs.tasks.shared import fill_ranges, randomise_body
 
-FP = columns(M.FP_NAMES, "mass_lo mass_hi fric_lo fric_hi goal_radius need")
+FP = columns(M.FP_NAMES, "mass_lo mass_hi fric_lo fric_hi goal_radius need depth")
 MAX_PUCKS = 40  # pucks in push_envs/tasks/many/sweep/scene.yaml
 
 
@@ -39,6 +39,10 @@ class Sweep(M.ManyObjectTask):
                            "radius of the goal circle [m]"),
         "success_fraction": Arg(0.9, number(0.0, 1.0, strict=True),
                                 "fraction of the pucks inside that counts as success"),
+        "reward_depth": Arg(0.0, number(0.0, 1.2, unit=" [m]"),
+                            "depth [m] inside the rim to which the dense reward pays a puck's "
+                            "progress (0: to the rim; success and the entering / leaving "
+                            "terms still count at the rim)"),
         **{k: v for k, v in M.shared_arguments("puck").items() if k != "success_distance"},
     }
 
@@ -59,6 +63,11 @@ class Sweep(M.ManyObjectTask):
         fill_ranges(t.fp, FP, self.args, "", "puck_mass_range", "puck_friction_range")
         a = self.args
         t.fp[FP.goal_radius] = a["goal_radius"]
+        if a["reward_depth"] >= a["goal_radius"]:
+            raise ValueError(f"reward_depth {a['reward_depth']} m must be less than "
+                             f"goal_radius {a['goal_radius']} m: the reward pays a puck's "
+                             f"progress to that depth inside the circle")
+        t.fp[FP.depth] = a["reward_depth"]
         # Pucks needed inside; the small slack keeps 0.9 x 20 = 18 from rounding up to 19.
         t.fp[FP.need] = math.ceil(a["success_fraction"] * a["num_pucks"] - 1e-9)
         x0, y0, x1, y1 = a["spawn_region"] or self.region
@@ -208,10 +217,10 @@ def start(e, W, V, T):
     n = T.ip[IP.n_obj]
     inside = 0
     for i in range(n):
-        d = _outside(ag, dg, i, R)
-        mem[e, col(T, M.B_DIST, i)] = d
-        mem[e, col(T, M.B_FLAG, i)] = 1.0 if d <= 0.0 else 0.0
-        if d <= 0.0:
+        mem[e, col(T, M.B_DIST, i)] = _outside(ag, dg, i, R - T.fp[FP.depth])
+        now = _outside(ag, dg, i, R) <= 0.0
+        mem[e, col(T, M.B_FLAG, i)] = 1.0 if now else 0.0
+        if now:
             inside += 1
     target, d = _target(e, W, T)
     mem[e, MEM.target] = target
@@ -223,8 +232,8 @@ def start(e, W, V, T):
 @compiled
 def evaluate(e, W, V, T):
     """Dense reward: robot -> push pose of the nearest puck outside, puck -> circle progress of
-    every puck, +-``w_place`` per puck entering / leaving, the success bonus, minus the step
-    penalty."""
+    every puck (to ``depth`` [m] inside the rim), +-``w_place`` per puck entering / leaving, the
+    success bonus, minus the step penalty."""
     fp, mem, info, ag, dg = T.fp, T.mem, V.info, T.ag[e], T.dg[e]
     R = fp[FP.goal_radius]
     n = T.ip[IP.n_obj]
@@ -232,11 +241,13 @@ def evaluate(e, W, V, T):
     r_obj = r_in = 0.0
     inside = 0
     for i in range(n):
-        d = _outside(ag, dg, i, R)
+        # Progress is paid down to R - depth, so a puck pushed past the rim still earns until it
+        # is deep enough that the robot's next pass does not knock it out again.
+        d = _outside(ag, dg, i, R - fp[FP.depth])
         r_obj += fp[FP.w_object] * (mem[e, col(T, M.B_DIST, i)] - d)
         mem[e, col(T, M.B_DIST, i)] = d
         was = mem[e, col(T, M.B_FLAG, i)] > 0.5
-        now = d <= 0.0
+        now = _outside(ag, dg, i, R) <= 0.0
         if now and not was:
             r_in += fp[FP.w_place]
         elif was and not now:
@@ -286,7 +297,8 @@ _DOC = """A sweeper robot pushes ``num_pucks`` small pucks (default 20) into a g
 
     ## Rewards
     Dense, per step: ``1.0 * (robot -> push-pose progress [m] toward the nearest puck
-    outside) + 3.0 * sum over pucks of (progress [m] of their distance outside the circle) +
+    outside) + 3.0 * sum over pucks of (progress [m] of their distance outside the circle of
+    radius goal_radius - reward_depth; reward_depth is 0 by default) +
     1.0 * (pucks entering - pucks leaving) + 10 * success - 0.01``; the robot term earns
     nothing on a step where its target puck changes. Terms in ``info``: ``reward_robot_puck``,
     ``reward_puck_goal``, ``reward_inside``, ``reward_success``. Sparse: 0 on success, -1
