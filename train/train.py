@@ -405,10 +405,11 @@ class UpdateThreads(BaseCallback):
 class EntCoefDecay(BaseCallback):
     """The entropy bonus decayed linearly to 0 over training (``ent_coef: lin_<value>``).
 
-    Why: a constant bonus keeps the policy exploring early (without one, Sweep-v0's action std
-    fell to 0.05 and learning stalled) but late in training it holds the std up while the
-    policy gradient fades with the learning rate, and the policy stops sharpening. Set before
-    each update from the fraction of the steps still to come, as SB3's own schedules are."""
+    The idea: a bonus keeps the policy exploring early, and taking it away late lets the
+    policy sharpen. Measured on Sweep-v0 it did not pay (docs/training_results.md, fourteenth
+    round): the bonus carries the middle of training there too, and decayed from the start
+    the std fell as it does without one. Set before each update from the fraction of the
+    steps still to come, as SB3's own schedules are."""
 
     def __init__(self, start: float) -> None:
         super().__init__()
