@@ -229,10 +229,23 @@ def apply_overrides(hp: dict[str, Any], args: Args) -> dict[str, Any]:
     return hp
 
 
-def _schedule(value: Any) -> Any:
+def _lin_start(key: str, value: Any) -> float | None:
+    """The start of a ``lin_<value>`` setting (zoo convention: a linear decay from it to 0),
+    or None when ``value`` is not one; ``lin_`` without a number raises ValueError naming
+    ``key``."""
+    if not (isinstance(value, str) and value.startswith("lin_")):
+        return None
+    try:
+        return float(value[4:])
+    except ValueError:
+        raise ValueError(f"{key} {value!r}: lin_ must be followed by a number, "
+                         f"e.g. lin_0.01") from None
+
+
+def _schedule(key: str, value: Any) -> Any:
     """``lin_3e-4`` -> a linear decay from 3e-4 to 0 (zoo convention); numbers pass through."""
-    if isinstance(value, str) and value.startswith("lin_"):
-        start = float(value[4:])
+    start = _lin_start(key, value)
+    if start is not None:
         return lambda progress_remaining: progress_remaining * start
     return float(value) if isinstance(value, str) else value
 
@@ -240,16 +253,12 @@ def _schedule(value: Any) -> Any:
 def _ent_coef(value: Any) -> tuple[Any, bool]:
     """(start value, decays?) of the ``ent_coef`` setting: ``lin_0.01`` decays linearly from
     0.01 to 0 over training; a number (or SAC's ``auto``) is kept as it is."""
-    if isinstance(value, str) and value.startswith("lin_"):
-        try:
-            start = float(value[4:])
-        except ValueError:
-            raise ValueError(f"ent_coef {value!r}: lin_ must be followed by a number, "
-                             f"e.g. lin_0.01") from None
-        if not start >= 0.0:
-            raise ValueError(f"ent_coef {value!r}: the coefficient must be >= 0")
-        return start, True
-    return value, False
+    start = _lin_start("ent_coef", value)
+    if start is None:
+        return value, False
+    if not start >= 0.0:
+        raise ValueError(f"ent_coef {value!r}: the coefficient must be >= 0")
+    return start, True
 
 
 _RUN_KEYS = ("n_envs", "n_timesteps", "policy", "normalize", "env_kwargs", "eval_freq",
@@ -263,7 +272,7 @@ def algo_kwargs(hp: dict[str, Any]) -> dict[str, Any]:
         kwargs["policy_kwargs"] = policy_kwargs(kwargs["policy_kwargs"])
     for key in ("learning_rate", "clip_range"):
         if key in kwargs:
-            kwargs[key] = _schedule(kwargs[key])
+            kwargs[key] = _schedule(key, kwargs[key])
     if "ent_coef" in kwargs:
         # SB3 takes a number here; a lin_ coefficient starts at its value and EntCoefDecay
         # lowers it (ent_coef_decay)

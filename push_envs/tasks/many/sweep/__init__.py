@@ -184,6 +184,14 @@ def _outside(ag, dg, i, R):
 
 
 @compiled
+def _progress_state(ag, dg, i, fp):
+    """Puck i's distance [m] outside the circle the dense reward pays progress to (radius
+    ``goal_radius - depth``) and whether its centre is inside the goal circle."""
+    dist = pair_distance(ag, dg, i)
+    return max(0.0, dist - (fp[FP.goal_radius] - fp[FP.depth])), dist <= fp[FP.goal_radius]
+
+
+@compiled
 def goal_reward(ag, dg, fp, success):
     """Dense HER reward: minus the summed distances [m] of the pucks outside the circle to
     it, plus the success bonus."""
@@ -213,12 +221,11 @@ def _target(e, W, T):
 def start(e, W, V, T):
     """Progress memory of a new episode (distances outside, inside flags, robot target)."""
     mem, ag, dg = T.mem, T.ag[e], T.dg[e]
-    R = T.fp[FP.goal_radius]
     n = T.ip[IP.n_obj]
     inside = 0
     for i in range(n):
-        mem[e, col(T, M.B_DIST, i)] = _outside(ag, dg, i, R - T.fp[FP.depth])
-        now = _outside(ag, dg, i, R) <= 0.0
+        d, now = _progress_state(ag, dg, i, T.fp)
+        mem[e, col(T, M.B_DIST, i)] = d
         mem[e, col(T, M.B_FLAG, i)] = 1.0 if now else 0.0
         if now:
             inside += 1
@@ -235,19 +242,17 @@ def evaluate(e, W, V, T):
     every puck (to ``depth`` [m] inside the rim), +-``w_place`` per puck entering / leaving, the
     success bonus, minus the step penalty."""
     fp, mem, info, ag, dg = T.fp, T.mem, V.info, T.ag[e], T.dg[e]
-    R = fp[FP.goal_radius]
     n = T.ip[IP.n_obj]
     success = is_success(ag, dg, fp)
     r_obj = r_in = 0.0
     inside = 0
     for i in range(n):
-        # Progress is paid down to R - depth, so a puck pushed past the rim still earns until it
-        # is deep enough that the robot's next pass does not knock it out again.
-        d = _outside(ag, dg, i, R - fp[FP.depth])
+        # Progress is paid down to goal_radius - depth, so a puck pushed past the rim still earns
+        # until it is deep enough that the robot's next pass does not knock it out again.
+        d, now = _progress_state(ag, dg, i, fp)
         r_obj += fp[FP.w_object] * (mem[e, col(T, M.B_DIST, i)] - d)
         mem[e, col(T, M.B_DIST, i)] = d
         was = mem[e, col(T, M.B_FLAG, i)] > 0.5
-        now = _outside(ag, dg, i, R) <= 0.0
         if now and not was:
             r_in += fp[FP.w_place]
         elif was and not now:
