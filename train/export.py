@@ -233,6 +233,7 @@ def _sb3(run: Path, which: str) -> tuple[dict[str, Any], dict[str, np.ndarray], 
     arrays["hide_columns"] = view.hide
     if len(view.sorts):
         arrays["sort_slots"] = view.sorts
+        arrays["sort_standoff"] = view.standoff
     arrays["action_low"] = np.asarray(model.action_space.low, np.float32)
     arrays["action_high"] = np.asarray(model.action_space.high, np.float32)
 

@@ -342,11 +342,11 @@ def obs_view(venv: VecEnv, hp: dict[str, Any], source: str = "hyperparams") -> O
     the key."""
     hide = hidden_columns(venv, hp["hide_obs"], f"{source}.hide_obs") \
         if hp.get("hide_obs") else ()
-    sorts = ()
+    sorts, standoff = (), None
     if hp.get("sort_obs") is not None:
         layout, args = state_layout(venv, f"{source}.sort_obs: sorts slots")
-        sorts = sort_rows(layout, args, hp["sort_obs"], f"{source}.sort_obs")
-    return ObsView(int(np.prod(venv.observation_space.shape)), hide, sorts, source)
+        sorts, standoff = sort_rows(layout, args, hp["sort_obs"], f"{source}.sort_obs")
+    return ObsView(int(np.prod(venv.observation_space.shape)), hide, sorts, source, standoff)
 
 
 class ViewObs(VecEnvWrapper):

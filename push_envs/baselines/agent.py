@@ -10,7 +10,8 @@ Three kinds of policy (``meta["kind"]``):
 
 ``"mlp"``
     Stable-Baselines3's actor (PPO, SAC) on a state observation: the observation's
-    repeated blocks sorted (``sort_slots``, train/train.py's ``sort_obs``) and its hidden
+    repeated blocks sorted (``sort_slots`` and, for push-pose keys, ``sort_standoff`` [m];
+    train/train.py's ``sort_obs``) and its hidden
     columns set to 0 (``hide_columns``, its ``hide_obs``; :class:`~.view.ObsView`), then
     VecNormalize's ``clip((obs - mean) / sqrt(var + epsilon), -clip, clip)``, then the
     actor's layers (``layer<i>.weight`` (out, in), ``layer<i>.bias``,
@@ -239,7 +240,8 @@ class Agent:
             raise ValueError(f"{where}: meta['output'] must be one of {outputs}, got "
                              f"{m.get('output')!r}")
         self.view = ObsView(n_obs, self._arrays.get("hide_columns", ()),
-                            self._arrays.get("sort_slots", ()), where)
+                            self._arrays.get("sort_slots", ()), where,
+                            self._arrays.get("sort_standoff"))
         norm = m.get("obs_norm")
         if norm is not None:
             if not isinstance(norm, dict) or not all(

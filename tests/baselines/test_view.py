@@ -41,6 +41,38 @@ def test_a_batch_is_sorted_row_by_row_then_hidden():
     np.testing.assert_array_equal(out, [expected, expected])
 
 
+# Two slots of 5 columns after 1 head column: position (x, y), push direction (ux, uy), a flag.
+# With standoff s, slot 0's push pose is (0, 1 + s), |1 + s| m away (it is pushed toward the
+# robot, so the robot must go past it), and slot 1's is (1.2 - s, 0), |1.2 - s| m away.
+PUSH = np.array([7.0,
+                 0.0, 1.0, 0.0, -5.0, 0.0,
+                 1.2, 0.0, 3.0, 0.0, 0.0])
+PUSH_ROW = (1, 5, 2, 0, 2, 4, 2)  # start, width, count, key, key_size, last, toward
+
+
+@pytest.mark.parametrize(("standoff", "first"), [(0.0, 0), (0.05, 0), (0.15, 1), (0.3, 1)])
+def test_a_push_pose_sort_orders_by_the_point_behind_each_slot(standoff, first):
+    out = ObsView(11, sorts=[PUSH_ROW], standoff=[standoff])(PUSH)
+    np.testing.assert_array_equal(out[1:6], PUSH[1 + 5 * first:6 + 5 * first])
+    np.testing.assert_array_equal(out[6:], PUSH[6 - 5 * first:11 - 5 * first])
+
+
+def test_a_slot_without_a_push_direction_is_keyed_by_its_own_position():
+    obs = PUSH.copy()
+    obs[8:10] = 0.0  # slot 1: u = 0, keyed by |(1.2, 0)| = 1.2 < slot 0's 1.3 at s = 0.3
+    np.testing.assert_array_equal(ObsView(11, sorts=[PUSH_ROW], standoff=[0.3])(obs)[1:6],
+                                  obs[6:11])
+    obs[6] = 1.4  # 1.4 > 1.3: slot 0 first again
+    np.testing.assert_array_equal(ObsView(11, sorts=[PUSH_ROW], standoff=[0.3])(obs)[1:6],
+                                  obs[1:6])
+
+
+def test_a_view_of_six_integer_rows_reads_as_without_a_push_direction():
+    old = ObsView(14, sorts=[ROW])
+    np.testing.assert_array_equal(old.sorts, [[*ROW, -1]])
+    np.testing.assert_array_equal(old.standoff, [0.0])
+
+
 def test_an_empty_view_returns_the_observation_itself():
     view = ObsView(14)
     assert not view and view(OBS) is OBS
@@ -53,6 +85,10 @@ def test_an_empty_view_returns_the_observation_itself():
     ({"sorts": [(2, 4, 3, 0, 2, 4)]}, "'last' must be -1 or an offset below 4"),
     ({"sorts": [(2.0, 4, 3, 0, 2, 2)]}, "sort_slots must be integer rows"),
     ({"sorts": [(2, 4, 3, 0, 2)]}, "sort_slots must be integer rows"),
+    ({"sorts": [(2, 4, 3, 0, 2, 2, 3)]}, "'toward' must be -1 or the offset of 2 columns"),
+    ({"sorts": [ROW], "standoff": [0.1, 0.2]}, "sort_standoff must be 1 finite lengths"),
+    ({"sorts": [ROW], "standoff": [-0.1]}, "sort_standoff must be 1 finite lengths >= 0"),
+    ({"sorts": [ROW], "standoff": [np.nan]}, "sort_standoff must be 1 finite lengths"),
 ])
 def test_a_view_that_does_not_fit_the_observation_is_refused(kwargs, match):
     with pytest.raises(ValueError, match=match):
@@ -68,13 +104,45 @@ def _sweep():
 def test_sort_rows_reads_the_block_from_the_tasks_layout():
     layout, args = _sweep()
     ix = ObsIndex(layout, args)
-    row = sort_rows(layout, args, {"by": "puck_rel", "last": "puck_inside"})
+    row, standoff = sort_rows(layout, args, {"by": "puck_rel", "last": "puck_inside"})
     width = ix.slot("puck_rel", 1) - ix.slot("puck_rel", 0)
     assert width == 5
-    np.testing.assert_array_equal(row, [[ix.puck_rel, 5, 5, 0, 2, 4]])
+    np.testing.assert_array_equal(row, [[ix.puck_rel, 5, 5, 0, 2, 4, -1]])
+    np.testing.assert_array_equal(standoff, [0.0])
     assert ix.puck_rel + 25 == ix.size  # the pucks are the observation's last block
-    np.testing.assert_array_equal(sort_rows(layout, args, [{"by": "goal_minus_puck"}]),
-                                  [[ix.puck_rel, 5, 5, 2, 2, -1]])
+    np.testing.assert_array_equal(sort_rows(layout, args, [{"by": "goal_minus_puck"}])[0],
+                                  [[ix.puck_rel, 5, 5, 2, 2, -1, -1]])
+    row, standoff = sort_rows(layout, args, {"by": "puck_rel", "last": "puck_inside",
+                                             "toward": "goal_minus_puck", "standoff": 0.3})
+    np.testing.assert_array_equal(row, [[ix.puck_rel, 5, 5, 0, 2, 4, 2]])
+    np.testing.assert_array_equal(standoff, [0.3])
+
+
+def test_a_push_pose_sort_puts_first_the_puck_the_reward_steers_the_robot_to():
+    """Sweep-v0's dense reward pays the robot's progress toward the nearest push pose of a
+    puck outside the circle (its bounding radius 0.25 m plus the puck's 0.05 m behind the
+    puck): with that standoff, slot 0 of the view is that puck, step after step."""
+    from push_envs.tasks.many.family import MEM
+
+    layout, args = _sweep()
+    row, standoff = sort_rows(layout, args, {"by": "puck_rel", "last": "puck_inside",
+                                             "toward": "goal_minus_puck", "standoff": 0.3})
+    ix = ObsIndex(layout, args)
+    view = ObsView(ix.size, sorts=row, standoff=standoff)
+    venv = gym.make_vec("Sweep-v0", num_envs=16, num_pucks=5)
+    obs, _ = venv.reset(seed=11)
+    rng = np.random.default_rng(2)
+    checked = 0
+    for _ in range(40):
+        obs, *_ = venv.step(rng.uniform(-1, 1, (16, 2)).astype(np.float32))
+        target = venv.task_arrays.mem[:, MEM.target].astype(int)
+        slots = obs[:, ix.puck_rel:].reshape(16, 5, 5)
+        first = view(obs)[:, ix.puck_rel:ix.puck_rel + 5]
+        for e in np.flatnonzero(target >= 0):
+            np.testing.assert_array_equal(first[e], slots[e, target[e]])
+            checked += 1
+    venv.close()
+    assert checked > 500
 
 
 @pytest.mark.parametrize(("entries", "match"), [
@@ -88,6 +156,13 @@ def test_sort_rows_reads_the_block_from_the_tasks_layout():
     ("puck_rel", "must be a mapping"),
     ([{"by": "puck_rel"}, {"by": "puck_inside"}], r"sort_obs\[1\]: the block of 'puck_inside' "
                                                   r"is sorted twice"),
+    ({"by": "puck_rel", "toward": "puck_inside"}, r"sort_obs.toward: 'puck_inside' is not a "
+                                                  r"2-column field of the block of 'puck_rel'"),
+    ({"by": "puck_rel", "standoff": 0.3}, r"sort_obs.standoff: needs 'toward'"),
+    ({"by": "puck_rel", "toward": "goal_minus_puck", "standoff": -0.1},
+     r"sort_obs.standoff: must be a length >= 0 \[m\], got -0.1"),
+    ({"by": "puck_rel", "toward": "goal_minus_puck", "standoff": "far"},
+     r"sort_obs.standoff: must be a length >= 0 \[m\], got 'far'"),
 ])
 def test_bad_sort_entries_name_the_key_and_the_fields(entries, match):
     layout, args = _sweep()
@@ -115,7 +190,7 @@ def _sorted_agent(n_obs: int, row: np.ndarray) -> B.Agent:
 def test_a_sorted_agent_acts_the_same_whatever_order_the_task_lists_its_pucks():
     layout, args = _sweep()
     ix = ObsIndex(layout, args)
-    row = sort_rows(layout, args, {"by": "puck_rel", "last": "puck_inside"})
+    row, _ = sort_rows(layout, args, {"by": "puck_rel", "last": "puck_inside"})
     agent = _sorted_agent(ix.size, row)
     venv = gym.make_vec("Sweep-v0", num_envs=8, num_pucks=5)
     obs, _ = venv.reset(seed=4)

@@ -119,7 +119,8 @@ def test_the_command_line_writes_the_shipped_file_and_keeps_an_existing_one(
 
 def test_a_sorted_ppo_agent_sorts_as_in_training(tmp_path: Path):
     T.main(["--env", "Sweep-v0", "--timesteps", "256", "--n-envs", "4", "--hp", "n_steps=64",
-            "--hp", "batch_size=64", "--hp", "sort_obs={by: puck_rel, last: puck_inside}",
+            "--hp", "batch_size=64", "--hp", "sort_obs={by: puck_rel, last: puck_inside, "
+                                             "toward: goal_minus_puck, standoff: 0.3}",
             "--hp", "policy_kwargs={net_arch: [16]}",
             "--hp", "env_kwargs={max_episode_steps: 20, num_pucks: 3}", "--eval-episodes", "2",
             "--eval-envs", "2", "--eval-freq", "10000", "--seed", "5", "--no-progress",
@@ -130,8 +131,10 @@ def test_a_sorted_ppo_agent_sorts_as_in_training(tmp_path: Path):
     model, vn, _ = _sb3_reference(run, "final")
     obs = _observations("Sweep-v0", max_episode_steps=20, num_pucks=3)
     start = obs.shape[1] - 15
-    np.testing.assert_array_equal(np.load(out)["sort_slots"], [[start, 5, 3, 0, 2, 4]])
-    assert agent.meta["sort_obs"] == {"by": "puck_rel", "last": "puck_inside"}
+    np.testing.assert_array_equal(np.load(out)["sort_slots"], [[start, 5, 3, 0, 2, 4, 2]])
+    np.testing.assert_array_equal(np.load(out)["sort_standoff"], [0.3])
+    assert agent.meta["sort_obs"] == {"by": "puck_rel", "last": "puck_inside",
+                                      "toward": "goal_minus_puck", "standoff": 0.3}
     seen = agent.view(obs)
     act = B.load_file(out)(obs)
     np.testing.assert_allclose(

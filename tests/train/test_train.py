@@ -252,8 +252,8 @@ def test_sort_obs_orders_the_pucks_everywhere_the_policy_looks():
     plain = T.make_env("Sweep-v0", 4, 7, hp)
     view = T.make_env("Sweep-v0", 4, 7, {**hp, "sort_obs": {"by": "puck_rel",
                                                              "last": "puck_inside"}})
-    start, width, count, key, size, last = view.view.sorts[0]
-    assert (width, count, key, size, last) == (5, 6, 0, 2, 4)
+    start, width, count, key, size, last, toward = view.view.sorts[0]
+    assert (width, count, key, size, last, toward) == (5, 6, 0, 2, 4, -1)
     assert start + 30 == plain.observation_space.shape[0]
 
     def check(raw: np.ndarray, seen: np.ndarray) -> None:
