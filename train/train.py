@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import os
 import sys
 import time
@@ -261,8 +262,19 @@ def _ent_coef(value: Any) -> tuple[Any, bool]:
     return start, True
 
 
+def _min_std(value: Any) -> float | None:
+    """The ``min_std`` setting: None (no floor) or a std > 0 in the action's units."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (
+            math.isfinite(value) and value > 0):
+        raise ValueError(f"min_std {value!r}: must be a number > 0, the floor of PPO's "
+                         f"action std (in the action's units)")
+    return float(value)
+
+
 _RUN_KEYS = ("n_envs", "n_timesteps", "policy", "normalize", "env_kwargs", "eval_freq",
-             "env_threads", "warm_start", "hide_obs", "sort_obs")
+             "env_threads", "warm_start", "hide_obs", "sort_obs", "min_std")
 
 
 def algo_kwargs(hp: dict[str, Any]) -> dict[str, Any]:
@@ -441,6 +453,34 @@ def ent_coef_decay(hp: dict[str, Any]) -> list[BaseCallback]:
     return [EntCoefDecay(start)] if decays else []
 
 
+class StdFloor(BaseCallback):
+    """PPO's state-independent action std held at or above ``floor`` (the yml's ``min_std``):
+    before each rollout, ``log_std`` is clamped to ``log(floor)``.
+
+    Why: on Sweep-v0 the entropy bonus is a blunt tool both ways (docs/training_results.md,
+    thirteenth and fifteenth rounds). Without it the std fell from 1 to 0.047 in 13 M steps
+    and every seed stalled; with ``ent_coef: 0.01`` one seed of three kept its std near 1
+    for the whole run and learned little. A floor keeps the exploration without paying the
+    policy to stay random."""
+
+    def __init__(self, floor: float) -> None:
+        super().__init__()
+        self.log_floor = math.log(floor)
+
+    def _on_rollout_start(self) -> None:
+        with torch.no_grad():
+            self.model.policy.log_std.clamp_(min=self.log_floor)
+
+    def _on_step(self) -> bool:
+        return True
+
+
+def std_floor(hp: dict[str, Any]) -> list[BaseCallback]:
+    """The callbacks the ``min_std`` setting needs: a :class:`StdFloor`, or none."""
+    floor = _min_std(hp.get("min_std"))
+    return [StdFloor(floor)] if floor is not None else []
+
+
 class SaveVecNormalize(BaseCallback):
     """``callback_on_new_best``: save the VecNormalize stats that go with the best model."""
 
@@ -514,6 +554,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     if _ent_coef(hp.get("ent_coef", 0.0))[1] and args.algo != "ppo":
         raise ValueError(f"{args.env}.ent_coef: lin_ decays PPO's entropy bonus; {args.algo} "
                          f"takes a number or 'auto'")
+    if _min_std(hp.get("min_std")) is not None and (args.algo != "ppo" or hp.get("use_sde")):
+        raise ValueError(f"{args.env}.min_std: floors PPO's state-independent action std; "
+                         f"{args.algo}{' with use_sde' if hp.get('use_sde') else ''} has none")
     view = None  # what the policy sees (the warm start's clone sees the same)
     if wants_view(hp):
         # bad field names are refused before anything is written
@@ -574,7 +617,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                            callback_on_new_best=on_best, verbose=0)
     t_train = time.perf_counter()
     callbacks = CallbackList([eval_cb, UpdateThreads(args.threads, update_threads),
-                              *ent_coef_decay(hp)])
+                              *ent_coef_decay(hp), *std_floor(hp)])
     model.learn(total_timesteps=hp["n_timesteps"], callback=callbacks,
                 progress_bar=args.progress, tb_log_name=args.algo)
     train_time = time.perf_counter() - t_train

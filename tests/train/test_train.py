@@ -379,6 +379,41 @@ def test_ent_coef_lin_is_refused_for_sac(tmp_path: Path):
     assert not any(tmp_path.iterdir())
 
 
+def test_min_std_clamps_the_action_std_before_each_rollout():
+    from types import SimpleNamespace
+
+    import torch
+
+    assert T.std_floor({}) == [] and T.std_floor({"min_std": None}) == []
+    assert "min_std" not in T.algo_kwargs({"min_std": 0.3, "ent_coef": 0.0})
+    [cb] = T.std_floor({"min_std": 0.3})
+    log_std = torch.nn.Parameter(torch.log(torch.tensor([0.1, 1.5])))
+    cb.init_callback(SimpleNamespace(policy=SimpleNamespace(log_std=log_std)))
+    cb.on_rollout_start()
+    np.testing.assert_allclose(log_std.detach().exp().numpy(), [0.3, 1.5], rtol=1e-6)
+    assert log_std.requires_grad  # still trained: only its values below the floor are lifted
+
+
+@pytest.mark.parametrize("value", [0, -0.2, "0.3", True, float("nan"), float("inf")])
+def test_min_std_refuses_anything_but_a_positive_number(value: object):
+    with pytest.raises(ValueError, match=r"min_std .*: must be a number > 0"):
+        T.std_floor({"min_std": value})
+
+
+@pytest.mark.parametrize("argv, match", [
+    (["--algo", "sac"], r"PushBox-v0.min_std: floors PPO's state-independent action std; sac "
+                        r"has none"),
+    (["--hp", "use_sde=true"], r"PushBox-v0.min_std: .*; ppo with use_sde has none"),
+    (["--hp", "min_std=-1"], r"min_std -1: must be a number > 0"),
+])
+def test_min_std_is_refused_before_anything_is_written(tmp_path: Path, argv: list[str],
+                                                        match: str):
+    floor = [] if any("min_std" in a for a in argv) else ["--hp", "min_std=0.3"]
+    with pytest.raises(ValueError, match=match):
+        T.main([*argv, *floor, "--no-progress", "--run-dir", str(tmp_path)])
+    assert not any(tmp_path.iterdir())
+
+
 def test_torch_threads_sleep_when_idle():
     # train.py sets it before torch loads, unless the user chose a policy.
     assert os.environ.get("OMP_WAIT_POLICY") == "PASSIVE" or "OMP_WAIT_POLICY" in T._USER_ENV
