@@ -366,9 +366,10 @@ def settings(hp: dict[str, Any], scale: float | None = None) -> dict[str, Any]:
             raise ValueError(f"{ENTRY}: {key} is not supported by residual PPO (the base reads "
                              f"the whole observation, and the base is the warm start)")
         hp.pop(key, None)
-    if hp.pop("min_std", None) is not None:
-        raise ValueError(f"{ENTRY}: min_std is not supported by residual PPO (its std follows "
-                         f"log_std_final)")
+    for key in ("min_std", "max_std"):
+        if hp.pop(key, None) is not None:
+            raise ValueError(f"{ENTRY}: {key} is not supported by residual PPO (its std "
+                             f"follows log_std_final)")
     out = {k: hp.pop(k, v) for k, v in SETTINGS.items()}
     if scale is not None:
         out["scale"] = scale

@@ -262,19 +262,29 @@ def _ent_coef(value: Any) -> tuple[Any, bool]:
     return start, True
 
 
-def _min_std(value: Any) -> float | None:
-    """The ``min_std`` setting: None (no floor) or a std > 0 in the action's units."""
+def _std_bound(key: str, value: Any) -> float | None:
+    """The ``min_std`` or ``max_std`` setting: None (no bound) or a std > 0 in the action's
+    units."""
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not (
             math.isfinite(value) and value > 0):
-        raise ValueError(f"min_std {value!r}: must be a number > 0, the floor of PPO's "
-                         f"action std (in the action's units)")
+        raise ValueError(f"{key} {value!r}: must be a number > 0, a bound on PPO's action "
+                         f"std (in the action's units)")
     return float(value)
 
 
+def _std_bounds(hp: dict[str, Any]) -> tuple[float | None, float | None]:
+    """(min_std, max_std) of the hyperparameters, each None when unset; a floor above the
+    ceiling raises ValueError."""
+    low, high = (_std_bound(k, hp.get(k)) for k in ("min_std", "max_std"))
+    if low is not None and high is not None and low > high:
+        raise ValueError(f"min_std {low} is above max_std {high}")
+    return low, high
+
+
 _RUN_KEYS = ("n_envs", "n_timesteps", "policy", "normalize", "env_kwargs", "eval_freq",
-             "env_threads", "warm_start", "hide_obs", "sort_obs", "min_std")
+             "env_threads", "warm_start", "hide_obs", "sort_obs", "min_std", "max_std")
 
 
 def algo_kwargs(hp: dict[str, Any]) -> dict[str, Any]:
@@ -453,32 +463,35 @@ def ent_coef_decay(hp: dict[str, Any]) -> list[BaseCallback]:
     return [EntCoefDecay(start)] if decays else []
 
 
-class StdFloor(BaseCallback):
-    """PPO's state-independent action std held at or above ``floor`` (the yml's ``min_std``):
-    before each rollout, ``log_std`` is clamped to ``log(floor)``.
+class StdClamp(BaseCallback):
+    """PPO's state-independent action std held within ``[low, high]`` (the yml's ``min_std``
+    and ``max_std``; None: unbounded on that side): before each rollout, ``log_std`` is
+    clamped to their logarithms, so every rollout is collected within the bounds.
 
     Why: on Sweep-v0 the entropy bonus is a blunt tool both ways (docs/training_results.md,
     thirteenth and fifteenth rounds). Without it the std fell from 1 to 0.047 in 13 M steps
     and every seed stalled; with ``ent_coef: 0.01`` one seed of three kept its std near 1
-    for the whole run and learned little. A floor keeps the exploration without paying the
-    policy to stay random."""
+    for the whole run and learned little. A floor keeps exploring without a bonus; a
+    ceiling keeps a bonus from holding the policy near random."""
 
-    def __init__(self, floor: float) -> None:
+    def __init__(self, low: float | None, high: float | None) -> None:
         super().__init__()
-        self.log_floor = math.log(floor)
+        self.log_low = None if low is None else math.log(low)
+        self.log_high = None if high is None else math.log(high)
 
     def _on_rollout_start(self) -> None:
         with torch.no_grad():
-            self.model.policy.log_std.clamp_(min=self.log_floor)
+            self.model.policy.log_std.clamp_(min=self.log_low, max=self.log_high)
 
     def _on_step(self) -> bool:
         return True
 
 
-def std_floor(hp: dict[str, Any]) -> list[BaseCallback]:
-    """The callbacks the ``min_std`` setting needs: a :class:`StdFloor`, or none."""
-    floor = _min_std(hp.get("min_std"))
-    return [StdFloor(floor)] if floor is not None else []
+def std_clamp(hp: dict[str, Any]) -> list[BaseCallback]:
+    """The callbacks the ``min_std`` and ``max_std`` settings need: a :class:`StdClamp`, or
+    none."""
+    low, high = _std_bounds(hp)
+    return [StdClamp(low, high)] if (low, high) != (None, None) else []
 
 
 class SaveVecNormalize(BaseCallback):
@@ -554,9 +567,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     if _ent_coef(hp.get("ent_coef", 0.0))[1] and args.algo != "ppo":
         raise ValueError(f"{args.env}.ent_coef: lin_ decays PPO's entropy bonus; {args.algo} "
                          f"takes a number or 'auto'")
-    if _min_std(hp.get("min_std")) is not None and (args.algo != "ppo" or hp.get("use_sde")):
-        raise ValueError(f"{args.env}.min_std: floors PPO's state-independent action std; "
-                         f"{args.algo}{' with use_sde' if hp.get('use_sde') else ''} has none")
+    bounds = [k for k, v in zip(("min_std", "max_std"), _std_bounds(hp), strict=True)
+              if v is not None]
+    if bounds and (args.algo != "ppo" or hp.get("use_sde")):
+        raise ValueError(f"{args.env}.{bounds[0]}: bounds PPO's state-independent action "
+                         f"std; {args.algo}{' with use_sde' if hp.get('use_sde') else ''} "
+                         f"has none")
     view = None  # what the policy sees (the warm start's clone sees the same)
     if wants_view(hp):
         # bad field names are refused before anything is written
@@ -617,7 +633,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                            callback_on_new_best=on_best, verbose=0)
     t_train = time.perf_counter()
     callbacks = CallbackList([eval_cb, UpdateThreads(args.threads, update_threads),
-                              *ent_coef_decay(hp), *std_floor(hp)])
+                              *ent_coef_decay(hp), *std_clamp(hp)])
     model.learn(total_timesteps=hp["n_timesteps"], callback=callbacks,
                 progress_bar=args.progress, tb_log_name=args.algo)
     train_time = time.perf_counter() - t_train

@@ -105,6 +105,8 @@ def test_the_yml_entry_fine_tunes_from_the_base():
         R.settings({"warm_start": {"episodes": 10}})
     with pytest.raises(ValueError, match="min_std is not supported by residual PPO"):
         R.settings({"min_std": 0.3})
+    with pytest.raises(ValueError, match="max_std is not supported by residual PPO"):
+        R.settings({"max_std": 0.6})
     with pytest.raises(ValueError, match="log_std_final must be a number or null"):
         R.settings({"log_std_final": "low"})
     assert R.settings({"inputs": ["tee_features", "base_action"]}, scale=0.1) == \

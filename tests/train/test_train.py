@@ -379,38 +379,53 @@ def test_ent_coef_lin_is_refused_for_sac(tmp_path: Path):
     assert not any(tmp_path.iterdir())
 
 
-def test_min_std_clamps_the_action_std_before_each_rollout():
+@pytest.mark.parametrize("hp, want", [({"min_std": 0.3}, [0.3, 1.5, 0.8]),
+                                      ({"max_std": 0.6}, [0.1, 0.6, 0.6]),
+                                      ({"min_std": 0.3, "max_std": 0.6}, [0.3, 0.6, 0.6]),
+                                      ({"min_std": 0.5, "max_std": 0.5}, [0.5, 0.5, 0.5])])
+def test_min_and_max_std_clamp_the_action_std_before_each_rollout(hp: dict, want: list):
     from types import SimpleNamespace
 
     import torch
 
-    assert T.std_floor({}) == [] and T.std_floor({"min_std": None}) == []
-    assert "min_std" not in T.algo_kwargs({"min_std": 0.3, "ent_coef": 0.0})
-    [cb] = T.std_floor({"min_std": 0.3})
-    log_std = torch.nn.Parameter(torch.log(torch.tensor([0.1, 1.5])))
+    assert "min_std" not in T.algo_kwargs({**hp, "ent_coef": 0.0})
+    assert "max_std" not in T.algo_kwargs({**hp, "ent_coef": 0.0})
+    [cb] = T.std_clamp(hp)
+    log_std = torch.nn.Parameter(torch.log(torch.tensor([0.1, 1.5, 0.8])))
     cb.init_callback(SimpleNamespace(policy=SimpleNamespace(log_std=log_std)))
     cb.on_rollout_start()
-    np.testing.assert_allclose(log_std.detach().exp().numpy(), [0.3, 1.5], rtol=1e-6)
-    assert log_std.requires_grad  # still trained: only its values below the floor are lifted
+    np.testing.assert_allclose(log_std.detach().exp().numpy(), want, rtol=1e-6)
+    assert log_std.requires_grad  # still trained: only its values outside are moved
 
 
+def test_no_std_bounds_no_callback():
+    assert T.std_clamp({}) == [] and T.std_clamp({"min_std": None, "max_std": None}) == []
+
+
+@pytest.mark.parametrize("key", ["min_std", "max_std"])
 @pytest.mark.parametrize("value", [0, -0.2, "0.3", True, float("nan"), float("inf")])
-def test_min_std_refuses_anything_but_a_positive_number(value: object):
-    with pytest.raises(ValueError, match=r"min_std .*: must be a number > 0"):
-        T.std_floor({"min_std": value})
+def test_std_bounds_refuse_anything_but_a_positive_number(key: str, value: object):
+    with pytest.raises(ValueError, match=rf"{key} .*: must be a number > 0"):
+        T.std_clamp({key: value})
+
+
+def test_a_floor_above_the_ceiling_is_refused():
+    with pytest.raises(ValueError, match=r"min_std 0.7 is above max_std 0.6"):
+        T.std_clamp({"min_std": 0.7, "max_std": 0.6})
 
 
 @pytest.mark.parametrize("argv, match", [
-    (["--algo", "sac"], r"PushBox-v0.min_std: floors PPO's state-independent action std; sac "
-                        r"has none"),
-    (["--hp", "use_sde=true"], r"PushBox-v0.min_std: .*; ppo with use_sde has none"),
+    (["--algo", "sac", "--hp", "min_std=0.3"],
+     r"PushBox-v0.min_std: bounds PPO's state-independent action std; sac has none"),
+    (["--hp", "use_sde=true", "--hp", "max_std=0.5"],
+     r"PushBox-v0.max_std: .*; ppo with use_sde has none"),
     (["--hp", "min_std=-1"], r"min_std -1: must be a number > 0"),
+    (["--hp", "min_std=0.9", "--hp", "max_std=0.5"], r"min_std 0.9 is above max_std 0.5"),
 ])
-def test_min_std_is_refused_before_anything_is_written(tmp_path: Path, argv: list[str],
-                                                        match: str):
-    floor = [] if any("min_std" in a for a in argv) else ["--hp", "min_std=0.3"]
+def test_std_bounds_are_refused_before_anything_is_written(tmp_path: Path, argv: list[str],
+                                                           match: str):
     with pytest.raises(ValueError, match=match):
-        T.main([*argv, *floor, "--no-progress", "--run-dir", str(tmp_path)])
+        T.main([*argv, "--no-progress", "--run-dir", str(tmp_path)])
     assert not any(tmp_path.iterdir())
 
 
