@@ -472,7 +472,11 @@ class StdClamp(BaseCallback):
     thirteenth and fifteenth rounds). Without it the std fell from 1 to 0.047 in 13 M steps
     and every seed stalled; with ``ent_coef: 0.01`` one seed of three kept its std near 1
     for the whole run and learned little. A floor keeps exploring without a bonus; a
-    ceiling keeps a bonus from holding the policy near random."""
+    ceiling keeps a bonus from holding the policy near random. Measured there (fifteenth
+    round, seeds 0 / 1 / 2 on 500 fresh episodes): ``max_std: 0.6`` with the bonus made every
+    seed learn from the start, but ended at 37.6 / 40.0 / 60.2 % against the entry's 60.8 /
+    51.6 / 0.0 %; ``min_std: 0.3`` without the bonus learned as slowly as no bonus at all
+    (stopped at 12 M steps)."""
 
     def __init__(self, low: float | None, high: float | None) -> None:
         super().__init__()
