@@ -47,8 +47,8 @@ class ObsView:
     """``view(obs)``: a copy of ``obs`` ((..., obs_dim)) with each sort of ``sorts``
     ((k, 7) integers, :data:`SORT_FIELDS`; (k, 6) reads as ``toward = -1``) applied in turn,
     then the columns ``hide`` set to 0; ``obs`` itself when there is nothing to do.
-    ``standoff`` ((k,) [m], default 0) is each sort's push-pose standoff, used by rows with
-    ``toward`` >= 0. Arguments that do not fit an observation of ``obs_dim`` columns raise
+    ``standoff`` ((k,) [m]) is each sort's push-pose standoff, used by rows with ``toward``
+    >= 0 and required when there is one (otherwise it defaults to 0). Arguments that do not fit an observation of ``obs_dim`` columns raise
     ValueError naming ``where``."""
 
     def __init__(self, obs_dim: int, hide: Any = (), sorts: Any = (), where: str = "view",
@@ -65,13 +65,16 @@ class ObsView:
                              f"{sorts.dtype} {sorts.shape}")
         if sorts.shape[1] == 6:
             sorts = np.concatenate([sorts, np.full((len(sorts), 1), -1, sorts.dtype)], 1)
+        for row in sorts.tolist():
+            _check_sort(row, obs_dim, where)
+        if standoff is None and (sorts[:, 6] >= 0).any():
+            raise ValueError(f"{where}: sort_standoff is missing, and a sort_slots row keyed "
+                             f"by its push pose ('toward' >= 0) needs its standoff [m]")
         standoff = np.zeros(len(sorts)) if standoff is None else np.asarray(standoff)
         if standoff.dtype.kind != "f" or standoff.shape != (len(sorts),) or not (
                 np.isfinite(standoff).all() and (standoff >= 0).all()):
             raise ValueError(f"{where}: sort_standoff must be {len(sorts)} finite lengths "
                              f">= 0 [m], one per sort, got {standoff!r}")
-        for row in sorts.tolist():
-            _check_sort(row, obs_dim, where)
         self.hide = hide.astype(np.int64)
         self.sorts = sorts.astype(np.int64)
         self.standoff = standoff.astype(np.float64)

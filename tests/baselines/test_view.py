@@ -89,6 +89,8 @@ def test_an_empty_view_returns_the_observation_itself():
     ({"sorts": [ROW], "standoff": [0.1, 0.2]}, "sort_standoff must be 1 finite lengths"),
     ({"sorts": [ROW], "standoff": [-0.1]}, "sort_standoff must be 1 finite lengths >= 0"),
     ({"sorts": [ROW], "standoff": [np.nan]}, "sort_standoff must be 1 finite lengths"),
+    ({"sorts": [(*ROW, 0)]}, "sort_standoff is missing, and a sort_slots row keyed by its "
+                             r"push pose \('toward' >= 0\) needs its standoff"),
 ])
 def test_a_view_that_does_not_fit_the_observation_is_refused(kwargs, match):
     with pytest.raises(ValueError, match=match):
