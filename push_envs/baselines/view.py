@@ -48,8 +48,8 @@ class ObsView:
     ((k, 7) integers, :data:`SORT_FIELDS`; (k, 6) reads as ``toward = -1``) applied in turn,
     then the columns ``hide`` set to 0; ``obs`` itself when there is nothing to do.
     ``standoff`` ((k,) [m]) is each sort's push-pose standoff, used by rows with ``toward``
-    >= 0 and required when there is one (otherwise it defaults to 0). Arguments that do not fit an observation of ``obs_dim`` columns raise
-    ValueError naming ``where``."""
+    >= 0 and required when there is one (otherwise it defaults to 0). Arguments that do not
+    fit an observation of ``obs_dim`` columns raise ValueError naming ``where``."""
 
     def __init__(self, obs_dim: int, hide: Any = (), sorts: Any = (), where: str = "view",
                  standoff: Any = None) -> None:
