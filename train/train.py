@@ -476,7 +476,8 @@ class StdClamp(BaseCallback):
     round, seeds 0 / 1 / 2 on 500 fresh episodes): ``max_std: 0.6`` with the bonus made every
     seed learn from the start, but ended at 37.6 / 40.0 / 60.2 % against the entry's 60.8 /
     51.6 / 0.0 %; ``min_std: 0.3`` without the bonus learned as slowly as no bonus at all
-    (stopped at 12 M steps)."""
+    (stopped at 12 M steps). Both with the bonus over 60 M steps (sixteenth round, Sweep's
+    entry now): 81.8 / 77.0 / 85.0 %."""
 
     def __init__(self, low: float | None, high: float | None) -> None:
         super().__init__()
