@@ -59,8 +59,12 @@ def test_the_wheel_and_the_sdist_carry_every_file_a_task_needs(dist):
     with tarfile.open(sdist) as tar:
         members = {m.name.split("/", 1)[1] for m in tar.getmembers() if "/" in m.name}
     assert _needed("") <= members, sorted(_needed("") - members)
+    assert "LICENSE" in members
     version = wheel.name.split("-")[1]
     assert version == push_envs.__version__
+    meta = zipfile.ZipFile(wheel).read(f"push_envs-{version}.dist-info/METADATA").decode()
+    assert "License-Expression: MIT" in meta.splitlines()
+    assert f"push_envs-{version}.dist-info/licenses/LICENSE" in names
     assert (ROOT / "CHANGELOG.md").read_text().count(f"## [{version}]") == 1
 
 
