@@ -572,10 +572,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     if _ent_coef(hp.get("ent_coef", 0.0))[1] and args.algo != "ppo":
         raise ValueError(f"{args.env}.ent_coef: lin_ decays PPO's entropy bonus; {args.algo} "
                          f"takes a number or 'auto'")
-    bounds = [k for k, v in zip(("min_std", "max_std"), _std_bounds(hp), strict=True)
-              if v is not None]
-    if bounds and (args.algo != "ppo" or hp.get("use_sde")):
-        raise ValueError(f"{args.env}.{bounds[0]}: bounds PPO's state-independent action "
+    std_callbacks = std_clamp(hp)  # bad bounds are refused here, before anything is written
+    if std_callbacks and (args.algo != "ppo" or hp.get("use_sde")):
+        key = "min_std" if hp.get("min_std") is not None else "max_std"
+        raise ValueError(f"{args.env}.{key}: bounds PPO's state-independent action "
                          f"std; {args.algo}{' with use_sde' if hp.get('use_sde') else ''} "
                          f"has none")
     view = None  # what the policy sees (the warm start's clone sees the same)
@@ -638,7 +638,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                            callback_on_new_best=on_best, verbose=0)
     t_train = time.perf_counter()
     callbacks = CallbackList([eval_cb, UpdateThreads(args.threads, update_threads),
-                              *ent_coef_decay(hp), *std_clamp(hp)])
+                              *ent_coef_decay(hp), *std_callbacks])
     model.learn(total_timesteps=hp["n_timesteps"], callback=callbacks,
                 progress_bar=args.progress, tb_log_name=args.algo)
     train_time = time.perf_counter() - t_train
