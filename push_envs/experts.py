@@ -16,6 +16,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from .rollout import rollout
 from .scripted import BatchPolicy
 from .tasks import REGISTRY, spec, spec_of
 
@@ -77,8 +78,6 @@ def evaluate(env_id: str, robot: str | None = None, episodes: int = 500, seed: i
     Wilson interval, and the mean episode length [steps]."""
     import gymnasium as gym
     from gymnasium.vector import AutoresetMode
-
-    from .datasets import rollout
 
     cls = spec(env_id)
     robot = robot or next(iter(cls.experts), cls.default_robot)
