@@ -67,7 +67,8 @@ def read_rows(path: Path | None = None) -> list[dict[str, str]]:
     return list(rows.values())
 
 
-def _task_order() -> list[str]:
+def task_order() -> list[str]:
+    """The task ids in the registry's order (``push_envs.ENV_IDS``, read at each call)."""
     import push_envs
 
     return list(push_envs.ENV_IDS)
@@ -87,7 +88,7 @@ def groups(rows: list[dict[str, str]]) -> dict[tuple[str, str, str], list[dict[s
     out: dict[tuple[str, str, str], list[dict[str, str]]] = defaultdict(list)
     for r in rows:
         out[(r["task"], r["robot"], r["policy"])].append(r)
-    order = _task_order()
+    order = task_order()
     return {k: sorted(out[k], key=lambda r: _seed(r["seed"]))
             for k in sorted(out, key=_sort_key(order))}
 
@@ -140,7 +141,7 @@ def summaries() -> list[dict[str, Any]]:
                     "intervals": None, "episodes_per_seed": r["episodes_per_seed"],
                     "command": r["command"], "configuration": r["configuration"],
                     "source": "baselines.csv"})
-    order = _task_order()
+    order = task_order()
     key = _sort_key(order)
     return sorted(out, key=lambda s: key((s["task"], s["robot"], "")))
 
