@@ -59,7 +59,6 @@ exclude_patterns = [
     "_build",
     "_generated",  # tables included by pages, not pages of their own
     "_scripts",
-    "curves",  # training runs' raw data (their README files are notes, not pages)
     "data",
     "Thumbs.db",
     ".DS_Store",

@@ -76,12 +76,8 @@ FLOORS = {
 
 
 def _floor(module: str) -> int | None:
-    best = None
-    for prefix, level in FLOORS.items():
-        if (module == prefix or module.startswith(prefix + ".")) and \
-                (best is None or len(prefix) > len(best)):
-            best = prefix
-    return None if best is None else FLOORS[best]
+    names = [p for p in FLOORS if module == p or module.startswith(p + ".")]
+    return FLOORS[max(names, key=len)] if names else None
 
 
 def climbing_arrows(modules: dict[str, Path] = MODULES) -> list[str]:

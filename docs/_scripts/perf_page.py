@@ -326,7 +326,8 @@ files that the benchmark scripts write into `docs/data/`; each says on which mac
 command and with which actions it was measured, and gives min, median and max. To refresh a
 figure, rerun its command on a quiet machine and then `python docs/_scripts/perf_page.py`.
 Figures measured on different machines or under different load do not compare; ratios within
-one run do. The [history](history.md) keeps the earlier measurements that shaped the engine.
+one run do. The [performance history](performance_history.md) keeps the earlier
+measurements that shaped the engine.
 """, throughput_section(plot), cold_start_section(plot)]
     return "\n".join(parts).rstrip() + "\n"
 
