@@ -134,9 +134,11 @@ def test_the_committed_performance_page_is_the_scripts_output():
 
 # ------------------------------------------------------------------------------ the site
 def _tree(folder: Path) -> dict[str, str]:
-    """Every file under ``folder`` (but the build's own folder) and its content's hash."""
+    """Every file under ``folder`` and its content's hash, but the build's own folder and
+    Python's bytecode caches (other test processes import the docs scripts meanwhile)."""
     return {p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(folder.rglob("*")) if p.is_file() and "_build" not in p.parts}
+            for p in sorted(folder.rglob("*")) if p.is_file()
+            and not {"_build", "__pycache__"} & set(p.relative_to(folder).parts)}
 
 
 @pytest.fixture(scope="module")
