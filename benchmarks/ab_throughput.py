@@ -28,8 +28,6 @@ import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent.parent
-TASKS = ("PushBox-v0", "WallSlide-v0", "PushT-v0", "PushMulti-v0", "PushClutter-v0", "Sweep-v0",
-         "CoopPush-v0", "PushMaze-v0")
 
 _WORKER = r"""
 import json, sys, time
@@ -78,10 +76,20 @@ def run(side: Path, cache: Path, env_id: str, n: int, steps: int) -> float:
     return json.loads(out.stdout.strip().splitlines()[-1])["rate"]
 
 
+def registered_ids(side: Path) -> list[str]:
+    """The task ids registered by the checkout ``side`` (its ``push_envs.ENV_IDS``)."""
+    env = dict(os.environ, PYTHONPATH=str(side), SDL_VIDEODRIVER="dummy")
+    out = subprocess.run([sys.executable, "-c", "import push_envs; print(*push_envs.ENV_IDS)"],
+                         env=env, cwd=tempfile.gettempdir(), capture_output=True, text=True,
+                         check=True)
+    return out.stdout.split()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--base", required=True, type=Path, help="the other checkout")
-    ap.add_argument("--tasks", nargs="+", default=list(TASKS))
+    ap.add_argument("--tasks", nargs="+", default=None,
+                    help="task ids (default: every task this checkout registers)")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--num-envs", type=int, default=4096)
     ap.add_argument("--single-steps", type=int, default=20_000)
@@ -91,6 +99,7 @@ def main() -> None:
     ap.add_argument("--csv", type=Path, default=None)
     args = ap.parse_args()
     sides = {"this": HERE, "base": args.base.resolve()}
+    args.tasks = args.tasks or registered_ids(HERE)
     caches = {k: args.cache_root / k for k in sides}
     forms = [(1, args.single_steps), (args.num_envs, args.batch_steps)]
     if args.warm:

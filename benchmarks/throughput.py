@@ -40,8 +40,6 @@ import numpy as np
 # The step timer: the wall clock, or the process's CPU time with --cpu-time.
 _clock = time.perf_counter
 
-TASKS = ("PushBox-v0", "WallSlide-v0", "PushT-v0", "PushMulti-v0", "PushClutter-v0", "Sweep-v0",
-         "CoopPush-v0", "PushMaze-v0")
 TARGETS = {"vec4096": 1_000_000, "single": 50_000, "cold": 3.0}
 # make_vec N=1024 targets of the many-object tasks (issue 12) [env-steps/s]
 TARGETS_1024 = {"PushMulti-v0": 300_000, "PushClutter-v0": 300_000, "Sweep-v0": 100_000}
@@ -208,7 +206,8 @@ def main() -> None:
     ap.add_argument("--steps", type=int, default=100, help="batched steps per timed run")
     ap.add_argument("--single-steps", type=int, default=10_000)
     ap.add_argument("--sizes", type=int, nargs="+", default=[1, 64, 1024, 4096])
-    ap.add_argument("--tasks", nargs="+", default=list(TASKS))
+    ap.add_argument("--tasks", nargs="+", default=None,
+                    help="task ids (default: every registered task)")
     ap.add_argument("--threads", type=int, default=None, help="numba threads (default: all)")
     ap.add_argument("--quick", action="store_true", help="2 repeats, fewer steps")
     ap.add_argument("--compare", action="store_true", help="add SyncVectorEnv over single envs")
@@ -228,7 +227,9 @@ def main() -> None:
         _clock = time.process_time
     import numba
 
-    import push_envs  # noqa: F401
+    import push_envs
+
+    args.tasks = args.tasks or list(push_envs.ENV_IDS)
 
     _RUN.update(numba_threads=args.threads or numba.get_num_threads(),
                 clock="cpu" if args.cpu_time else "wall", actions="random, pre-generated",

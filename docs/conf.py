@@ -5,10 +5,11 @@ Build (offline; warnings are errors, as CI builds it):
     pip install -e ".[docs]"
     sphinx-build -W -b html docs docs/_build/html
 
-The pages are Markdown. Pictures and tables that come from measurements are made by the
-scripts in ``docs/_scripts`` and committed; the task pages are generated at every build from
-the task declarations (``docs/_scripts/task_pages.py``). The build runs no simulation and
-fetches nothing from the network (no intersphinx).
+The pages are Markdown. Pictures, tables and pages that come from measurements or from the
+task declarations are made by the scripts in ``docs/_scripts`` and committed (the task pages:
+``python docs/_scripts/task_pages.py``); tests/docs/ checks that each committed one is what
+its script writes now. The build only reads the source tree and writes nothing but its output
+folder; it runs no simulation and fetches nothing from the network (no intersphinx).
 """
 
 from __future__ import annotations
@@ -58,7 +59,6 @@ exclude_patterns = [
     "_build",
     "_generated",  # tables included by pages, not pages of their own
     "_scripts",
-    "curves",  # training runs' raw data (their README files are notes, not pages)
     "data",
     "Thumbs.db",
     ".DS_Store",
@@ -137,17 +137,7 @@ def _process_docstring(app, what, name, obj, options, lines: list[str]) -> None:
     lines[:] = aligned_fields(lines)
 
 
-def _task_pages(app) -> None:
-    """Generate docs/tasks/*.md from the task declarations before the build reads them, so
-    a page can never disagree with its TaskSpec."""
-    sys.path.insert(0, str(DOCS / "_scripts"))
-    import task_pages
-
-    task_pages.generate()
-
-
 def setup(app) -> None:
-    app.connect("builder-inited", _task_pages)
     app.connect("autodoc-process-docstring", _process_docstring)
 
 

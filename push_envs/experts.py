@@ -16,13 +16,16 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from . import tasks
+from .rollout import rollout
 from .scripted import BatchPolicy
-from .tasks import REGISTRY, spec, spec_of
+from .tasks import spec, spec_of
 
 
 def available() -> list[tuple[str, str]]:
-    """Every (task id, robot) that has a scripted expert, in registry order."""
-    return [(s.id, robot) for s in map(spec_of, REGISTRY) for robot in s.experts]
+    """Every (task id, robot) that has a scripted expert, in registry order (read at each
+    call: the registry is the one list of tasks)."""
+    return [(s.id, robot) for s in map(spec_of, tasks.REGISTRY) for robot in s.experts]
 
 
 def factory(task_class: Any, robot: str, target: str | None = None) -> Any:
@@ -77,8 +80,6 @@ def evaluate(env_id: str, robot: str | None = None, episodes: int = 500, seed: i
     Wilson interval, and the mean episode length [steps]."""
     import gymnasium as gym
     from gymnasium.vector import AutoresetMode
-
-    from .datasets import rollout
 
     cls = spec(env_id)
     robot = robot or next(iter(cls.experts), cls.default_robot)

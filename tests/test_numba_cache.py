@@ -169,7 +169,7 @@ def test_a_one_line_edit_to_a_task_recompiles_that_tasks_hook_alone(tmp_path):
     assert saved() == set()  # warm
     task = copy / "push_envs" / "tasks" / "pushing" / "push_box" / "__init__.py"
     text = task.read_text()
-    old = "    P.observe_single(e, W, V, T)\n"
+    old = "    P.observe_goal_xy(e, W, V, T)\n"
     assert old in text
     task.write_text(text.replace(old, old + "    T.ag[e, 0] = 0.0\n"))
     assert saved() == {"push_envs_tasks_pushing_push_box.hooks_c"}

@@ -23,7 +23,7 @@ What the run does (Ross et al., 2011, with the three choices below):
    (gym-pusht's: the T covers 0.95 of the goal) and under ``success='pose'`` (2 cm, 5 deg).
 
 Why not the plain clone of train/warm_start.py (measured on 2 Dec, seed 0;
-docs/training_results.md, tenth round): it made 0-1 % coverage success. The changes below
+docs/history.md, tenth round): it made 0-1 % coverage success. The changes below
 were added one after another; until the last one, the policy stayed at 0-11 %:
 
 * **Copycat inputs.** The observation carries the robot's velocity, which follows the last

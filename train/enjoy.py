@@ -1,7 +1,7 @@
 """Watch a trained agent: a pygame window, or a GIF with ``--gif``.
 
     python -m train.enjoy --run runs/PushBox-v0/ppo/0
-    python -m train.enjoy --run runs/PushBox-v0/ppo/0 --gif docs/pushbox_ppo.gif --episodes 3
+    python -m train.enjoy --run runs/PushBox-v0/ppo/0 --gif pushbox_ppo.gif --episodes 3
 
 Loads ``args.json`` (env id, algorithm, env kwargs), the best model (or the final one, or
 ``--model final``) and the VecNormalize stats saved with it (in eval mode: frozen statistics,

@@ -1,6 +1,6 @@
 """Learning curves from EvalCallback logs: success rate and mean return vs env steps.
 
-    python -m train.plot runs/PushBox-v0/ppo --out docs/learning_curve_pushbox.png
+    python -m train.plot runs/PushBox-v0/ppo --out learning_curve_pushbox.png
     python -m train.plot runs/PushBox-v0/ppo runs/WallSlide-v0/ppo --labels PushBox WallSlide
 
 Each positional folder is one line: the mean over the seeds found under it (every

@@ -8,7 +8,7 @@ DAgger policy), so that training starts at the base's success and improves on it
 The env sees ``clip(base(obs) + scale * residual, low, high)``: ``residual`` in [-1, 1] is
 PPO's action (SB3 clips its Gaussian sample to that Box), ``base`` the frozen base agent run
 in numpy (:mod:`push_envs.baselines.agent`; a train/dagger.py run folder is exported to one
-first, ``train.export``), ``scale`` a hyperparameter. Why (docs/training_results.md): PPO from
+first, ``train.export``), ``scale`` a hyperparameter. Why (docs/history.md): PPO from
 a Gaussian clone of the expert made 0-1 % coverage success on Push-T; the DAgger mixture
 policy makes 78-90 %, but PPO cannot start from it, its mixture head is not a Gaussian. A
 residual keeps the base as it is and learns only what to add (Silver et al., 2018; Johannink

@@ -24,7 +24,7 @@ import time
 
 # torch's OpenMP threads sleep instead of spinning between parallel regions. Measured on 2
 # shared cores (PPO, 2 torch threads in the update): spinning made a run 7x slower than
-# sleeping when other processes wanted the cores (docs/training_results.md). Read when torch
+# sleeping when other processes wanted the cores (docs/history.md). Read when torch
 # loads, so it is set before the import.
 _USER_ENV = frozenset(os.environ)  # what the user set before this script ran
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
@@ -417,7 +417,7 @@ class UpdateThreads(BaseCallback):
 
     Collecting a rollout is many small batched forwards beside the numba env batch, where
     one torch thread is fastest; the update is large matrix products with the env idle,
-    where every core helps (measured in docs/training_results.md)."""
+    where every core helps (measured in docs/history.md)."""
 
     def __init__(self, collect: int, update: int) -> None:
         super().__init__()
@@ -437,7 +437,7 @@ class EntCoefDecay(BaseCallback):
     """The entropy bonus decayed linearly to 0 over training (``ent_coef: lin_<value>``).
 
     The idea: a bonus keeps the policy exploring early, and taking it away late lets the
-    policy sharpen. Measured on Sweep-v0 it did not pay (docs/training_results.md, fourteenth
+    policy sharpen. Measured on Sweep-v0 it did not pay (docs/history.md, fourteenth
     round): the bonus carries the middle of training there too, and decayed from the start
     the std fell as it does without one. Set before each update from the fraction of the
     steps still to come, as SB3's own schedules are."""
@@ -468,7 +468,7 @@ class StdClamp(BaseCallback):
     and ``max_std``; None: unbounded on that side): before each rollout, ``log_std`` is
     clamped to their logarithms, so every rollout is collected within the bounds.
 
-    Why: on Sweep-v0 the entropy bonus is a blunt tool both ways (docs/training_results.md,
+    Why: on Sweep-v0 the entropy bonus is a blunt tool both ways (docs/history.md,
     thirteenth and fifteenth rounds). Without it the std fell from 1 to 0.047 in 13 M steps
     and every seed stalled; with ``ent_coef: 0.01`` one seed of three kept its std near 1
     for the whole run and learned little. A floor keeps exploring without a bonus; a

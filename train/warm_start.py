@@ -29,7 +29,7 @@ expert never visits, and compounds its errors there. Labelling the clone's own s
 it the way back. Measured on PushClutter-v0 (the router expert, 128 x 128 Tanh actor, 20
 epochs a fit, seed 0): the clone's own play went 12 / 23 / 42 / 48 / 51 / 55 % over six
 rounds, where the plain clone makes 6-7 %; PPO from it made 66-71 % over 3 seeds, against 41 %
-from the plain clone (docs/training_results.md, eighth round).
+from the plain clone (docs/history.md, eighth round).
 
 The critic is fitted too because PPO's first updates weigh the actor's steps by advantages;
 from a random critic those are noise, and the clone unlearns before the critic catches up.

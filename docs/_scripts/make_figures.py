@@ -1,36 +1,46 @@
-"""Render the first frame of each headline task to docs/_static/tasks/<id>.png.
+"""Render the first frame of every registered task to docs/_static/tasks/<id>.png.
 
     python docs/_scripts/make_figures.py [--out docs/_static/tasks] [--seed 0] [ids ...]
     python docs/_scripts/make_figures.py --gif CoopPush-v0 PushMaze-v0
 
-Each env is reset with the seed and drawn in ``rgb_array`` mode (no window, works headless);
-the frame is saved with pygame, so no image library beyond the core dependencies is needed.
-``--gif`` also writes docs/_static/tasks/<id>-scripted.gif: one episode of the task's
-scripted policy (push_envs.scripted), with the step and the task's progress in the corner
-(needs Pillow, which the ``[train]`` extra brings with matplotlib). PushMaze-v0's GIF is
-cropped to the episode's layout, enlarged.
+The ids default to the registry's (``push_envs.ENV_IDS``). Each env is reset with the seed
+and drawn in ``rgb_array`` mode (no window, works headless); the frame is saved with pygame,
+so no image library beyond the core dependencies is needed. ``--gif`` also writes
+docs/_static/tasks/<id>-scripted.gif for a task with a scripted expert: one episode of it
+(:func:`push_envs.experts.expert`, its first robot), with the step and the task's first info
+field (its headline measure, e.g. ``box_to_goal``) in the corner (needs Pillow, which the
+``[train]`` extra brings with matplotlib). A task whose reset reports a ``layout`` (PushMaze-v0)
+has its GIF cropped to the episode's layout, enlarged.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
-ENV_IDS = ("PushBox-v0", "WallSlide-v0", "PushT-v0", "PushMulti-v0", "PushClutter-v0",
-           "Sweep-v0", "CoopPush-v0", "PushMaze-v0")
-# The info key shown in the scripted GIF's corner, per task (its expert: push_envs.experts).
-SCRIPTED = {
-    "PushBox-v0": "box_to_goal",
-    "PushMulti-v0": "boxes_at_goal",
-    "PushClutter-v0": "clutter_contacts_episode",
-    "Sweep-v0": "fraction_inside",
-    "CoopPush-v0": "box_to_goal",
-    "PushMaze-v0": "box_to_goal",
-}
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))  # push_envs from this checkout
+
+
+def task_ids() -> list[str]:
+    """The ids to draw by default: the registry's, in its order."""
+    import push_envs
+
+    return list(push_envs.ENV_IDS)
+
+
+def headline(env_id: str) -> str | None:
+    """The info key shown in a scripted GIF's corner: the task's first info field."""
+    from push_envs.tasks import spec
+
+    fields = spec(env_id).info_fields
+    return fields[0][0] if fields else None
 
 
 def save_png(frame: np.ndarray, path: str | os.PathLike) -> None:
@@ -54,14 +64,16 @@ def save_gif(env_id: str, path: str | os.PathLike, seed: int, max_steps: int = 5
     from PIL import Image
 
     from push_envs.experts import expert
+    from push_envs.tasks import spec
 
-    key = SCRIPTED[env_id]
-    batch = expert(env_id, "diff")
+    key = headline(env_id)
+    robot = next(iter(spec(env_id).experts))
+    batch = expert(env_id, robot)
 
     def policy(obs: np.ndarray) -> np.ndarray:
         return batch(obs[None])[0]
 
-    env = gym.make(env_id, render_mode="rgb_array")
+    env = gym.make(env_id, render_mode="rgb_array", robot=robot)
     frames = []
     crop = None
     try:
@@ -94,7 +106,7 @@ def save_gif(env_id: str, path: str | os.PathLike, seed: int, max_steps: int = 5
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """Write one PNG per id in ENV_IDS."""
+    """Write one PNG per id (default: every registered task), and the GIFs with --gif."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path,
                         default=Path(__file__).resolve().parent.parent / "_static" / "tasks",
@@ -102,16 +114,16 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=0, help="reset seed")
     parser.add_argument("--gif", action="store_true",
                         help="also write <id>-scripted.gif with the scripted policy")
-    parser.add_argument("ids", nargs="*", default=list(ENV_IDS), help="env ids to draw")
+    parser.add_argument("ids", nargs="*", help="env ids to draw (default: every registered task)")
     args = parser.parse_args(argv)
     os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 
     import gymnasium as gym
 
-    import push_envs  # noqa: F401 - registers the task ids
+    from push_envs.tasks import spec
 
     args.out.mkdir(parents=True, exist_ok=True)
-    for env_id in args.ids:
+    for env_id in args.ids or task_ids():
         env = gym.make(env_id, render_mode="rgb_array")
         try:
             env.reset(seed=args.seed)
@@ -121,7 +133,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         path = args.out / f"{env_id}.png"
         save_png(frame, path)
         print(f"{env_id}: {frame.shape[1]}x{frame.shape[0]} -> {path}")
-        if args.gif and env_id in SCRIPTED:
+        if args.gif and spec(env_id).experts:
             gif = args.out / f"{env_id}-scripted.gif"
             steps, ok = save_gif(env_id, gif, args.seed)
             print(f"{env_id}: {steps} steps, success {ok} -> {gif}")

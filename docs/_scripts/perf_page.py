@@ -18,16 +18,24 @@ from __future__ import annotations
 
 import csv
 import json
+import sys
 from collections import defaultdict
 from pathlib import Path
 
 DOCS = Path(__file__).resolve().parent.parent
+if str(DOCS.parent) not in sys.path:
+    sys.path.insert(0, str(DOCS.parent))  # push_envs from this checkout
 DATA = DOCS / "data"
 PNG = DOCS / "_static" / "perf"
 PAGE = DOCS / "performance.md"
 
-TASK_ORDER = ("PushBox-v0", "WallSlide-v0", "PushT-v0", "PushMulti-v0", "PushClutter-v0",
-              "Sweep-v0", "CoopPush-v0", "PushMaze-v0")
+
+def task_order(tasks) -> list[str]:
+    """``tasks`` in the registry's order (``push_envs.ENV_IDS``), any other id after them."""
+    import push_envs
+
+    ids = list(push_envs.ENV_IDS)
+    return [t for t in ids if t in tasks] + [t for t in tasks if t not in ids]
 
 
 def _read(name: str) -> tuple[list[dict], dict]:
@@ -74,7 +82,8 @@ def _plt():
 
 
 # ------------------------------------------------------------------------------ throughput
-def throughput_section() -> str:
+def throughput_section(plot: bool = True) -> str:
+    """The throughput table (and, with ``plot``, its figure)."""
     rows, meta = _read("throughput")
     cells: dict[str, dict[str, tuple[float, float, float]]] = defaultdict(dict)
     sizes: set[int] = set()
@@ -86,7 +95,7 @@ def throughput_section() -> str:
             sizes.add(col)
         cells[r["task"]][str(col)] = (float(r["median"]), float(r["min"]), float(r["max"]))
     cols = ["gym.make", *[str(n) for n in sorted(sizes)]]
-    tasks = [t for t in TASK_ORDER if t in cells] + [t for t in cells if t not in TASK_ORDER]
+    tasks = task_order(cells)
     head = ("| task | `gym.make` | " + " | ".join(f"`make_vec` N={c}" for c in cols[1:]) + " |")
     lines = [head, "|---|" + "---:|" * len(cols)]
     for t in tasks:
@@ -100,38 +109,39 @@ def throughput_section() -> str:
         lines.append(f"| {t} | " + " | ".join(out) + " |")
     table = "\n".join(lines)
 
-    plt = _plt()
-    fig, ax = plt.subplots(figsize=(8.0, 4.2))
-    for i, t in enumerate(tasks):
-        ns = [int(c) for c in cols[1:] if c in cells[t]]
-        med = [cells[t][str(n)][0] for n in ns]
-        lo = [cells[t][str(n)][0] - cells[t][str(n)][1] for n in ns]
-        hi = [cells[t][str(n)][2] - cells[t][str(n)][0] for n in ns]
-        ax.errorbar(ns, med, yerr=[lo, hi], marker="o", ms=4, capsize=3, lw=1.2,
-                    color=f"C{i}", label=t)
-        if "gym.make" in cells[t]:
-            ax.plot([1], [cells[t]["gym.make"][0]], marker="*", ms=9, color=f"C{i}",
-                    ls="none")
-    ax.plot([], [], "k*", ls="none", label="gym.make (1 env)")
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
-    from matplotlib.ticker import FuncFormatter, NullFormatter
+    if plot:
+        plt = _plt()
+        fig, ax = plt.subplots(figsize=(8.0, 4.2))
+        for i, t in enumerate(tasks):
+            ns = [int(c) for c in cols[1:] if c in cells[t]]
+            med = [cells[t][str(n)][0] for n in ns]
+            lo = [cells[t][str(n)][0] - cells[t][str(n)][1] for n in ns]
+            hi = [cells[t][str(n)][2] - cells[t][str(n)][0] for n in ns]
+            ax.errorbar(ns, med, yerr=[lo, hi], marker="o", ms=4, capsize=3, lw=1.2,
+                        color=f"C{i}", label=t)
+            if "gym.make" in cells[t]:
+                ax.plot([1], [cells[t]["gym.make"][0]], marker="*", ms=9, color=f"C{i}",
+                        ls="none")
+        ax.plot([], [], "k*", ls="none", label="gym.make (1 env)")
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        from matplotlib.ticker import FuncFormatter, NullFormatter
 
-    sizes_sorted = sorted(sizes | {1})
-    ax.set_xticks(sizes_sorted, [str(n) for n in sizes_sorted])
-    ax.xaxis.set_minor_formatter(NullFormatter())
-    lo_y, hi_y = ax.get_ylim()
-    ax.set_yticks([v for v in (1e4, 2e4, 5e4, 1e5, 2e5, 5e5, 1e6, 2e6, 5e6)
-                   if lo_y <= v <= hi_y])
-    ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _: f"{y / 1000:g} k"))
-    ax.yaxis.set_minor_formatter(NullFormatter())
-    ax.set_xlabel("envs in the batch, N")
-    ax.set_ylabel("env-steps per CPU-second")
-    ax.set_title("make_vec throughput, random actions: median, bars min–max over "
-                 f"{rows[0]['repeats']} runs", fontsize=9)
-    ax.legend(fontsize=8, ncol=2, loc="lower right")
-    PNG.mkdir(parents=True, exist_ok=True)
-    fig.savefig(PNG / "throughput.png")
+        sizes_sorted = sorted(sizes | {1})
+        ax.set_xticks(sizes_sorted, [str(n) for n in sizes_sorted])
+        ax.xaxis.set_minor_formatter(NullFormatter())
+        lo_y, hi_y = ax.get_ylim()
+        ax.set_yticks([v for v in (1e4, 2e4, 5e4, 1e5, 2e5, 5e5, 1e6, 2e6, 5e6)
+                       if lo_y <= v <= hi_y])
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _: f"{y / 1000:g} k"))
+        ax.yaxis.set_minor_formatter(NullFormatter())
+        ax.set_xlabel("envs in the batch, N")
+        ax.set_ylabel("env-steps per CPU-second")
+        ax.set_title("make_vec throughput, random actions: median, bars min–max over "
+                     f"{rows[0]['repeats']} runs", fontsize=9)
+        ax.legend(fontsize=8, ncol=2, loc="lower right")
+        PNG.mkdir(parents=True, exist_ok=True)
+        fig.savefig(PNG / "throughput.png")
 
     threads = rows[0]["numba_threads"]
     clock = "CPU time" if rows[0]["clock"] == "cpu" else "wall clock"
@@ -169,7 +179,8 @@ What sets these figures:
 
 
 # ------------------------------------------------------------------------------ cold start
-def cold_start_section() -> str:
+def cold_start_section(plot: bool = True) -> str:
+    """The cold-start tables (and, with ``plot``, their figure)."""
     rows, meta = _read("cold_start")
     before, bmeta = _read("cold_start_before")
     tasks = [r for r in rows]
@@ -231,36 +242,37 @@ def cold_start_section() -> str:
                 f"{verdict(f(first['cached_wall_median_s']), 0.5)}; {every} |")
     comparison = "\n".join(comp)
 
-    plt = _plt()
-    fig, (a, b) = plt.subplots(1, 2, figsize=(10, 3.8), gridspec_kw={"width_ratios": [1.6, 1]})
-    names = [r["task"].replace("-v0", "") for r in rows]
-    xs = list(range(len(rows)))
-    a.bar([x - 0.2 for x in xs], [f(r["cold_make_cpu_s"]) for r in rows], 0.4, color="C0",
-          label="first gym.make step")
-    a.bar([x + 0.2 for x in xs], [f(r["cold_make_vec_cpu_s"]) for r in rows], 0.4,
-          color="C1", label="then make_vec(4096), more")
-    a.bar([-0.2], [283], 0.4, color="none", edgecolor="C0", ls="--", lw=1.2,
-          label="before: PushBox-v0 283 CPU s")
-    a.bar([0.8], [122], 0.4, color="none", edgecolor="0.4", ls="--", lw=1.2,
-          label="before: a further task 122 CPU s")
-    a.axhline(10, color="C3", ls=":", lw=1)
-    a.text(len(rows) - 0.5, 12, "10 s target", color="C3", fontsize=8, ha="right")
-    a.set_yscale("log")
-    a.set_xticks(xs, names, rotation=30, fontsize=8)
-    a.set_ylabel("CPU seconds (log)")
-    a.set_title("cold start, tasks in registry order on one empty cache", fontsize=9)
-    a.legend(fontsize=7, loc="upper right")
-    med = [f(r["cached_wall_median_s"]) for r in rows]
-    lo = [m - f(r["cached_wall_min_s"]) for m, r in zip(med, rows, strict=True)]
-    hi = [f(r["cached_wall_max_s"]) - m for m, r in zip(med, rows, strict=True)]
-    b.bar(xs, med, 0.6, yerr=[lo, hi], capsize=3, color="C2", label="now (min–max bars)")
-    b.axhline(2.4, color="0.4", ls="--", lw=1.2, label="before: 2.4 s")
-    b.axhline(0.5, color="C3", ls=":", lw=1, label="target: 0.5 s")
-    b.set_xticks(xs, names, rotation=30, fontsize=8)
-    b.set_ylabel("wall seconds")
-    b.set_title(f"cached start, {rows[0]['cached_runs']} new processes per task", fontsize=9)
-    b.legend(fontsize=7, loc="upper left")
-    fig.savefig(PNG / "cold_start.png")
+    if plot:
+        plt = _plt()
+        fig, (a, b) = plt.subplots(1, 2, figsize=(10, 3.8), gridspec_kw={"width_ratios": [1.6, 1]})
+        names = [r["task"].replace("-v0", "") for r in rows]
+        xs = list(range(len(rows)))
+        a.bar([x - 0.2 for x in xs], [f(r["cold_make_cpu_s"]) for r in rows], 0.4, color="C0",
+              label="first gym.make step")
+        a.bar([x + 0.2 for x in xs], [f(r["cold_make_vec_cpu_s"]) for r in rows], 0.4,
+              color="C1", label="then make_vec(4096), more")
+        a.bar([-0.2], [283], 0.4, color="none", edgecolor="C0", ls="--", lw=1.2,
+              label="before: PushBox-v0 283 CPU s")
+        a.bar([0.8], [122], 0.4, color="none", edgecolor="0.4", ls="--", lw=1.2,
+              label="before: a further task 122 CPU s")
+        a.axhline(10, color="C3", ls=":", lw=1)
+        a.text(len(rows) - 0.5, 12, "10 s target", color="C3", fontsize=8, ha="right")
+        a.set_yscale("log")
+        a.set_xticks(xs, names, rotation=30, fontsize=8)
+        a.set_ylabel("CPU seconds (log)")
+        a.set_title("cold start, tasks in registry order on one empty cache", fontsize=9)
+        a.legend(fontsize=7, loc="upper right")
+        med = [f(r["cached_wall_median_s"]) for r in rows]
+        lo = [m - f(r["cached_wall_min_s"]) for m, r in zip(med, rows, strict=True)]
+        hi = [f(r["cached_wall_max_s"]) - m for m, r in zip(med, rows, strict=True)]
+        b.bar(xs, med, 0.6, yerr=[lo, hi], capsize=3, color="C2", label="now (min–max bars)")
+        b.axhline(2.4, color="0.4", ls="--", lw=1.2, label="before: 2.4 s")
+        b.axhline(0.5, color="C3", ls=":", lw=1, label="target: 0.5 s")
+        b.set_xticks(xs, names, rotation=30, fontsize=8)
+        b.set_ylabel("wall seconds")
+        b.set_title(f"cached start, {rows[0]['cached_runs']} new processes per task", fontsize=9)
+        b.legend(fontsize=7, loc="upper left")
+        fig.savefig(PNG / "cold_start.png")
 
     return f"""## Cold start
 
@@ -303,7 +315,8 @@ The figures before:
 """
 
 
-def main() -> None:
+def page(plot: bool = True) -> str:
+    """docs/performance.md's text (and, with ``plot``, its figures written)."""
     parts = ["""<!-- generated by docs/_scripts/perf_page.py from docs/data/*.csv; do not edit -->
 
 # Performance
@@ -313,9 +326,14 @@ files that the benchmark scripts write into `docs/data/`; each says on which mac
 command and with which actions it was measured, and gives min, median and max. To refresh a
 figure, rerun its command on a quiet machine and then `python docs/_scripts/perf_page.py`.
 Figures measured on different machines or under different load do not compare; ratios within
-one run do. The [history](history.md) keeps the earlier measurements that shaped the engine.
-""", throughput_section(), cold_start_section()]
-    PAGE.write_text("\n".join(parts).rstrip() + "\n")
+one run do. The [performance history](performance_history.md) keeps the earlier
+measurements that shaped the engine.
+""", throughput_section(plot), cold_start_section(plot)]
+    return "\n".join(parts).rstrip() + "\n"
+
+
+def main() -> None:
+    PAGE.write_text(page())
     print(f"wrote {PAGE} and {PNG}/*.png")
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import csv
 import inspect
+import re
 import sys
 from pathlib import Path
 
@@ -49,13 +50,61 @@ def _episode(env_id: str) -> tuple[str, str] | None:
     return None
 
 
+# A list item's first line: a marker ("-", "*", "+", "1." or "1)") and its text.
+_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\S")
+_HEADING = re.compile(r"^#{1,6}\s")
+
+
+def reflow(lines: list[str]) -> list[str]:
+    """Docstring prose as Markdown that does not depend on where the docstring wraps.
+
+    Each paragraph and each list item becomes one line. Markdown lets a list item interrupt
+    a paragraph, so a wrapped line that happens to start with ``- 0.01`` would become a list
+    item and split the inline code around it; here a line opens a list item only where the
+    docstring opens one: after a blank line, a heading or another item. Any other line
+    continues the paragraph or item before it. A heading or a table starts after a blank
+    line (or a heading); fenced code passes through as it is.
+    """
+    out: list[str] = []
+    kind = "blank"  # what the last line written is: blank, heading, table, para, item, fence
+    for raw in lines:
+        line = raw.rstrip()
+        text = line.strip()
+        if kind == "fence":
+            out.append(line)
+            kind = "para" if text.startswith("```") else "fence"
+        elif text.startswith("```") and kind in ("blank", "heading"):
+            out.append(line)
+            kind = "fence"
+        elif not text:
+            out.append("")
+            kind = "blank"
+        elif text.startswith("|") and kind in ("blank", "heading", "table"):
+            out.append(line)
+            kind = "table"
+        elif _HEADING.match(line) and kind in ("blank", "heading"):
+            out.append(line)
+            kind = "heading"
+        elif _ITEM.match(line) and kind in ("blank", "heading", "item"):
+            out.append(text)
+            kind = "item"
+        elif kind in ("para", "item"):
+            out[-1] += " " + text
+        else:  # a paragraph's first line (after a table, a blank line keeps it out of it)
+            out += ([""] if kind == "table" else []) + [text]
+            kind = "para"
+    return out
+
+
 def _doc_body(cls_doc: str) -> str:
     """The env class docstring (already filled from the TaskSpec) as page Markdown: its first
-    line is the page's lead, its ``## `` sections follow."""
+    line is the page's lead, its ``## `` sections follow, each paragraph one line
+    (:func:`reflow`)."""
     lines = cls_doc.strip("\n").splitlines()
     # The docstrings indent their prose by 4 and hold the generated tables at column 0:
     # Markdown would read the indented prose as code, so the prose loses its indent.
-    return "\n".join(line[4:] if line.startswith("    ") else line for line in lines)
+    return "\n".join(reflow([line[4:] if line.startswith("    ") else line
+                              for line in lines]))
 
 
 def _baselines(spec: type, experts: list[dict], learned: list[dict]) -> str:

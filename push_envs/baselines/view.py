@@ -25,7 +25,7 @@ behind the slot's position on the line along its ``key_size`` columns from offse
 the object a task's dense reward steers the robot to (Sweep-v0's robot term pays progress
 toward the nearest push pose; the nearest puck was that target on 71 % of the shipped agent's
 steps). Measured there it did not pay: PPO learned slower on two seeds of three with it
-(docs/training_results.md, fifteenth round), so Sweep-v0's entry sorts by position. Rows of
+(docs/history.md, fifteenth round), so Sweep-v0's entry sorts by position. Rows of
 six integers (files written before ``toward``) read as ``toward = -1``.
 """
 

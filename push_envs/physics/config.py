@@ -9,7 +9,7 @@ A scene has three top-level sections::
 
 Every problem is reported as a :class:`SceneError` whose message reads
 ``"<source>: <key path>: <reason>"``, e.g.
-``"configs/x.yaml: robot[0].shape.radius: must be > 0, got -1"``; offending values are
+``"my_scene.yaml: robot[0].shape.radius: must be > 0, got -1"``; offending values are
 quoted as short excerpts. Numbers are bounded by :mod:`.limits`, and YAML files are read
 with bounded size, depth and alias expansion (:mod:`.safe_yaml`).
 

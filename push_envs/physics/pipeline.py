@@ -32,8 +32,8 @@ in sleeping.py) and flagged in ``hl[e, HL_STATUS]``.
 ``step_serial`` runs envs one after the other; ``step_parallel`` runs them with ``prange``.
 Both call the same ``step_env`` with the env loop outermost and no reduction across envs, so
 env i of a batch is bit-identical to a single world given the same inputs. Both entry kernels
-are compiled without numba's reference counting (``_nrt=False``; see envs/step.py for
-the measurement): the arrays are only borrowed, and a count per argument per call was a large
+are compiled without numba's reference counting (``_nrt=False``; see push_envs/core/step.py
+for the measurement): the arrays are only borrowed, and a count per argument per call was a large
 share of a step.
 """
 

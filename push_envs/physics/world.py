@@ -1,7 +1,8 @@
 """World: the scripting API over a batch of ``num_envs`` copies of one compiled scene.
 
 >>> from push_envs.physics import World
->>> w = World.from_config("push_envs/tasks/pushing/push_box/scene.yaml", num_envs=1)
+>>> from push_envs.tasks import spec           # PushBox-v0's scene, wherever it is installed
+>>> w = World.from_config(spec("PushBox-v0").scene_path(), num_envs=1)
 >>> w.step({"robot": [1.0, 0.0]})          # diff drive: [v m/s, omega rad/s]
 >>> w.state("box")                         # (num_envs, 3): x [m], y [m], theta [rad]
 

@@ -1,5 +1,6 @@
-"""docs/_scripts/results.py: the results page, the suite's IQM, the performance profile and
-the rows README.md's table and the task pages read, all from the evaluation CSV."""
+"""docs/_scripts/results.py: the results page (generated whole), the suite's IQM, the
+performance profile and the rows README.md's table and the task pages read, all from the CSV
+files in docs/data/."""
 
 from __future__ import annotations
 
@@ -112,6 +113,6 @@ def test_the_committed_results_page_is_the_scripts_output():
     rows = results.read_rows()
     expected = results.page(rows, results.suite(rows), figure=bool(rows))
     assert results.PAGE.read_text() == expected, \
-        "docs/_generated/learned_results.md is stale: run python docs/_scripts/results.py"
+        "docs/training_results.md is stale: run python docs/_scripts/results.py"
     if rows:
         assert results.FIGURE.is_file()

@@ -3,7 +3,7 @@
 * No module reaches into another module's privates: no ``from .x import _name`` and no
   ``x._name`` on an imported module (dunder names are not private here). What one module
   needs of another is public and documented there, or moved to its one user.
-* No module under ``push_envs/physics/`` imports from the layers above it (``push_envs.envs``,
+* No module under ``push_envs/physics/`` imports from the layers above it (``push_envs.core``,
   the task modules, the ecosystem adapters ...): the engine is the bottom layer. The one name
   it takes from its parent package is ``push_envs._numba_cache``, which must run before any
   kernel is defined and imports nothing of push_envs.

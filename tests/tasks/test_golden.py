@@ -1,33 +1,48 @@
 """Golden hashes of whole task rollouts: any change to spawn, physics, observation, reward or
 autoreset arithmetic changes them.
 
-When a change is meant to alter the numbers, regenerate with::
+Each task keeps its hash with it, in ``golden.json`` in its folder (``{"rollout": "<32 hex>"}``),
+and the test runs every task of the registry: a task added to the registry without its hash
+fails here, naming the file to write. When a change is meant to alter the numbers (or a task
+is new), write the files with::
 
-    python -c "import tests.envs.test_golden as t; t.print_hashes()"
+    python -m tests.tasks.test_golden --write [ids ...]     # default: every registered task
 
-and say why in the commit message.
+and say why in the commit message (a changed hash of a released task bumps its id).
 """
 
 from __future__ import annotations
 
+import argparse
 import hashlib
+import json
+import re
+from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
 import pytest
 
-import push_envs  # noqa: F401
+import push_envs
+from push_envs.tasks import spec
 
-GOLDEN = {
-    "PushBox-v0": "7b04b4428493f99b37b152431d81a76e",
-    "WallSlide-v0": "4a433f0b2fec646728fff40a5903075b",
-    "PushT-v0": "141f4bb591a4172e9be0fd6b63996452",
-    "CoopPush-v0": "83d22a05ba73e4278d46cdafbddbb065",
-    "PushMaze-v0": "f89a1b9f5f76b7a92abd4a4021bcabbd",
-    "PushMulti-v0": "afcb69fd279d4d36d1926faf65c0009e",
-    "PushClutter-v0": "8f596561f728de2f0771274df164290f",
-    "Sweep-v0": "6818f3c4b0e3618d80a02b391735064b",
-}
+GOLDEN = "golden.json"  # in each task's folder
+
+
+def golden_path(env_id: str) -> Path:
+    """Where ``env_id`` keeps its golden hashes: ``golden.json`` in its task folder."""
+    return spec(env_id).folder() / GOLDEN
+
+
+def golden(env_id: str) -> str:
+    """``env_id``'s golden rollout hash; LookupError naming the file and the command that
+    writes it when the task has none."""
+    path = golden_path(env_id)
+    try:
+        return json.loads(path.read_text())["rollout"]
+    except (FileNotFoundError, KeyError, json.JSONDecodeError) as exc:
+        raise LookupError(f"{env_id} has no golden rollout hash in {path} ({exc!r}): write it "
+                          f"with python -m tests.tasks.test_golden --write {env_id}") from None
 
 
 def rollout_hash(env_id: str, num_envs: int = 8, steps: int = 400) -> tuple[str, dict]:
@@ -50,14 +65,44 @@ def rollout_hash(env_id: str, num_envs: int = 8, steps: int = 400) -> tuple[str,
     return h.hexdigest()[:32], {"ends": ends, "contact_steps": touched}
 
 
-def print_hashes() -> None:
-    for env_id in GOLDEN:
-        print(f'    "{env_id}": "{rollout_hash(env_id)[0]}",')
+def write_hashes(ids: list[str]) -> None:
+    """Compute and write each task's ``golden.json``."""
+    for env_id in ids:
+        digest, seen = rollout_hash(env_id)
+        golden_path(env_id).write_text(json.dumps({"rollout": digest}, indent=1) + "\n")
+        print(f"{env_id}: {digest} {seen} -> {golden_path(env_id)}")
 
 
-@pytest.mark.parametrize("env_id", sorted(GOLDEN))
+def test_every_registered_task_has_its_golden_hash():
+    found = {env_id: golden(env_id) for env_id in push_envs.ENV_IDS}
+    assert all(re.fullmatch(r"[0-9a-f]{32}", h) for h in found.values()), found
+    assert len(set(found.values())) == len(found), found  # no task copied another's file
+
+
+def test_a_task_without_its_hash_is_named_with_the_file(monkeypatch, tmp_path):
+    monkeypatch.setattr(f"{__name__}.golden_path", lambda env_id: tmp_path / GOLDEN)
+    with pytest.raises(LookupError, match=r"PushBox-v0 has no golden rollout hash in .*"
+                                          r"golden.json.*--write PushBox-v0"):
+        golden("PushBox-v0")
+
+
+@pytest.mark.parametrize("env_id", push_envs.ENV_IDS)
 def test_rollout_matches_golden_hash(env_id):
     digest, seen = rollout_hash(env_id)
     # The rollout must exercise autoresets and contacts for the hash to mean anything.
     assert seen["ends"] >= 48 and seen["contact_steps"] >= 20, seen
-    assert digest == GOLDEN[env_id]
+    assert digest == golden(env_id)
+
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser(prog="python -m tests.tasks.test_golden",
+                                 description="print (or --write) the tasks' golden hashes")
+    ap.add_argument("ids", nargs="*", help="task ids (default: every registered task)")
+    ap.add_argument("--write", action="store_true", help="write each task's golden.json")
+    args = ap.parse_args()
+    ids = args.ids or list(push_envs.ENV_IDS)
+    if args.write:
+        write_hashes(ids)
+    else:
+        for env_id in ids:
+            print(env_id, *rollout_hash(env_id))

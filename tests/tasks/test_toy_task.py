@@ -1,6 +1,8 @@
 """A shipped task is one folder and one registry line: a toy task, added as a real task would
 be (in a git repository shaped like push_envs), registers, runs, finds its expert, its scene
-and its baseline's hyperparameters, and its commit touches nothing else."""
+and its baseline's hyperparameters, and its commit touches nothing else. With its registry
+line the docs scripts, the task tables, the experts' lookup and the golden-hash check all
+list it: the registry is the one list of tasks."""
 
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from push_envs.experts import expert
 from push_envs.tasks import spec
 
 TASKS = Path(push_envs.__file__).parent / "tasks"
+ROOT = Path(__file__).resolve().parents[2]
 
 TOY = '''"""PushToy-v0: PushBox with a shorter episode and a farther start."""
 
@@ -138,3 +141,53 @@ def test_its_baseline_comes_from_its_folder(toy):
     hp = load_hyperparams("ppo", env_id)
     assert (hp["n_timesteps"], hp["gamma"]) == (12345, 0.97)
     assert spec(env_id).hyperparams_path() == folder / "hyperparams.yml"
+
+
+@pytest.fixture
+def ninth(toy, monkeypatch):
+    """The suite as it would be with the toy's registry line: push_envs.tasks.REGISTRY is the
+    toy repository's (the shipped eight and one more) and push_envs.ENV_IDS is registered from
+    it as push_envs/__init__.py does. Nothing else is told about the toy."""
+    repo, folder, env_id = toy
+    registry = importlib.import_module("toyroot.tasks").REGISTRY
+    monkeypatch.setattr(push_envs.tasks, "REGISTRY", registry)
+    monkeypatch.setattr(push_envs, "ENV_IDS", tuple(push_envs.register_task(m)
+                                                    for m in registry))
+    monkeypatch.syspath_prepend(str(ROOT / "docs" / "_scripts"))
+    monkeypatch.syspath_prepend(str(ROOT / "tests" / "tasks"))
+    assert push_envs.ENV_IDS[-1] == env_id and len(push_envs.ENV_IDS) == 9
+    return folder, env_id
+
+
+def test_a_ninth_task_shows_up_in_every_list_without_editing_one(ninth, tmp_path):
+    folder, env_id = ninth
+    import make_figures
+    import perf_page
+    import readme_tables
+    import results
+    import task_pages
+    from test_golden import golden
+
+    from push_envs.experts import available
+
+    # The task pages: its own page and a row of the index, generated from its TaskSpec.
+    written = task_pages.generate(tmp_path)
+    assert tmp_path / f"{env_id}.md" in written
+    page = (tmp_path / f"{env_id}.md").read_text()
+    assert page.startswith(f"# {env_id}\n") and "| episode length | 120 steps |" in page
+    index = (tmp_path / "index.md").read_text()
+    assert f"| [{env_id}]({env_id}.md) | A toy. | 120 steps |" in index
+    assert index.rstrip().splitlines()[-2] == env_id  # last in the toctree
+    # README's task table, the results' order, the figures' and the benchmark page's lists.
+    table = readme_tables.task_table()
+    assert f"| [{env_id}](docs/tasks/{env_id}.md) |" in table
+    assert "A toy. 120 steps. | - | - |" in table  # no expert or agent evaluated yet
+    assert results.task_order()[-1] == env_id
+    assert make_figures.task_ids()[-1] == env_id
+    assert make_figures.headline(env_id) == "box_to_goal"
+    assert perf_page.task_order({env_id: 0, "PushBox-v0": 0}) == ["PushBox-v0", env_id]
+    # The experts' lookup, and the golden-hash check, which asks for the task's own file.
+    assert available()[-1] == (env_id, "diff")
+    with pytest.raises(LookupError, match=f"{env_id} has no golden rollout hash in "
+                                          f"{folder / 'golden.json'}"):
+        golden(env_id)

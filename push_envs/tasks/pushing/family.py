@@ -166,6 +166,17 @@ def observe_single(e, W, V, T):
     mem[e, MEM.touch_wall] = 1.0 if touch_wall else 0.0
 
 
+@compiled
+def observe_goal_xy(e, W, V, T):
+    """:func:`observe_single`, then the goal-env vectors' first columns: ``T.ag[e, 0:2]`` the
+    object's origin (x, y) [m], ``T.dg[e, 0:2]`` the goal's (x, y) [m]."""
+    observe_single(e, W, V, T)
+    T.ag[e, 0] = T.mem[e, MEM.ox]
+    T.ag[e, 1] = T.mem[e, MEM.oy]
+    T.dg[e, 0] = T.goal[e, GOAL.x]
+    T.dg[e, 1] = T.goal[e, GOAL.y]
+
+
 # ------------------------------------------------------------------------------- reward
 @compiled
 def heading_error(c, s, cg, sg):
@@ -338,6 +349,14 @@ def spawn_object_free(e, W, V, T, s):
     W.pos[e, o, 1] = ocy
     W.ang[e, o] = th
     return ocx, ocy
+
+
+@compiled
+def spawn_object_and_robot(e, W, V, T, s):
+    """Once the goal is set: the object anywhere free in the region
+    (:func:`spawn_object_free`), then the robot clear of it (:func:`spawn_robot`)."""
+    ocx, ocy = spawn_object_free(e, W, V, T, s)
+    spawn_robot(e, W, V, T, ocx, ocy, s)
 
 
 @compiled

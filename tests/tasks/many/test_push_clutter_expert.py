@@ -82,8 +82,8 @@ def test_keep_off_slides_along_a_touched_heavy_body():
 
 
 def test_clutter_expert_goes_around_where_the_straight_push_stalls():
-    # The same 48 episodes (seed 11): the router places the box in 44 (92 % of 1000 in
-    # docs/training_results.md), the straight push in 26. The route without the push
+    # The same 48 episodes (seed 11): the router places the box in 44 (92-93 % of 1000 in
+    # docs/history.md), the straight push in 26. The route without the push
     # direction's choice (the expert before 2 Dec) placed 38.
     venv = gym.make_vec("PushClutter-v0", num_envs=48, autoreset_mode=AutoresetMode.DISABLED,
                         num_threads=1)

@@ -57,7 +57,7 @@ class PushClutter(M.ManyObjectTask):
         # Default 0 (a field over the whole arena): with every body within 0.6 m of the box
         # -> goal line, the straight push won 5 % of 40 seeds and PPO stayed at 0-1 % through
         # 1 M steps; spread over the arena the straight push wins 47 %, and the rest needs a
-        # way around (docs/training_results.md).
+        # way around (docs/history.md).
         "clutter_spread": Arg(0.0, number(0.0, 4.0, unit=" [m]"),
                               "clutter within this distance [m] of the box -> goal line, or "
                               "0 for anywhere in the spawn region"),

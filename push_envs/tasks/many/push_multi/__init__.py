@@ -26,7 +26,7 @@ class PushMulti(M.ManyObjectTask):
     numbered = (("box", "num_objects"),)
     # 10 (the single-box task's success bonus per box) was tried against 2 for PPO with
     # num_objects=2: no better (one box placed in 72 % of episodes against 88 %, neither
-    # placing both), so it stays 2 (docs/training_results.md).
+    # placing both), so it stays 2 (docs/history.md).
     w_place = 2.0
     w_disturb = 10.0
     fp_names = tuple(FP._fields)

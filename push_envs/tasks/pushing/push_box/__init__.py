@@ -27,17 +27,13 @@ def spawn(e, W, V, T):
     s = P.randomise_object(e, W, V, T)
     gx, gy = P.random_goal_xy(e, V, T, s)
     P.set_goal(e, T, gx, gy, 0.0)
-    ocx, ocy = P.spawn_object_free(e, W, V, T, s)
-    P.spawn_robot(e, W, V, T, ocx, ocy, s)
+    P.spawn_object_and_robot(e, W, V, T, s)
 
 
 @compiled
 def observe(e, W, V, T):
-    P.observe_single(e, W, V, T)
-    T.ag[e, 0] = T.mem[e, MEM.ox]
-    T.ag[e, 1] = T.mem[e, MEM.oy]
-    T.dg[e, 0] = T.goal[e, GOAL.x]
-    T.dg[e, 1] = T.goal[e, GOAL.y]
+    """The state row; the goal vectors: the box's (x, y) and the goal's [m]."""
+    P.observe_goal_xy(e, W, V, T)
 
 
 @compiled

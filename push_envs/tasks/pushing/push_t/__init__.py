@@ -111,19 +111,15 @@ def spawn(e, W, V, T):
     else:
         gx, gy = P.random_goal_xy(e, V, T, s)
         P.set_goal(e, T, gx, gy, uniform(V.rng, e, -math.pi, math.pi))
-    ocx, ocy = P.spawn_object_free(e, W, V, T, s)
-    P.spawn_robot(e, W, V, T, ocx, ocy, s)
+    P.spawn_object_and_robot(e, W, V, T, s)
 
 
 @compiled
 def observe(e, W, V, T):
-    P.observe_single(e, W, V, T)
-    T.ag[e, 0] = T.mem[e, MEM.ox]
-    T.ag[e, 1] = T.mem[e, MEM.oy]
+    """The state row; the goal vectors: [x, y, cos theta, sin theta] of the T and the goal."""
+    P.observe_goal_xy(e, W, V, T)
     T.ag[e, 2] = T.mem[e, MEM.co]
     T.ag[e, 3] = T.mem[e, MEM.so]
-    T.dg[e, 0] = T.goal[e, GOAL.x]
-    T.dg[e, 1] = T.goal[e, GOAL.y]
     T.dg[e, 2] = T.goal[e, GOAL.cos]
     T.dg[e, 3] = T.goal[e, GOAL.sin]
 

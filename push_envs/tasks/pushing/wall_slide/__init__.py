@@ -109,12 +109,10 @@ def spawn(e, W, V, T):
 
 @compiled
 def observe(e, W, V, T):
-    P.observe_single(e, W, V, T)
-    T.ag[e, 0] = T.mem[e, MEM.ox]
-    T.ag[e, 1] = T.mem[e, MEM.oy]
+    """The state row; the goal vectors: the box's (x, y) [m] and its wall touch (0/1), the
+    goal's (x, y) [m] and 1."""
+    P.observe_goal_xy(e, W, V, T)
     T.ag[e, 2] = T.mem[e, MEM.touch_wall]
-    T.dg[e, 0] = T.goal[e, GOAL.x]
-    T.dg[e, 1] = T.goal[e, GOAL.y]
     T.dg[e, 2] = 1.0
 
 
