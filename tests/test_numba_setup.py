@@ -332,3 +332,30 @@ def test_a_read_only_cache_folder_still_works_and_says_so_once(tmp_path):
     assert out.stderr.count("UserWarning") == 1, out.stderr
     assert "is read-only" in out.stderr and "every process" in out.stderr
     assert list(folder.iterdir()) == []
+
+
+_ASYNC = textwrap.dedent("""
+    import numpy as np, gymnasium as gym, numba
+    import push_envs
+    big = gym.make_vec("PushBox-v0", num_envs=32)  # the parent runs a parallel kernel first
+    big.reset(seed=0)
+    big.step(np.zeros(big.action_space.shape, np.float32))
+    make = lambda: gym.make("PushBox-v0")
+    acts = np.random.default_rng(1).uniform(-1, 1, (40, 3, 2)).astype(np.float32)
+    out = []
+    for vec in (gym.vector.AsyncVectorEnv([make] * 3, context="fork"),
+                gym.vector.SyncVectorEnv([make] * 3)):
+        obs, _ = vec.reset(seed=5)
+        rows = [obs] + [vec.step(a)[0] for a in acts]
+        vec.close()
+        out.append(np.stack(rows))
+    print(numba.threading_layer(), np.array_equal(out[0], out[1]))
+""")
+
+
+def test_async_vector_env_forks_after_a_parallel_kernel_ran():
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_THREADING_LAYER"}
+    out = subprocess.run([sys.executable, "-c", _ASYNC], capture_output=True, text=True,
+                         env=env, cwd=ROOT, timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split()[-2:] == ["workqueue", "True"]
