@@ -273,21 +273,22 @@ def threading_layer() -> str:
 # (SIGABRT), whatever the thread counts. Threads are how RLlib's and TorchRL's collectors and
 # plenty of user code step envs, so every parallel launch goes through a guard:
 #
-#   numba_parallel_for(fn, args, dims, steps, data, ...)       (what every prange kernel calls)
-#       if compare-and-swap(busy, 0 -> 1):                      the queue is free: take it
+#   numba_parallel_for(fn, args, dims, steps, data, ..., n)    (what every prange kernel calls)
+#       if n > 1 and compare-and-swap(busy, 0 -> 1):            the queue is free: take it
 #           workqueue's parallel_for(...); busy = 0              (spread over numba's threads)
-#       else:                                                    another launch holds it:
-#           fn(args, dims, steps, data)                          run every chunk right here
+#       else:                                   one thread asked for, or another launch holds
+#           fn(args, dims, steps, data)         the queue: run every chunk right here
 #
 # ``fn`` is the kernel's gufunc over its whole schedule; workqueue calls it once per thread on
 # a slice of it, so calling it once on all of it is the one-thread run (what workqueue itself
-# does at num_threads=1): same code, same chunks, bit-identical results (no kernel of the
-# package reduces across envs). Nothing waits, so a guard can neither deadlock nor slow the
-# launch that holds the queue; the second thread's batch runs on its own thread at the same
-# time. The guard is a few instructions of LLVM IR that hold the two addresses of this
-# process, built once (about 20 ms) when numba first starts its threads and bound to the
-# symbol numba's kernels link against, so it covers every parallel kernel of the process,
-# users' own included. A forked child starts with the flag clear.
+# does at num_threads=1, there on a worker thread the caller waits for): same code, same
+# chunks, bit-identical results (no kernel of the package reduces across envs). Nothing
+# waits, so a guard can neither deadlock nor slow the launch that holds the queue; the
+# second thread's batch runs on its own thread at the same time, and a one-thread launch
+# skips the hand-off to a worker. The guard is a few instructions of LLVM IR that hold the
+# two addresses of this process, built once (about 20 ms) when numba first starts its
+# threads and bound to the symbol numba's kernels link against, so it covers every parallel
+# kernel of the process, users' own included. A forked child starts with the flag clear.
 _BUSY = ctypes.c_int32(0)  # the flag's memory, at a fixed address for the process's life
 _GUARD: dict[str, Any] = {}  # the built guard's library (kept alive) and address
 
@@ -303,11 +304,16 @@ def _guard_ir(real: int) -> Any:
     mod = ir.Module("push_envs_parallel_guard")
     f = ir.Function(mod, fnty, "push_envs_parallel_for")
     fn, args, dims, steps, data = f.args[:5]
+    threads = f.args[7]
     b = ir.IRBuilder(f.append_basic_block("entry"))
+    pool, here = f.append_basic_block("pool"), f.append_basic_block("here")
+    take = f.append_basic_block("take")
+    # one thread asked for: the launch is the one-thread run, here, without a hand-off
+    b.cbranch(b.icmp_signed("<=", threads, ir.Constant(intp, 1)), here, take)
+    b.position_at_end(take)
     busy = b.inttoptr(ir.Constant(intp, ctypes.addressof(_BUSY)), i32.as_pointer())
     took = b.extract_value(b.cmpxchg(busy, ir.Constant(i32, 0), ir.Constant(i32, 1),
                                      "acquire", "monotonic"), 1)
-    pool, here = f.append_basic_block("pool"), f.append_basic_block("here")
     b.cbranch(took, pool, here)
     b.position_at_end(pool)
     b.call(b.inttoptr(ir.Constant(intp, real), fnty.as_pointer()), f.args)
