@@ -55,7 +55,7 @@ def policy_kwargs(value: Any, source: str = "policy_kwargs") -> dict[str, Any]:
     return kw
 
 
-def _merge(hp: dict[str, Any], entry: dict[str, Any]) -> None:
+def merge(hp: dict[str, Any], entry: dict[str, Any]) -> None:
     """``entry`` over ``hp`` in place, nested mappings merged one level deep."""
     for key, value in entry.items():
         if isinstance(value, dict) and isinstance(hp.get(key), dict):
@@ -79,7 +79,7 @@ def load_hyperparams(algo: str, env_id: str, path: str | os.PathLike | None = No
     """
     ids = tuple(push_envs.ENV_IDS)
     shared = HYPERPARAMS_DIR / f"{algo}.yml"
-    table = _yaml_mapping(Path(path) if path is not None else shared)
+    table = yaml_mapping(Path(path) if path is not None else shared)
     hp: dict[str, Any] = dict(table.get("default") or {})
     if path is not None:
         known = sorted(set(ids) | {k for k in table if k != "default"})
@@ -92,19 +92,19 @@ def load_hyperparams(algo: str, env_id: str, path: str | os.PathLike | None = No
         except KeyError as exc:
             raise ValueError(f"{shared}: {exc.args[0]}") from None
         source = task.hyperparams_path()
-        entry = dict(_yaml_mapping(source).get(algo) or {}) if source is not None else {}
+        entry = dict(yaml_mapping(source).get(algo) or {}) if source is not None else {}
     robots = entry.pop("robots", None) or {}
     if not isinstance(robots, dict) or not all(
             k in ROBOTS and isinstance(v, dict) for k, v in robots.items()):
         raise ValueError(f"{source}: {env_id}.robots must map drive names {list(ROBOTS)} "
                          f"to hyperparameter mappings, got {robots!r}")
-    _merge(hp, entry)
+    merge(hp, entry)
     robot = robot or (hp.get("env_kwargs") or {}).get("robot")
-    _merge(hp, robots.get(robot) or {})
+    merge(hp, robots.get(robot) or {})
     return hp
 
 
-def _yaml_mapping(path: Path) -> dict:
+def yaml_mapping(path: Path) -> dict:
     """A YAML file that holds a mapping (ValueError naming the file otherwise)."""
     try:
         with open(path) as fh:
@@ -178,7 +178,7 @@ def _schedule(key: str, value: Any) -> Any:
     return float(value) if isinstance(value, str) else value
 
 
-def _ent_coef(value: Any) -> tuple[Any, bool]:
+def ent_coef_setting(value: Any) -> tuple[Any, bool]:
     """(start value, decays?) of the ``ent_coef`` setting: ``lin_0.01`` decays linearly from
     0.01 to 0 over training; a number (or SAC's ``auto``) is kept as it is."""
     start = _lin_start("ent_coef", value)
@@ -201,7 +201,7 @@ def _std_bound(key: str, value: Any) -> float | None:
     return float(value)
 
 
-def _std_bounds(hp: dict[str, Any]) -> tuple[float | None, float | None]:
+def std_bounds(hp: dict[str, Any]) -> tuple[float | None, float | None]:
     """(min_std, max_std) of the hyperparameters, each None when unset; a floor above the
     ceiling raises ValueError."""
     low, high = (_std_bound(k, hp.get(k)) for k in ("min_std", "max_std"))
@@ -225,7 +225,7 @@ def algo_kwargs(hp: dict[str, Any]) -> dict[str, Any]:
     if "ent_coef" in kwargs:
         # SB3 takes a number here; a lin_ coefficient starts at its value and EntCoefDecay
         # lowers it (ent_coef_decay)
-        kwargs["ent_coef"] = _ent_coef(kwargs["ent_coef"])[0]
+        kwargs["ent_coef"] = ent_coef_setting(kwargs["ent_coef"])[0]
     if "train_freq" in kwargs and isinstance(kwargs["train_freq"], list):
         kwargs["train_freq"] = tuple(kwargs["train_freq"])
     buffer = kwargs.get("replay_buffer_class")

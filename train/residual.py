@@ -94,12 +94,12 @@ from .common import UnderWay, check_run_args, cli
 from .hyperparameters import (
     HYPERPARAMS_DIR,
     RESIDUAL_KEYS,
-    _merge,
-    _yaml_mapping,
     algo_kwargs,
     apply_overrides,
     check,
+    merge,
     normalize_kwargs,
+    yaml_mapping,
 )
 from .residual_env import (  # noqa: F401  (ResidualVecEnv, unwrap: the names used from here)
     Args,
@@ -225,20 +225,20 @@ def load_hyperparams(env_id: str, path: str | os.PathLike | None = None,
     updated by its ``env_id`` entry), then by the entry's ``robots: {<robot>: {...}}``
     overrides. Nested mappings merge one level deep, as :func:`train.train.load_hyperparams`."""
     if path is not None:
-        table = _yaml_mapping(Path(path))
+        table = yaml_mapping(Path(path))
         if env_id not in table:
             raise ValueError(f"{path}: no entry {env_id!r}; entries: {sorted(table)}")
         hp, entry = dict(table.get("default") or {}), dict(table.get(env_id) or {})
     else:
-        hp = dict(_yaml_mapping(HYPERPARAMS_DIR / "ppo.yml").get("default") or {})
+        hp = dict(yaml_mapping(HYPERPARAMS_DIR / "ppo.yml").get("default") or {})
         source = spec(env_id).hyperparams_path()
-        entry = dict(_yaml_mapping(source).get(ENTRY) or {}) if source is not None else {}
+        entry = dict(yaml_mapping(source).get(ENTRY) or {}) if source is not None else {}
     robots = entry.pop("robots", None) or {}
     if not isinstance(robots, dict):
         raise ValueError(f"{env_id}.{ENTRY}.robots must map drive names to mappings")
-    _merge(hp, entry)
+    merge(hp, entry)
     robot = robot or (hp.get("env_kwargs") or {}).get("robot")
-    _merge(hp, robots.get(robot) or {})
+    merge(hp, robots.get(robot) or {})
     return hp
 
 

@@ -57,16 +57,16 @@ from .hyperparameters import (  # noqa: E402, F401  (the names tests and scripts
     ACTIVATIONS,
     ALGOS,
     HYPERPARAMS_DIR,
-    _ent_coef,
-    _merge,
-    _std_bounds,
-    _yaml_mapping,
     algo_kwargs,
     apply_overrides,
     check,
+    ent_coef_setting,
     load_hyperparams,
+    merge,
     normalize_kwargs,
     policy_kwargs,
+    std_bounds,
+    yaml_mapping,
 )
 from .run_folder import RunDir  # noqa: E402
 from .warm_start import demonstrations, pretrain, settings  # noqa: E402
@@ -224,7 +224,7 @@ class EntCoefDecay(BaseCallback):
 def ent_coef_decay(hp: dict[str, Any]) -> list[BaseCallback]:
     """The callbacks the ``ent_coef`` setting needs: an :class:`EntCoefDecay` for
     ``lin_<value>``, none for a number."""
-    start, decays = _ent_coef(hp.get("ent_coef", 0.0))
+    start, decays = ent_coef_setting(hp.get("ent_coef", 0.0))
     return [EntCoefDecay(start)] if decays else []
 
 
@@ -260,7 +260,7 @@ class StdClamp(BaseCallback):
 def std_clamp(hp: dict[str, Any]) -> list[BaseCallback]:
     """The callbacks the ``min_std`` and ``max_std`` settings need: a :class:`StdClamp`, or
     none."""
-    low, high = _std_bounds(hp)
+    low, high = std_bounds(hp)
     return [StdClamp(low, high)] if (low, high) != (None, None) else []
 
 
@@ -341,7 +341,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     hp = apply_overrides(yml, args)
     check(hp, args.algo, f"{args.env} ({args.algo})")
     hp.setdefault("env_threads", os.cpu_count() or 1)
-    if _ent_coef(hp.get("ent_coef", 0.0))[1] and args.algo != "ppo":
+    if ent_coef_setting(hp.get("ent_coef", 0.0))[1] and args.algo != "ppo":
         raise ValueError(f"{args.env}.ent_coef: lin_ decays PPO's entropy bonus; {args.algo} "
                          f"takes a number or 'auto'")
     std_callbacks = std_clamp(hp)  # bad bounds are refused here, before anything is written
