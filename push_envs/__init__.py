@@ -17,7 +17,7 @@ from gymnasium.envs.registration import register, registry
 # numba's cache must be configured before any kernel of any submodule is defined (importing
 # any submodule runs this file first).
 from . import _numba_cache  # noqa: F401  isort: skip
-from .tasks import REGISTRY, spec_of
+from .tasks import REGISTRY, TASK_MODULES, spec_of
 
 try:
     __version__ = version("push_envs")
@@ -33,6 +33,7 @@ def register_task(module: str) -> str:
         register(id=spec.id, entry_point=f"{module}:{spec.env_class.__name__}",
                  vector_entry_point=f"{module}:{spec.vector_class.__name__}",
                  max_episode_steps=spec.max_episode_steps)
+    TASK_MODULES.setdefault(spec.id, module)
     return spec.id
 
 

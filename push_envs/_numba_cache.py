@@ -45,6 +45,8 @@ is removed with a warning and the function is compiled again.
 from __future__ import annotations
 
 import atexit
+import ctypes
+import errno
 import hashlib
 import os
 import re
@@ -183,11 +185,27 @@ def _private_temp() -> Path:
     return folder
 
 
+COMPILE_EVERY_PROCESS = (
+    "push_envs' kernels then compile into a private temporary folder in every process that "
+    "uses them (about 25 s for PushBox-v0's first gym.make on a 2-core machine) and are "
+    "thrown away at exit. To keep them, set NUMBA_CACHE_DIR (or XDG_CACHE_HOME) to a folder "
+    "you can write to, e.g. NUMBA_CACHE_DIR=$HOME/.cache/numba")
+"""What a warning about an unusable cache folder says it costs and what to do about it."""
+
+
+def _write_probe(folder: Path) -> None:
+    """Raise OSError unless a file can be created in ``folder`` (numba writes its index and
+    data files there; a read-only folder or file system fails here, not in every compile)."""
+    with tempfile.TemporaryFile(dir=folder):
+        pass
+
+
 def prepare(environ: Mapping[str, str] = os.environ, key: str | None = None) -> Path:
     """Create (mode 0o700), check and mark as used the cache folder; prune its old siblings.
 
-    Returns the folder to use: the keyed one, or a private temporary folder (with a warning)
-    when the keyed one is owned by someone else or cannot be created.
+    Returns the folder to use: the keyed one, or a private temporary folder (with one
+    warning that says what it costs and what to do) when the keyed one is owned by someone
+    else, cannot be created or cannot be written to (a read-only folder or file system).
     """
     folder = cache_folder(environ, source_key() if key is None else key)
     try:
@@ -207,13 +225,16 @@ def prepare(environ: Mapping[str, str] = os.environ, key: str | None = None) -> 
         if reason is not None:
             warnings.warn(f"push_envs: not using the numba cache {folder}: {reason} (numba "
                           "unpickles its index files, so a cache others can write can run "
-                          "code); using a private temporary cache, kernels will compile again",
-                          stacklevel=2)
+                          f"code). {COMPILE_EVERY_PROCESS}", stacklevel=2)
             return _private_temp()
+        _write_probe(folder)
         os.utime(folder)  # "last used", for prune()
     except OSError as exc:
-        warnings.warn(f"push_envs: cannot use the numba cache {folder} ({exc}); using a "
-                      "private temporary cache, kernels will compile again", stacklevel=2)
+        what = "is read-only" if isinstance(exc, PermissionError) or \
+            getattr(exc, "errno", None) == errno.EROFS else "cannot be used"
+        warnings.warn(f"push_envs: the numba cache folder {folder} {what} "
+                      f"({type(exc).__name__}: {exc.strerror or exc}). {COMPILE_EVERY_PROCESS}",
+                      stacklevel=2)
         return _private_temp()
     prune(folder)
     return folder
@@ -228,16 +249,126 @@ def configure() -> str:
 
 
 def threading_layer() -> str:
-    """Use numba's ``workqueue`` threading layer unless NUMBA_THREADING_LAYER says otherwise.
+    """Use numba's ``workqueue`` threading layer unless NUMBA_THREADING_LAYER says otherwise,
+    with :func:`guard_parallel_entry` making it safe for threads.
 
-    The default (OpenMP) layer is not fork-safe once a parallel kernel has run: forked children
-    abort. workqueue is, and gave the same bit-identical results, so a batch can live inside
-    ``AsyncVectorEnv`` or a forked data loader.
+    Why workqueue: the default (OpenMP) layer is not fork-safe once a parallel kernel has run
+    (forked children abort), and under load GNU OpenMP's spinning threads made a batch of 64
+    envs 5-20x slower than workqueue on 2 shared cores. workqueue is fork-safe and gives the
+    same bit-identical results, so a batch can live inside ``AsyncVectorEnv`` or a forked data
+    loader. TBB is safe for both, but it is a 26 MB dependency with wheels for x86-64 only,
+    and numba finds its library only on the loader's path (not in a plain virtual
+    environment); it is used when NUMBA_THREADING_LAYER=tbb selects it.
     """
     if not os.environ.get("NUMBA_THREADING_LAYER"):
         os.environ["NUMBA_THREADING_LAYER"] = "workqueue"  # survives a config reload
         numba.config.THREADING_LAYER = "workqueue"
+    guard_parallel_entry()
     return numba.config.THREADING_LAYER
+
+
+# ------------------------------------------------------------------ threads and workqueue
+# workqueue has one queue for the whole process: a second parallel kernel launched while one
+# runs (from another Python thread, or nested inside a kernel) makes it abort the process
+# (SIGABRT), whatever the thread counts. Threads are how RLlib's and TorchRL's collectors and
+# plenty of user code step envs, so every parallel launch goes through a guard:
+#
+#   numba_parallel_for(fn, args, dims, steps, data, ..., n)    (what every prange kernel calls)
+#       if n > 1 and compare-and-swap(busy, 0 -> 1):            the queue is free: take it
+#           workqueue's parallel_for(...); busy = 0              (spread over numba's threads)
+#       else:                                   one thread asked for, or another launch holds
+#           fn(args, dims, steps, data)         the queue: run every chunk right here
+#
+# ``fn`` is the kernel's gufunc over its whole schedule; workqueue calls it once per thread on
+# a slice of it, so calling it once on all of it is the one-thread run (what workqueue itself
+# does at num_threads=1, there on a worker thread the caller waits for): same code, same
+# chunks, bit-identical results (no kernel of the package reduces across envs). Nothing
+# waits, so a guard can neither deadlock nor slow the launch that holds the queue; the
+# second thread's batch runs on its own thread at the same time, and a one-thread launch
+# skips the hand-off to a worker. The guard is a few instructions of LLVM IR that hold the
+# two addresses of this process, built once (about 20 ms) when numba first starts its
+# threads and bound to the symbol numba's kernels link against, so it covers every parallel
+# kernel of the process, users' own included. A forked child starts with the flag clear.
+_BUSY = ctypes.c_int32(0)  # the flag's memory, at a fixed address for the process's life
+_GUARD: dict[str, Any] = {}  # the built guard's library (kept alive) and address
+
+
+def _guard_ir(real: int) -> Any:
+    """The guard's LLVM IR module around workqueue's ``parallel_for`` at address ``real``."""
+    import llvmlite.ir as ir
+
+    i8p, i32, intp = ir.IntType(8).as_pointer(), ir.IntType(32), ir.IntType(64)
+    fnty = ir.FunctionType(ir.VoidType(), [i8p] * 5 + [intp] * 3)  # numba's parallel_for
+    gufunc = ir.FunctionType(ir.VoidType(), [i8p.as_pointer(), intp.as_pointer(),
+                                             intp.as_pointer(), i8p])
+    mod = ir.Module("push_envs_parallel_guard")
+    f = ir.Function(mod, fnty, "push_envs_parallel_for")
+    fn, args, dims, steps, data = f.args[:5]
+    threads = f.args[7]
+    b = ir.IRBuilder(f.append_basic_block("entry"))
+    pool, here = f.append_basic_block("pool"), f.append_basic_block("here")
+    take = f.append_basic_block("take")
+    # one thread asked for: the launch is the one-thread run, here, without a hand-off
+    b.cbranch(b.icmp_signed("<=", threads, ir.Constant(intp, 1)), here, take)
+    b.position_at_end(take)
+    busy = b.inttoptr(ir.Constant(intp, ctypes.addressof(_BUSY)), i32.as_pointer())
+    took = b.extract_value(b.cmpxchg(busy, ir.Constant(i32, 0), ir.Constant(i32, 1),
+                                     "acquire", "monotonic"), 1)
+    b.cbranch(took, pool, here)
+    b.position_at_end(pool)
+    b.call(b.inttoptr(ir.Constant(intp, real), fnty.as_pointer()), f.args)
+    b.store_atomic(ir.Constant(i32, 0), busy, "release", 4)
+    b.ret_void()
+    b.position_at_end(here)
+    b.call(b.bitcast(fn, gufunc.as_pointer()),
+           [b.bitcast(args, i8p.as_pointer()), b.bitcast(dims, intp.as_pointer()),
+            b.bitcast(steps, intp.as_pointer()), data])
+    b.ret_void()
+    return mod
+
+
+def _install_guard() -> None:
+    """Bind numba's ``numba_parallel_for`` to the guard when workqueue is the layer numba
+    started (idempotent; called right after numba starts its threads)."""
+    from numba.np.ufunc import parallel
+
+    if "address" in _GUARD or parallel._threading_layer != "workqueue":
+        return
+    import llvmlite.binding as ll
+    from numba.core.compiler_lock import global_compiler_lock
+    from numba.core.registry import cpu_target
+    from numba.np.ufunc import workqueue
+
+    with global_compiler_lock:
+        lib = cpu_target.target_context.codegen().create_library("push_envs_parallel_guard")
+        lib.add_ir_module(_guard_ir(workqueue.parallel_for))
+        lib.finalize()
+        address = lib.get_pointer_to_function("push_envs_parallel_for")
+    _GUARD.update(library=lib, address=address)
+    ll.add_symbol("numba_parallel_for", address)
+
+
+def guard_parallel_entry() -> None:
+    """Route every parallel kernel numba links from now on through the workqueue guard
+    (above). numba binds its threading layer lazily, when the first parallel kernel is
+    compiled or loaded: the guard is bound right after that, before the kernel is linked."""
+    from numba.np.ufunc import parallel
+
+    launch = parallel._launch_threads
+    if getattr(launch, "push_envs_guard", False):
+        return
+
+    def _launch_threads() -> None:
+        launch()
+        _install_guard()
+
+    _launch_threads.push_envs_guard = True  # type: ignore[attr-defined]
+    parallel._launch_threads = _launch_threads
+    if parallel._is_initialized:  # a kernel ran before push_envs was imported
+        _install_guard()
+    if hasattr(os, "register_at_fork"):
+        # a fork taken while another thread held the queue: the child's queue is free
+        os.register_at_fork(after_in_child=lambda: setattr(_BUSY, "value", 0))
 
 
 # ------------------------------------------------------------------ dependency stamps
@@ -520,11 +651,18 @@ def _load_without_refresh(self: Any, sig: Any, target_context: Any) -> Any:
         return self._load_overload(sig, target_context)
 
 
+def _not_damage(exc: BaseException) -> bool:
+    """An error loading an entry that says nothing about the entry's files: the threading
+    layer NUMBA_THREADING_LAYER names cannot be loaded (a parallel kernel starts it first).
+    Dropping the entry would not help, and would cost every other process a compile."""
+    return isinstance(exc, ValueError) and "threading layer" in str(exc).lower()
+
+
 def _load_overload(self: Any, sig: Any, target_context: Any) -> Any:
     try:
         return _load(self, sig, target_context)
     except Exception as exc:  # a damaged file: pickle, EOF or LLVM errors alike
-        if not isinstance(self._impl.locator, DependencyLocator):
+        if not isinstance(self._impl.locator, DependencyLocator) or _not_damage(exc):
             raise
         _drop_entry(self, exc)
         return None

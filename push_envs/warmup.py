@@ -32,7 +32,11 @@ venv.step(np.zeros(venv.action_space.shape, np.float32))
 
 def warm(env_id: str) -> float:
     """Compile (or load) ``env_id``'s kernels in a fresh process; returns its wall time [s].
-    Raises RuntimeError with the process's error output when it fails."""
+    An id that is not a push_envs task raises KeyError naming the registered tasks (before
+    any process starts); a process that fails raises RuntimeError with its error output."""
+    from .tasks import spec
+
+    spec(env_id)
     t0 = time.perf_counter()
     proc = subprocess.run([sys.executable, "-c", _CHILD, env_id], capture_output=True,
                           text=True)
@@ -43,17 +47,30 @@ def warm(env_id: str) -> float:
 
 def main(argv: list[str] | None = None) -> None:
     import push_envs
+    from push_envs.tasks import spec
 
     ap = argparse.ArgumentParser(prog="python -m push_envs.warmup", description=__doc__)
     ap.add_argument("ids", nargs="*", default=list(push_envs.ENV_IDS))
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
                     help="parallel processes after the first task")
     args = ap.parse_args(argv)
-    first, rest = args.ids[0], args.ids[1:]
-    print(f"{first}: {warm(first):.1f} s (the engine and the generic step)", flush=True)
-    with ThreadPoolExecutor(max(1, args.jobs)) as pool:
-        for env_id, dt in zip(rest, pool.map(warm, rest), strict=True):
-            print(f"{env_id}: {dt:.1f} s", flush=True)
+    if args.jobs < 1:
+        ap.error(f"--jobs must be >= 1, got {args.jobs}")
+    for env_id in args.ids:  # every id checked before the first compile
+        try:
+            spec(env_id)
+        except KeyError as exc:
+            ap.exit(2, f"{ap.prog}: {exc.args[0]}\n")
+    first = args.ids[0]
+    rest = [i for i in dict.fromkeys(args.ids[1:]) if i != first]  # each id once
+    try:
+        print(f"{first}: {warm(first):.1f} s (the engine and the generic step)", flush=True)
+        with ThreadPoolExecutor(args.jobs) as pool:
+            for env_id, dt in zip(rest, pool.map(warm, rest), strict=True):
+                print(f"{env_id}: {dt:.1f} s", flush=True)
+    except RuntimeError as exc:
+        # the child's own traceback is the useful part; none of this process's
+        ap.exit(1, f"{ap.prog}: {exc}\n")
 
 
 if __name__ == "__main__":

@@ -244,3 +244,32 @@ def test_a_compiled_only_function_is_stamped_apart_from_its_njit_twin(tmp_path):
     with pytest.raises(TypeError, match="stamp_twin.f is compiled for compiled callers only"):
         only(1)
     assert python_entry(only)(1) == 2
+
+
+def test_a_threading_layer_that_cannot_load_leaves_the_entry_alone(tmp_path, monkeypatch):
+    """NUMBA_THREADING_LAYER=tbb without TBB fails every parallel kernel's load; that is no
+    damage of the entry, which other processes (on another layer) still load."""
+    from types import SimpleNamespace
+
+    index = tmp_path / "step.run_parallel-0.py311.nbi"
+    data = tmp_path / "step.run_parallel-0.py311.1.nbc"
+    index.write_bytes(b"index")
+    data.write_bytes(b"data")
+    locator = object.__new__(_numba_cache.DependencyLocator)
+    cache = SimpleNamespace(_impl=SimpleNamespace(locator=locator), _cache_file=SimpleNamespace(
+        _index_name=index.name, _index_path=str(index), _cache_path=str(tmp_path)))
+
+    def fails(error):
+        def load(*args):
+            raise error
+        return load
+
+    monkeypatch.setattr(_numba_cache, "_load", fails(ValueError(
+        "No threading layer could be loaded.\nHINT:\nIntel TBB is required")))
+    with pytest.raises(ValueError, match="No threading layer"):
+        _numba_cache._load_overload(cache, None, None)
+    assert index.exists() and data.exists()
+    monkeypatch.setattr(_numba_cache, "_load", fails(EOFError("truncated")))
+    with pytest.warns(UserWarning, match="damaged numba cache entry"):
+        assert _numba_cache._load_overload(cache, None, None) is None
+    assert not index.exists() and not data.exists()

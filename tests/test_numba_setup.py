@@ -191,3 +191,171 @@ def test_num_threads_setting_is_respected():
     w.step_raw()
     assert numba.get_num_threads() == 1
     numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+
+
+# Two Python threads, each stepping its own batch at once, compared bit for bit with the same
+# batches stepped one after the other in the same process. Run in a child process: a
+# threading layer that aborts (SIGABRT) fails the test instead of killing pytest.
+_THREADS = textwrap.dedent("""
+    import sys, threading
+    import numpy as np, gymnasium as gym, numba
+    import push_envs
+    env_id, num_threads = sys.argv[1], None if sys.argv[2] == "None" else int(sys.argv[2])
+    acts = np.random.default_rng(0).uniform(-1, 1, (60, 64, 2)).astype(np.float32)
+
+    def play(seed, out):
+        venv = gym.make_vec(env_id, num_envs=64, num_threads=num_threads)
+        obs, _ = venv.reset(seed=seed)
+        rows = [obs]
+        for a in acts:
+            rows.append(venv.step(a)[0])
+        venv.close()
+        out.append(np.stack(rows))
+
+    alone = [[], []]
+    for seed, out in zip((0, 1000), alone):
+        play(seed, out)
+    together = [[], []]
+    threads = [threading.Thread(target=play, args=(seed, out))
+               for seed, out in zip((0, 1000), together)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    same = all(np.array_equal(a[0], b[0]) for a, b in zip(alone, together))
+    print(numba.threading_layer(), same)
+""")
+
+
+@pytest.mark.parametrize(("numba_threads", "num_threads"), [
+    (None, 1), (None, None), ("2", 1), ("2", None)])
+def test_two_threads_stepping_their_own_batches_agree_with_one_after_the_other(
+        numba_threads, num_threads):
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("NUMBA_THREADING_LAYER", "NUMBA_NUM_THREADS")}
+    if numba_threads is not None:
+        env["NUMBA_NUM_THREADS"] = numba_threads
+    out = subprocess.run([sys.executable, "-c", _THREADS, "PushBox-v0", str(num_threads)],
+                         capture_output=True, text=True, env=env, cwd=ROOT, timeout=600)
+    assert out.returncode == 0, (out.returncode, out.stderr[-2000:])
+    assert out.stdout.split()[-2:] == ["workqueue", "True"]
+
+
+_NESTED = textwrap.dedent("""
+    import numpy as np, numba
+    from numba import njit, prange
+    import push_envs
+
+    @njit(parallel=True)
+    def inner(a):
+        out = np.empty_like(a)
+        for i in prange(a.shape[0]):
+            out[i] = 2.0 * a[i] + 1.0
+        return out
+
+    @njit(parallel=True)
+    def outer(a):
+        out = np.empty((8, a.shape[0]))
+        for k in prange(8):
+            out[k] = inner(a + k)  # a parallel launch inside a parallel loop
+        return out
+
+    a = np.arange(100.0)
+    same = np.array_equal(outer(a), 2.0 * (a + np.arange(8.0)[:, None]) + 1.0)
+    print(numba.threading_layer(), same)
+""")
+
+
+def test_a_nested_parallel_launch_runs_instead_of_aborting():
+    """workqueue alone aborts on a parallel kernel launched inside another (a user's own
+    kernels, say); the guard runs the inner one on the calling thread."""
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_THREADING_LAYER"}
+    out = subprocess.run([sys.executable, "-c", _NESTED], capture_output=True, text=True,
+                         env=env, cwd=ROOT, timeout=300)
+    assert out.returncode == 0, (out.returncode, out.stderr[-2000:])
+    assert out.stdout.split()[-2:] == ["workqueue", "True"]
+
+
+def test_a_cache_folder_that_cannot_be_written_warns_what_it_costs(tmp_path, monkeypatch):
+    folder = tmp_path / "push_envs" / _key(0)
+    folder.mkdir(parents=True, mode=0o700)
+
+    def read_only(where):
+        raise PermissionError(13, "Permission denied", str(where))
+
+    monkeypatch.setattr(_numba_cache, "_write_probe", read_only)
+    with pytest.warns(UserWarning) as caught:
+        got = _numba_cache.prepare({"XDG_CACHE_HOME": str(tmp_path)}, key=_key(0))
+    try:
+        assert len(caught) == 1
+        text = str(caught[0].message)
+        assert f"{folder} is read-only" in text and "every process" in text
+        assert "about 25 s for PushBox-v0" in text and "NUMBA_CACHE_DIR" in text
+        assert got != folder and got.name.startswith("push_envs-numba-tmp-")
+    finally:
+        import shutil
+
+        shutil.rmtree(got, ignore_errors=True)
+
+
+_READ_ONLY = textwrap.dedent("""
+    import warnings
+    warnings.simplefilter("always")
+    import numpy as np
+    import push_envs
+    from push_envs._numba_cache import CACHE_DIR
+    from push_envs.tasks.pushing.push_maze import flood
+    print(int(flood(np.ones((3, 4), bool), [(0, 0)]).sum()), CACHE_DIR)
+""")
+
+
+def test_a_read_only_cache_folder_still_works_and_says_so_once(tmp_path):
+    """A real read-only folder: as root, the child runs without the capability that lets
+    root write anywhere (setpriv); the kernels compile into a temporary folder."""
+    folder = tmp_path / "numba"
+    folder.mkdir()
+    cmd = [sys.executable, "-c", _READ_ONLY]
+    if os.getuid() == 0:
+        if not Path("/usr/bin/setpriv").exists():
+            pytest.skip("running as root without setpriv: no way to make a folder read-only")
+        drop = "-dac_override,-dac_read_search,-fowner"
+        cmd = ["/usr/bin/setpriv", f"--bounding-set={drop}", f"--inh-caps={drop}", *cmd]
+    folder.chmod(0o500)
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=300,
+                             env=_env(NUMBA_CACHE_DIR=str(folder)))
+    finally:
+        folder.chmod(0o700)
+    assert out.returncode == 0, out.stderr[-2000:]
+    count, where = out.stdout.split()[-2:]
+    assert count == "12" and Path(where).name.startswith("push_envs-numba-tmp-")
+    assert out.stderr.count("UserWarning") == 1, out.stderr
+    assert "is read-only" in out.stderr and "every process" in out.stderr
+    assert list(folder.iterdir()) == []
+
+
+_ASYNC = textwrap.dedent("""
+    import numpy as np, gymnasium as gym, numba
+    import push_envs
+    big = gym.make_vec("PushBox-v0", num_envs=32)  # the parent runs a parallel kernel first
+    big.reset(seed=0)
+    big.step(np.zeros(big.action_space.shape, np.float32))
+    make = lambda: gym.make("PushBox-v0")
+    acts = np.random.default_rng(1).uniform(-1, 1, (40, 3, 2)).astype(np.float32)
+    out = []
+    for vec in (gym.vector.AsyncVectorEnv([make] * 3, context="fork"),
+                gym.vector.SyncVectorEnv([make] * 3)):
+        obs, _ = vec.reset(seed=5)
+        rows = [obs] + [vec.step(a)[0] for a in acts]
+        vec.close()
+        out.append(np.stack(rows))
+    print(numba.threading_layer(), np.array_equal(out[0], out[1]))
+""")
+
+
+def test_async_vector_env_forks_after_a_parallel_kernel_ran():
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_THREADING_LAYER"}
+    out = subprocess.run([sys.executable, "-c", _ASYNC], capture_output=True, text=True,
+                         env=env, cwd=ROOT, timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split()[-2:] == ["workqueue", "True"]

@@ -29,12 +29,11 @@ class Scripted(torch.nn.Module):
 
 
 def _native_rollout(steps: int) -> dict[str, np.ndarray]:
-    """What the collector should see: reset(seed) (set_seed), reset() (the collector's first
-    carrier), then step and reset the finished rows with reset_mask."""
+    """What the collector should see: reset(seed) (the collector's first reset: the first
+    episodes of the seed's stream), then step and reset the finished rows with reset_mask."""
     venv = gym.make_vec("PushBox-v0", num_envs=N, autoreset_mode=AutoresetMode.DISABLED,
                         max_episode_steps=STEPS)
-    venv.reset(seed=SEED)
-    obs, info = venv.reset()
+    obs, info = venv.reset(seed=SEED)
     out: dict[str, list] = {k: [] for k in ("obs", "act", "next_obs", "rew", "term", "trunc",
                                             "success")}
     for _ in range(steps):
@@ -107,3 +106,17 @@ def test_a_refused_construction_closes_its_batch(monkeypatch):
     with pytest.raises(ValueError, match="info_keys"):
         make_torchrl_env("PushBox-v0", num_envs=2, info_keys=("nope",))
     assert len(made) == 1 and made[0].closed
+
+
+def test_the_first_episode_is_the_first_of_the_seeds_stream():
+    """make_torchrl_env(seed=s): the first reset (a collector's, or the user's) starts each
+    sub-env's first episode of reset(seed=s), not its second; a later reset continues."""
+    venv = gym.make_vec("PushBox-v0", num_envs=4, autoreset_mode=AutoresetMode.DISABLED)
+    first, _ = venv.reset(seed=11)
+    second, _ = venv.reset()
+    venv.close()
+    env = make_torchrl_env("PushBox-v0", num_envs=4, seed=11)
+    assert np.array_equal(env.reset()["observation"].numpy(), first)
+    assert np.array_equal(env.reset()["observation"].numpy(), second)
+    env.set_seed(11)  # an explicit reseed starts the stream again
+    assert np.array_equal(env.reset()["observation"].numpy(), second)  # set_seed reset first

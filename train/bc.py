@@ -32,7 +32,7 @@ from torch import nn
 import push_envs  # noqa: F401  (registers the ids)
 from push_envs.datasets import rollout
 
-from .run_folder import fresh_run_dir
+from .run_folder import RunDir
 
 FINAL_SEED_OFFSET = 20_000  # as train/train.py: evaluation episodes are fresh seeds
 
@@ -190,12 +190,13 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                   dataset_episodes=ds.total_episodes, samples=len(obs),
                   final_loss=losses[-1], train_s=train_s,
                   wall_s=time.perf_counter() - start)
-    out = fresh_run_dir(Path(args.run_dir) / env_id / "bc" / str(args.seed), args.overwrite)
-    torch.save({"state_dict": policy.state_dict(), "obs_dim": obs.shape[1],
-                "act_dim": act.shape[1], "hidden": list(args.hidden), "env": env_id,
-                "env_kwargs": env_kwargs}, out / "policy.pt")
-    (out / "args.json").write_text(json.dumps(asdict(args), indent=2))
-    (out / "result.json").write_text(json.dumps(result, indent=2))
+    with RunDir(Path(args.run_dir) / env_id / "bc" / str(args.seed), args.overwrite) as run:
+        out = run.path
+        torch.save({"state_dict": policy.state_dict(), "obs_dim": obs.shape[1],
+                    "act_dim": act.shape[1], "hidden": list(args.hidden), "env": env_id,
+                    "env_kwargs": env_kwargs}, out / "policy.pt")
+        (out / "args.json").write_text(json.dumps(asdict(args), indent=2))
+        (out / "result.json").write_text(json.dumps(result, indent=2))
     print(f"{env_id} BC on {args.dataset} ({len(obs)} samples, loss {losses[-1]:.4f}): success "
           f"rate {result['success_rate']:.3f} over {result['episodes']} episodes, mean return "
           f"{result['mean_return']:.2f} ({result['wall_s']:.0f} s) -> {out}")

@@ -69,7 +69,7 @@ from push_envs.baselines.tee_frame import TeeFrame, decode, encode  # numpy, sha
 from push_envs.datasets import rollout
 from push_envs.experts import expert
 
-from .run_folder import fresh_run_dir
+from .run_folder import RunDir
 from .warm_start import DAGGER_SEED_OFFSET, DEMO_SEED_OFFSET, play
 from .warm_start import batch as warm_batch
 
@@ -314,14 +314,17 @@ def record_gif(policy: Policy, path: str | Path, episodes: int, seed: int) -> in
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     args = tyro.cli(Args, args=argv, description=__doc__.split("\n\n")[0])
     torch.set_num_threads(args.threads)
-    out = fresh_run_dir(Path(args.run_dir) / args.env / "dagger" / str(args.seed),
-                        args.overwrite)
-    (out / "args.json").write_text(json.dumps(asdict(args), indent=2))
-    policy, result = train(args)
-    save(policy, out / "policy.pt", args)
-    result.update(evaluate(policy, args.eval_episodes, args.num_envs,
-                           args.seed + FINAL_SEED_OFFSET))
-    (out / "result.json").write_text(json.dumps(result, indent=2))
+    # An earlier run replaced (--overwrite) stays until this one has finished: an
+    # interrupted DAgger run leaves it as it was (train/run_folder.py).
+    with RunDir(Path(args.run_dir) / args.env / "dagger" / str(args.seed),
+                args.overwrite) as run:
+        out = run.path
+        (out / "args.json").write_text(json.dumps(asdict(args), indent=2))
+        policy, result = train(args)
+        save(policy, out / "policy.pt", args)
+        result.update(evaluate(policy, args.eval_episodes, args.num_envs,
+                               args.seed + FINAL_SEED_OFFSET))
+        (out / "result.json").write_text(json.dumps(result, indent=2))
     if args.gif:
         n = record_gif(policy, args.gif, args.gif_episodes, args.seed + FINAL_SEED_OFFSET)
         print(f"wrote {args.gif} ({n} frames)")

@@ -108,7 +108,9 @@ def _command(module: str, args_cls: type, saved: dict[str, Any], always: tuple[s
     the defaults of ``args_cls`` (a tyro dataclass), ``skip`` left out."""
     default = args_cls()
     parts = [f"python -m {module}"]
-    for f in dataclasses.fields(args_cls):
+    fields = sorted(dataclasses.fields(args_cls),  # the always-named flags first, in order
+                    key=lambda f: always.index(f.name) if f.name in always else len(always))
+    for f in fields:
         if f.name in skip or f.name not in saved:
             continue
         value = saved[f.name]
@@ -142,8 +144,54 @@ def _versions() -> dict[str, str]:
     return out
 
 
-def _read_json(path: Path) -> dict[str, Any]:
-    return json.loads(path.read_text()) if path.is_file() else {}
+def _read_json(path: Path, needs: tuple[str, ...] = ()) -> dict[str, Any]:
+    """A run's JSON file as a mapping ({} when absent and nothing is needed), with the keys
+    ``needs`` present; ValueError naming the file otherwise (truncated, not JSON, {}...)."""
+    if not path.is_file():
+        if needs:
+            raise ValueError(f"{path}: missing (not a run folder)")
+        return {}
+    try:
+        value = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+        raise ValueError(f"{path}: not readable JSON ({exc}); the run folder is damaged") \
+            from None
+    if not isinstance(value, dict):
+        raise ValueError(f"{path}: holds {type(value).__name__}, not a mapping; the run "
+                         f"folder is damaged")
+    missing = [k for k in needs if not isinstance(value.get(k), dict)]
+    if missing:
+        raise ValueError(f"{path}: no {missing} (what the training script writes there); "
+                         f"the run folder is damaged or not one of a training script")
+    return value
+
+
+def _vec_normalize(path: Path) -> Any:
+    """The VecNormalize statistics a run saved (unpickled: a trusted run folder, see the
+    module docs); ValueError naming the file when it holds anything else."""
+    from stable_baselines3.common.vec_env import VecNormalize
+
+    try:
+        with path.open("rb") as fh:
+            vn = pickle.load(fh)
+    except Exception as exc:  # a damaged pickle raises anything unpickling can
+        raise ValueError(f"{path}: not readable VecNormalize statistics ({type(exc).__name__}: "
+                         f"{exc})") from None
+    if not isinstance(vn, VecNormalize):
+        raise ValueError(f"{path}: holds a {type(vn).__name__}, not VecNormalize statistics")
+    vn.training = False
+    return vn
+
+
+def _load(algo: str, path: Path) -> Any:
+    """A run's SB3 model; ValueError naming the file when it does not load."""
+    from .train import load_model
+
+    try:
+        return load_model(algo, path)
+    except Exception as exc:  # a damaged zip or pickle raises anything loading can
+        raise ValueError(f"{path}: the model does not load ({type(exc).__name__}: {exc})") \
+            from None
 
 
 def _sample_obs(env_id: str, env_kwargs: dict[str, Any], steps: int = 8, n: int = 32,
@@ -173,16 +221,19 @@ def _sb3(run: Path, which: str) -> tuple[dict[str, Any], dict[str, np.ndarray], 
     from stable_baselines3.common.torch_layers import FlattenExtractor
 
     from .train import Args as TrainArgs
-    from .train import load_model, obs_view, wants_view
+    from .train import obs_view, wants_view
 
-    saved = _read_json(run / "args.json")
+    saved = _read_json(run / "args.json", ("args", "hyperparams"))
     args, hp = saved["args"], saved["hyperparams"]
+    if args.get("algo") not in ("ppo", "sac") or not isinstance(args.get("env"), str):
+        raise ValueError(f"{run / 'args.json'}: its args name no algo (ppo, sac) and env; the "
+                         f"run folder is damaged")
     model_path = run / f"{which}_model.zip"
     stats = run / ("best_vecnormalize.pkl" if which == "best" else "vecnormalize.pkl")
     if not model_path.is_file():
         have = sorted(p.name for p in run.glob("*_model.zip"))
         raise ValueError(f"{run}: no {model_path.name} (models there: {have or 'none'})")
-    model = load_model(args["algo"], model_path)
+    model = _load(args["algo"], model_path)
     where = f"{model_path}"
     if not isinstance(model.observation_space, spaces.Box) or \
             len(model.observation_space.shape) != 1:
@@ -219,9 +270,7 @@ def _sb3(run: Path, which: str) -> tuple[dict[str, Any], dict[str, np.ndarray], 
     obs_norm = None
     normalize = lambda o: o  # noqa: E731
     if stats.is_file():
-        with stats.open("rb") as fh:
-            vn = pickle.load(fh)  # a trusted run folder (see the module docs)
-        vn.training = False
+        vn = _vec_normalize(stats)
         if vn.norm_obs:
             arrays["obs_mean"] = np.asarray(vn.obs_rms.mean, np.float64)
             arrays["obs_var"] = np.asarray(vn.obs_rms.var, np.float64)
@@ -269,7 +318,11 @@ def _dagger(run: Path) -> tuple[dict[str, Any], dict[str, np.ndarray], Any]:
     """(meta, arrays, reference policy) of a train/dagger.py run."""
     from . import dagger as D
 
-    policy = D.load_policy(run / "policy.pt")  # weights_only: nothing unpickled
+    try:
+        policy = D.load_policy(run / "policy.pt")  # weights_only: nothing unpickled
+    except Exception as exc:  # a damaged file raises anything torch.load can
+        raise ValueError(f"{run / 'policy.pt'}: the policy does not load "
+                         f"({type(exc).__name__}: {exc})") from None
     net = policy.net
     layers, arrays = layers_of([net.body, net.head], str(run / "policy.pt"))
     arrays["feature_mean"] = net.mean.detach().numpy().astype(np.float32)
@@ -310,11 +363,16 @@ def _residual(run: Path, which: str) -> tuple[dict[str, Any], dict[str, np.ndarr
     from push_envs.baselines.agent import BASE_PREFIX
     from push_envs.sb3 import make_vec_env
 
-    from . import residual as R
-    from .train import load_model
+    from .residual_env import Args as ResidualArgs
+    from .residual_env import ResidualVecEnv, deterministic_action
 
-    saved = _read_json(run / "args.json")
+    saved = _read_json(run / "args.json", ("args", "hyperparams", "residual"))
     args, hp, res = saved["args"], saved["hyperparams"], saved["residual"]
+    scale, inputs = res.get("scale"), res.get("inputs")
+    if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not scale > 0 or \
+            not isinstance(inputs, list):
+        raise ValueError(f"{run / 'args.json'}: its residual settings {res} hold no scale > 0 "
+                         f"and inputs list; the run folder is damaged")
     model_path = run / f"{which}_model.zip"
     stats = run / ("best_vecnormalize.pkl" if which == "best" else "vecnormalize.pkl")
     if not model_path.is_file():
@@ -324,7 +382,7 @@ def _residual(run: Path, which: str) -> tuple[dict[str, Any], dict[str, np.ndarr
     with np.load(run / "base.npz", allow_pickle=False) as data:
         arrays = {BASE_PREFIX + k: data[k] for k in data.files if k != "meta"}
     base_meta = {k: v for k, v in base.meta.items() if k not in ("format", "format_version")}
-    model = load_model("ppo", model_path)
+    model = _load("ppo", model_path)
     policy = model.policy
     layers, mlp = layers_of([policy.mlp_extractor.policy_net, policy.action_net],
                             str(model_path))
@@ -335,7 +393,7 @@ def _residual(run: Path, which: str) -> tuple[dict[str, Any], dict[str, np.ndarr
     probe = make_vec_env(env_id, n_envs=1, monitor=False, num_threads=1,
                          **{**env_kwargs, "robot": base.robot})
     probe.close()
-    venv = R.ResidualVecEnv(probe, base, res["scale"], res["inputs"])
+    venv = ResidualVecEnv(probe, base, res.get("scale"), res.get("inputs"))
     if model.observation_space.shape != venv.observation_space.shape:
         raise ValueError(f"{model_path}: the model observes {model.observation_space.shape}; "
                          f"the base and inputs {res['inputs']} make "
@@ -343,9 +401,7 @@ def _residual(run: Path, which: str) -> tuple[dict[str, Any], dict[str, np.ndarr
     obs_norm = None
     env: Any = venv
     if stats.is_file():
-        with stats.open("rb") as fh:
-            vn = pickle.load(fh)  # a trusted run folder (see the module docs)
-        vn.training = False
+        vn = _vec_normalize(stats)
         vn.set_venv(venv)
         env = vn
         if vn.norm_obs:
@@ -359,11 +415,11 @@ def _residual(run: Path, which: str) -> tuple[dict[str, Any], dict[str, np.ndarr
     arrays["action_high"] = np.asarray(venv.high, np.float32)
 
     def reference(o: np.ndarray) -> np.ndarray:
-        return R.deterministic_action(model, env, o)
+        return deterministic_action(model, env, o)
 
     result = _read_json(run / "result.json")
     training = {
-        "command": _command("train.residual", R.Args, args, ("base", "seed"),
+        "command": _command("train.residual", ResidualArgs, args, ("base", "seed"),
                             ("run_dir", "overwrite", "progress", "verbose")),
         "seed": args["seed"], "algo": "residual", "which": which,
         "env_steps": int(model.num_timesteps),
@@ -390,6 +446,8 @@ def export(run: str | Path, which: str = "final", out: str | Path | None = None,
     run = Path(run)
     if not (run / "args.json").is_file():
         raise ValueError(f"{run}: not a run folder (no args.json)")
+    if out is not None:  # the output is checked before the run is loaded
+        _check_out(Path(out), overwrite)
     if (run / "policy.pt").is_file():
         meta, arrays, (reference, obs) = _dagger(run)
     elif (run / "base.npz").is_file():
@@ -400,23 +458,31 @@ def export(run: str | Path, which: str = "final", out: str | Path | None = None,
         meta["configuration"] = note
     meta["exported_with"] = _versions()
     path = Path(out) if out is not None else agent_path(meta["env_id"], meta["robot"])
-    if path.exists() and not overwrite:
-        raise FileExistsError(f"{path} exists; pass --overwrite to replace it")
+    _check_out(path, overwrite)
     agent = Agent({"format": FORMAT, "format_version": FORMAT_VERSION, **meta}, arrays)
     gap = float(np.max(np.abs(agent(obs) - np.asarray(reference(obs), np.float32))))
     if not gap <= TOLERANCE:
-        raise RuntimeError(f"{run}: the exported policy's actions differ from the torch "
-                           f"policy's by up to {gap:.3g} (tolerance {TOLERANCE}); not written")
+        raise ValueError(f"{run}: the exported policy's actions differ from the torch "
+                         f"policy's by up to {gap:.3g} (tolerance {TOLERANCE}); not written")
     return write(path, meta, arrays)
 
 
+def _check_out(path: Path, overwrite: bool) -> None:
+    """The agent file to write: not a folder, and not an existing file unless
+    ``overwrite``."""
+    if path.is_dir():
+        raise IsADirectoryError(f"{path}: is a folder; --out takes the agent .npz file to "
+                                f"write")
+    if path.exists() and not overwrite:
+        raise FileExistsError(f"{path} exists; pass --overwrite to replace it")
+
+
 def main(argv: list[str] | None = None) -> Agent:
+    """``python -m train.export``: bad input raises (ValueError, or OSError for the output
+    file), which :func:`~train.common.cli` turns into one line and exit code 2."""
     args = tyro.cli(Args, args=argv, description=__doc__.split("\n\n")[0])
     torch.set_num_threads(1)
-    try:
-        agent = export(args.run, args.which, args.out, args.overwrite, args.note)
-    except (ValueError, FileExistsError, RuntimeError) as exc:
-        raise SystemExit(f"train.export: {exc}") from None
+    agent = export(args.run, args.which, args.out, args.overwrite, args.note)
     size = agent.path.stat().st_size
     t = agent.meta["training"]
     print(f"wrote {agent.path} ({size / 1024:.0f} KiB): {agent.policy} on {agent.env_id} "
@@ -429,4 +495,6 @@ def main(argv: list[str] | None = None) -> Agent:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    from .common import cli
+
+    cli(main, "train.export", sys.argv[1:])

@@ -64,10 +64,10 @@ import os
 # torch's OpenMP threads sleep between parallel regions, as train/train.py sets it (see
 # there); read when torch loads, so it is set before SB3 or torch is imported.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-# numpy's BLAS on one thread: the base agent's forward (numpy matrix products, every step)
-# took 55 ms for 256 observations with OpenBLAS's threads on 2 cores busy with other runs,
-# 1.6 ms on one thread (4 Dec 2026). Read when numpy loads; this module loads it first when
-# run as `python -m train.residual`.
+# numpy's BLAS on one thread: OpenBLAS's threads spinning against the env batch on shared
+# cores made numpy's matrix products 30x slower. (The base agent's forward no longer uses
+# BLAS: push_envs.baselines.agent.dense.) Read when numpy loads; this module loads it first
+# when run as `python -m train.residual`.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import dataclasses
@@ -75,147 +75,58 @@ import json
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Annotated, Any, Literal
+from typing import Any
 
-import gymnasium as gym
 import numpy as np
 import torch
-import tyro
 from stable_baselines3 import PPO
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList, EvalCallback
 from stable_baselines3.common.utils import set_random_seed
-from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper, VecNormalize
+from stable_baselines3.common.vec_env import VecEnv, VecNormalize
 
 from push_envs.baselines import Agent, load_file
-from push_envs.baselines.agent import RESIDUAL_INPUTS, residual_action, residual_inputs
+from push_envs.baselines.agent import RESIDUAL_INPUTS
 from push_envs.tasks import spec
 
-from .run_folder import fresh_run_dir
+from .common import UnderWay, check_run_args, cli
+from .hyperparameters import (
+    HYPERPARAMS_DIR,
+    RESIDUAL_KEYS,
+    algo_kwargs,
+    apply_overrides,
+    check,
+    merge,
+    normalize_kwargs,
+    yaml_mapping,
+)
+from .residual_env import (  # noqa: F401  (ResidualVecEnv, unwrap: the names used from here)
+    Args,
+    ResidualVecEnv,
+    deterministic_action,
+    unwrap,
+)
+from .run_folder import RunDir
 from .train import (
     EVAL_SEED_OFFSET,
     FINAL_SEED_OFFSET,
-    HYPERPARAMS_DIR,
     SaveVecNormalize,
     UpdateThreads,
-    _merge,
-    _yaml_mapping,
-    algo_kwargs,
-    apply_overrides,
     ent_coef_decay,
     evaluate,
     load_model,
     make_env,
-    normalize_kwargs,
 )
 
 ENTRY = "residual"  # the key of a task's hyperparams.yml this script reads
 SETTINGS = {"scale": 0.3, "inputs": list(RESIDUAL_INPUTS), "critic_warmup": 0,
             "log_std_final": None}
 """The residual's own hyperparameters, when the yml does not set them."""
-
-
-@dataclass
-class Args:
-    base: str | None = None
-    """the base policy: a train/dagger.py run folder, or an agent .npz (required)"""
-    seed: int = 0
-    """seed of the training envs, torch and numpy (eval envs use seed + 10000 / + 20000)"""
-    timesteps: float | None = None
-    """total env steps, e.g. 1e7 (default: the yml's n_timesteps)"""
-    n_envs: int | None = None
-    """number of parallel envs in the batch (default: the yml's n_envs)"""
-    scale: float | None = None
-    """the residual's reach: env action = clip(base + scale * residual) (default: the yml's)"""
-    eval_episodes: int = 100
-    """episodes of each periodic evaluation and of the final evaluation"""
-    eval_freq: int | None = None
-    """env steps between evaluations (default: the yml's eval_freq, else timesteps / 20)"""
-    eval_envs: int = 100
-    """envs in the evaluation batch"""
-    eval_model: Literal["best", "final"] = "final"
-    """model the final line reports: best (highest mean eval return) or final"""
-    run_dir: str = "runs"
-    """root of the run folders: <run_dir>/<env>/residual/<seed>/ (<seed>-2, -3, ... when that
-    folder holds an earlier run)"""
-    overwrite: bool = False
-    """write into <seed>/ even when it holds an earlier run (replacing its files)"""
-    threads: int = 1
-    """torch threads while collecting rollouts and evaluating"""
-    update_threads: int | None = None
-    """torch threads during the gradient update (default: the cores)"""
-    env_threads: int | None = None
-    """numba threads stepping the batch (default: the yml's env_threads, else the cores)"""
-    hyperparams: str | None = None
-    """yml file to read instead of the task's: its <env id> entry over its own default"""
-    hp: Annotated[list[str], tyro.conf.UseAppendAction] = dataclasses.field(
-        default_factory=list)
-    """override key=value, value parsed as YAML (mappings merge); repeat the flag, e.g.
-    --hp critic_warmup=1e5 --hp 'policy_kwargs={log_std_init: -2.5}'"""
-    progress: bool = True
-    """show the progress bar"""
-    verbose: int = 0
-    """SB3 verbosity (0: quiet, 1: training stats)"""
+RESIDUAL_SCALE = RESIDUAL_KEYS["scale"]  # a finite number > 0
 
 
 # --------------------------------------------------------------------------- the wrapper
-class ResidualVecEnv(VecEnvWrapper):
-    """The batch seen by a residual policy: it acts with a residual in [-1, 1], the batch
-    steps with ``clip(base(obs) + scale * residual, low, high)``
-    (:func:`~push_envs.baselines.agent.residual_action`), and it observes the observation
-    with ``inputs`` appended (:func:`~push_envs.baselines.agent.residual_inputs`), in the
-    observations, the reset and the ``terminal_observation`` PPO bootstraps from alike.
-    The exported ``"residual"`` agent calls the same two functions."""
-
-    def __init__(self, venv: VecEnv, base: Agent, scale: float,
-                 inputs: tuple[str, ...] | list[str]) -> None:
-        obs_space, act_space = venv.observation_space, venv.action_space
-        if not isinstance(obs_space, gym.spaces.Box) or len(obs_space.shape) != 1 or \
-                not isinstance(act_space, gym.spaces.Box) or len(act_space.shape) != 1:
-            raise ValueError(f"a residual policy needs state observations and a Box action; "
-                             f"this batch has {obs_space} and {act_space}")
-        if (base.observation_dim, base.action_dim) != (obs_space.shape[0], act_space.shape[0]):
-            raise ValueError(f"the base {base!r} does not fit this batch: it observes "
-                             f"{obs_space.shape} and acts with {act_space.shape}")
-        self.base, self.scale, self.inputs = base, float(scale), tuple(inputs)
-        self.low, self.high = act_space.low, act_space.high
-        self.base_action = np.zeros((venv.num_envs, act_space.shape[0]), np.float32)
-        n_in = residual_inputs(base, np.zeros((1, obs_space.shape[0]), np.float32),
-                               self.base_action[:1], self.inputs).shape[1]
-        super().__init__(
-            venv, observation_space=gym.spaces.Box(-np.inf, np.inf, (n_in,), np.float32),
-            action_space=gym.spaces.Box(-1.0, 1.0, act_space.shape, np.float32))
-
-    def observe(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(the base's actions, the residual policy's inputs) on observations (N, obs_dim)."""
-        base = self.base(obs)
-        return base, residual_inputs(self.base, obs, base, self.inputs)
-
-    def env_action(self, residual: np.ndarray, base: np.ndarray | None = None) -> np.ndarray:
-        """The batch's action for the residual (on the last observations' base actions)."""
-        base = self.base_action if base is None else base
-        return residual_action(base, residual, self.scale, self.low, self.high)
-
-    def reset(self) -> np.ndarray:
-        self.base_action, x = self.observe(self.venv.reset())
-        return x
-
-    def step_async(self, actions: np.ndarray) -> None:
-        self.venv.step_async(self.env_action(actions))
-
-    def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
-        obs, rew, done, infos = self.venv.step_wait()
-        self.base_action, x = self.observe(obs)
-        ended = [i for i, info in enumerate(infos) if "terminal_observation" in info]
-        if ended:
-            _, last = self.observe(np.stack([infos[i]["terminal_observation"] for i in ended]))
-            for i, row in zip(ended, last, strict=True):
-                infos[i]["terminal_observation"] = row
-        return x, rew, done, infos
-
-
 def residual_env(env_id: str, n_envs: int, seed: int, hp: dict[str, Any], base: Agent,
                  settings: dict[str, Any], stats: Path | None = None,
                  training: bool = True) -> VecEnv:
@@ -233,31 +144,6 @@ def residual_env(env_id: str, n_envs: int, seed: int, hp: dict[str, Any], base: 
         venv.training = False
         venv.norm_reward = False
     return venv
-
-
-def unwrap(env: VecEnv) -> tuple[ResidualVecEnv, VecNormalize | None]:
-    """The :class:`ResidualVecEnv` of a wrapper stack and the VecNormalize above it."""
-    norm = None
-    while not isinstance(env, ResidualVecEnv):
-        if isinstance(env, VecNormalize):
-            norm = env
-        if not isinstance(env, VecEnvWrapper):
-            raise ValueError("no ResidualVecEnv in this wrapper stack")
-        env = env.venv
-    return env, norm
-
-
-def deterministic_action(model: PPO, env: VecEnv, obs: np.ndarray) -> np.ndarray:
-    """The batch action the residual policy ``model`` takes on raw observations ``obs``
-    (N, obs_dim), deterministically, as in the wrapper stack ``env`` (its VecNormalize's
-    statistics, its base, scale and inputs): the base's action plus the scaled mean
-    residual that SB3's ``predict`` gives (clipped to [-1, 1])."""
-    wrapper, norm = unwrap(env)
-    base, x = wrapper.observe(np.asarray(obs, np.float32))
-    if norm is not None:
-        x = norm.normalize_obs(x)
-    residual = model.predict(x, deterministic=True)[0]
-    return wrapper.env_action(residual, base)
 
 
 def start_at_base(model: PPO) -> None:
@@ -339,20 +225,20 @@ def load_hyperparams(env_id: str, path: str | os.PathLike | None = None,
     updated by its ``env_id`` entry), then by the entry's ``robots: {<robot>: {...}}``
     overrides. Nested mappings merge one level deep, as :func:`train.train.load_hyperparams`."""
     if path is not None:
-        table = _yaml_mapping(Path(path))
+        table = yaml_mapping(Path(path))
         if env_id not in table:
             raise ValueError(f"{path}: no entry {env_id!r}; entries: {sorted(table)}")
         hp, entry = dict(table.get("default") or {}), dict(table.get(env_id) or {})
     else:
-        hp = dict(_yaml_mapping(HYPERPARAMS_DIR / "ppo.yml").get("default") or {})
+        hp = dict(yaml_mapping(HYPERPARAMS_DIR / "ppo.yml").get("default") or {})
         source = spec(env_id).hyperparams_path()
-        entry = dict(_yaml_mapping(source).get(ENTRY) or {}) if source is not None else {}
+        entry = dict(yaml_mapping(source).get(ENTRY) or {}) if source is not None else {}
     robots = entry.pop("robots", None) or {}
     if not isinstance(robots, dict):
         raise ValueError(f"{env_id}.{ENTRY}.robots must map drive names to mappings")
-    _merge(hp, entry)
+    merge(hp, entry)
     robot = robot or (hp.get("env_kwargs") or {}).get("robot")
-    _merge(hp, robots.get(robot) or {})
+    merge(hp, robots.get(robot) or {})
     return hp
 
 
@@ -374,8 +260,7 @@ def settings(hp: dict[str, Any], scale: float | None = None) -> dict[str, Any]:
     if scale is not None:
         out["scale"] = scale
     s = out["scale"]
-    if isinstance(s, bool) or not isinstance(s, (int, float)) or not 0 < s < float("inf"):
-        raise ValueError(f"{ENTRY}.scale must be a number > 0, got {s!r}")
+    RESIDUAL_SCALE(f"{ENTRY}.scale", s)
     inputs = out["inputs"]
     if not isinstance(inputs, list) or any(i not in RESIDUAL_INPUTS for i in inputs):
         raise ValueError(f"{ENTRY}.inputs must list some of {list(RESIDUAL_INPUTS)}, got "
@@ -416,33 +301,53 @@ def load_base(base: str | Path) -> tuple[Agent, bytes]:
 
 # ---------------------------------------------------------------------------------- running
 def main(argv: list[str] | None = None) -> dict[str, Any]:
+    """Train a residual (see the module docs). As train/train.py, everything that can be
+    checked or built is before a run folder is claimed, and --overwrite replaces an earlier
+    run only once this one is under way."""
+    import tyro
+
     args = tyro.cli(Args, args=argv, description=__doc__.split("\n\n")[0])
     if not args.base:
-        raise SystemExit("train.residual: --base is required (a train/dagger.py run folder "
-                         "or an agent .npz)")
+        raise ValueError("--base is required (a train/dagger.py run folder or an agent .npz)")
+    check_run_args(args)
+    if args.scale is not None:
+        RESIDUAL_SCALE("--scale", args.scale)
     t_start = time.perf_counter()
     torch.set_num_threads(args.threads)
-    try:
-        base, base_file = load_base(args.base)  # checked before anything is written
-    except (ValueError, FileNotFoundError, RuntimeError) as exc:
-        raise SystemExit(f"train.residual: {exc}") from None
+    base, base_file = load_base(args.base)  # checked before anything is written
     env_id = base.env_id
     yml = load_hyperparams(env_id, args.hyperparams, base.robot)
     hp = apply_overrides(yml, SimpleNamespace(**dataclasses.asdict(args), robot=None))
+    check(hp, "residual", f"{env_id} ({ENTRY})")
     hp["env_kwargs"] = {**base.env_kwargs, **hp["env_kwargs"]}
     if hp["env_kwargs"]["robot"] != base.robot:
-        raise SystemExit(f"train.residual: the base drives {base.robot}, the yml's env_kwargs "
-                         f"say {hp['env_kwargs']['robot']}")
+        raise ValueError(f"the base drives {base.robot}, the yml's env_kwargs say "
+                         f"{hp['env_kwargs']['robot']}")
     hp.setdefault("env_threads", os.cpu_count() or 1)
-    try:
-        res = settings(hp, args.scale)
-    except ValueError as exc:
-        raise SystemExit(f"train.residual: {exc}") from None
-    algo_kwargs(hp)  # bad PPO settings are refused before anything is written
+    res = settings(hp, args.scale)
 
     set_random_seed(args.seed)
-    out = fresh_run_dir(Path(args.run_dir) / env_id / "residual" / str(args.seed),
-                        args.overwrite)
+    env = residual_env(env_id, hp["n_envs"], args.seed, hp, base, res)
+    eval_env = residual_env(env_id, args.eval_envs, args.seed + EVAL_SEED_OFFSET, hp, base,
+                            res, training=False)
+    try:
+        model = build_model(env, hp, args.seed, args.verbose)
+    except (ValueError, TypeError, AssertionError, KeyError) as exc:
+        env.close()
+        eval_env.close()
+        raise ValueError(f"{env_id} ({ENTRY}): PPO refused the hyperparameters: "
+                         f"{type(exc).__name__}: {exc}") from None
+    with RunDir(Path(args.run_dir) / env_id / "residual" / str(args.seed),
+                args.overwrite) as run:
+        return _train(args, hp, res, base, base_file, run, env, eval_env, model, t_start)
+
+
+def _train(args: Args, hp: dict[str, Any], res: dict[str, Any], base: Agent,
+           base_file: bytes, run: RunDir, env: VecEnv, eval_env: VecEnv, model: PPO,
+           t_start: float) -> dict[str, Any]:
+    """The run itself, into ``run.path`` (claimed by :func:`main`)."""
+    env_id, out = base.env_id, run.path
+    model.tensorboard_log = str(out / "tb")  # read when learning starts
     (out / "base.npz").write_bytes(base_file)
     print(f"run {out}: residual PPO on {base.policy} ({env_id} {hp['env_kwargs']}), "
           f"scale {res['scale']:g}, inputs {res['inputs']}, {hp['n_timesteps']:,} steps, "
@@ -453,11 +358,6 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                    "base": {"policy": base.policy, "kind": base.meta["kind"],
                             "training": base.meta.get("training")}},
                   fh, indent=2, default=str)
-
-    env = residual_env(env_id, hp["n_envs"], args.seed, hp, base, res)
-    eval_env = residual_env(env_id, args.eval_envs, args.seed + EVAL_SEED_OFFSET, hp, base,
-                            res, training=False)
-    model = build_model(env, hp, args.seed, args.verbose, str(out / "tb"))
 
     # The residual policy before training is the base: its success on the final evaluation's
     # episodes is what RL has to improve on.
@@ -476,7 +376,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                            verbose=0)
     callbacks = CallbackList([eval_cb, UpdateThreads(args.threads, update_threads),
                               Schedule(res["critic_warmup"], res["log_std_final"]),
-                              *ent_coef_decay(hp)])
+                              *ent_coef_decay(hp), UnderWay(run)])
     t_train = time.perf_counter()
     model.learn(total_timesteps=hp["n_timesteps"], callback=callbacks,
                 progress_bar=args.progress, tb_log_name="residual")
@@ -520,4 +420,4 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    cli(main, "train.residual", sys.argv[1:])

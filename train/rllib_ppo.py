@@ -39,7 +39,7 @@ if __name__ == "__main__":
 
 from push_envs.datasets import parse_kwargs
 
-from .run_folder import fresh_run_dir
+from .run_folder import RunDir
 
 
 @dataclass
@@ -163,37 +163,39 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         ray.init(address=args.address)
     else:
         ray.init(num_cpus=args.num_cpus, include_dashboard=False)
-    out = fresh_run_dir(Path(args.run_dir) / args.env / "rllib_ppo" / str(args.seed),
-                        args.overwrite)
-    (out / "args.json").write_text(json.dumps(asdict(args), indent=2))
-    algo = build_config(args).build_algo()
+    algo = build_config(args).build_algo()  # before a folder is claimed
     rows: list[dict[str, Any]] = []
+    run = RunDir(Path(args.run_dir) / args.env / "rllib_ppo" / str(args.seed), args.overwrite)
     steps = 0
     start = time.perf_counter()
     try:
-        for it in range(1, args.iterations + 1):
-            t0 = time.perf_counter()
-            result = algo.train()
-            dt = time.perf_counter() - t0
-            total = int(_get(result, "num_env_steps_sampled_lifetime", default=0))
-            row = {"iteration": it, "env_steps": total,
-                   "return": float(_get(result, "env_runners", "episode_return_mean")),
-                   "success": float(_get(result, "env_runners", "success")),
-                   "episode_len": float(_get(result, "env_runners", "episode_len_mean")),
-                   "iter_s": dt, "env_steps_per_s": (total - steps) / dt,
-                   "sample_s": float(_get(result, "timers", "env_runner_sampling_timer")),
-                   "wall_s": time.perf_counter() - start}
-            steps = total
-            rows.append(row)
-            if args.verbose:
-                print(f"iter {it:4d}  steps {total:9d}  return {row['return']:8.2f}  success "
-                      f"{row['success']:.3f}  len {row['episode_len']:6.1f}  "
-                      f"{row['env_steps_per_s']:8.0f} env-steps/s  ({dt:.1f} s)", flush=True)
-            (out / "progress.json").write_text(json.dumps(rows, indent=1))
-            if args.timesteps is not None and total >= args.timesteps:
-                break
-        if not args.no_checkpoint:
-            algo.save_to_path(str((out / "checkpoint").resolve()))
+        with run:
+            out = run.path
+            (out / "args.json").write_text(json.dumps(asdict(args), indent=2))
+            for it in range(1, args.iterations + 1):
+                t0 = time.perf_counter()
+                result = algo.train()
+                dt = time.perf_counter() - t0
+                total = int(_get(result, "num_env_steps_sampled_lifetime", default=0))
+                row = {"iteration": it, "env_steps": total,
+                       "return": float(_get(result, "env_runners", "episode_return_mean")),
+                       "success": float(_get(result, "env_runners", "success")),
+                       "episode_len": float(_get(result, "env_runners", "episode_len_mean")),
+                       "iter_s": dt, "env_steps_per_s": (total - steps) / dt,
+                       "sample_s": float(_get(result, "timers", "env_runner_sampling_timer")),
+                       "wall_s": time.perf_counter() - start}
+                steps = total
+                rows.append(row)
+                run.under_way()  # an earlier run replaced (--overwrite) goes now
+                if args.verbose:
+                    print(f"iter {it:4d}  steps {total:9d}  return {row['return']:8.2f}  success "
+                          f"{row['success']:.3f}  len {row['episode_len']:6.1f}  "
+                          f"{row['env_steps_per_s']:8.0f} env-steps/s  ({dt:.1f} s)", flush=True)
+                (out / "progress.json").write_text(json.dumps(rows, indent=1))
+                if args.timesteps is not None and total >= args.timesteps:
+                    break
+            if not args.no_checkpoint:
+                algo.save_to_path(str((out / "checkpoint").resolve()))
     finally:
         algo.stop()
         ray.shutdown()

@@ -30,14 +30,13 @@ _USER_ENV = frozenset(os.environ)  # what the user set before this script ran
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 import gymnasium as gym
 import numpy as np
 import torch
 import tyro
-import yaml
-from stable_baselines3 import PPO, SAC, HerReplayBuffer
+from stable_baselines3 import PPO, SAC
 from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList, EvalCallback
 from stable_baselines3.common.evaluation import evaluate_policy
@@ -48,285 +47,51 @@ from stable_baselines3.common.vec_env import (
     VecNormalize,
     sync_envs_normalization,
 )
-from stable_baselines3.her.goal_selection_strategy import GoalSelectionStrategy
 
-import push_envs
 from push_envs.baselines.view import ObsView, sort_rows
 from push_envs.core import obs_layout as L
-from push_envs.core.env import ROBOTS
 from push_envs.sb3 import make_vec_env
-from push_envs.tasks import spec
 
-from .run_folder import fresh_run_dir  # noqa: E402
+from .common import RunArgs, UnderWay, check_run_args, cli  # noqa: E402
+from .hyperparameters import (  # noqa: E402, F401  (the names tests and scripts use here)
+    ACTIVATIONS,
+    ALGOS,
+    HYPERPARAMS_DIR,
+    algo_kwargs,
+    apply_overrides,
+    check,
+    ent_coef_setting,
+    load_hyperparams,
+    merge,
+    normalize_kwargs,
+    policy_kwargs,
+    std_bounds,
+    yaml_mapping,
+)
+from .run_folder import RunDir  # noqa: E402
 from .warm_start import demonstrations, pretrain, settings  # noqa: E402
 
-HYPERPARAMS_DIR = Path(__file__).resolve().parent / "hyperparams"
-ALGOS = ("ppo", "sac")
 EVAL_SEED_OFFSET = 10_000  # the EvalCallback's env: seed + 10_000
 FINAL_SEED_OFFSET = 20_000  # the final evaluation: seed + 20_000 (fresh episodes)
 
 
 @dataclass
-class Args:
+class Args(RunArgs):
+    """train/train.py's command line: the run's arguments (:class:`~train.common.RunArgs`)
+    and what is trained."""
+
     algo: Literal["ppo", "sac"] = "ppo"
     """the algorithm (sac uses HER when the yml says so)"""
     env: str = "PushBox-v0"
     """the task id (registered by push_envs)"""
     robot: Literal["diff", "omni", "acker"] | None = None
-    """drive (default: the yml's env_kwargs, else the task's default)"""
-    seed: int = 0
-    """seed of the training envs, torch and numpy (eval envs use seed + 10000 / + 20000)"""
-    timesteps: float | None = None
-    """total env steps, e.g. 2e6 (default: the yml's n_timesteps)"""
-    n_envs: int | None = None
-    """number of parallel envs in the batch (default: the yml's n_envs)"""
-    eval_episodes: int = 100
-    """episodes of each periodic evaluation and of the final evaluation"""
-    eval_freq: int | None = None
-    """env steps between evaluations (default: the yml's eval_freq, else timesteps / 20)"""
-    eval_envs: int = 100
-    """envs in the evaluation batch (as many as episodes: each plays one, so an evaluation
-    takes one episode's worth of batched steps)"""
-    eval_model: Literal["best", "final"] = "final"
-    """model the final line reports: best (highest mean eval return) or final"""
-    run_dir: str = "runs"
-    """root of the run folders: <run_dir>/<env>[-<robot>]/<algo>/<seed>/ (<seed>-2, -3, ...
-    when that folder holds an earlier run)"""
-    overwrite: bool = False
-    """write into <seed>/ even when it holds an earlier run (replacing its files)"""
-    threads: int = 1
-    """torch threads while collecting rollouts and evaluating (batch inference of a small
-    MLP: 1 is fastest, and it leaves the other core free)"""
-    update_threads: int | None = None
-    """torch threads during the gradient update (default: the cores; the env batch is idle
-    then, so the threads do not fight numba's)"""
-    env_threads: int | None = None
-    """numba threads stepping the batch (default: the yml's env_threads, else the cores)"""
-    hyperparams: str | None = None
-    """yml file to read instead of train/hyperparams/<algo>.yml"""
-    hp: Annotated[list[str], tyro.conf.UseAppendAction] = dataclasses.field(
-        default_factory=list)
-    """override key=value, value parsed as YAML (mappings merge); repeat the flag, e.g.
-    --hp n_epochs=5 --hp 'env_kwargs={max_episode_steps: 50}'"""
-    progress: bool = True
-    """show the progress bar"""
-    verbose: int = 0
-    """SB3 verbosity (0: quiet, 1: training stats)"""
+    """drive (default: the yml's env_kwargs, else the task's default; the run folder is
+    <env>-<robot> when it differs from the yml's)"""
 
 
 def parse_args(argv: list[str] | None = None) -> Args:
     """The training :class:`Args` from the command line (tyro: ``--help`` lists them)."""
     return tyro.cli(Args, args=argv, description=__doc__.split("\n\n")[0])
-
-
-# --------------------------------------------------------------------------- hyperparameters
-# Activations a yml may name in policy_kwargs (a mapping, read with yaml.safe_load: nothing in
-# the file is evaluated).
-ACTIVATIONS = {name: getattr(torch.nn, name)
-               for name in ("Tanh", "ReLU", "ELU", "LeakyReLU", "GELU", "SiLU")}
-
-
-def policy_kwargs(value: Any, source: str = "policy_kwargs") -> dict[str, Any]:
-    """SB3 ``policy_kwargs`` from the yml's mapping: ``activation_fn`` by name."""
-    if value is None:
-        return {}
-    if not isinstance(value, dict):
-        raise ValueError(f"{source} must be a YAML mapping such as {{net_arch: [64, 64], "
-                         f"activation_fn: Tanh}}, got {value!r}")
-    kw = dict(value)
-    act = kw.get("activation_fn")
-    if act is not None:
-        if act not in ACTIVATIONS:
-            raise ValueError(f"{source}: activation_fn must be one of {sorted(ACTIVATIONS)}, "
-                             f"got {act!r}")
-        kw["activation_fn"] = ACTIVATIONS[act]
-    return kw
-
-
-def _merge(hp: dict[str, Any], entry: dict[str, Any]) -> None:
-    """``entry`` over ``hp`` in place, nested mappings merged one level deep."""
-    for key, value in entry.items():
-        if isinstance(value, dict) and isinstance(hp.get(key), dict):
-            hp[key] = {**hp[key], **value}
-        else:
-            hp[key] = value
-
-
-def load_hyperparams(algo: str, env_id: str, path: str | os.PathLike | None = None,
-                     robot: str | None = None) -> dict:
-    """The ``default`` entry of ``train/hyperparams/{algo}.yml`` updated by the task's own
-    entry, then by that entry's ``robots: {<robot>: {...}}`` overrides for ``robot``
-    (default: the entry's ``env_kwargs.robot``).
-
-    The task's entry is the ``{algo}`` key of the hyperparameter file its TaskSpec declares
-    (``hyperparams.yml`` in the task's folder), or, with ``path``, the ``env_id`` key of that
-    rl-baselines3-zoo style file (its ``default`` then replaces the shared one). Nested dicts
-    (``env_kwargs``, ``policy_kwargs`` given as a mapping) are merged one level deep. An
-    ``env_id`` neither registered by push_envs nor in ``path`` raises ValueError, as does a
-    ``robots`` key that is not a mapping of drive names to mappings.
-    """
-    ids = tuple(push_envs.ENV_IDS)
-    shared = HYPERPARAMS_DIR / f"{algo}.yml"
-    table = _yaml_mapping(Path(path) if path is not None else shared)
-    hp: dict[str, Any] = dict(table.get("default") or {})
-    if path is not None:
-        known = sorted(set(ids) | {k for k in table if k != "default"})
-        if env_id not in table and env_id not in ids:
-            raise ValueError(f"{path}: unknown env id {env_id!r}; known ids: {known}")
-        source, entry = Path(path), dict(table.get(env_id) or {})
-    else:
-        try:
-            task = spec(env_id)  # shipped, or registered with push_envs.register_task
-        except KeyError:
-            raise ValueError(f"{shared}: unknown env id {env_id!r}; known ids: "
-                             f"{sorted(ids)}") from None
-        source = task.hyperparams_path()
-        entry = dict(_yaml_mapping(source).get(algo) or {}) if source is not None else {}
-    robots = entry.pop("robots", None) or {}
-    if not isinstance(robots, dict) or not all(
-            k in ROBOTS and isinstance(v, dict) for k, v in robots.items()):
-        raise ValueError(f"{source}: {env_id}.robots must map drive names {list(ROBOTS)} "
-                         f"to hyperparameter mappings, got {robots!r}")
-    _merge(hp, entry)
-    robot = robot or (hp.get("env_kwargs") or {}).get("robot")
-    _merge(hp, robots.get(robot) or {})
-    return hp
-
-
-def _yaml_mapping(path: Path) -> dict:
-    """A YAML file that holds a mapping (ValueError naming the file otherwise)."""
-    with open(path) as fh:
-        table = yaml.safe_load(fh) or {}
-    if not isinstance(table, dict):
-        raise ValueError(f"{path}: expected a mapping of hyperparameters")
-    return table
-
-
-def apply_overrides(hp: dict[str, Any], args: Args) -> dict[str, Any]:
-    """Command-line values over the yml's: --timesteps, --n-envs, --robot, --eval-freq,
-    --env-threads and every ``--hp key=value``."""
-    hp = dict(hp)
-    hp["env_kwargs"] = dict(hp.get("env_kwargs") or {})
-    for item in args.hp:
-        key, sep, raw = item.partition("=")
-        if not sep or not key:
-            raise ValueError(f"--hp expects key=value, got {item!r}")
-        key, value = key.strip(), yaml.safe_load(raw)
-        if isinstance(value, dict) and isinstance(hp.get(key), dict):
-            value = {**hp[key], **value}  # e.g. --hp "env_kwargs={max_episode_steps: 50}"
-        hp[key] = value
-    if args.timesteps is not None:
-        hp["n_timesteps"] = args.timesteps  # a float from the CLI: 2e6
-    if args.n_envs is not None:
-        hp["n_envs"] = args.n_envs
-    if args.robot is not None:
-        hp["env_kwargs"]["robot"] = args.robot
-    if args.eval_freq is not None:
-        hp["eval_freq"] = args.eval_freq
-    if args.env_threads is not None:
-        hp["env_threads"] = args.env_threads
-    hp["n_timesteps"] = int(float(hp.get("n_timesteps", 1_000_000)))
-    hp["n_envs"] = int(hp.get("n_envs", 1))
-    return hp
-
-
-def _lin_start(key: str, value: Any) -> float | None:
-    """The start of a ``lin_<value>`` setting (zoo convention: a linear decay from it to 0),
-    or None when ``value`` is not one; ``lin_`` without a number raises ValueError naming
-    ``key``."""
-    if not (isinstance(value, str) and value.startswith("lin_")):
-        return None
-    try:
-        return float(value[4:])
-    except ValueError:
-        raise ValueError(f"{key} {value!r}: lin_ must be followed by a number, "
-                         f"e.g. lin_0.01") from None
-
-
-def _schedule(key: str, value: Any) -> Any:
-    """``lin_3e-4`` -> a linear decay from 3e-4 to 0 (zoo convention); numbers pass through."""
-    start = _lin_start(key, value)
-    if start is not None:
-        return lambda progress_remaining: progress_remaining * start
-    return float(value) if isinstance(value, str) else value
-
-
-def _ent_coef(value: Any) -> tuple[Any, bool]:
-    """(start value, decays?) of the ``ent_coef`` setting: ``lin_0.01`` decays linearly from
-    0.01 to 0 over training; a number (or SAC's ``auto``) is kept as it is."""
-    start = _lin_start("ent_coef", value)
-    if start is None:
-        return value, False
-    if not start >= 0.0:
-        raise ValueError(f"ent_coef {value!r}: the coefficient must be >= 0")
-    return start, True
-
-
-def _std_bound(key: str, value: Any) -> float | None:
-    """The ``min_std`` or ``max_std`` setting: None (no bound) or a std > 0 in the action's
-    units."""
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (
-            math.isfinite(value) and value > 0):
-        raise ValueError(f"{key} {value!r}: must be a number > 0, a bound on PPO's action "
-                         f"std (in the action's units)")
-    return float(value)
-
-
-def _std_bounds(hp: dict[str, Any]) -> tuple[float | None, float | None]:
-    """(min_std, max_std) of the hyperparameters, each None when unset; a floor above the
-    ceiling raises ValueError."""
-    low, high = (_std_bound(k, hp.get(k)) for k in ("min_std", "max_std"))
-    if low is not None and high is not None and low > high:
-        raise ValueError(f"min_std {low} is above max_std {high}")
-    return low, high
-
-
-_RUN_KEYS = ("n_envs", "n_timesteps", "policy", "normalize", "env_kwargs", "eval_freq",
-             "env_threads", "warm_start", "hide_obs", "sort_obs", "min_std", "max_std")
-
-
-def algo_kwargs(hp: dict[str, Any]) -> dict[str, Any]:
-    """SB3 constructor kwargs from the hyperparameters (strings mapped to objects)."""
-    kwargs = {k: v for k, v in hp.items() if k not in _RUN_KEYS}
-    if "policy_kwargs" in kwargs:
-        kwargs["policy_kwargs"] = policy_kwargs(kwargs["policy_kwargs"])
-    for key in ("learning_rate", "clip_range"):
-        if key in kwargs:
-            kwargs[key] = _schedule(key, kwargs[key])
-    if "ent_coef" in kwargs:
-        # SB3 takes a number here; a lin_ coefficient starts at its value and EntCoefDecay
-        # lowers it (ent_coef_decay)
-        kwargs["ent_coef"] = _ent_coef(kwargs["ent_coef"])[0]
-    if "train_freq" in kwargs and isinstance(kwargs["train_freq"], list):
-        kwargs["train_freq"] = tuple(kwargs["train_freq"])
-    buffer = kwargs.get("replay_buffer_class")
-    if isinstance(buffer, str):
-        buffers = {"HerReplayBuffer": HerReplayBuffer}
-        if buffer not in buffers:
-            raise ValueError(f"replay_buffer_class must be one of {list(buffers)}, got {buffer!r}")
-        kwargs["replay_buffer_class"] = buffers[buffer]
-    if "replay_buffer_kwargs" in kwargs:
-        rb = dict(kwargs["replay_buffer_kwargs"] or {})
-        if isinstance(rb.get("goal_selection_strategy"), str):
-            rb["goal_selection_strategy"] = GoalSelectionStrategy[
-                rb["goal_selection_strategy"].upper()]
-        kwargs["replay_buffer_kwargs"] = rb
-    return kwargs
-
-
-def normalize_kwargs(hp: dict[str, Any]) -> dict[str, Any] | None:
-    """VecNormalize kwargs (None: no normalisation); ``normalize`` is a bool or a dict."""
-    norm = hp.get("normalize", False)
-    if not isinstance(norm, (bool, dict)):
-        raise ValueError(f"normalize must be true, false or a mapping of VecNormalize "
-                         f"arguments, got {norm!r}")
-    if norm is False:
-        return None
-    kwargs = dict(norm) if isinstance(norm, dict) else {}
-    kwargs.setdefault("gamma", float(hp.get("gamma", 0.99)))
-    return kwargs
 
 
 def state_layout(venv: VecEnv, what: str) -> tuple[Any, dict[str, Any]]:
@@ -459,7 +224,7 @@ class EntCoefDecay(BaseCallback):
 def ent_coef_decay(hp: dict[str, Any]) -> list[BaseCallback]:
     """The callbacks the ``ent_coef`` setting needs: an :class:`EntCoefDecay` for
     ``lin_<value>``, none for a number."""
-    start, decays = _ent_coef(hp.get("ent_coef", 0.0))
+    start, decays = ent_coef_setting(hp.get("ent_coef", 0.0))
     return [EntCoefDecay(start)] if decays else []
 
 
@@ -495,7 +260,7 @@ class StdClamp(BaseCallback):
 def std_clamp(hp: dict[str, Any]) -> list[BaseCallback]:
     """The callbacks the ``min_std`` and ``max_std`` settings need: a :class:`StdClamp`, or
     none."""
-    low, high = _std_bounds(hp)
+    low, high = std_bounds(hp)
     return [StdClamp(low, high)] if (low, high) != (None, None) else []
 
 
@@ -564,12 +329,19 @@ def evaluate(model: BaseAlgorithm, env: VecEnv, episodes: int) -> dict[str, floa
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
+    """Train (see the module docs). Everything that can be checked or built is, before a run
+    folder is claimed: the arguments and every hyperparameter (:func:`check`), the views,
+    the warm start's demonstrations, both env batches and the model. With --overwrite an
+    earlier run in the folder is replaced only once this one is under way
+    (:class:`~train.run_folder.RunDir`)."""
     args = parse_args(argv)
     t_start = time.perf_counter()
+    check_run_args(args)
     yml = load_hyperparams(args.algo, args.env, args.hyperparams, args.robot)
     hp = apply_overrides(yml, args)
+    check(hp, args.algo, f"{args.env} ({args.algo})")
     hp.setdefault("env_threads", os.cpu_count() or 1)
-    if _ent_coef(hp.get("ent_coef", 0.0))[1] and args.algo != "ppo":
+    if ent_coef_setting(hp.get("ent_coef", 0.0))[1] and args.algo != "ppo":
         raise ValueError(f"{args.env}.ent_coef: lin_ decays PPO's entropy bonus; {args.algo} "
                          f"takes a number or 'auto'")
     std_callbacks = std_clamp(hp)  # bad bounds are refused here, before anything is written
@@ -597,24 +369,38 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                               f"{args.env}.warm_start")
     torch.set_num_threads(args.threads)
     set_random_seed(args.seed)
-    out = fresh_run_dir(run_dir_of(args, (yml.get("env_kwargs") or {}).get("robot")),
-                        args.overwrite)
+    env = make_env(args.env, hp["n_envs"], args.seed, hp)
+    eval_env = make_env(args.env, args.eval_envs, args.seed + EVAL_SEED_OFFSET, hp,
+                        training=False)
+    algo_cls = {"ppo": PPO, "sac": SAC}[args.algo]
+    try:
+        model = algo_cls(hp.get("policy", "MlpPolicy"), env, seed=args.seed,
+                         verbose=args.verbose, device="cpu", **algo_kwargs(hp))
+    except (ValueError, TypeError, AssertionError, KeyError) as exc:
+        env.close()
+        eval_env.close()
+        raise ValueError(f"{args.env} ({args.algo}): {algo_cls.__name__} refused the "
+                         f"hyperparameters: {type(exc).__name__}: {exc}") from None
+    with RunDir(run_dir_of(args, (yml.get("env_kwargs") or {}).get("robot")),
+                args.overwrite) as run:
+        return _train(args, hp, run, env, eval_env, model, warm, demo if warm else None,
+                      view, std_callbacks, t_start)
+
+
+def _train(args: Args, hp: dict[str, Any], run: RunDir, env: VecEnv, eval_env: VecEnv,
+           model: BaseAlgorithm, warm: dict[str, Any] | None, demo: Any, view: Any,
+           std_callbacks: list[BaseCallback], t_start: float) -> dict[str, Any]:
+    """The run itself, into ``run.path`` (claimed by :func:`main`)."""
+    out = run.path
+    model.tensorboard_log = str(out / "tb")  # read when learning starts
     print(f"run {out}: {args.algo} on {args.env} {hp['env_kwargs'] or ''}, "
           f"{hp['n_timesteps']:,} steps, {hp['n_envs']} envs")
     update_threads = args.update_threads or os.cpu_count() or 1
     print(f"threads: torch {torch.get_num_threads()} (update {update_threads}), "
           f"numba (env batch) {hp['env_threads']}")
-
-    env = make_env(args.env, hp["n_envs"], args.seed, hp)
-    eval_env = make_env(args.env, args.eval_envs, args.seed + EVAL_SEED_OFFSET, hp,
-                        training=False)
-    algo_cls = {"ppo": PPO, "sac": SAC}[args.algo]
-    kwargs = algo_kwargs(hp)
     with open(out / "args.json", "w") as fh:
         json.dump({"args": dataclasses.asdict(args), "hyperparams": hp}, fh, indent=2,
                   default=str)
-    model = algo_cls(hp.get("policy", "MlpPolicy"), env, seed=args.seed, verbose=args.verbose,
-                     tensorboard_log=str(out / "tb"), device="cpu", **kwargs)
 
     warm_result = None
     if warm is not None:
@@ -638,7 +424,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                            callback_on_new_best=on_best, verbose=0)
     t_train = time.perf_counter()
     callbacks = CallbackList([eval_cb, UpdateThreads(args.threads, update_threads),
-                              *ent_coef_decay(hp), *std_callbacks])
+                              *ent_coef_decay(hp), *std_callbacks, UnderWay(run)])
     model.learn(total_timesteps=hp["n_timesteps"], callback=callbacks,
                 progress_bar=args.progress, tb_log_name=args.algo)
     train_time = time.perf_counter() - t_train
@@ -687,4 +473,4 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    cli(main, "train.train", sys.argv[1:])

@@ -37,6 +37,7 @@ from a random critic those are noise, and the clone unlearns before the critic c
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from typing import Any
@@ -75,10 +76,13 @@ def settings(value: Any, source: str = "warm_start") -> dict[str, Any]:
         if isinstance(v, bool) or not isinstance(v, int) or v < least:
             raise ValueError(f"{source}.{key} must be an int >= {least}, got {v!r}")
     lr = out["learning_rate"]
-    if isinstance(lr, bool) or not (isinstance(lr, (int, float)) and lr > 0):
-        raise ValueError(f"{source}.learning_rate must be > 0, got {out['learning_rate']!r}")
-    if not isinstance(out["log_std"], (int, float)) or isinstance(out["log_std"], bool):
-        raise ValueError(f"{source}.log_std must be a number, got {out['log_std']!r}")
+    if isinstance(lr, bool) or not (isinstance(lr, (int, float)) and math.isfinite(lr) and
+                                    lr > 0):
+        raise ValueError(f"{source}.learning_rate must be a finite number > 0, got "
+                         f"{out['learning_rate']!r}")
+    ls = out["log_std"]
+    if not isinstance(ls, (int, float)) or isinstance(ls, bool) or not math.isfinite(ls):
+        raise ValueError(f"{source}.log_std must be a finite number, got {ls!r}")
     if out["expert"] is not None and (not isinstance(out["expert"], str)
                                       or ":" not in out["expert"]):
         raise ValueError(f"{source}.expert must be a 'module:factory' string (the module "

@@ -41,13 +41,19 @@ from __future__ import annotations
 import json
 import math
 import os
+import struct
 import tempfile
+import zipfile
+import zlib
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from numba import njit
 
+from ..core.env import ROBOTS
+from ..core.task import choice, number
 from .tee_frame import TeeFrame, decode
 from .view import ObsView
 
@@ -59,6 +65,13 @@ MAX_FILE_BYTES = 64 * 1024 * 1024  # a policy of a few MLP layers is well under 
 RESIDUAL_INPUTS = ("base_action", "tee_features")
 """What a residual policy may read besides the observation, in the order it is appended."""
 BASE_PREFIX = "base."  # a residual agent's arrays of its base agent
+RUN_ARGUMENTS = ("num_envs", "autoreset_mode", "num_threads", "render_mode", "render_envs")
+"""Env arguments that belong to whoever runs an agent, never to its ``env_kwargs``."""
+MAX_DATA_BYTES = 64 * 1024 * 1024
+"""Most bytes an agent file's arrays may hold once read (all of them, uncompressed): checked
+from the archive's headers before any value is read."""
+MAX_MEMBERS = 256  # arrays in a file (a residual agent of two MLPs has about 25)
+MAX_META_CHARS = 1 << 20  # characters of the JSON description
 
 
 # ------------------------------------------------------------------------------ activations
@@ -76,37 +89,48 @@ def _sigmoid(x: np.ndarray) -> np.ndarray:
     return 0.5 * (1.0 + np.tanh(0.5 * x))
 
 
-# name -> (function of (x, **params), the parameters it takes with their defaults). The names
-# and parameters are torch.nn's (Tanh, ReLU, ELU(alpha), LeakyReLU(negative_slope),
-# GELU(approximate), SiLU, Hardtanh(min_val, max_val)), as train/train.py's ACTIVATIONS.
-ACTIVATIONS: dict[str, tuple[Callable[..., np.ndarray], dict[str, Any]]] = {
+# name -> (function of (x, **params), each parameter's default and check). The names and
+# parameters are torch.nn's (Tanh, ReLU, ELU(alpha), LeakyReLU(negative_slope),
+# GELU(approximate), SiLU, Hardtanh(min_val, max_val)), as train/train.py's ACTIVATIONS; the
+# checks are torch's where it has them (Hardtanh: max_val > min_val) and finiteness, so a
+# description can neither make NaN actions nor fail at the first call.
+ACTIVATIONS: dict[str, tuple[Callable[..., np.ndarray], dict[str, tuple[Any, Any]]]] = {
     "tanh": (lambda x: np.tanh(x), {}),
     "relu": (lambda x: np.maximum(x, 0), {}),
     "elu": (lambda x, alpha: np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0))),
-            {"alpha": 1.0}),
+            {"alpha": (1.0, number(0.0, 1e6))}),
     "leaky_relu": (lambda x, negative_slope: np.where(x >= 0, x, negative_slope * x),
-                   {"negative_slope": 0.01}),
-    "gelu": (_gelu, {"approximate": "none"}),
+                   {"negative_slope": (0.01, number(-1e6, 1e6))}),
+    "gelu": (_gelu, {"approximate": ("none", choice("none", "tanh"))}),
     "silu": (lambda x: x * _sigmoid(x), {}),
     "hardtanh": (lambda x, min_val, max_val: np.clip(x, min_val, max_val),
-                 {"min_val": -1.0, "max_val": 1.0}),
+                 {"min_val": (-1.0, number(-1e6, 1e6)), "max_val": (1.0, number(-1e6, 1e6))}),
 }
 
 
 def activation(spec: Mapping[str, Any] | None) -> Callable[[np.ndarray], np.ndarray] | None:
     """The activation a layer's description names (``{"activation": "elu", "alpha": 1.0}``;
-    ``None`` or ``{"activation": None}``: none). An unknown name or parameter: ValueError."""
-    name = (spec or {}).get("activation")
+    ``None`` or ``{"activation": None}``: none). An unknown name, an unknown parameter or a
+    parameter of the wrong type or range: ValueError."""
+    spec = spec or {}
+    name = spec.get("activation")
     if name is None:
+        extra = sorted(set(spec) - {"activation"})
+        if extra:
+            raise ValueError(f"a layer without activation takes no parameters, got {extra}")
         return None
-    if name not in ACTIVATIONS:
+    if not isinstance(name, str) or name not in ACTIVATIONS:
         raise ValueError(f"unknown activation {name!r}; known: {sorted(ACTIVATIONS)}")
-    fn, defaults = ACTIVATIONS[name]
-    extra = sorted(set(spec) - {"activation"} - set(defaults))  # type: ignore[arg-type]
+    fn, table = ACTIVATIONS[name]
+    extra = sorted(set(spec) - {"activation"} - set(table))
     if extra:
-        raise ValueError(f"activation {name!r} takes {sorted(defaults) or 'no parameters'}, "
+        raise ValueError(f"activation {name!r} takes {sorted(table) or 'no parameters'}, "
                          f"got {extra}")
-    params = {k: spec.get(k, v) for k, v in defaults.items()}  # type: ignore[union-attr]
+    params = {k: check(f"activation {name!r}: {k}", spec.get(k, default))
+              for k, (default, check) in table.items()}
+    if name == "hardtanh" and not params["min_val"] < params["max_val"]:
+        raise ValueError(f"activation 'hardtanh': min_val {params['min_val']:g} must be below "
+                         f"max_val {params['max_val']:g}")
     return lambda x: fn(x, **params)
 
 
@@ -121,11 +145,18 @@ class Agent:
     architecture. Build one with :func:`load` or :func:`read`.
     """
 
-    def __init__(self, meta: dict[str, Any], arrays: Mapping[str, np.ndarray],
+    def __init__(self, meta: dict[str, Any], arrays: Mapping[str, np.ndarray] | ArraySource,
                  path: Path | None = None) -> None:
         self.meta, self.path = meta, path
-        self._arrays = dict(arrays)
+        # Headers first, values on demand: each array's dtype and shape are checked against
+        # the description before its values are read (a file's are read then).
+        self._source = arrays if isinstance(arrays, ArraySource) else ArraySource.of(arrays)
+        self._used: set[str] = set()
         self._check()
+        unused = sorted(set(self._source.names()) - self._used)
+        if unused:
+            raise ValueError(f"{self._where()}: arrays {unused} are not part of the agent its "
+                             f"description gives")
 
     # properties ---------------------------------------------------------------------------
     @property
@@ -164,17 +195,45 @@ class Agent:
                 f"{self.observation_dim} -> {self.action_dim}{where})")
 
     # checks -------------------------------------------------------------------------------
-    def _array(self, key: str, shape: tuple[int, ...] | None = None) -> np.ndarray:
-        if key not in self._arrays:
+    def _header(self, key: str, kinds: str = "fiu") -> tuple[tuple[int, ...], np.dtype]:
+        """(shape, dtype) of array ``key``, its values unread: missing, or not of a dtype
+        kind in ``kinds``, is refused."""
+        if key not in self._source:
             raise ValueError(f"{self._where()}: array {key!r} missing")
-        a = self._arrays[key]
-        if a.dtype.kind not in "fiu" or not np.all(np.isfinite(a)):
-            raise ValueError(f"{self._where()}: array {key!r} must be finite numbers, got "
-                             f"{a.dtype}")
-        if shape is not None and a.shape != shape:
-            raise ValueError(f"{self._where()}: array {key!r} has shape {a.shape}, expected "
+        shape, dtype = self._source.header(key)
+        if dtype.kind not in kinds:
+            raise ValueError(f"{self._where()}: array {key!r} must hold numbers, got {dtype}")
+        return shape, dtype
+
+    def _array(self, key: str, shape: tuple[int, ...] | None = None) -> np.ndarray:
+        """The values of array ``key``, read once its header has shape ``shape`` (any with
+        None): numbers that stay finite in float32, the precision the agent computes in."""
+        have, _ = self._header(key)
+        if shape is not None and have != shape:
+            raise ValueError(f"{self._where()}: array {key!r} has shape {have}, expected "
                              f"{shape}")
+        a = self._source.load(key)
+        self._used.add(key)
+        with np.errstate(over="ignore"):  # the cast of too large a value is what is looked for
+            bad = a.dtype.kind == "f" and not np.all(np.isfinite(a.astype(np.float32)))
+        if bad:
+            bad = "NaN or inf" if not np.all(np.isfinite(a)) else \
+                f"values beyond float32's range (+-{np.finfo(np.float32).max:.3g})"
+            raise ValueError(f"{self._where()}: array {key!r} must be finite numbers in "
+                             f"float32, got {bad}")
         return a
+
+    def _optional(self, key: str, rows_at_most: int) -> Any:
+        """An optional integer or float array of at most ``rows_at_most`` rows (its values
+        read only then), or None when the file has none."""
+        if key not in self._source:
+            return None
+        shape, _ = self._header(key)
+        if len(shape) > 2 or (shape and shape[0] > rows_at_most) or \
+                (len(shape) == 2 and shape[1] > 16):
+            raise ValueError(f"{self._where()}: array {key!r} has shape {shape}; at most "
+                             f"{rows_at_most} rows fit the observation")
+        return self._array(key)
 
     def _where(self) -> str:
         return str(self.path) if self.path else "agent"
@@ -191,8 +250,20 @@ class Agent:
                                  f"{m.get(key)!r}")
         if m["kind"] not in KINDS:
             raise ValueError(f"{where}: unknown policy kind {m['kind']!r}; known: {KINDS}")
-        if not isinstance(m.get("env_kwargs", {}), dict):
-            raise ValueError(f"{where}: meta['env_kwargs'] must be a mapping")
+        if m["robot"] not in ROBOTS:
+            raise ValueError(f"{where}: meta['robot'] must be one of {list(ROBOTS)}, got "
+                             f"{m['robot']!r}")
+        kwargs = m.get("env_kwargs", {})
+        if not isinstance(kwargs, dict) or not all(isinstance(k, str) for k in kwargs):
+            raise ValueError(f"{where}: meta['env_kwargs'] must be a mapping of task "
+                             f"arguments")
+        owned = sorted(set(kwargs) & set(RUN_ARGUMENTS))
+        if owned:
+            raise ValueError(f"{where}: meta['env_kwargs'] holds {owned}, which whoever runs "
+                             f"the agent chooses, not the agent (the task's arguments only)")
+        if kwargs.get("robot", m["robot"]) != m["robot"]:
+            raise ValueError(f"{where}: meta['env_kwargs'] says robot {kwargs['robot']!r}, "
+                             f"the agent drives {m['robot']!r}")
         n_obs, n_act = m["observation_dim"], m["action_dim"]
         if n_obs < 1 or n_act < 1:
             raise ValueError(f"{where}: observation_dim and action_dim must be >= 1")
@@ -211,27 +282,34 @@ class Agent:
             self._check_residual(n_obs, n_act)
 
     def _layers(self, size: int) -> int:
-        """Check the layer chain from an input of ``size``; returns the output size."""
-        if not self.meta["layers"]:
+        """Check the layer chain from an input of ``size``, every shape from the headers
+        before any weight is read; returns the output size."""
+        layers = self.meta["layers"]
+        if not layers:
             raise ValueError(f"{self._where()}: the policy has no layers")
         self._funcs = []
-        for i, spec in enumerate(self.meta["layers"]):
+        shapes = []
+        for i, spec in enumerate(layers):
             if not isinstance(spec, dict):
                 raise ValueError(f"{self._where()}: layer {i} must be a mapping, got {spec!r}")
-            w = self._array(f"layer{i}.weight")
-            if w.ndim != 2 or w.shape[1] != size:
-                raise ValueError(f"{self._where()}: layer {i} weight has shape {w.shape}; "
-                                 f"its input has {size} values")
-            self._array(f"layer{i}.bias", (w.shape[0],))
+            w, _ = self._header(f"layer{i}.weight", "f")
+            if len(w) != 2 or w[1] != size or w[0] < 1:
+                raise ValueError(f"{self._where()}: layer {i} weight has shape {w}; its input "
+                                 f"has {size} values")
+            b, _ = self._header(f"layer{i}.bias", "f")
+            if b != (w[0],):
+                raise ValueError(f"{self._where()}: array 'layer{i}.bias' has shape {b}, "
+                                 f"expected {(w[0],)}")
             try:
                 self._funcs.append(activation(spec))
             except ValueError as exc:
                 raise ValueError(f"{self._where()}: layer {i}: {exc}") from None
-            size = w.shape[0]
-        self._w = [self._arrays[f"layer{i}.weight"].astype(np.float32).T
-                   for i in range(len(self.meta["layers"]))]
-        self._b = [self._arrays[f"layer{i}.bias"].astype(np.float32)
-                   for i in range(len(self.meta["layers"]))]
+            shapes.append(w)
+            size = w[0]
+        self._w = [np.ascontiguousarray(self._array(f"layer{i}.weight", w).T, np.float32)
+                   for i, w in enumerate(shapes)]
+        self._b = [self._array(f"layer{i}.bias", (w[0],)).astype(np.float32)
+                   for i, w in enumerate(shapes)]
         return size
 
     def _check_mlp(self, n_obs: int, n_act: int, outputs: tuple[str, ...] = OUTPUTS) -> None:
@@ -239,16 +317,18 @@ class Agent:
         if m.get("output") not in outputs:
             raise ValueError(f"{where}: meta['output'] must be one of {outputs}, got "
                              f"{m.get('output')!r}")
-        self.view = ObsView(n_obs, self._arrays.get("hide_columns", ()),
-                            self._arrays.get("sort_slots", ()), where,
-                            self._arrays.get("sort_standoff"))
+        hide = self._optional("hide_columns", n_obs)
+        sorts = self._optional("sort_slots", n_obs)
+        self.view = ObsView(n_obs, () if hide is None else hide,
+                            () if sorts is None else sorts, where,
+                            self._optional("sort_standoff", n_obs))
         norm = m.get("obs_norm")
         if norm is not None:
-            if not isinstance(norm, dict) or not all(
-                    isinstance(norm.get(k), (int, float)) and norm[k] > 0
-                    for k in ("epsilon", "clip")):
-                raise ValueError(f"{where}: meta['obs_norm'] must hold epsilon > 0 and "
-                                 f"clip > 0, got {norm!r}")
+            if not isinstance(norm, dict) or set(norm) != {"epsilon", "clip"} or not all(
+                    not isinstance(norm[k], bool) and isinstance(norm[k], (int, float))
+                    and math.isfinite(norm[k]) and norm[k] > 0 for k in norm):
+                raise ValueError(f"{where}: meta['obs_norm'] must hold finite epsilon > 0 and "
+                                 f"clip > 0 (and nothing else), got {norm!r}")
             self.obs_mean = self._array("obs_mean", (n_obs,)).astype(np.float64)
             var = self._array("obs_var", (n_obs,)).astype(np.float64)
             if np.any(var < 0):
@@ -303,13 +383,12 @@ class Agent:
             raise ValueError(f"{where}: meta['residual']['inputs'] must list some of "
                              f"{list(RESIDUAL_INPUTS)} once each, in that order; got "
                              f"{inputs!r}")
-        arrays = {k[len(BASE_PREFIX):]: v for k, v in self._arrays.items()
-                  if k.startswith(BASE_PREFIX)}
         base_meta = {**base_meta, "format": FORMAT, "format_version": FORMAT_VERSION}
         try:
-            self.base = Agent(base_meta, arrays)
+            self.base = Agent(base_meta, self._source.under(BASE_PREFIX))
         except ValueError as exc:
             raise ValueError(f"{where}: its base agent: {exc}") from None
+        self._used.update(BASE_PREFIX + k for k in self.base._used)
         b = self.base
         if (b.env_id, b.robot, b.observation_dim, b.action_dim) != \
                 (m["env_id"], m["robot"], n_obs, n_act):
@@ -328,8 +407,9 @@ class Agent:
 
     # acting -------------------------------------------------------------------------------
     def _net(self, x: np.ndarray) -> np.ndarray:
+        x = np.ascontiguousarray(x, np.float32)
         for w, b, f in zip(self._w, self._b, self._funcs, strict=True):
-            x = x @ w + b
+            x = dense(x, w, b)
             if f is not None:
                 x = f(x)
         return x
@@ -375,6 +455,36 @@ class Agent:
         return residual_action(base, residual, self.scale, self.low, self.high)
 
 
+# A layer's matrix product, row by row in one fixed order. BLAS (numpy's ``@``) blocks a
+# product by the batch's size, so one observation's action moved by up to 1.5e-6 between a
+# batch and alone (every shipped agent), and episodes of Sweep-v0 and PushMulti-v0 played
+# in a batch drifted from the same episodes played one env at a time. Here each output is
+#
+#     out[n, j] = ((x[n, 0] * w[0, j] + x[n, 1] * w[1, j]) + ...) + b[j]      (float32)
+#
+# summed over k in index order whatever the batch, with no fused multiply-add (numba does
+# not contract without fastmath): an observation's action is the same bits alone, in any
+# batch and on any CPU, as the env batch is bit-identical to single envs. The loop over j is
+# innermost, so the compiler vectorises it without reordering any sum: about as fast as
+# BLAS for these layers (a few hundred wide) and immune to BLAS threads fighting other work.
+@njit(cache=True)
+def dense(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``x @ w + b`` for x (N, K), w (K, M), b (M,), float32, each row computed alone in a
+    fixed order (above): batch-invariant bit for bit."""
+    n, m = x.shape[0], w.shape[1]
+    out = np.zeros((n, m), np.float32)
+    for r in range(n):
+        row = out[r]
+        for k in range(w.shape[0]):
+            xk = x[r, k]
+            wk = w[k]
+            for j in range(m):
+                row[j] += xk * wk[j]
+        for j in range(m):
+            row[j] += b[j]
+    return out
+
+
 def residual_inputs(base: Agent, obs: np.ndarray, base_action: np.ndarray,
                     inputs: tuple[str, ...] | list[str]) -> np.ndarray:
     """A residual policy's input rows: the observations (N, obs_dim), then for each of
@@ -399,9 +509,125 @@ def residual_action(base_action: np.ndarray, residual: np.ndarray, scale: float,
 
 
 # ------------------------------------------------------------------------------- the file
+class ArraySource:
+    """An agent's arrays by name: each one's header (shape, dtype) at no cost, its values on
+    :meth:`load`. Made from a mapping of arrays (:meth:`of`) or from an agent file
+    (:func:`read`), where loading reads the member only then."""
+
+    def __init__(self, headers: dict[str, tuple[tuple[int, ...], np.dtype]],
+                 load: Callable[[str], np.ndarray]) -> None:
+        self._headers, self._load = headers, load
+
+    @classmethod
+    def of(cls, arrays: Mapping[str, Any]) -> ArraySource:
+        values = {k: np.asarray(v) for k, v in arrays.items()}
+        return cls({k: (v.shape, v.dtype) for k, v in values.items()}, values.__getitem__)
+
+    def names(self) -> list[str]:
+        return list(self._headers)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._headers
+
+    def header(self, key: str) -> tuple[tuple[int, ...], np.dtype]:
+        return self._headers[key]
+
+    def load(self, key: str) -> np.ndarray:
+        return self._load(key)
+
+    def under(self, prefix: str) -> ArraySource:
+        """The arrays whose names start with ``prefix``, without it."""
+        n = len(prefix)
+        return ArraySource({k[n:]: h for k, h in self._headers.items() if k.startswith(prefix)},
+                           lambda key: self._load(prefix + key))
+
+
+def _size(nbytes: int) -> str:
+    for unit, scale in (("TiB", 2 ** 40), ("GiB", 2 ** 30), ("MiB", 2 ** 20), ("KiB", 2 ** 10)):
+        if nbytes >= scale:
+            return f"{nbytes / scale:.2f} {unit}"
+    return f"{nbytes} bytes"
+
+
+# What reading a damaged archive can raise, from the zip layer, the decompressor, numpy's
+# header parser and the JSON decoder: each becomes a ValueError that names the file.
+_DAMAGE = (ValueError, OSError, EOFError, KeyError, RuntimeError, NotImplementedError,
+           UnicodeDecodeError, RecursionError, OverflowError, SyntaxError, struct.error,
+           zipfile.BadZipFile, zlib.error)
+
+
+def _member_count(fh: Any, size: int) -> int:
+    """The entry count of a zip's end-of-central-directory record, read before the zip
+    module builds an object per entry (a small file can declare a million)."""
+    tail = min(size, 22 + 0xFFFF)
+    fh.seek(size - tail)
+    data = fh.read(tail)
+    at = data.rfind(b"PK\x05\x06")
+    if at < 0 or len(data) - at < 22:
+        raise zipfile.BadZipFile("no end-of-central-directory record")
+    return struct.unpack("<H", data[at + 10:at + 12])[0]
+
+
+def _headers(zf: zipfile.ZipFile, where: str) -> dict[str, tuple[tuple[int, ...], np.dtype]]:
+    """Every member's .npy header, checked against the member's size in the archive; the
+    values are not read. Refuses a member that is not a .npy array, an object or structured
+    dtype (they would need pickle or hide fields), a name given twice, and arrays that hold
+    more than MAX_DATA_BYTES together."""
+    out: dict[str, tuple[tuple[int, ...], np.dtype]] = {}
+    total = 0
+    for info in zf.infolist():
+        if not info.filename.endswith(".npy"):
+            raise ValueError(f"{where}: member {info.filename!r} is not a .npy array")
+        key = info.filename[:-4]
+        if key in out:
+            raise ValueError(f"{where}: array {key!r} is in the file twice")
+        with zf.open(info) as fp:
+            version = np.lib.format.read_magic(fp)
+            read_header = {(1, 0): np.lib.format.read_array_header_1_0,
+                           (2, 0): np.lib.format.read_array_header_2_0}.get(version)
+            if read_header is None:
+                raise ValueError(f"{where}: array {key!r}: .npy format version {version} is "
+                                 f"not read here (numpy writes 1.0 or 2.0)")
+            shape, fortran, dtype = read_header(fp)
+            start = fp.tell()
+        if dtype.hasobject or dtype.fields is not None or dtype.kind not in "fiubU":
+            raise ValueError(f"{where}: array {key!r} has dtype {dtype}; an agent file holds "
+                             f"plain numbers and one string (no objects, nothing pickled)")
+        nbytes = math.prod(shape) * dtype.itemsize
+        if nbytes > MAX_DATA_BYTES:
+            raise ValueError(f"{where}: array {key!r} declares shape {shape} of {dtype}: "
+                             f"{_size(nbytes)}, more than an agent file's arrays may hold "
+                             f"({_size(MAX_DATA_BYTES)}); nothing was read")
+        if info.file_size != start + nbytes:
+            raise ValueError(f"{where}: array {key!r} is damaged: its header declares "
+                             f"{nbytes} bytes of values, the archive holds "
+                             f"{info.file_size - start}")
+        total += nbytes
+        out[key] = (tuple(int(n) for n in shape), dtype)
+    if total > MAX_DATA_BYTES:
+        raise ValueError(f"{where}: its arrays hold {_size(total)} together, more than an "
+                         f"agent file's may ({_size(MAX_DATA_BYTES)}); nothing was read")
+    return out
+
+
+def _member(zf: zipfile.ZipFile, key: str, header: tuple, where: str) -> np.ndarray:
+    """The values of member ``key`` (its header already checked), verified whole: the CRC
+    and nothing after the values."""
+    with zf.open(key + ".npy") as fp:
+        a = np.lib.format.read_array(fp, allow_pickle=False)
+        if fp.read(1):
+            raise ValueError("data after the array's values")
+    if (a.shape, a.dtype) != header:
+        raise ValueError(f"array {key!r} is not what its header said")
+    return a
+
+
 def read(path: str | os.PathLike) -> Agent:
     """The agent in the ``.npz`` file ``path``, read without unpickling anything and checked
-    (see the module docs). A file that is not such an agent raises ValueError naming it."""
+    (see the module docs). The archive's directory and every array's header are read and
+    checked against the description (dtype, shape, the arrays' total size) before any
+    array's values are. A file that is not such an agent (empty, not a zip, a member that is
+    not a .npy array, truncated, a flipped byte ...) raises ValueError naming it."""
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"no agent file {path}")
@@ -409,21 +635,58 @@ def read(path: str | os.PathLike) -> Agent:
     if size > MAX_FILE_BYTES:
         raise ValueError(f"{path}: {size} bytes; an agent file holds at most "
                          f"{MAX_FILE_BYTES} (weights and normalisation only)")
+    if size == 0:
+        raise ValueError(f"{path}: the file is empty, not an agent .npz")
+    with open(path, "rb") as fh:
+        magic = fh.read(6)
+        if magic == b"\x93NUMPY":
+            raise ValueError(f"{path}: a single .npy array, not an agent .npz archive (a zip "
+                             f"of arrays and a 'meta' description)")
+        try:
+            count = _member_count(fh, size)
+            if count > MAX_MEMBERS:
+                raise ValueError(f"{count} members, more than an agent file has "
+                                 f"({MAX_MEMBERS})")
+            fh.seek(0)
+            with zipfile.ZipFile(fh) as zf:
+                headers = _headers(zf, str(path))
+                meta = _meta(zf, headers, str(path))
+                headers.pop("meta")
+                loaded: dict[str, np.ndarray] = {}
+
+                def load(key: str) -> np.ndarray:
+                    if key not in loaded:
+                        loaded[key] = _member(zf, key, headers[key], str(path))
+                    return loaded[key]
+
+                return Agent(meta, ArraySource(headers, load), path)
+        except _DAMAGE as exc:
+            if isinstance(exc, ValueError) and str(exc).startswith(str(path)):
+                raise
+            raise ValueError(f"{path}: not a readable agent .npz ({type(exc).__name__}: "
+                             f"{exc})") from None
+
+
+def _meta(zf: zipfile.ZipFile, headers: dict, where: str) -> dict[str, Any]:
+    """The JSON description: the member ``meta``, one string of at most MAX_META_CHARS."""
+    if "meta" not in headers:
+        raise ValueError(f"{where}: no 'meta' string in the file")
+    shape, dtype = headers["meta"]
+    if dtype.kind != "U" or shape != ():
+        raise ValueError(f"{where}: its 'meta' must be one string, got {dtype} {shape}")
+    if dtype.itemsize // 4 > MAX_META_CHARS:
+        raise ValueError(f"{where}: its 'meta' declares {dtype.itemsize // 4} characters, "
+                         f"more than a description needs ({MAX_META_CHARS})")
     try:
-        with np.load(path, allow_pickle=False) as data:
-            arrays = {k: data[k] for k in data.files}
-    except (ValueError, OSError) as exc:  # object arrays need pickle: refused here
-        raise ValueError(f"{path}: not a numpy .npz of plain arrays ({exc})") from None
-    raw = arrays.pop("meta", None)
-    if raw is None or raw.dtype.kind != "U" or raw.ndim != 0:
-        raise ValueError(f"{path}: no 'meta' string in the file")
-    try:
-        meta = json.loads(str(raw))
+        meta = json.loads(str(_member(zf, "meta", headers["meta"], where)))
     except json.JSONDecodeError as exc:
-        raise ValueError(f"{path}: its 'meta' is not JSON ({exc})") from None
+        raise ValueError(f"{where}: its 'meta' is not JSON ({exc})") from None
     if not isinstance(meta, dict):
-        raise ValueError(f"{path}: its 'meta' must be a JSON object")
-    return Agent(meta, arrays, path)
+        raise ValueError(f"{where}: its 'meta' must be a JSON object")
+    strings = [k for k, (_, dt) in headers.items() if dt.kind == "U" and k != "meta"]
+    if strings:
+        raise ValueError(f"{where}: arrays {strings} hold text; only 'meta' may")
+    return meta
 
 
 def write(path: str | os.PathLike, meta: Mapping[str, Any],

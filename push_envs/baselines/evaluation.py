@@ -24,6 +24,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import os
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -56,6 +57,34 @@ def has_coverage(env_id: str) -> bool:
     return "success" in args and "coverage_threshold" in args
 
 
+def _count(name: str, value: Any, low: int) -> int:
+    """An int (numpy integers alike) >= ``low``, as a Python int."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+        raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
+    return int(value)
+
+
+def check_run(agent: Agent, episodes: Any, seed: Any, num_envs: Any) -> tuple[int, int, int]:
+    """(episodes, seed, num_envs) as ints, checked before anything is played: ``agent``'s
+    task registered, ``episodes`` and ``num_envs`` >= 1, ``seed`` >= 0 with every env's seed
+    ``seed + i`` below 2**64. ValueError naming the argument otherwise."""
+    from ..core.env import SEED_LIMIT
+    from ..tasks import spec
+
+    episodes = _count("episodes", episodes, 1)
+    num_envs = _count("num_envs", num_envs, 1)
+    seed = _count("seed", seed, 0)
+    if seed + min(num_envs, episodes) > SEED_LIMIT:
+        raise ValueError(f"seed must leave room for one seed per env below 2**64 "
+                         f"(env i is seeded seed + i), got {seed}")
+    try:
+        spec(agent.env_id)
+    except KeyError as exc:
+        raise ValueError(f"{agent!r} is for {agent.env_id}, which is not a registered task "
+                         f"({exc.args[0]})") from None
+    return episodes, seed, num_envs
+
+
 def play(agent: Agent, episodes: int, seed: int = EVAL_SEED, num_envs: int = 50,
          **env_kwargs: Any) -> dict[str, np.ndarray]:
     """``episodes`` episodes of ``agent`` on its task (its ``env_kwargs``, updated by
@@ -66,8 +95,7 @@ def play(agent: Agent, episodes: int, seed: int = EVAL_SEED, num_envs: int = 50,
 
     from ..datasets import rollout
 
-    if isinstance(episodes, bool) or not isinstance(episodes, int) or episodes < 1:
-        raise ValueError(f"episodes must be an int >= 1, got {episodes!r}")
+    episodes, seed, num_envs = check_run(agent, episodes, seed, num_envs)
     kwargs = {**agent.env_kwargs, **env_kwargs}
     venv = gym.make_vec(agent.env_id, num_envs=min(num_envs, episodes),
                         autoreset_mode=AutoresetMode.DISABLED, num_threads=1, **kwargs)
@@ -105,6 +133,7 @@ def evaluate(agent: Agent, episodes: int = 500, seed: int = EVAL_SEED, num_envs:
     [steps], Push-T's coverage figures, Sweep-v0's final fraction inside, and the training
     figures the agent records.
     ``target`` is what the evaluation command names (default: the task id)."""
+    episodes, seed, num_envs = check_run(agent, episodes, seed, num_envs)
     coverage = has_coverage(agent.env_id)
     extra = {"success": "coverage", "coverage_threshold": COVERAGE_THRESHOLDS[0]} \
         if coverage else {}
@@ -157,19 +186,40 @@ def summary(row: Mapping[str, Any]) -> str:
     return line
 
 
+def check_csv(path: str | Path) -> bool:
+    """Check that evaluation rows can be appended to the CSV ``path``, before any episode is
+    played: not a folder, an existing file's header :data:`FIELDS`, and a file (or, for a
+    new one, a folder) this process can write to. Returns whether the file is new (empty
+    or absent); ValueError naming the file and the reason otherwise. Nothing is written."""
+    path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"{path}: is a folder; --csv takes the CSV file to append to")
+    if path.exists():
+        try:
+            with open(path, newline="") as fh:
+                header = next(csv.reader(fh), [])
+            with open(path, "a"):
+                pass
+        except (OSError, UnicodeDecodeError, csv.Error) as exc:
+            raise ValueError(f"{path}: cannot read and append to it ({exc})") from None
+        if header and tuple(header) != FIELDS:
+            raise ValueError(f"{path}: its columns {header} are not an evaluation CSV's "
+                             f"{list(FIELDS)}")
+        return not header
+    folder = path.parent
+    while not folder.exists():  # the folders append_csv would make
+        folder = folder.parent
+    if not folder.is_dir() or not os.access(folder, os.W_OK | os.X_OK):
+        raise ValueError(f"{path}: cannot create it ({folder} is not a folder this process "
+                         f"can write to)")
+    return True
+
+
 def append_csv(path: str | Path, row: Mapping[str, Any]) -> None:
     """Append ``row`` to the CSV ``path`` (with the header :data:`FIELDS` when new). A file
     whose header is not :data:`FIELDS` is refused with both listed, and left as it is."""
     path = Path(path)
-    if path.exists() and path.stat().st_size:
-        with open(path, newline="") as fh:
-            header = next(csv.reader(fh), [])
-        if tuple(header) != FIELDS:
-            raise ValueError(f"{path}: its columns {header} are not an evaluation CSV's "
-                             f"{list(FIELDS)}")
-        new = False
-    else:
-        new = True
+    new = check_csv(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "a", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=list(FIELDS))
@@ -207,31 +257,49 @@ def main(argv: list[str] | None = None) -> int:
     ev.add_argument("--csv", type=Path, default=None, help="append the rows to this CSV "
                     "(e.g. docs/data/learned.csv)")
     args = ap.parse_args(argv)
+
+    def refuse(exc: BaseException) -> None:
+        text = exc.args[0] if exc.args and isinstance(exc.args[0], str) else str(exc)
+        ap.exit(2, f"{ap.prog} {args.cmd}: {text}\n")
+
     if args.cmd == "list":
         have = available()
         if not have:
             print("no agents shipped yet: python -m train.export <run folder> writes one")
         for env_id, robot in have:
-            agent = load(env_id, robot)
+            try:
+                agent = load(env_id, robot)
+            except (KeyError, ValueError, OSError) as exc:
+                refuse(exc)
             t = agent.meta.get("training") or {}
             print(f"{env_id} ({robot}): {agent.policy}, {t.get('env_steps', '?')} env steps; "
                   f"{t.get('command', '')}")
         return 0
     if args.episodes < 1 or args.num_envs < 1:
         ap.error("--episodes and --num-envs must be >= 1")
+    if args.seed < 0:
+        ap.error(f"--seed must be >= 0 (env i is seeded seed + i), got {args.seed}")
     targets = [f"{e}" for e, _ in available()] if args.target == ["all"] else args.target
     robots = [r for _, r in available()] if args.target == ["all"] else None
-    for i, target in enumerate(targets):
-        try:
-            if target.endswith(".npz"):
-                agent = load_file(target)
-            else:
-                agent = load(target, robots[i] if robots else args.robot)
-        except (KeyError, ValueError, FileNotFoundError) as exc:
-            ap.exit(2, f"{ap.prog} evaluate: {exc.args[0]}\n")
-        start = time.perf_counter()
-        row = evaluate(agent, args.episodes, args.seed, args.num_envs, target)
-        print(f"{summary(row)} [{time.perf_counter() - start:.0f} s]", flush=True)
+    agents = []
+    try:
+        # Every agent and the output are checked before the first episode is played: a bad
+        # --csv or a bad file further down the list must not throw evaluations away.
         if args.csv is not None:
-            append_csv(args.csv, row)
+            check_csv(args.csv)
+        for i, target in enumerate(targets):
+            agent = load_file(target) if target.endswith(".npz") else \
+                load(target, robots[i] if robots else args.robot)
+            check_run(agent, args.episodes, args.seed, args.num_envs)
+            agents.append((target, agent))
+        for target, agent in agents:
+            start = time.perf_counter()
+            row = evaluate(agent, args.episodes, args.seed, args.num_envs, target)
+            print(f"{summary(row)} [{time.perf_counter() - start:.0f} s]", flush=True)
+            if args.csv is not None:
+                append_csv(args.csv, row)
+    except (KeyError, ValueError, TypeError, FileNotFoundError, OSError) as exc:
+        # An agent whose task arguments the task refuses ends here too (ValueError or
+        # TypeError from the env's construction), named by the message.
+        refuse(exc)
     return 0

@@ -794,6 +794,38 @@ class PushVectorEnv(VectorEnv):
             return self.render_frame(0)
         return tuple(self.render_frame(e) for e in range(min(self.render_envs, self.num_envs)))
 
+    # ------------------------------------------------------------------ copies and pickles
+    # A deep copy is an independent env in the same state: its own arrays, seeds and episode
+    # counters, equal to the original's, so both play the same rollouts from there, and
+    # stepping one leaves the other where it was. Shared rather than copied: the compiled code
+    # (the task's generated kernel module, the world's dispatcher). Rebuilt: the packed kernel
+    # arguments, which hold the raw addresses of the original's arrays, and the entry points
+    # looked up for them. Not carried over: an open render window.
+    _COPY_SHARED = ("_kernels",)
+    _COPY_REBUILT = ("_packed", "_args", "_run", "_run_serial", "_renderer")
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> PushVectorEnv:
+        new = type(self).__new__(type(self))
+        memo[id(self)] = new
+        memo[id(self.world._kernel)] = self.world._kernel
+        for key, value in self.__dict__.items():
+            if key in self._COPY_SHARED:
+                new.__dict__[key] = value
+            elif key not in self._COPY_REBUILT:
+                new.__dict__[key] = copy.deepcopy(value, memo)
+        new.world._step_fn = None  # looked up again for the copy's own arrays
+        new._renderer = None
+        new._pack()
+        new._run = entry_point(run_parallel if new._parallel else run_serial, 0, *new._args)
+        new._run_serial = entry_point(run_serial, 0, *new._args)
+        return new
+
+    def __copy__(self) -> PushVectorEnv:
+        return _shallow_copy(self)
+
+    def __getstate__(self) -> Any:
+        raise TypeError(_no_pickle(self, f"gym.make_vec({self.task_class.id!r}, num_envs=...)"))
+
     def close_extras(self, **kwargs: Any) -> None:
         # A constructor that refused its arguments leaves no renderer; gymnasium's __del__
         # still closes the half-built object.
@@ -802,6 +834,23 @@ class PushVectorEnv(VectorEnv):
             self._renderer = None
         if getattr(self, "task", None) is not None:
             self.task.close()
+
+
+def _shallow_copy(env: Any) -> Any:
+    """copy.copy(env): a new env object sharing every array with ``env`` (what a shallow copy
+    means), made directly, since pickling (copy's fallback) is refused."""
+    new = type(env).__new__(type(env))
+    new.__dict__.update(env.__dict__)
+    return new
+
+
+def _no_pickle(env: Any, make: str) -> str:
+    """Why ``env`` cannot be pickled, and what to do instead."""
+    return (f"cannot pickle {type(env).__name__}: it holds compiled kernels and their packed "
+            f"arguments, which are bound to this process. To run it in another process, send "
+            f"what makes it (its id and arguments: {make} in a function given to the worker, "
+            f"as AsyncVectorEnv and SubprocVecEnv take); for an independent copy in this "
+            f"process, use copy.deepcopy(env)")
 
 
 class PushEnv(gym.Env):
@@ -832,6 +881,21 @@ class PushEnv(gym.Env):
             # Only goal-conditioned variants offer HER's compute_reward (SB3 treats any env
             # that has it as a goal env).
             self.compute_reward = self.core.compute_reward
+
+    def __copy__(self) -> PushEnv:
+        return _shallow_copy(self)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> PushEnv:
+        # Its attributes copied as Python would (its core through PushVectorEnv.__deepcopy__),
+        # made directly, since pickling (copy's fallback) is refused.
+        new = type(self).__new__(type(self))
+        memo[id(self)] = new
+        for key, value in self.__dict__.items():
+            new.__dict__[key] = copy.deepcopy(value, memo)
+        return new
+
+    def __getstate__(self) -> Any:
+        raise TypeError(_no_pickle(self, f"gym.make({self.core.task_class.id!r}, ...)"))
 
     @property
     def hud(self) -> list[str]:

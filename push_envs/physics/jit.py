@@ -54,6 +54,7 @@ one of them added ~6 s to PushBox-v0's first ``gym.make`` and no throughput.
 from __future__ import annotations
 
 import functools
+import importlib
 import types as pytypes
 from collections.abc import Callable
 from typing import Any
@@ -80,6 +81,12 @@ class CompiledOnly(CPUDispatcher):
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         raise _refusal(self.py_func)
+
+    def __copy__(self) -> CompiledOnly:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> CompiledOnly:
+        return self
 
 
 def _refusal(py_func: Any) -> TypeError:
@@ -116,13 +123,37 @@ class LazyCompiled:
         return self._disp
 
     def __getattr__(self, name: str) -> Any:
+        # Only what the dispatcher has: never its own slots (unset on an object that copy or
+        # pickle made without __init__, where looking them up here would recurse) and never
+        # a special name (copy and pickle probe those, and must not build a dispatcher).
+        if name in LazyCompiled.__slots__ or (name.startswith("__") and name.endswith("__")):
+            raise AttributeError(f"{type(self).__name__} has no attribute {name!r}")
         return getattr(self.dispatcher, name)
+
+    # Compiled code is immutable and belongs to its module, as a function does: a copy is the
+    # function itself, and a pickle refers to it by its module and name.
+    def __copy__(self) -> LazyCompiled:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> LazyCompiled:
+        return self
+
+    def __reduce__(self) -> tuple[Any, tuple[str, str]]:
+        return _by_name, (self.py_func.__module__, self.py_func.__qualname__)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         raise _refusal(self.py_func)
 
     def __repr__(self) -> str:
         return f"<compiled {self.py_func.__module__}.{self.py_func.__qualname__}>"
+
+
+def _by_name(module: str, qualname: str) -> Any:
+    """The compiled function ``module.qualname`` (how a pickled one is found again)."""
+    obj: Any = importlib.import_module(module)
+    for part in qualname.split("."):
+        obj = getattr(obj, part)
+    return obj
 
 
 @typeof_impl.register(LazyCompiled)

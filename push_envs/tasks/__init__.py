@@ -42,23 +42,29 @@ def spec_of(module: str) -> Any:
     return specs.pop()
 
 
+TASK_MODULES: dict[str, str] = {}
+"""Task id -> its module, for every task registered (:func:`push_envs.register_task`, which
+registers the shipped ones at import)."""
+
+
 def spec(env_id: str) -> Any:
     """The TaskSpec class of a task id: a shipped one (:data:`REGISTRY`) or one registered
-    with ``push_envs.register_task``; KeyError naming the shipped ids otherwise."""
-    for module in REGISTRY:
+    with ``push_envs.register_task``. Any other id (unknown, or a Gymnasium env that is not a
+    push_envs task, such as ``CartPole-v1``) raises KeyError naming the registered tasks."""
+    module = TASK_MODULES.get(env_id) if isinstance(env_id, str) else None
+    if module is not None:
+        return spec_of(module)
+    for module in REGISTRY:  # before push_envs has registered them
         found = spec_of(module)
         if found.id == env_id:
             return found
     from gymnasium.envs.registration import registry
 
-    entry = registry.get(env_id)
-    if entry is not None and isinstance(entry.entry_point, str):
-        module = entry.entry_point.partition(":")[0]
-        found = spec_of(module)
-        if found.id == env_id:
-            return found
-    ids = [spec_of(m).id for m in REGISTRY]
-    raise KeyError(f"no task {env_id!r}; registered ids: {ids}")
+    entry = registry.get(env_id) if isinstance(env_id, str) else None
+    ids = list(dict.fromkeys([spec_of(m).id for m in REGISTRY] + list(TASK_MODULES)))
+    why = "not registered" if entry is None else \
+        f"a Gymnasium env ({entry.entry_point}), not a push_envs task"
+    raise KeyError(f"no task {env_id!r} ({why}); registered tasks: {ids}")
 
 
-__all__ = ["REGISTRY", "spec", "spec_of"]
+__all__ = ["REGISTRY", "TASK_MODULES", "spec", "spec_of"]

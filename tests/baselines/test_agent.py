@@ -146,7 +146,7 @@ def test_a_bad_agent_is_refused_and_nothing_is_written(tmp_path: Path, change, m
 def test_files_that_are_not_agents_are_refused(tmp_path: Path):
     pickled = tmp_path / "pickled.npz"
     np.savez(pickled, meta=np.array("{}"), w=np.array([{"code": 1}], dtype=object))
-    with pytest.raises(ValueError, match="not a numpy .npz of plain arrays"):
+    with pytest.raises(ValueError, match="has dtype object; .*nothing pickled"):
         B.load_file(pickled)
     no_meta = tmp_path / "no_meta.npz"
     np.savez(no_meta, w=np.zeros(3))
@@ -240,3 +240,257 @@ def test_every_shipped_agent_loads_and_fits_its_task(env_id, robot):
     act = agent(obs)
     envs.close()
     assert act.shape == envs.action_space.shape and np.all(np.isfinite(act))
+
+
+# ------------------------------------------------------------------ hostile and damaged files
+def _agent_file(folder: Path, name: str = "a.npz", **overrides) -> tuple[Path, B.Agent]:
+    meta = mlp_meta(4, [8, 2], [{"activation": "elu", "alpha": 1.0}, None])
+    arrays = {**mlp_arrays(4, [8, 2]), **overrides}
+    agent = B.write(folder / name, meta, arrays)
+    return agent.path, agent
+
+
+def _npz(path: Path, members: dict) -> Path:
+    """A zip of .npy members written member by member (``members``: name -> raw bytes, or
+    (header dict, n bytes of zero values) streamed without holding them)."""
+    import zipfile
+
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, content in members.items():
+            with zf.open(name, "w", force_zip64=True) as fh:
+                if isinstance(content, bytes):
+                    fh.write(content)
+                    continue
+                header, nbytes = content
+                np.lib.format.write_array_header_1_0(fh, header)
+                chunk = bytes(1 << 20)
+                for start in range(0, nbytes, len(chunk)):
+                    fh.write(chunk[:min(len(chunk), nbytes - start)])
+    return path
+
+
+def _npy(array: np.ndarray) -> bytes:
+    import io
+
+    buf = io.BytesIO()
+    np.save(buf, array, allow_pickle=False)
+    return buf.getvalue()
+
+
+def _meta_member(meta: dict) -> bytes:
+    return _npy(np.array(json.dumps({"format": A.FORMAT, "format_version": A.FORMAT_VERSION,
+                                     **meta})))
+
+
+@pytest.mark.parametrize("big", [1e300, -1e39, 3.5e38])
+def test_weights_that_overflow_float32_are_refused(tmp_path: Path, big):
+    meta = mlp_meta(4, [8, 2], [{"activation": "relu"}, None])
+    arrays = mlp_arrays(4, [8, 2])
+    arrays["layer1.weight"] = arrays["layer1.weight"].astype(np.float64)
+    arrays["layer1.weight"][1, 3] = big  # finite in float64, inf once cast to float32
+    with pytest.raises(ValueError, match="'layer1.weight' must be finite numbers in float32, "
+                                         "got values beyond float32's range"):
+        B.write(tmp_path / "x.npz", meta, arrays)
+    path = tmp_path / "crafted.npz"  # the same arrays written without write()'s check
+    np.savez(path, meta=np.array(json.dumps({"format": A.FORMAT,
+                                             "format_version": A.FORMAT_VERSION, **meta})),
+             **arrays)
+    with pytest.raises(ValueError, match=f"{path}: array 'layer1.weight' must be finite"):
+        B.load_file(path)
+
+
+@pytest.mark.parametrize(("layer", "match"), [
+    ({"activation": "elu", "alpha": float("nan")}, "alpha must be a finite number"),
+    ({"activation": "elu", "alpha": "1.0"}, "alpha must be a finite number"),
+    ({"activation": "elu", "alpha": True}, "alpha must be a finite number"),
+    ({"activation": "elu", "alpha": -0.5}, r"alpha must be a finite number >= 0 and <= 1e\+06"),
+    ({"activation": "leaky_relu", "negative_slope": float("inf")}, "negative_slope must be"),
+    ({"activation": "leaky_relu", "negative_slope": [0.1]}, "negative_slope must be"),
+    ({"activation": "hardtanh", "min_val": 1.0, "max_val": -1.0}, "min_val 1 must be below"),
+    ({"activation": "hardtanh", "max_val": None}, "max_val must be a finite number"),
+    ({"activation": "gelu", "approximate": "fast"}, r"approximate must be one of \['none', "),
+    ({"activation": "gelu", "approximate": 1}, "approximate must be one of"),
+    ({"activation": ["relu"]}, r"unknown activation \['relu'\]"),
+    ({"activation": None, "alpha": 1.0}, "a layer without activation takes no parameters"),
+])
+def test_activation_parameters_are_checked_when_the_agent_loads(tmp_path: Path, layer, match):
+    meta = mlp_meta(4, [8, 2], [layer, None])
+    with pytest.raises(ValueError, match=f"layer 0: .*{match}"):
+        B.write(tmp_path / "x.npz", meta, mlp_arrays(4, [8, 2]))
+    path = _npz(tmp_path / "crafted.npz", {"meta.npy": _meta_member(meta), **{
+        f"{k}.npy": _npy(v) for k, v in mlp_arrays(4, [8, 2]).items()}})
+    with pytest.raises(ValueError, match=f"{path}: layer 0: .*{match}"):
+        B.load_file(path)
+
+
+def test_an_agent_with_a_valid_parameter_acts_with_it(tmp_path: Path):
+    meta = mlp_meta(4, [8, 2], [{"activation": "hardtanh", "min_val": -0.5, "max_val": 2},
+                                None])
+    arrays = mlp_arrays(4, [8, 2], scale=2.0)
+    agent = B.write(tmp_path / "x.npz", meta, arrays)
+    obs = np.random.default_rng(2).normal(size=(16, 4))
+    h = np.clip(obs @ arrays["layer0.weight"].T + arrays["layer0.bias"], -0.5, 2.0)
+    want = np.clip(h @ arrays["layer1.weight"].T + arrays["layer1.bias"], -1, 1)
+    np.testing.assert_allclose(B.load_file(agent.path)(obs), want, atol=1e-5)
+
+
+def test_damaged_files_raise_a_value_error_naming_the_file(tmp_path: Path):
+    good, agent = _agent_file(tmp_path)
+    raw = good.read_bytes()
+    obs = np.random.default_rng(0).normal(size=(5, 4))
+    want = agent(obs)
+    cases = {"empty": b"", "garbage": bytes(range(256)) * 4, "renamed .npy": _npy(np.zeros(3)),
+             "half a zip header": raw[:30]}
+    cases.update({f"cut at {n}": raw[:n] for n in range(1, len(raw), 7)})
+    for what, data in cases.items():
+        path = tmp_path / "bad.npz"
+        path.write_bytes(data)
+        with pytest.raises(ValueError, match=f"^{path}: ") as exc:
+            B.load_file(path)
+        assert "Traceback" not in str(exc.value), what
+    # Every byte flipped in turn: a ValueError naming the file, or (a byte the format does
+    # not read, e.g. a timestamp) the same agent.
+    loaded = 0
+    for at in range(len(raw)):
+        path = tmp_path / "flipped.npz"
+        path.write_bytes(raw[:at] + bytes([raw[at] ^ 0xFF]) + raw[at + 1:])
+        try:
+            again = B.load_file(path)
+        except ValueError as exc:
+            assert str(exc).startswith(f"{path}: "), (at, exc)
+            continue
+        np.testing.assert_array_equal(again(obs), want)
+        loaded += 1
+    assert loaded < len(raw) // 4  # most bytes matter
+
+
+def test_members_that_are_not_arrays_are_refused(tmp_path: Path):
+    arrays = {f"{k}.npy": _npy(v) for k, v in mlp_arrays(4, [2]).items()}
+    meta = _meta_member(mlp_meta(4, [2], [None]))
+    cases = [
+        ({"meta.npy": meta, **arrays, "notes.txt": b"hello"}, "member 'notes.txt' is not a .npy"),
+        ({"meta.npy": meta, **arrays, "extra.npy": _npy(np.zeros(3))},
+         r"arrays \['extra'\] are not part of the agent"),
+        ({"meta.npy": _npy(np.zeros(2)), **arrays}, "its 'meta' must be one string"),
+        ({"meta.npy": meta, **arrays, "name.npy": _npy(np.array("text"))},
+         r"arrays \['name'\] hold text"),
+        ({"meta.npy": meta, **arrays,
+          "rec.npy": _npy(np.zeros(2, [("a", "f4"), ("b", "f4")]))}, "array 'rec' has dtype"),
+        ({"meta.npy": _npy(np.array("[1, 2]")), **arrays}, "must be a JSON object"),
+        ({"meta.npy": _npy(np.array("{")), **arrays}, "its 'meta' is not JSON"),
+    ]
+    for members, match in cases:
+        path = _npz(tmp_path / "m.npz", members)
+        with pytest.raises(ValueError, match=f"{path}: .*{match}"):
+            B.load_file(path)
+
+
+def _peak_of(fn) -> int:
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        fn()
+    finally:
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+    return peak
+
+
+def test_a_crafted_file_is_refused_from_its_headers_before_its_values_are_read(tmp_path):
+    meta = _meta_member(mlp_meta(4, [8, 2], [{"activation": "relu"}, None]))
+    rest = {f"{k}.npy": _npy(v) for k, v in mlp_arrays(4, [8, 2]).items()
+            if k != "layer0.weight"}
+    # A few MB on disk, 538 MB of zeros inside: over the arrays' limit.
+    wide = ({"descr": "<f4", "fortran_order": False, "shape": (8, 16_812_500)}, 538_000_000)
+    path = _npz(tmp_path / "wide.npz", {"meta.npy": meta, "layer0.weight.npy": wide, **rest})
+    assert path.stat().st_size < 4_000_000
+
+    def load():
+        with pytest.raises(ValueError, match=rf"{path}: array 'layer0.weight' declares shape "
+                                             rf"\(8, 16812500\) of float32: 513.08 MiB, more "
+                                             rf"than .* nothing was read"):
+            B.load_file(path)
+    assert _peak_of(load) < 5_000_000  # bytes: nothing near the 538 MB was allocated
+    # 48 MB inside, within the limit, in a shape that does not chain from the observation.
+    wrong = ({"descr": "<f4", "fortran_order": False, "shape": (8, 1_500_000)}, 48_000_000)
+    path = _npz(tmp_path / "wrong.npz", {"meta.npy": meta, "layer0.weight.npy": wrong, **rest})
+
+    def load_wrong():
+        with pytest.raises(ValueError, match=rf"{path}: layer 0 weight has shape \(8, "
+                                             rf"1500000\); its input has 4 values"):
+            B.load_file(path)
+    assert _peak_of(load_wrong) < 5_000_000
+    # An array of 2^40 float64 declared in a few KB (its values cut short).
+    huge = {"descr": "<f8", "fortran_order": False, "shape": (2 ** 40,)}
+    header = io_header(huge)
+    path = _npz(tmp_path / "huge.npz", {"meta.npy": meta, "layer0.weight.npy":
+                                        header + bytes(1000), **rest})
+
+    def load_huge():
+        with pytest.raises(ValueError, match=rf"{path}: array 'layer0.weight' declares shape "
+                                             rf"\(1099511627776,\) of float64: 8.00 TiB"):
+            B.load_file(path)
+    assert _peak_of(load_huge) < 5_000_000
+    # A file that declares a million members.
+    many = tmp_path / "many.npz"
+    _npz(many, {f"a{i}.npy": b"" for i in range(MANY)})
+    with pytest.raises(ValueError, match=f"{many}: .*{MANY} members, more than"):
+        B.load_file(many)
+
+
+MANY = 5000
+
+
+def io_header(header: dict) -> bytes:
+    import io
+
+    buf = io.BytesIO()
+    np.lib.format.write_array_header_1_0(buf, header)
+    return buf.getvalue()
+
+
+def test_an_agent_refuses_env_arguments_that_are_not_the_tasks(tmp_path: Path):
+    for kwargs, match in [({"num_envs": 8}, r"holds \['num_envs'\], which whoever runs"),
+                          ({"robot": "omni"}, "says robot 'omni', the agent drives 'diff'"),
+                          ([1, 2], "must be a mapping of task arguments")]:
+        meta = {**mlp_meta(4, [2], [None]), "env_kwargs": kwargs}
+        with pytest.raises(ValueError, match=match):
+            B.write(tmp_path / "x.npz", meta, mlp_arrays(4, [2]))
+    meta = {**mlp_meta(4, [2], [None]), "robot": "tank"}
+    with pytest.raises(ValueError, match=r"meta\['robot'\] must be one of \['diff', 'omni'"):
+        B.write(tmp_path / "x.npz", meta, mlp_arrays(4, [2]))
+
+
+@pytest.mark.parametrize(("env_id", "robot"), B.available())
+def test_an_agents_action_does_not_depend_on_the_batch(env_id, robot):
+    """The same observation gives the same action bits alone and in any batch, as the env
+    batch is bit-identical to single envs (a BLAS product, blocked by the batch's size,
+    moved actions by up to 1.5e-6 and episodes drifted apart)."""
+    agent = B.load(env_id, robot)
+    envs = gym.make_vec(env_id, num_envs=37, **agent.env_kwargs)
+    obs, _ = envs.reset(seed=B.EVAL_SEED)
+    for _ in range(3):
+        obs, *_ = envs.step(agent(obs))
+    envs.close()
+    batch = agent(obs)
+    alone = np.stack([agent(o) for o in obs])
+    in_pieces = np.concatenate([agent(obs[:5]), agent(obs[5:6]), agent(obs[6:])])
+    np.testing.assert_array_equal(batch, alone)
+    np.testing.assert_array_equal(batch, in_pieces)
+    np.testing.assert_array_equal(agent(np.concatenate([obs, obs, obs]))[74:], batch)
+
+
+def test_dense_is_the_matrix_product():
+    rng = np.random.default_rng(4)
+    x = rng.normal(size=(9, 30)).astype(np.float32)
+    w = rng.normal(size=(30, 17)).astype(np.float32)
+    b = rng.normal(size=17).astype(np.float32)
+    out = A.dense(x, w, b)
+    assert out.dtype == np.float32 and out.shape == (9, 17)
+    np.testing.assert_allclose(out, x.astype(np.float64) @ w + b, rtol=1e-5, atol=1e-5)
+    # The sum runs over k in index order, in float32: the loop written out in Python.
+    want = np.zeros(17, np.float32)
+    for k in range(30):
+        want = want + x[3, k] * w[k]
+    np.testing.assert_array_equal(out[3], want + b)

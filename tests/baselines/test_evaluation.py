@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -185,3 +186,79 @@ def test_loading_and_evaluating_need_neither_torch_nor_sb3(tmp_path: Path):
                           timeout=600, env={**os.environ, "SDL_VIDEODRIVER": "dummy"})
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "PushBox-v0 (diff, constant, seed 2): " in proc.stdout
+
+
+def _crafted(path: Path, **meta_changes) -> Path:
+    """An agent file with description changes write() would refuse (written directly)."""
+    meta = {"format": "push_envs.agent", "format_version": 1, "env_id": "PushBox-v0",
+            "robot": "diff", "env_kwargs": {}, "kind": "mlp", "output": "clip",
+            "observation_dim": 4, "action_dim": 2, "obs_norm": None,
+            "layers": [{"activation": None}], **meta_changes}
+    np.savez(path, meta=np.array(json.dumps(meta)), **{
+        "layer0.weight": np.zeros((2, 4), np.float32), "layer0.bias": np.zeros(2, np.float32),
+        "action_low": -np.ones(2, np.float32), "action_high": np.ones(2, np.float32)})
+    return path
+
+
+def _cli_refuses(argv, match, capsys) -> None:
+    with pytest.raises(SystemExit) as exc:
+        E.main(argv)
+    err = capsys.readouterr().err
+    assert exc.value.code == 2, err
+    # one line (argparse's own flag errors print the usage line above it)
+    lines = [line for line in err.strip().splitlines() if not line.startswith("usage:")]
+    assert "Traceback" not in err and len(lines) == 1, err
+    assert re.search(match, lines[0]), err
+
+
+def test_the_command_line_refuses_bad_input_before_playing_an_episode(tmp_path, monkeypatch,
+                                                                       capsys):
+    monkeypatch.setattr(B, "AGENTS_DIR", tmp_path / "agents")
+    good = constant_agent(tmp_path / "agents", "PushBox-v0", "diff", [0.5, -0.5],
+                          max_episode_steps=20)
+
+    def no_episode(*args, **kwargs):
+        raise AssertionError("an episode was played")
+
+    monkeypatch.setattr(E, "evaluate", no_episode)
+    folder = tmp_path / "a folder.csv"
+    folder.mkdir()
+    other = tmp_path / "other.csv"
+    other.write_text("a,b\n1,2\n")
+    blocked = tmp_path / "file"
+    blocked.write_text("")
+    cases = [
+        (["--csv", str(folder)], f"{folder}: is a folder"),
+        (["--csv", str(other)], rf"{other}: its columns \['a', 'b'\] are not an evaluation"),
+        (["--csv", str(blocked / "x" / "rows.csv")], "cannot create it"),
+        (["--seed", "-1"], "--seed must be >= 0"),
+        (["--episodes", "0"], "--episodes and --num-envs must be >= 1"),
+    ]
+    for extra, match in cases:
+        _cli_refuses(["evaluate", str(good), *extra], match, capsys)
+    assert other.read_text() == "a,b\n1,2\n"
+    bad = [
+        (_crafted(tmp_path / "task.npz", env_id="Nope-v0"), "for Nope-v0, which is not a "
+                                                             "registered task"),
+        (_crafted(tmp_path / "robot.npz", robot="tank"), r"meta\['robot'\] must be one of"),
+        (_crafted(tmp_path / "num_envs.npz", env_kwargs={"num_envs": 7}),
+         r"holds \['num_envs'\], which whoever runs"),
+        (tmp_path / "missing.npz", f"no agent file {re.escape(str(tmp_path))}/missing.npz"),
+    ]
+    for path, match in bad:
+        # the good file first: nothing is played before every target is checked
+        _cli_refuses(["evaluate", str(good), str(path), "--episodes", "2"], match, capsys)
+
+
+def test_numpy_integers_are_counts_and_seeds(tmp_path: Path):
+    agent = B.load_file(constant_agent(tmp_path, "PushBox-v0", "diff", [0.2, 0.1],
+                                       max_episode_steps=5))
+    row = E.evaluate(agent, episodes=np.int64(4), seed=np.uint32(12), num_envs=np.int32(2))
+    assert (row["episodes"], row["eval_seed"]) == (4, 12)
+    assert type(row["episodes"]) is int and type(row["eval_seed"]) is int
+    with pytest.raises(ValueError, match="seed must be an int >= 0"):
+        E.evaluate(agent, episodes=2, seed=-1)
+    with pytest.raises(ValueError, match="seed must leave room"):
+        E.evaluate(agent, episodes=2, seed=2 ** 64 - 1, num_envs=2)
+    with pytest.raises(ValueError, match="episodes must be an int >= 1, got 2.0"):
+        E.evaluate(agent, episodes=2.0)

@@ -109,11 +109,11 @@ def test_the_command_line_writes_the_shipped_file_and_keeps_an_existing_one(
     assert B.available() == [("PushBox-v0", "diff")]
     assert "evaluate: python -m push_envs.baselines evaluate PushBox-v0 --robot diff" in \
         capsys.readouterr().out
-    with pytest.raises(SystemExit, match="exists; pass --overwrite to replace it"):
+    with pytest.raises(FileExistsError, match="exists; pass --overwrite to replace it"):
         X.main([str(ppo_run)])
     X.main([str(ppo_run), "--overwrite", "--which", "best"])
     assert B.load("PushBox-v0").meta["training"]["which"] == "best"
-    with pytest.raises(SystemExit, match="not a run folder"):
+    with pytest.raises(ValueError, match="not a run folder"):
         X.main([str(tmp_path)])
 
 
@@ -207,3 +207,66 @@ def test_evaluation_seeds_are_no_training_seed():
     offsets = [0, T.EVAL_SEED_OFFSET, T.FINAL_SEED_OFFSET, W.DEMO_SEED_OFFSET,
                W.DAGGER_SEED_OFFSET + 1000 * 50, D.FINAL_SEED_OFFSET]
     assert max(offsets) + 1000 + 1024 <= EVAL_SEED
+
+
+def _damaged(ppo_run: Path, tmp_path: Path, name: str, data: bytes) -> Path:
+    import shutil
+
+    run = tmp_path / "run"
+    shutil.copytree(ppo_run, run)
+    (run / name).write_bytes(data)
+    return run
+
+
+@pytest.mark.parametrize(("name", "data", "match"), [
+    ("args.json", b'{"args": {"algo": "ppo", "env', r"args.json: not readable JSON"),
+    ("args.json", b"{}", r"args.json: no \['args', 'hyperparams'\]"),
+    ("args.json", b"[1, 2]", r"args.json: holds list, not a mapping"),
+    ("args.json", b'{"args": {}, "hyperparams": {}}', r"args.json: its args name no algo"),
+    ("result.json", b'{"wall', r"result.json: not readable JSON"),
+    ("vecnormalize.pkl", b"junk junk junk", r"vecnormalize.pkl: not readable VecNormalize "
+                                             r"statistics \(UnpicklingError"),
+    ("vecnormalize.pkl", pickle.dumps({"mean": 0}), r"vecnormalize.pkl: holds a dict, not "
+                                                    r"VecNormalize"),
+    ("final_model.zip", b"PK\x03\x04 not a zip", r"final_model.zip: the model does not load"),
+])
+def test_a_damaged_run_is_refused_naming_the_file(ppo_run: Path, tmp_path: Path, name, data,
+                                                  match):
+    run = _damaged(ppo_run, tmp_path, name, data)
+    out = tmp_path / "agent.npz"
+    with pytest.raises(ValueError, match=rf"{run}/{match}"):
+        X.export(run, out=out)
+    assert not out.exists()
+
+
+def test_the_output_is_checked_before_the_run_is_loaded(ppo_run: Path, tmp_path: Path,
+                                                       monkeypatch):
+    folder = tmp_path / "agents"
+    folder.mkdir()
+    monkeypatch.setattr(X, "_sb3", lambda *a: pytest.fail("the run was loaded"))
+    for overwrite in (False, True):
+        with pytest.raises(IsADirectoryError, match=f"{folder}: is a folder; --out takes"):
+            X.export(ppo_run, out=folder, overwrite=overwrite)
+    existing = tmp_path / "agent.npz"
+    existing.write_bytes(b"old")
+    with pytest.raises(FileExistsError, match="exists; pass --overwrite"):
+        X.export(ppo_run, out=existing)
+    assert existing.read_bytes() == b"old"
+
+
+def test_the_command_line_ends_a_damaged_run_in_one_line(ppo_run: Path, tmp_path: Path):
+    import subprocess
+    import sys
+
+    run = _damaged(ppo_run, tmp_path, "args.json", b"{}")
+    folder = tmp_path / "out"
+    folder.mkdir()
+    root = Path(__file__).resolve().parents[2]
+    for argv, match in [([str(run)], "args.json: no ['args', 'hyperparams']"),
+                        ([str(ppo_run), "--out", str(folder), "--overwrite"],
+                         f"{folder}: is a folder")]:
+        out = subprocess.run([sys.executable, "-m", "train.export", *argv],
+                             capture_output=True, text=True, cwd=root, timeout=600)
+        lines = out.stderr.strip().splitlines()
+        assert out.returncode == 2 and "Traceback" not in out.stderr, out.stderr[-2000:]
+        assert len(lines) == 1 and lines[0].startswith("train.export: ") and match in lines[0]

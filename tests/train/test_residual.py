@@ -97,7 +97,7 @@ def test_the_yml_entry_fine_tunes_from_the_base():
     pk = hp["policy_kwargs"]
     assert pk["log_std_init"] == -2.0 and pk["activation_fn"] == "Tanh"  # default's, merged
     assert not {"scale", "inputs", "critic_warmup", "log_std_final"} & set(hp)
-    with pytest.raises(ValueError, match="scale must be a number > 0"):
+    with pytest.raises(ValueError, match="scale must be a finite number > 0, got 0"):
         R.settings({"scale": 0})
     with pytest.raises(ValueError, match="inputs must list some of"):
         R.settings({"inputs": ["velocity"]})
@@ -273,7 +273,11 @@ def test_a_residual_agent_refuses_a_bad_description(base: B.Agent, residual_run:
     for bad, match in (({"residual": {"scale": -1.0, "inputs": []}}, r"\['scale'\] must be"),
                        ({"residual": {"scale": 0.3, "inputs": ["tee_features",
                                                               "base_action"]}}, "in that order"),
-                       ({"base": {**meta["base"], "robot": "diff"}}, "its base agent acts on"),
+                       ({"base": {**meta["base"], "robot": "diff", "env_kwargs": {
+                           **meta["base"].get("env_kwargs", {}), "robot": "diff"}}},
+                        "its base agent acts on"),
+                       ({"base": {**meta["base"], "robot": "diff"}},
+                        "its base agent: .* says robot 'omni', the agent drives 'diff'"),
                        ({"output": "squash"}, "must be one of")):
         with pytest.raises(ValueError, match=match):
             B.write(tmp_path / "bad.npz", {**meta, **bad}, arrays)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -293,8 +294,8 @@ def test_bad_hide_obs_is_refused_with_the_fields_listed(tmp_path: Path):
                                          r"\['robot_speed'\]; fields: \['robot_xy', "):
         T.main(["--hp", "hide_obs=[robot_speed]", "--no-progress", "--run-dir",
                 str(tmp_path)])
-    with pytest.raises(ValueError, match=r"PushBox-v0.hide_obs must be a list of observation "
-                                         r"field names, got 'robot_vel'"):
+    with pytest.raises(ValueError, match=r"PushBox-v0 \(ppo\): hide_obs must be a list of "
+                                         r"names, got 'robot_vel'"):
         T.main(["--hp", "hide_obs=robot_vel", "--no-progress", "--run-dir", str(tmp_path)])
     assert not any(tmp_path.iterdir())  # refused before anything was written
 
@@ -372,8 +373,8 @@ def test_ent_coef_lin_refuses_bad_values(value: str, match: str):
 
 
 def test_ent_coef_lin_is_refused_for_sac(tmp_path: Path):
-    with pytest.raises(ValueError, match=r"PushBox-v0.ent_coef: lin_ decays PPO's entropy "
-                                         r"bonus; sac takes a number or 'auto'"):
+    with pytest.raises(ValueError, match=r"PushBox-v0 \(sac\): ent_coef: lin_ decays PPO's "
+                                         r"entropy bonus; sac takes a number or 'auto'"):
         T.main(["--algo", "sac", "--hp", "ent_coef=lin_0.01", "--no-progress", "--run-dir",
                 str(tmp_path)])
     assert not any(tmp_path.iterdir())
@@ -447,3 +448,103 @@ def test_a_tasks_entry_is_read_from_its_own_folder(tmp_path: Path, monkeypatch):
     own.write_text("ppo:\n  n_timesteps: 1234\n")
     monkeypatch.setattr(spec("PushBox-v0"), "hyperparams", str(own))
     assert T.load_hyperparams("ppo", "PushBox-v0")["n_timesteps"] == 1234
+
+
+# ------------------------------------------------------------------ the hyperparameter table
+@pytest.mark.parametrize(("hp", "match"), [
+    ("gamma=2", "gamma must be a finite number > 0 and <= 1, got 2"),
+    ("gamma=0", "gamma must be a finite number > 0 and <= 1"),
+    ("clip_range=-0.2", "clip_range must be a finite number > 0, got -0.2"),
+    ("clip_range=lin_-1", "clip_range must be a finite number > 0, got -1.0"),
+    ("n_epochs=0", "n_epochs must be an integer in"),
+    ("n_epochs=2.5", "n_epochs must be an integer in"),
+    ("ent_coef=.nan", "ent_coef must be a finite number >= 0, got nan"),
+    ("ent_coef=-0.1", "ent_coef must be a finite number >= 0"),
+    ("learning_rate=.inf", "learning_rate must be a finite number > 0, got inf"),
+    ("learning_rate=lin_x", "learning_rate 'lin_x': lin_ must be followed by a number"),
+    ("learning_rate=0", "learning_rate must be a finite number > 0"),
+    ("batch_size=1", "batch_size .* must be >= 2"),
+    ("batch_size=true", "batch_size must be an integer"),
+    ("n_steps=-4", "n_steps must be an integer"),
+    ("gae_lambda=1.5", "gae_lambda must be a finite number >= 0 and <= 1"),
+    ("vf_coef=.nan", "vf_coef must be a finite number >= 0"),
+    ("max_grad_norm=0", "max_grad_norm must be a finite number > 0"),
+    ("target_kl=-1", "target_kl must be a finite number > 0"),
+    ("n_envs=0", "n_envs must be an integer in"),
+    ("n_timesteps=-5", "n_timesteps must be a number of env steps >= 1"),
+    ("eval_freq=0", "eval_freq must be an integer >= 1"),
+    ("normalize=yes please", "normalize must be a mapping"),
+    ("normalize={clip_obs: -1}", r"normalize.clip_obs must be a finite number > 0"),
+    ("policy_kwargs={log_std_init: .inf}", r"policy_kwargs.log_std_init must be a finite"),
+    ("policy_kwargs={net_arch: [64, 0]}", r"policy_kwargs.net_arch\[1\] must be an integer"),
+    ("policy_kwargs={activation_fn: Swish}", r"policy_kwargs.activation_fn must be one of"),
+    ("policy_kwargs={net_arc: [64]}", r"policy_kwargs: unknown key 'net_arc' \(did you mean "
+                                      r"'net_arch'\?\)"),
+    ("env_kwargs={num_envs: 4}", r"env_kwargs holds \['num_envs'\], which the run sets"),
+    ("n_epoch=3", r"unknown hyperparameter 'n_epoch' \(did you mean 'n_epochs'\?\); ppo takes"),
+    ("seed=3", "'seed' is set by the run itself \\(--seed\\)"),
+    ("buffer_size=100", "unknown hyperparameter 'buffer_size'"),  # SAC's, not PPO's
+])
+def test_each_hyperparameter_is_checked_before_anything_is_written(tmp_path: Path, hp, match):
+    with pytest.raises(ValueError, match=rf"PushBox-v0 \(ppo\): .*{match}"):
+        T.main(["--hp", hp, "--no-progress", "--run-dir", str(tmp_path)])
+    assert not any(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize(("hp", "match"), [
+    ("tau=0", "tau must be a finite number > 0 and <= 1"),
+    ("ent_coef=auto_-1", "ent_coef must be 'auto', 'auto_<initial value > 0>' or a number"),
+    ("ent_coef=0", "ent_coef must be a finite number > 0"),
+    ("train_freq=[4, hour]", r"train_freq\[1\] must be one of \['step', 'episode'\]"),
+    ("gradient_steps=0", "gradient_steps must be an integer >= 1"),
+    ("learning_starts=-1", "learning_starts must be an integer >= 0"),
+    ("n_epochs=3", "unknown hyperparameter 'n_epochs'"),  # PPO's, not SAC's
+])
+def test_sac_keys_are_checked_too(tmp_path: Path, hp, match):
+    with pytest.raises(ValueError, match=rf"PushBox-v0 \(sac\): .*{match}"):
+        T.main(["--algo", "sac", "--hp", hp, "--no-progress", "--run-dir", str(tmp_path)])
+    assert not any(tmp_path.iterdir())
+
+
+def test_every_shipped_entry_passes_the_table():
+    import push_envs
+
+    R = load_script("residual.py")
+    for algo in T.ALGOS:
+        for env_id in push_envs.ENV_IDS:
+            T.check(T.load_hyperparams(algo, env_id), algo, env_id)
+    T.check(R.load_hyperparams("PushT-v0"), "residual", "PushT-v0")
+
+
+@pytest.mark.parametrize(("argv", "match"), [
+    (["--timesteps", "-5"], r"--timesteps must be >= 1, got -5"),
+    (["--timesteps", "0.5"], r"--timesteps must be >= 1"),
+    (["--eval-episodes", "-3"], r"--eval-episodes must be >= 1, got -3"),
+    (["--eval-envs", "0"], r"--eval-envs must be >= 1"),
+    (["--n-envs", "0"], r"--n-envs must be >= 1"),
+    (["--eval-freq", "-1"], r"--eval-freq must be >= 1"),
+    (["--seed", "-1"], r"--seed must be in \[0, 4294967295\]"),
+    (["--threads", "0"], r"--threads must be >= 1"),
+    (["--env-threads", "999"], r"--env-threads must be in \[1, "),
+])
+def test_counts_no_run_can_use_are_refused(tmp_path: Path, argv, match):
+    with pytest.raises(ValueError, match=match):
+        T.main([*argv, "--no-progress", "--run-dir", str(tmp_path)])
+    assert not any(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize(("argv", "match"), [
+    (["--env", "CartPole-v1"], r"no task 'CartPole-v1' \(a Gymnasium env .*\); registered "
+                               r"tasks: \['PushBox-v0'"),
+    (["--hp", "gamma=2"], r"gamma must be a finite number > 0 and <= 1, got 2"),
+    (["--hyperparams", "/nonexistent/ppo.yml"], r"/nonexistent/ppo.yml: cannot read it"),
+])
+def test_the_command_line_ends_bad_input_in_one_line(tmp_path: Path, argv, match):
+    out = subprocess.run([sys.executable, "-m", "train.train", *argv, "--run-dir",
+                          str(tmp_path)], capture_output=True, text=True, cwd=ROOT,
+                         timeout=600)
+    assert out.returncode == 2, out.stderr[-2000:]
+    lines = out.stderr.strip().splitlines()
+    assert "Traceback" not in out.stderr and len(lines) == 1, out.stderr
+    assert re.search(rf"^train\.train: .*{match}", lines[0]), lines[0]
+    assert not any(tmp_path.iterdir())

@@ -97,16 +97,23 @@ def test_geodesic_distance_goes_through_the_doorway(venv):
     assert field[20, 5] == FAR and field[20, 20] < FAR
 
 
-def test_a_users_own_map_works_through_scene(tmp_path):
+def _user_scene(tmp_path):
+    """A user's own 3 m x 3 m map (one wall, a 0.8 m doorway) as a scene file; returns its
+    path and the occupancy."""
     occ = np.zeros((30, 30), bool)
     occ[0, :] = occ[-1, :] = occ[:, 0] = occ[:, -1] = True
-    occ[15, :12] = occ[15, 20:] = True  # one wall, a 0.8 m doorway
+    occ[15, :12] = occ[15, 20:] = True
     (tmp_path / "mine.png").write_bytes(png_bytes(occ))
     text = spec("PushMaze-v0").scene_path().read_text()
     text = text.replace("obstacle_map: maze.png", "obstacle_map: mine.png")
     text = text.replace("width: 16.0", "width: 3.0").replace("height: 8.0", "height: 3.0")
     (tmp_path / "mine.yaml").write_text(text.replace("[1.0, 2.0, 0.0]", "[1.0, 1.6, 0.0]"))
-    env = gym.make("PushMaze-v0", scene=str(tmp_path / "mine.yaml"))
+    return str(tmp_path / "mine.yaml"), occ
+
+
+def test_a_users_own_map_works_through_scene(tmp_path):
+    scene, _ = _user_scene(tmp_path)
+    env = gym.make("PushMaze-v0", scene=scene)
     obs, info = env.reset(seed=0)
     assert info["layout"] == 0 and obs.shape == env.observation_space.shape
     assert len(env.unwrapped.core.task.map_info.tiles) == 1
@@ -350,3 +357,172 @@ def test_map_tables_are_kept_on_disk_and_read_back_without_building(tmp_path, mo
     with monkeypatch.context() as m:
         m.setattr(push_maze, "_build_tables", refuse)
         assert np.array_equal(_tables(occ)[4], kept[4])
+
+
+# --------------------------------------------------- map tables on disk: signed and checked
+def _signed(path, key, out):
+    """Write ``out`` as the tables file at ``path``, signed with the folder's secret: what a
+    file with wrong values looks like to a reader that trusts the signature."""
+    import io
+
+    from push_envs.tasks.pushing import push_maze as M
+
+    buf = io.BytesIO()
+    np.savez(buf, **{name: a for (name, _, _), a in zip(M._TABLE_FIELDS, out, strict=True)})
+    blob = buf.getvalue()
+    secret = M._secret(path.parent, create=True)
+    path.write_bytes(M._signature(secret, key, blob) + blob)
+
+
+def _on_disk(tmp_path, monkeypatch):
+    """Tables files in ``tmp_path``; returns the list the map keys are appended to."""
+    from push_envs.tasks.pushing import push_maze as M
+
+    keys = []
+
+    def where(key):
+        keys.append(key)
+        return tmp_path / f"tables-{key}.bin"
+    monkeypatch.setattr(M, "_tables_path", where)
+    return keys
+
+
+def _bad(kind, out, occ):
+    tiles, cells, sites, rcells, fields = (a.copy() for a in out)
+    ny = occ.shape[1]
+    walls = np.flatnonzero(occ.ravel())
+    if kind == "box cells in walls":
+        cells[:] = walls[:len(cells)] if len(walls) >= len(cells) else walls[0]
+    elif kind == "robot cells in walls":
+        rcells[:] = walls[0]
+    elif kind == "a NaN field":
+        fields[0, 5] = np.nan
+    elif kind == "cells past the map":
+        rcells[-1] = occ.size + 40 * ny
+    elif kind == "negative cells":
+        cells[0] = -3
+    elif kind == "counts past the tables":
+        from push_envs.tasks.pushing.push_maze import TILE
+        tiles[0, TILE.box_count] = 10 ** 9
+    elif kind == "a site that is no box cell":
+        free = np.flatnonzero(~occ.ravel())
+        sites[0] = free[~np.isin(free, cells)][0]
+    elif kind == "a field not 0 at its site":
+        fields[:, :] += 0.5
+    elif kind == "a field with a jump":
+        fields[0, fields[0] < FAR] *= 3.0
+    elif kind == "fields of another shape":
+        fields = fields[:, :-1].copy()
+    return tiles, cells, sites, rcells, fields
+
+
+BAD_TABLES = ["box cells in walls", "robot cells in walls", "a NaN field", "cells past the map",
+              "negative cells", "counts past the tables", "a site that is no box cell",
+              "a field not 0 at its site", "a field with a jump", "fields of another shape"]
+
+
+@pytest.mark.parametrize("kind", BAD_TABLES)
+def test_signed_tables_with_wrong_values_are_rebuilt_with_a_warning(tmp_path, monkeypatch,
+                                                                    kind):
+    import gc
+
+    keys = _on_disk(tmp_path, monkeypatch)
+    occ = _open_map(30, 7)
+    occ[15, 3:27] = True  # a wall across, two doorways at the ends
+    gc.collect()
+    good = [a.copy() for a in _tables(occ)]
+    gc.collect()
+    path = tmp_path / f"tables-{keys[-1]}.bin"
+    _signed(path, keys[-1], _bad(kind, good, occ))
+    with pytest.warns(UserWarning, match=f"{path} did not load"):
+        again = _tables(occ)
+    for a, b in zip(good, again, strict=True):
+        assert a.dtype == b.dtype and np.array_equal(a, b)
+
+
+def test_a_tables_file_this_installation_did_not_sign_is_never_read(tmp_path, monkeypatch):
+    import gc
+
+    from push_envs.tasks.pushing import push_maze as M
+
+    keys = _on_disk(tmp_path, monkeypatch)
+    occ = _open_map(24)
+    good = [a.copy() for a in _tables(occ)]
+    gc.collect()
+    path = tmp_path / f"tables-{keys[-1]}.bin"
+    # The old format (a bare .npz), the file of another map, random bytes, another secret.
+    import io
+
+    buf = io.BytesIO()
+    np.savez(buf, **{n: a for (n, _, _), a in zip(M._TABLE_FIELDS, good, strict=True)})
+    blob = buf.getvalue()
+    for data in (blob, M._signature(M._secret(tmp_path, False), "other map", blob) + blob,
+                 bytes(range(256)), M._signature(b"x" * 32, keys[-1], blob) + blob):
+        path.write_bytes(data)
+        monkeypatch.setattr(np, "load", lambda *a, **k: pytest.fail("an unsigned file was "
+                                                                    "parsed"))
+        with pytest.warns(UserWarning, match="signature does not match"):
+            again = _tables(occ)
+        monkeypatch.undo()
+        _on_disk(tmp_path, monkeypatch)
+        assert all(np.array_equal(a, b) for a, b in zip(good, again, strict=True))
+        del again
+        gc.collect()
+
+
+def test_tables_in_walls_never_reach_an_episode(tmp_path, monkeypatch):
+    """The campaign's case through gym.make: a signed file whose box and robot cells are
+    wall cells. It is rebuilt, and every spawn is on a free cell."""
+    import gc
+
+    keys = _on_disk(tmp_path, monkeypatch)
+    scene, occ = _user_scene(tmp_path)
+    env = gym.make("PushMaze-v0", scene=scene)
+    good = [a.copy() for a in env.unwrapped.core.task.map_info.held.value]
+    env.close()
+    del env
+    gc.collect()
+    bad = _bad("robot cells in walls", _bad("box cells in walls", good, occ), occ)
+    _signed(tmp_path / f"tables-{keys[-1]}.bin", keys[-1], bad)
+    with pytest.warns(UserWarning, match="a cell on an occupied"):
+        env = gym.make("PushMaze-v0", scene=scene)
+    core = env.unwrapped.core
+    for seed in range(20):
+        obs, _ = env.reset(seed=seed)
+        assert np.isfinite(obs).all() and env.observation_space.contains(obs)
+        for body in ("robot", "box"):
+            x, y = core.world.com(body)[0]
+            assert not occ[int(x / 0.1), int(y / 0.1)], (seed, body)
+    env.close()
+
+
+def test_the_tables_share_of_the_cache_is_bounded_least_recently_used_first(tmp_path,
+                                                                         monkeypatch):
+    import gc
+    import os
+
+    from push_envs.tasks.pushing import push_maze as M
+
+    keys = _on_disk(tmp_path, monkeypatch)
+    sizes = []
+    for n in range(20, 26):
+        _tables(_open_map(n))
+        gc.collect()
+        sizes.append((tmp_path / f"tables-{keys[-1]}.bin").stat().st_size)
+        # the files' ages: one second apart (mtime is what "recently used" reads)
+        os.utime(tmp_path / f"tables-{keys[-1]}.bin", (1000.0 + n, 1000.0 + n))
+    files = sorted(tmp_path.glob("tables-*"))
+    assert len(files) == 6
+    # Reading the first map's file marks it used; a limit of three files then keeps it.
+    monkeypatch.setattr(M, "_build_tables", lambda *a: pytest.fail("built again"))
+    _tables(_open_map(20))
+    gc.collect()
+    limit = sum(sizes[-2:]) + sizes[0]
+    gone = M.evict_tables(tmp_path, limit=limit)
+    left = {p.name for p in tmp_path.glob("tables-*")}
+    maps = list(dict.fromkeys(keys))  # one key per map, in the order they were made
+    assert len(gone) == 3 and {p.name for p in gone} == {f"tables-{k}.bin" for k in maps[1:4]}
+    assert left == {f"tables-{k}.bin" for k in (maps[0], maps[4], maps[5])}
+    assert sum(p.stat().st_size for p in tmp_path.glob("tables-*")) <= limit
+    assert (tmp_path / M._SECRET).exists()  # the secret is never evicted
+    assert M.MAX_TABLE_BYTES == 128 * 1024 * 1024

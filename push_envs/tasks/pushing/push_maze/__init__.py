@@ -35,6 +35,8 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
+import hmac
+import io
 import math
 import os
 import tempfile
@@ -255,7 +257,7 @@ def map_tables(occ: np.ndarray, res: float, offset: tuple, layouts: tuple[int, i
     held = _TABLES.get(key)
     if held is not None:
         return held
-    out = _load_tables(key)
+    out = _load_tables(key, occ, layouts, res)
     if out is None:
         out = _build_tables(occ, res, offset, layouts, box_r, robot_r, margin, region, where,
                             cap)
@@ -325,11 +327,31 @@ def _build_tables(occ: np.ndarray, res: float, offset: tuple, layouts: tuple[int
 # A map's tables are also kept on disk, beside the compiled kernels (the private, pruned
 # numba cache folder, push_envs/_numba_cache.py), so a new process does not build them
 # again: about a third of PushMaze-v0's cached start went into building the default map's.
-# The file name carries the map's key and a digest of this module's source, which holds
-# every function that builds them; the file is read with allow_pickle=False and checked
-# field by field, and a file that does not load or check is built again and replaced.
+# A file there is input, so it is trusted twice over only:
+#
+#   file = HMAC-SHA256(secret, map key + .npz bytes)  ||  .npz bytes (the five arrays)
+#
+# * signed: the secret is 32 random bytes made once per cache folder (tables.key, mode
+#   0o600); a file that this installation did not write (crafted, copied from elsewhere,
+#   damaged, or of another map) fails the signature and is never parsed;
+# * checked: a file that passes is still checked value by value against the map
+#   (check_tables: counts within the tables, cells in range, inside their layout and free,
+#   sites among the box cells, fields finite, 0 at their site, finite over the layout's box
+#   cells and changing by at most one cell size between neighbours), so even a leaked
+#   secret cannot make the hooks read outside the arrays, spawn in a wall or observe NaN.
+#
+# A file that fails either is built again and replaced, with a warning. The tables' files
+# take at most MAX_TABLE_BYTES of the folder together: saving one evicts the least recently
+# used (a file read is marked used) until they fit. The file name carries the map's key and
+# a digest of this module's source, which holds every function that builds them.
 _TABLE_FIELDS = (("tiles", np.int64, 2), ("box_cells", np.int64, 1), ("sites", np.int64, 1),
                  ("rob_cells", np.int64, 1), ("fields", np.float64, 2))
+MAX_TABLE_BYTES = 128 * 1024 * 1024
+"""Most bytes the saved tables of all maps take in the cache folder together [bytes]; the
+least recently used files are evicted first. Every map's fit (at most MAX_FIELD_CELLS field
+values, 32 MiB, plus cell lists of at most the map's cells)."""
+_MAC = 32  # bytes of the signature in front of a tables file
+_SECRET = "tables.key"
 
 
 @functools.cache
@@ -340,51 +362,196 @@ def _source_digest() -> str:
         return hashlib.sha1(fh.read() + np.__version__.encode()).hexdigest()[:16]
 
 
-def _tables_path(key: str) -> Path | None:
+def _tables_dir() -> Path | None:
     folder = os.environ.get("NUMBA_CACHE_DIR") or numba.config.CACHE_DIR
-    if not folder:
-        return None
-    return Path(folder) / __name__ / f"tables-{key}-{_source_digest()}.npz"
+    return Path(folder) / __name__ if folder else None
 
 
-def _load_tables(key: str) -> tuple | None:
-    """The tables saved under ``key``, or None (none saved, or a file that does not check)."""
+def _tables_path(key: str) -> Path | None:
+    folder = _tables_dir()
+    return None if folder is None else folder / f"tables-{key}-{_source_digest()}.bin"
+
+
+def _secret(folder: Path, create: bool) -> bytes | None:
+    """The folder's signing secret (made, with ``create``, when it has none: written aside
+    and linked into place, so processes racing to make it all end up with the one that
+    won); None when there is none and it cannot be made."""
+    path = folder / _SECRET
+    for _ in range(2):
+        try:
+            data = path.read_bytes()
+            return data if len(data) == 32 else None
+        except FileNotFoundError:
+            if not create:
+                return None
+        except OSError:
+            return None
+        tmp = None
+        try:
+            folder.mkdir(mode=0o700, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=folder, suffix=".key.tmp")  # mode 0o600
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(os.urandom(32))
+            with contextlib.suppress(FileExistsError):
+                os.link(tmp, path)  # exclusive: the first process's secret stays
+        except OSError:
+            return None
+        finally:
+            if tmp is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+    return None
+
+
+def _signature(secret: bytes, key: str, blob: bytes) -> bytes:
+    return hmac.new(secret, key.encode() + b"\0" + blob, hashlib.sha256).digest()
+
+
+def check_tables(out: tuple, occ: np.ndarray, layouts: tuple[int, int], res: float) -> None:
+    """Raise ValueError saying why ``out`` (:func:`map_tables`' value) is not a set of
+    tables of map ``occ`` ([i, j] occupied) of ``res`` [m] cells split into ``layouts``:
+    what the hooks rely on, checked in O(size)."""
+    tiles, cells, sites, rcells, fields = out
+    for a, (name, dtype, ndim) in zip(out, _TABLE_FIELDS, strict=True):
+        if a.dtype != dtype or a.ndim != ndim:
+            raise ValueError(f"{name}: {a.dtype} {a.ndim}-d, expected {np.dtype(dtype)} "
+                             f"{ndim}-d")
+    nx, ny = occ.shape
+    cols, rows = layouts
+    tnx, tny = nx // cols, ny // rows
+    if tiles.shape[1] != len(TILE) or not 1 <= len(tiles) <= cols * rows:
+        raise ValueError(f"tiles: shape {tiles.shape} for {cols * rows} layouts")
+    i0, j0 = tiles[:, TILE.i0], tiles[:, TILE.j0]
+    if (i0 < 0).any() or (i0 >= nx).any() or (i0 % tnx).any() or (j0 < 0).any() or \
+            (j0 >= ny).any() or (j0 % tny).any() or len(np.unique(i0 * ny + j0)) != len(i0):
+        raise ValueError("tiles: a layout's corner is not a distinct layout of the map")
+    free = ~occ.ravel()
+    for what, col, table, least in (("box_cells", TILE.box_start, cells, 1),
+                                    ("sites", TILE.site_start, sites, 2),
+                                    ("rob_cells", TILE.rob_start, rcells, 1)):
+        starts, counts = tiles[:, col], tiles[:, col + 1]
+        if (counts < least).any() or counts.sum() != len(table) or not np.array_equal(
+                starts, np.concatenate([[0], np.cumsum(counts)[:-1]])):
+            raise ValueError(f"{what}: the layouts' counts {counts.tolist()[:8]} do not "
+                             f"cover its {len(table)} entries")
+        if len(table) and (table.min() < 0 or table.max() >= nx * ny):
+            raise ValueError(f"{what}: cell indices outside the map's {nx * ny} cells")
+        tile = np.repeat(np.arange(len(tiles)), counts)
+        ci, cj = np.divmod(table, ny)
+        if not ((ci >= i0[tile]) & (ci < i0[tile] + tnx) & (cj >= j0[tile]) &
+                (cj < j0[tile] + tny)).all():
+            raise ValueError(f"{what}: a cell outside its layout")
+        if not free[table].all():
+            raise ValueError(f"{what}: a cell on an occupied (wall) cell of the map")
+    if not np.isin(sites, cells).all():
+        raise ValueError("sites: a goal site that is no box cell")
+    if fields.shape != (len(sites), tnx * tny):
+        raise ValueError(f"fields: shape {fields.shape}, expected {(len(sites), tnx * tny)}")
+    if not np.isfinite(fields).all() or (fields < 0).any():
+        raise ValueError("fields: values that are not finite distances >= 0")
+    reach = fields < FAR
+    site_tile = np.repeat(np.arange(len(tiles)), tiles[:, TILE.site_count])
+    si, sj = np.divmod(sites, ny)
+    local = (si - i0[site_tile]) * tny + (sj - j0[site_tile])
+    if (fields[np.arange(len(sites)), local] != 0.0).any():
+        raise ValueError("fields: a field that is not 0 at its own goal site")
+    box_tile = np.repeat(np.arange(len(tiles)), tiles[:, TILE.box_count])
+    bi, bj = np.divmod(cells, ny)
+    box_local = (bi - i0[box_tile]) * tny + (bj - j0[box_tile])
+    for t in range(len(tiles)):
+        if not reach[np.ix_(site_tile == t, box_local[box_tile == t])].all():
+            raise ValueError(f"fields: a box cell of layout {t} its goal sites cannot reach")
+    # A step between two 4-neighbours that both reach the site is a path: their distances
+    # differ by at most one cell size [m].
+    grid = fields.reshape(len(sites), tnx, tny)
+    ok = grid < FAR
+    for axis in (1, 2):
+        a, m = np.moveaxis(grid, axis, 1), np.moveaxis(ok, axis, 1)
+        both = m[:, 1:] & m[:, :-1]
+        if (np.abs(a[:, 1:] - a[:, :-1])[both] > res * (1 + 1e-9) + 1e-12).any():
+            raise ValueError(f"fields: neighbouring cells more than one cell ({res:g} m) "
+                             f"apart along a path")
+
+
+def _load_tables(key: str, occ: np.ndarray, layouts: tuple[int, int],
+                 res: float) -> tuple | None:
+    """The tables saved under ``key`` for map ``occ``, or None (none saved, or a file that
+    is not signed by this cache folder or does not check: built again, with a warning)."""
     path = _tables_path(key)
     if path is None or not path.is_file():
         return None
     try:
-        with np.load(path, allow_pickle=False) as data:
+        if path.stat().st_size > MAX_TABLE_BYTES + _MAC:
+            raise ValueError("larger than any map's tables")
+        secret = _secret(path.parent, create=False)
+        blob = path.read_bytes()
+        if secret is None or len(blob) < _MAC or not hmac.compare_digest(
+                blob[:_MAC], _signature(secret, key, blob[_MAC:])):
+            raise ValueError("not written by this installation for this map (its "
+                             "signature does not match)")
+        with np.load(io.BytesIO(blob[_MAC:]), allow_pickle=False) as data:
             out = tuple(np.array(data[name]) for name, _, _ in _TABLE_FIELDS)
-        for a, (name, dtype, ndim) in zip(out, _TABLE_FIELDS, strict=True):
-            if a.dtype != dtype or a.ndim != ndim:
-                raise ValueError(f"{name}: {a.dtype} {a.ndim}-d")
-        if out[0].shape[1] != len(TILE) or len(out[4]) != len(out[2]):
-            raise ValueError("table shapes do not agree")
+        check_tables(out, occ, layouts, res)
+        with contextlib.suppress(OSError):
+            os.utime(path)  # recently used: evicted last
         return out
-    except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError) as exc:
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError, MemoryError) as exc:
         warnings.warn(f"push_envs: PushMaze-v0 map tables {path} did not load ({exc}); "
                       "building them again", stacklevel=3)
         return None
 
 
 def _save_tables(key: str, out: tuple) -> None:
-    """Save the tables under ``key`` (written to a temporary file, then renamed, so a reader
-    never sees half a file); a cache that cannot be written is skipped silently."""
+    """Save the tables under ``key``, signed (written to a temporary file, then renamed, so
+    a reader never sees half a file), then evict the least recently used tables beyond
+    MAX_TABLE_BYTES; a cache that cannot be written is skipped silently."""
     path = _tables_path(key)
     if path is None:
         return
     tmp = None
     try:
         path.parent.mkdir(mode=0o700, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".npz.tmp")
+        secret = _secret(path.parent, create=True)
+        if secret is None:
+            return
+        buf = io.BytesIO()
+        np.savez(buf, **{name: a for (name, _, _), a in zip(_TABLE_FIELDS, out,
+                                                             strict=True)})
+        blob = buf.getvalue()
+        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tables.tmp")
         with os.fdopen(fd, "wb") as fh:
-            np.savez(fh, **{name: a for (name, _, _), a in zip(_TABLE_FIELDS, out,
-                                                                 strict=True)})
+            fh.write(_signature(secret, key, blob) + blob)
         os.replace(tmp, path)
+        tmp = None
+        evict_tables(path.parent, keep=path)
     except OSError:
         if tmp is not None:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
+
+
+def evict_tables(folder: Path, keep: Path | None = None,
+                 limit: int = MAX_TABLE_BYTES) -> list[Path]:
+    """Delete the least recently used (modification time) tables files of ``folder`` until
+    they take at most ``limit`` bytes together, never ``keep``; returns those deleted.
+    Files of other sources' digests (an older version) count and go first when oldest."""
+    files = []
+    for entry in folder.glob("tables-*"):
+        with contextlib.suppress(OSError):
+            info = entry.stat()
+            files.append((info.st_mtime, info.st_size, entry))
+    total = sum(size for _, size, _ in files)
+    gone = []
+    for _, size, entry in sorted(files, key=lambda f: f[0]):
+        if total <= limit:
+            break
+        if entry == keep:
+            continue
+        with contextlib.suppress(OSError):
+            entry.unlink()
+            total -= size
+            gone.append(entry)
+    return gone
 
 
 # ------------------------------------------------------------------------------ hooks
