@@ -192,7 +192,12 @@ def _cached_signatures() -> dict[str, list[str]]:
     for index in Path(_numba_cache.CACHE_DIR).glob("*/*.nbi"):
         with open(index, "rb") as fh:
             pickle.load(fh)
-            _stamp, overloads = pickle.loads(fh.read())
+            try:
+                _stamp, overloads = pickle.loads(fh.read())
+            except (ModuleNotFoundError, AttributeError):
+                # An entry another checkout of the package wrote into the shared folder
+                # (a module or a type this source tree does not have): not this session's.
+                continue
         out[f"{index.parent.name}/{index.name}"] = [str(key[0]) for key in overloads]
     return out
 
