@@ -133,6 +133,16 @@ class RasterArrays(NamedTuple):
     ovdirty: np.ndarray
 
 
+RASTER_FIELDS = {
+    "geo": ("f8", 1), "bg": ("u1", 3), "kind": ("i8", 1), "body": ("i8", 1),
+    "vstart": ("i8", 1), "verts": ("f8", 2), "rad": ("f8", 1), "edge_px": ("f8", 1),
+    "fill": ("i8", 2), "edge": ("i8", 2), "mov": ("i8", 1), "heads": ("f8", 2),
+    "goal": ("i8", 1), "gstart": ("i8", 1), "gbody": ("i8", 1), "gcols": ("i8", 2),
+    "grad": ("f8", 1), "gcol": ("i8", 3), "scratch": ("f8", 3), "xs": ("f8", 2),
+    "ov": ("u1", 4), "dirty": ("i8", 3), "ovdirty": ("i8", 3)}
+"""RasterArrays' fields: (dtype code, ndim) each (``push_envs.physics.abi.AbiType``)."""
+
+
 @compiled
 def _widen(dr, r, a, b):
     """Widen row r's dirty range ``dr[r]`` (first, last column drawn) to cover a..b."""

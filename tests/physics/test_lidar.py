@@ -46,8 +46,9 @@ def test_defaults_are_irsims():
     spec = LidarSpec()
     assert (spec.range_min, spec.range_max, spec.angle_range, spec.number) == \
         (0.0, 10.0, math.pi, 100)
+    # IR-SIM 2.12's Lidar2D: angle_std 0 (the beams keep their directions unless asked).
     assert (spec.noise, spec.std, spec.angle_std, spec.offset, spec.has_velocity) == \
-        (False, 0.2, 0.02, (0.0, 0.0, 0.0), False)
+        (False, 0.2, 0.0, (0.0, 0.0, 0.0), False)
     w = make([], sensor=lidar())
     assert w.lidar_spec("robot") == LidarSpec()
     origin, angles = w.lidar_beams("robot")

@@ -638,3 +638,7 @@ class SingleObjectTask(TaskSpec):
         return [GoalMark(cols=(GOAL.x, GOAL.y, GOAL.theta), body=self.object_body,
                          radius=float(env.success_distance))]
 
+
+# The family's hooks: every task of it has them unless it declares its own.
+SingleObjectTask.hook(start, goal_reward)
+
