@@ -11,6 +11,7 @@ and env i of a batch agree bit for bit.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import math
 import os
 from collections.abc import Mapping, Sequence
@@ -102,7 +103,7 @@ COMMON_ARG_DOCS: dict[str, tuple[str, str]] = {
     "num_threads": ("None", "numba threads of a batch of >= 16 envs (None: "
                     "NUMBA_NUM_THREADS)"),
     "lidar": ("None", "a dict of lidar2d keys (number, range_max, angle_range, noise ...): "
-              "the robot's lidar, observed after the state columns"),
+              "each robot's lidar, observed after the state columns"),
     "pixel_size": ("96", "[px] side, or (height, width), of the pixel observation"),
     "pixel_view": ('"top"', '"top" (the whole arena) or "ego" (centred on the robot, turned '
                    "with it)"),
@@ -313,13 +314,28 @@ class PushVectorEnv(VectorEnv):
                                       at=L.offsets(task_layout, self.task.args,
                                                    L.names(task_layout)))
         # The sensors this env observes (push_envs/sensors/, found by name in the registry):
-        # the ones the first robot carries, in the scene's order, then the pixel image. Each
-        # writes its fields after the task's columns and is called through its row of
+        # every sensor each driven robot carries, robots in action order, each robot's in the
+        # scene's order, then the pixel image. Each writes its fields after the task's columns
+        # (a second robot's named after it: "r1_lidar") and is called through its row of
         # V.sensors; the step knows none of them.
-        robot_index = robot_indices[0]
-        self.sensors = [decl(self, robot_index, spec)
-                        for decl, spec in sensor_registry.attached(sc.spec.bodies[robot_index])
-                        if decl.sense is not None]
+        self.sensors: list[Any] = []
+        self._layout = tuple(task_layout)
+        self.sensor_fields: dict[str, tuple[str, ...]] = {}  # robot -> its sensors' fields
+        starts = []  # each sensor's first column (-1: it observes no column)
+        for k, (name, b) in enumerate(zip(tc.driven_bodies(), robot_indices, strict=True)):
+            mine: list[str] = []
+            for decl, spec in sensor_registry.attached(sc.spec.bodies[b]):
+                if decl.sense is None:
+                    continue
+                sensor = decl(self, b, spec)
+                fields = tuple(f if k == 0 else dataclasses.replace(f, name=f"{name}_{f.name}",
+                                                                     doc=f"{name}: {f.doc}")
+                               for f in sensor.fields())
+                self.sensors.append(sensor)
+                starts.append(L.size(self._layout, self.task.args) if fields else -1)
+                self._layout += fields
+                mine += [f.name for f in fields]
+            self.sensor_fields[name] = tuple(mine)
         H, Wd = self.pixel_size
         pixels = self.obs_mode in PIXEL_MODES
         self._image = None
@@ -327,15 +343,10 @@ class PushVectorEnv(VectorEnv):
             decl = sensor_registry.lookup("pixels")
             spec = decl.parse({"size": (H, Wd), "view": self.pixel_view, "fov": self.pixel_fov},
                               "pixels")
-            self._image = decl(self, robot_index, spec)
+            self._image = decl(self, robot_indices[0], spec)
             self.sensors.append(self._image)
+            starts.append(-1)
             self.raster = self._image.raster  # the rasteriser's tables (for tests, benchmarks)
-        self._layout = tuple(task_layout)
-        starts = []  # each sensor's first column (-1: it observes no column)
-        for sensor in self.sensors:
-            fields = tuple(sensor.fields())
-            starts.append(L.size(self._layout, self.task.args) if fields else -1)
-            self._layout += fields
         n_state = L.size(self._layout, self.task.args)
         self._n_state = n_state
         self._info_names = [("is_success", bool)] + list(tc.info_fields) + \
@@ -986,7 +997,9 @@ def task_envs(task: type[TaskSpec], doc: str) -> tuple[type[PushEnv], type[PushV
     defaults = {name: a.default for name, a in task.arguments.items()}
     lidar_note = ("\n\n    With ``lidar=dict(number=N, ...)`` (lidar2d keys) N more columns "
                   "follow the table: the robot's lidar ranges / range_max, in [0, 1], in beam "
-                  "order (``env.observation_layout``). ``obs_mode='pixels'`` observes an (H, W, 3) "
+                  "order (``env.observation_layout``; every sensor the robots carry adds its "
+                  "fields so, a second robot's named after it, see docs/sensors.md). "
+                  "``obs_mode='pixels'`` observes an (H, W, 3) "
                   "uint8 image instead (``pixel_size``, default 96), ``'pixels+state'`` a "
                   "Dict of ``pixels`` and ``state``: the whole arena seen from above "
                   "(``pixel_view='top'``, default), or ``pixel_view='ego'``: a view "
