@@ -366,13 +366,10 @@ class PushVectorEnv(VectorEnv):
         cfg[CFG_MAX_STEPS] = self.max_episode_steps
         cfg[CFG_SPARSE] = 1 if self.reward_type == "sparse" else 0
         cfg[CFG_GOAL] = n_state
-        # Each observed sensor's arrays, packed once (their addresses go into V.sensors).
-        self._sensor_packs = [type(x).abi.pack(x.arrays) for x in self.sensors]
+        # The observed sensors' table; their arrays' addresses are filled in by _pack().
         table = np.zeros((len(self.sensors), SN_LEN), np.int64)
-        for k, (x, packed, at) in enumerate(zip(self.sensors, self._sensor_packs, starts,
-                                                strict=True)):
+        for k, (x, at) in enumerate(zip(self.sensors, starts, strict=True)):
             table[k, SN_FN] = type(x).sense.address
-            table[k, SN_ARR] = packed.address
             table[k, SN_AT] = at
         init = np.zeros((sc.num_bodies, IN_LEN))
         init[:, [IN_X, IN_Y]] = w.pos[0]
@@ -557,7 +554,10 @@ class PushVectorEnv(VectorEnv):
     # ------------------------------------------------------------------------------ kernels
     def _pack(self) -> None:
         """The kernels' arguments: the env count and the address of each structure's packed
-        value (``abi.AbiType.pack``), which also keeps the arrays alive."""
+        value (``abi.AbiType.pack``), which also keeps the arrays alive; the observed sensors'
+        arrays likewise, their addresses written into ``V.sensors``."""
+        self._sensor_packs = [type(x).abi.pack(x.arrays) for x in self.sensors]
+        self.env_arrays.sensors[:, SN_ARR] = [p.address for p in self._sensor_packs]
         structs = (self._rows, self.world.arrays, self.env_arrays, self.task_arrays)
         self._packed = tuple(abi.pack(v) for abi, v in
                              zip((ROWS_ABI, WORLD_ABI, ENV_ABI, TASK_ABI), structs,

@@ -89,7 +89,7 @@ class Goal:
 @dataclass(frozen=True)
 class GoalMark:
     """How a task draws one of its goals, declared once; ``render()`` and the compiled pixel
-    observation (``push_envs.core.pixels``) both draw from it, at the pose the goal row holds.
+    observation (``push_envs.sensors.pixels``) both draw from it, at the pose the goal row holds.
 
     cols:   columns of the task's goal row (``TaskArrays.goal[e]``) holding x [m], y [m] and
             optionally theta [rad] of the goal (two columns: theta 0)

@@ -13,6 +13,9 @@ Every problem is reported as a :class:`SceneError` whose message reads
 quoted as short excerpts. Numbers are bounded by :mod:`.limits`, and YAML files are read
 with bounded size, depth and alias expansion (:mod:`.safe_yaml`).
 
+A body's ``sensors:`` entries are parsed by their own sensor modules (``push_envs/sensors/``),
+found by name in the sensor registry (:mod:`.sensor_registry`): this module lists no sensor.
+
 Units: metres, seconds, kilograms, radians (kg·m² for inertia). Optional keys given an
 explicit YAML ``null`` behave as if absent. Only a ``yaml.SafeLoader`` is used.
 """

@@ -5,7 +5,7 @@ world-to-pixel map: y up, the world rectangle fitted to the image), without its
 decorations (grid lines, contact arrows, trails, text). The ego view draws the same scene
 about a robot instead: the robot's origin at the image centre, its heading up, ``geo[G_SCALE]``
 pixels per metre. Everything is drawn from a table of primitives made once at set-up
-(``push_envs.core.pixels.raster_arrays``):
+(``push_envs.sensors.pixels.raster_arrays``):
 
 * ``PRIM_POLY``: a closed outline (any simple polygon, even-odd rule) filled with ``fill``,
   its boundary a band of ``edge_px`` pixels either side in ``edge`` colour;
