@@ -46,6 +46,7 @@ from .base import (
 )
 
 MAX_LIDAR_BEAMS = 4096
+ANGLE_SLACK = 1e-3  # [rad] an angle_range this far above 2 pi is 2 pi written rounded
 # IR-SIM's Lidar2D keys beside the name (the drawing ones are DRAWING's).
 LIDAR_KEYS = ("range_min", "range_max", "angle_range", "number", "noise", "std", "angle_std",
               "offset", "has_velocity", "scan_time", "reso")
@@ -72,8 +73,11 @@ def parse_lidar(raw: Any, where: str, *, name: str = "lidar2d", extra: tuple = (
     if given("range_max"):
         values["range_max"] = size(entry["range_max"], f"{where}.range_max")
     if given("angle_range"):
-        values["angle_range"] = bounded(entry["angle_range"], f"{where}.angle_range", low=0.0,
-                                        high=2.0 * math.pi + 1e-9)
+        # A full circle written rounded (6.2832) is a full circle, as IR-SIM's ClipTo2Pi takes
+        # it; a wider fan is a mistake.
+        values["angle_range"] = min(bounded(entry["angle_range"], f"{where}.angle_range",
+                                            low=0.0, high=2.0 * math.pi + ANGLE_SLACK),
+                                    2.0 * math.pi)
     for key in ("scan_time", "reso"):
         if given(key):
             values[key] = bounded(entry[key], f"{where}.{key}", low=0.0, strict=True)

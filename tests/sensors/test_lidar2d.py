@@ -56,6 +56,10 @@ def test_reso_and_scan_time_change_nothing():
     assert spec.number == 100 and spec.reso == 0.1 and spec.scan_time == 0.5
     assert spec.beam_angles().shape == (100,)
     assert LidarSpec(number=1, angle_range=2.0).beam_angles().tolist() == [0.0]  # straight on
+    # 2 pi written rounded is 2 pi (IR-SIM clips to it); a wider fan is refused.
+    assert body_with({"name": "lidar2d", "angle_range": 6.2832}).lidar.angle_range == 2 * math.pi
+    with pytest.raises(SceneError, match=r"angle_range: must be <= 6.28"):
+        body_with({"name": "lidar2d", "angle_range": 6.3})
 
 
 def test_drawing_keys_draw_and_plot_wins():
