@@ -169,7 +169,7 @@ def observe_single(e, W, V, T):
     mem[e, MEM.touch_wall] = 1.0 if touch_wall else 0.0
 
 
-@compiled
+@compiled(inline="llvm")  # as observe_single, for the same reason
 def observe_goal_xy(e, W, V, T):
     """:func:`observe_single`, then the goal-env vectors' first columns: ``T.ag[e, 0:2]`` the
     object's origin (x, y) [m], ``T.dg[e, 0:2]`` the goal's (x, y) [m]."""
