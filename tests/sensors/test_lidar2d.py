@@ -11,9 +11,9 @@ import pytest
 from push_envs.physics import SceneError, World, load_scene, sensor_registry
 from push_envs.physics.lidar import LidarSpec
 
-# Sensor entries of IR-SIM's own example worlds (usage/05lidar_world/lidar_world.yaml,
-# tests/test_collision_avoidance.yaml, usage/22fmcw_lidar_world/fmcw_lidar_world.yaml,
-# tests/test_all_objects.yaml).
+# Sensor entries of IR-SIM's own example worlds (in its repository:
+# ir-sim/usage/05lidar_world/lidar_world.yaml, ir-sim/tests/test_collision_avoidance.yaml,
+# ir-sim/usage/22fmcw_lidar_world/fmcw_lidar_world.yaml, ir-sim/tests/test_all_objects.yaml).
 IRSIM_ENTRIES = [
     {"name": "lidar2d", "range_min": 0, "range_max": 5, "angle_range": 3.14, "number": 200,
      "noise": False, "std": 0.2, "angle_std": 0.2, "offset": [0.1, 0.1, 0.5],
