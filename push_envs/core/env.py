@@ -817,7 +817,7 @@ class PushVectorEnv(VectorEnv):
     # arguments, which hold the raw addresses of the original's arrays, and the entry points
     # looked up for them. Not carried over: an open render window.
     _COPY_SHARED = ("_kernels",)
-    _COPY_REBUILT = ("_packed", "_args", "_run", "_run_serial", "_renderer")
+    _COPY_REBUILT = ("_packed", "_sensor_packs", "_args", "_run", "_run_serial", "_renderer")
 
     def __deepcopy__(self, memo: dict[int, Any]) -> PushVectorEnv:
         new = type(self).__new__(type(self))

@@ -94,3 +94,19 @@ def test_check_env_with_the_sensors(obs_mode):
 
     env = gym.make("PushBox-v0", obs_mode=obs_mode, scene=scene())
     check_env(env.unwrapped, skip_render_check=True)
+
+
+def test_a_copy_senses_its_own_world():
+    # A deep copy repacks its sensors' arrays: its observations are its own, bit for bit the
+    # original's from the same state, and stepping it leaves the original alone.
+    noisy = dict(FMCW, noise=True, std=0.02, velocity_noise_std=0.1)
+    env = gym.make_vec("PushBox-v0", num_envs=3, scene=scene(noisy))
+    env.reset(seed=5)
+    rng = np.random.default_rng(0)
+    env.step(rng.uniform(-1, 1, (3, 2)))
+    twin = copy.deepcopy(env)
+    a = rng.uniform(-1, 1, (3, 2))
+    np.testing.assert_array_equal(twin.step(a)[0], env.step(a)[0])
+    before = env.unwrapped.env_arrays.obs.copy()
+    twin.step(rng.uniform(-1, 1, (3, 2)))
+    np.testing.assert_array_equal(env.unwrapped.env_arrays.obs, before)
