@@ -7,7 +7,9 @@ Importing the package registers every task id with Gymnasium, each with a single
     gym.make_vec("PushBox-v0", num_envs=4096)
 
 A task is one folder of ``push_envs/tasks`` (see docs/adding_a_task.md) and one line of
-:data:`push_envs.tasks.REGISTRY`; its id and episode length come from its TaskSpec.
+:data:`push_envs.tasks.REGISTRY`; its id and episode length come from its TaskSpec. A sensor
+is one module (``push_envs/sensors``, or your own: :class:`Sensor`, :func:`register_sensor`;
+see docs/adding_a_sensor.md).
 """
 
 from importlib.metadata import PackageNotFoundError, version
@@ -17,6 +19,8 @@ from gymnasium.envs.registration import register, registry
 # numba's cache must be configured before any kernel of any submodule is defined (importing
 # any submodule runs this file first).
 from . import _numba_cache  # noqa: F401  isort: skip
+# Importing the sensors registers each (before any scene is read).
+from .sensors import Sensor, register_sensor
 from .tasks import REGISTRY, TASK_MODULES, spec_of
 
 try:
@@ -40,4 +44,4 @@ def register_task(module: str) -> str:
 ENV_IDS: tuple[str, ...] = tuple(register_task(m) for m in REGISTRY)
 """The registered ids, in :data:`push_envs.tasks.REGISTRY` order."""
 
-__all__ = ["ENV_IDS", "__version__", "register_task"]
+__all__ = ["ENV_IDS", "Sensor", "__version__", "register_sensor", "register_task"]

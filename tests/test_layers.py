@@ -1,8 +1,8 @@
 """The house's rules, read from the sources: imports go down the floors (physics -> core ->
-tasks -> faces -> baselines -> train) and never round in a circle, counting the imports inside
-functions as well as those at the top of a module; no module reaches into another's
-underscore names, and neither a kernel nor an expert writes or reads the observation at a
-literal column."""
+tasks and sensors -> faces -> baselines -> train) and never round in a circle, counting the
+imports inside functions as well as those at the top of a module; no module reaches into
+another's underscore names, and neither a kernel nor an expert writes or reads the
+observation at a literal column."""
 
 from __future__ import annotations
 
@@ -69,6 +69,7 @@ FLOORS = {
     "push_envs.core": 2,
     "push_envs.scripted": 3,  # the experts' shared controllers, numpy only
     "push_envs.tasks": 3,
+    "push_envs.sensors": 3,  # plug-ins as the tasks are, found through physics/sensor_registry
     "push_envs": 4,
     "push_envs.baselines": 5,
     "train": 6,

@@ -172,7 +172,7 @@ def test_a_one_line_edit_to_a_task_recompiles_that_tasks_hook_alone(tmp_path):
     old = "    P.observe_goal_xy(e, W, V, T)\n"
     assert old in text
     task.write_text(text.replace(old, old + "    T.ag[e, 0] = 0.0\n"))
-    assert saved() == {"push_envs_tasks_pushing_push_box.hooks_c"}
+    assert saved() == {"push_envs_tasks_pushing_push_box_PushBox.hooks_c"}
 
 
 def test_the_cache_folder_does_not_follow_the_sources():

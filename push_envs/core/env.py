@@ -11,6 +11,7 @@ and env i of a batch agree bit for bit.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import math
 import os
 from collections.abc import Mapping, Sequence
@@ -24,9 +25,8 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 
-from ..physics import SceneError, World, load_scene
+from ..physics import SceneError, World, load_scene, sensor_registry
 from ..physics.arrays import WORLD_ABI
-from ..physics.config import parse_lidar
 from ..physics.errors import short_repr
 from ..physics.fastcall import entry_point
 from ..physics.layout import (
@@ -40,34 +40,39 @@ from ..physics.scene import compile_scene
 from ..physics.world import PARALLEL_MIN_ENVS
 from . import obs_layout as L
 from .codegen import task_kernels
-from .pixels import empty_raster, raster_arrays
 from .step import (
     AR_DISABLED,
     AR_NEXT_STEP,
     AR_SAME_STEP,
     CFG_GOAL,
     CFG_LEN,
-    CFG_LIDAR,
-    CFG_LIDAR_SENSOR,
     CFG_MAX_STEPS,
     CFG_MODE,
-    CFG_PIXELS,
     CFG_SPARSE,
     ENV_ABI,
     FN_LEN,
-    FN_LIDAR,
     FN_PHYSICS,
-    FN_PIXELS,
     FN_TASK,
     IF_MAXPEN,
     IF_SUCCESS,
     IF_SWEEPS,
+    IN_ANG,
+    IN_DRV0,
+    IN_DRV1,
+    IN_LEN,
+    IN_OMG,
+    IN_VX,
+    IN_VY,
+    IN_X,
+    IN_Y,
     INFO_TASK,
-    LIDAR_SENSE,
-    PIXEL_SENSE,
     RESET,
     RETRY,
     ROWS_ABI,
+    SN_ARR,
+    SN_AT,
+    SN_FN,
+    SN_LEN,
     STEP,
     TASK_ABI,
     EnvArrays,
@@ -75,7 +80,6 @@ from .step import (
     TaskArrays,
     run_parallel,
     run_serial,
-    sensor_fields,
 )
 from .task import TaskSpec, choice, integer, number
 
@@ -99,7 +103,7 @@ COMMON_ARG_DOCS: dict[str, tuple[str, str]] = {
     "num_threads": ("None", "numba threads of a batch of >= 16 envs (None: "
                     "NUMBA_NUM_THREADS)"),
     "lidar": ("None", "a dict of lidar2d keys (number, range_max, angle_range, noise ...): "
-              "the robot's lidar, observed after the state columns"),
+              "each robot's lidar, observed after the state columns"),
     "pixel_size": ("96", "[px] side, or (height, width), of the pixel observation"),
     "pixel_view": ('"top"', '"top" (the whole arena) or "ego" (centred on the robot, turned '
                    "with it)"),
@@ -151,7 +155,8 @@ def _check_pixel_view(view: Any, fov: Any, obs_mode: str) -> tuple[str, float]:
 
 
 def _check_lidar(value: Any) -> dict | None:
-    """``lidar``: None, or a mapping of lidar2d keys (IR-SIM's; see LidarSpec)."""
+    """``lidar``: None, or a mapping of lidar2d keys (IR-SIM's; see
+    push_envs/sensors/lidar2d.py), checked by the lidar2d sensor's own parser."""
     if value is None:
         return None
     if not isinstance(value, Mapping):
@@ -165,7 +170,7 @@ def _check_lidar(value: Any) -> dict | None:
                              f"{key!r} must be 'lidar2d' (or left out), got "
                              f"{short_repr(value[key])}")
     raw = {"name": "lidar2d", **dict(value)}
-    parse_lidar(raw, "lidar")  # a SceneError (ValueError) naming the key
+    sensor_registry.lookup("lidar2d").parse(raw, "lidar")  # a SceneError naming the key
     return raw
 SEED_LIMIT = 2**64  # per-env streams are seeded seed + i as 64-bit integers
 
@@ -301,14 +306,48 @@ class PushVectorEnv(VectorEnv):
         act_lo = np.concatenate([np.array(s.vel_min, np.float64) for s in specs])
         act_span = np.concatenate([np.array(s.vel_max, np.float64) for s in specs]) - act_lo
 
-        self._layout = tuple(self.task.observation())
-        n_task = L.size(self._layout, self.task.args)
-        robot_index = robot_indices[0]  # the lidar block observes the first robot's sensor
-        lidar_slot = w.lidar_slot(robot_index)
-        if lidar_slot >= 0:
-            self._layout += (self._lidar_field(robot_index),)
-        n_state = L.size(self._layout, self.task.args)
         n_goal = len(self.task.goal_fields)
+        t = self.task.build(self)
+        task_layout = self.task.observation()
+        self.task_arrays = TaskArrays(ip=t.ip, fp=t.fp, goal=t.goal, mem=t.mem,
+                                      ag=np.zeros((E, n_goal)), dg=np.zeros((E, n_goal)),
+                                      at=L.offsets(task_layout, self.task.args,
+                                                   L.names(task_layout)))
+        # The sensors this env observes (push_envs/sensors/, found by name in the registry):
+        # every sensor each driven robot carries, robots in action order, each robot's in the
+        # scene's order, then the pixel image. Each writes its fields after the task's columns
+        # (a second robot's named after it: "r1_lidar") and is called through its row of
+        # V.sensors; the step knows none of them.
+        self.sensors: list[Any] = []
+        self._layout = tuple(task_layout)
+        self.sensor_fields: dict[str, tuple[str, ...]] = {}  # robot -> its sensors' fields
+        starts = []  # each sensor's first column (-1: it observes no column)
+        for k, (name, b) in enumerate(zip(tc.driven_bodies(), robot_indices, strict=True)):
+            mine: list[str] = []
+            for decl, spec in sensor_registry.attached(sc.spec.bodies[b]):
+                if decl.sense is None:
+                    continue
+                sensor = decl(self, b, spec)
+                fields = tuple(f if k == 0 else dataclasses.replace(f, name=f"{name}_{f.name}",
+                                                                     doc=f"{name}: {f.doc}")
+                               for f in sensor.fields())
+                self.sensors.append(sensor)
+                starts.append(L.size(self._layout, self.task.args) if fields else -1)
+                self._layout += fields
+                mine += [f.name for f in fields]
+            self.sensor_fields[name] = tuple(mine)
+        H, Wd = self.pixel_size
+        pixels = self.obs_mode in PIXEL_MODES
+        self._image = None
+        if pixels:
+            decl = sensor_registry.lookup("pixels")
+            spec = decl.parse({"size": (H, Wd), "view": self.pixel_view, "fov": self.pixel_fov},
+                              "pixels")
+            self._image = decl(self, robot_indices[0], spec)
+            self.sensors.append(self._image)
+            starts.append(-1)
+            self.raster = self._image.raster  # the rasteriser's tables (for tests, benchmarks)
+        n_state = L.size(self._layout, self.task.args)
         self._n_state = n_state
         self._info_names = [("is_success", bool)] + list(tc.info_fields) + \
             [("max_penetration", float), ("sweeps", int)]
@@ -326,52 +365,36 @@ class PushVectorEnv(VectorEnv):
         cfg[CFG_MODE] = _AR[self.autoreset_mode]
         cfg[CFG_MAX_STEPS] = self.max_episode_steps
         cfg[CFG_SPARSE] = 1 if self.reward_type == "sparse" else 0
-        cfg[CFG_LIDAR] = n_task if lidar_slot >= 0 else -1
-        cfg[CFG_LIDAR_SENSOR] = max(lidar_slot, 0)
-        pixels = self.obs_mode in PIXEL_MODES
-        cfg[CFG_PIXELS] = 1 if pixels else 0
         cfg[CFG_GOAL] = n_state
-        H, Wd = self.pixel_size
-        obs = np.zeros((E, n_row))
+        # The observed sensors' table; their arrays' addresses are filled in by _pack().
+        table = np.zeros((len(self.sensors), SN_LEN), np.int64)
+        for k, (x, at) in enumerate(zip(self.sensors, starts, strict=True)):
+            table[k, SN_FN] = type(x).sense.address
+            table[k, SN_AT] = at
+        init = np.zeros((sc.num_bodies, IN_LEN))
+        init[:, [IN_X, IN_Y]] = w.pos[0]
+        init[:, IN_ANG] = w.ang[0]
+        init[:, [IN_VX, IN_VY]] = w.vel[0]
+        init[:, IN_OMG] = w.omg[0]
+        init[:, [IN_DRV0, IN_DRV1]] = w.drv[0]
         self.env_arrays = EnvArrays(
             robots=np.array(robot_indices, np.int64), act_lo=act_lo, act_span=act_span,
-            cfg=cfg, init_pos=w.pos[0].copy(), init_ang=w.ang[0].copy(),
-            init_vel=w.vel[0].copy(), init_omg=w.omg[0].copy(), init_drv=w.drv[0].copy(),
-            base_mass=sc.mass.copy(), base_inertia=sc.inertia.copy(),
+            cfg=cfg, init=init, base_mass=sc.mass.copy(), base_inertia=sc.inertia.copy(),
             base_fric=sc.friction.copy(),
             rng=seed_states(int(np.random.SeedSequence().entropy % (2**63)), E),
-            tstep=np.zeros(E, np.int64), need_reset=np.zeros(E, np.uint8), obs=obs,
-            final_obs=np.zeros((E, n_row)), rew=np.zeros(E), term=np.zeros(E, np.bool_),
-            trunc=np.zeros(E, np.bool_), info=np.zeros((E, n_info)),
-            final_info=np.zeros((E, n_info)), **sensor_fields(w.lidar_arrays, empty_raster()),
-            pix=np.zeros((E if pixels else 0, H, Wd, 3), np.uint8),
-            final_pix=np.zeros((E if pixels and self.autoreset_mode == AutoresetMode.SAME_STEP
-                                else 0, H, Wd, 3), np.uint8))
-        t = self.task.build(self)
-        if pixels:
-            self.raster = raster_arrays(w, H, Wd, E, self.task.goal_marks(self),
-                                        t.goal.shape[1],
-                                        robot_index if self.pixel_view == "ego" else -1,
-                                        self.pixel_fov)
-            self.env_arrays = self.env_arrays._replace(
-                **sensor_fields(w.lidar_arrays, self.raster))
-        task_layout = self.task.observation()
-        self.task_arrays = TaskArrays(ip=t.ip, fp=t.fp, goal=t.goal, mem=t.mem,
-                                      ag=np.zeros((E, n_goal)), dg=np.zeros((E, n_goal)),
-                                      at=L.offsets(task_layout, self.task.args,
-                                                   L.names(task_layout)))
+            tstep=np.zeros(E, np.int64), need_reset=np.zeros(E, np.uint8),
+            obs=np.zeros((E, n_row)), final_obs=np.zeros((E, n_row)), rew=np.zeros(E),
+            term=np.zeros(E, np.bool_), trunc=np.zeros(E, np.bool_), info=np.zeros((E, n_info)),
+            final_info=np.zeros((E, n_info)),
+            pix=np.zeros((E if pixels else 0, H, Wd, 3), np.uint8), sensors=table)
         ENV_ABI.check(self.env_arrays)
         TASK_ABI.check(self.task_arrays)
-        self._kernels = task_kernels(tc.hooks)
-        # The function table of the generic kernels (step.py): the engine, the task's hooks
-        # and the sensors this env observes; an unused sensor's slot stays 0, uncompiled.
+        self._kernels = task_kernels(tc)
+        # The function table of the generic kernels (step.py): the engine and the task's
+        # hooks (the sensors are reached through V.sensors).
         fns = np.zeros(FN_LEN, np.int64)
         fns[FN_PHYSICS] = PHYSICS.address
         fns[FN_TASK] = self._kernels.HOOKS.address
-        if lidar_slot >= 0:
-            fns[FN_LIDAR] = LIDAR_SENSE.address
-        if pixels:
-            fns[FN_PIXELS] = PIXEL_SENSE.address
         self._fns = fns
         # The stages' other arguments: the actions are copied in by step(), the mask by
         # reset() and the retry.
@@ -466,22 +489,10 @@ class PushVectorEnv(VectorEnv):
                 return robots
         raise SceneError(f"{source}: robot body '{name}' is missing; the {tc.id} task drives it")
 
-    def _lidar_field(self, robot_index: int) -> L.Field:
-        """The observation block of the robot's lidar: ranges / range_max, beam order."""
-        name = self.world.scene.names[robot_index]
-        spec = self.world.lidar_spec(name)
-
-        def expect(ctx: Any) -> np.ndarray:
-            return ctx.world.lidar_array(name) / spec.range_max
-
-        return L.Field("lidar", spec.number,
-                       f"lidar2d ranges / range_max ({spec.number} beams from "
-                       f"-angle_range/2 to +angle_range/2 about the heading, "
-                       f"range_max {spec.range_max:g} m)", "-", 0.0, 1.0, expect)
-
     @property
     def observation_layout(self) -> tuple:
-        """The state observation's layout: the task's, then the lidar block if observed."""
+        """The state observation's layout: the task's, then the fields of the sensors the
+        robot carries (a lidar's block, ...), in order."""
         return self._layout
 
     def _reach(self) -> float:
@@ -543,7 +554,10 @@ class PushVectorEnv(VectorEnv):
     # ------------------------------------------------------------------------------ kernels
     def _pack(self) -> None:
         """The kernels' arguments: the env count and the address of each structure's packed
-        value (``abi.AbiType.pack``), which also keeps the arrays alive."""
+        value (``abi.AbiType.pack``), which also keeps the arrays alive; the observed sensors'
+        arrays likewise, their addresses written into ``V.sensors``."""
+        self._sensor_packs = [type(x).abi.pack(x.arrays) for x in self.sensors]
+        self.env_arrays.sensors[:, SN_ARR] = [p.address for p in self._sensor_packs]
         structs = (self._rows, self.world.arrays, self.env_arrays, self.task_arrays)
         self._packed = tuple(abi.pack(v) for abi, v in
                              zip((ROWS_ABI, WORLD_ABI, ENV_ABI, TASK_ABI), structs,
@@ -691,7 +705,7 @@ class PushVectorEnv(VectorEnv):
         """The batch observation (``final``: the final observations of a SAME_STEP step)."""
         V = self.env_arrays
         if self.obs_mode == "pixels":
-            return (V.final_pix if final else V.pix).copy()
+            return (self._image.arrays.final if final else V.pix).copy()
         src = self._final_obs if final else self._obs
         n = self._n_state
         if self.obs_mode == "goal":
@@ -703,7 +717,8 @@ class PushVectorEnv(VectorEnv):
         # then its state columns again: about 1-2 % of PushT-v0's batched step, both casts).
         rows = src[:, :n].astype(np.float32)
         if self.obs_mode == "pixels+state":
-            return {"pixels": (V.final_pix if final else V.pix).copy(), "state": rows}
+            return {"pixels": (self._image.arrays.final if final else V.pix).copy(),
+                    "state": rows}
         return rows
 
     def _info(self, info_f: np.ndarray, mask: np.ndarray | None) -> dict[str, Any]:
@@ -802,7 +817,7 @@ class PushVectorEnv(VectorEnv):
     # arguments, which hold the raw addresses of the original's arrays, and the entry points
     # looked up for them. Not carried over: an open render window.
     _COPY_SHARED = ("_kernels",)
-    _COPY_REBUILT = ("_packed", "_args", "_run", "_run_serial", "_renderer")
+    _COPY_REBUILT = ("_packed", "_sensor_packs", "_args", "_run", "_run_serial", "_renderer")
 
     def __deepcopy__(self, memo: dict[int, Any]) -> PushVectorEnv:
         new = type(self).__new__(type(self))
@@ -982,7 +997,9 @@ def task_envs(task: type[TaskSpec], doc: str) -> tuple[type[PushEnv], type[PushV
     defaults = {name: a.default for name, a in task.arguments.items()}
     lidar_note = ("\n\n    With ``lidar=dict(number=N, ...)`` (lidar2d keys) N more columns "
                   "follow the table: the robot's lidar ranges / range_max, in [0, 1], in beam "
-                  "order (``env.observation_layout``). ``obs_mode='pixels'`` observes an (H, W, 3) "
+                  "order (``env.observation_layout``; every sensor the robots carry adds its "
+                  "fields so, a second robot's named after it, see docs/sensors.md). "
+                  "``obs_mode='pixels'`` observes an (H, W, 3) "
                   "uint8 image instead (``pixel_size``, default 96), ``'pixels+state'`` a "
                   "Dict of ``pixels`` and ``state``: the whole arena seen from above "
                   "(``pixel_view='top'``, default), or ``pixel_view='ego'``: a view "

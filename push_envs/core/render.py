@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from push_envs.physics import sensor_registry
 from push_envs.physics.frames import com_offsets
 from push_envs.physics.layout import (
     CT_FN,
@@ -54,8 +55,6 @@ TRAIL = (120, 150, 210, 130)
 CONTACT = (215, 25, 25)
 HUD_TEXT = (20, 20, 20)
 HUD_BACK = (255, 255, 255, 170)
-LIDAR_BEAM = (230, 60, 60, 70)
-LIDAR_HIT = (200, 30, 30)
 
 GRID_STEP = 0.5  # [m] spacing of the faint grid lines
 MARGIN_PX = 12  # empty border around the world rectangle [px]
@@ -90,7 +89,7 @@ class Goal:
 @dataclass(frozen=True)
 class GoalMark:
     """How a task draws one of its goals, declared once; ``render()`` and the compiled pixel
-    observation (``push_envs.core.pixels``) both draw from it, at the pose the goal row holds.
+    observation (``push_envs.sensors.pixels``) both draw from it, at the pose the goal row holds.
 
     cols:   columns of the task's goal row (``TaskArrays.goal[e]``) holding x [m], y [m] and
             optionally theta [rad] of the goal (two columns: theta 0)
@@ -214,8 +213,11 @@ class Renderer:
         decorations: draw the grid lines, the world's bounds, contacts, trails and text
             (False: only what the pixel observations draw, for comparing with them).
 
-    lidar2d sensors are drawn as their beams (translucent red) ending at the latest readings
-    in ``world.lidar_arrays`` (written by an env's step, or by ``World.lidar``).
+    Every sensor a body carries draws itself (its module's ``draw``, found in the sensor
+    registry): a lidar its beams to the latest readings in ``world.lidar_arrays`` (written by
+    an env's step, or by ``World.lidar``), a field of view its wedge. A sensor draws with
+    :attr:`pg` (pygame), :meth:`world_to_px`, :meth:`colour` and the :attr:`canvas` and
+    :attr:`overlay` (translucent) surfaces.
     """
 
     def __init__(self, world: World, mode: str = "rgb_array", *, width_px: int = 600,
@@ -271,9 +273,34 @@ class Renderer:
         self._overlay = pygame.Surface(size, pygame.SRCALPHA)
         self._bodies = self._prepare_bodies()
         self._by_name = {world.names[b.index]: b for b in self._bodies}
+        # (declaration, body, spec) of every sensor a body carries, in body order.
+        self._sensors = [(decl, i, spec) for i, body in enumerate(world.scene.spec.bodies)
+                         for decl, spec in sensor_registry.attached(body)]
         self._prepare_movable()
         self._background = self._draw_background()
         self._closed_flag = False
+
+    # ------------------------------------------------------------------ for the sensors
+    @property
+    def pg(self) -> Any:
+        """The pygame module."""
+        return self._pg
+
+    @property
+    def canvas(self) -> Any:
+        """The frame being drawn (a pygame Surface)."""
+        return self._canvas
+
+    @property
+    def overlay(self) -> Any:
+        """A translucent layer (SRCALPHA Surface): clear it, draw, blit it onto the canvas."""
+        return self._overlay
+
+    def colour(self, text: str | None, default: tuple[int, int, int],
+               where: str) -> tuple[int, int, int]:
+        """A YAML colour (name or '#rrggbb') as (R, G, B); ``default`` for None, or with a
+        warning naming ``where`` for a colour pygame does not know."""
+        return _parse_colour(self._pg, text, default, where)
 
     # ---------------------------------------------------------------------------- geometry
     def world_to_px(self, xy: Any) -> np.ndarray:
@@ -421,7 +448,8 @@ class Renderer:
                 pg.draw.lines(self._overlay, TRAIL, False, pts, 2)
             canvas.blit(self._overlay, (0, 0))
         self._draw_movable(env)
-        self._draw_lidar(env)
+        for decl, body, spec in self._sensors:
+            decl.draw(self, env, body, spec)
         if self.decorations:
             self._draw_contacts(env)
         if hud:
@@ -497,31 +525,6 @@ class Renderer:
             if b.heading > 0:
                 pg.draw.line(self._canvas, edge, origin_px[j], tip_px[j], 2)
                 pg.draw.circle(self._canvas, edge, origin_px[j], 2.5)
-
-    def _draw_lidar(self, env: int) -> None:
-        """Beams of every lidar2d, from the sensor to the latest reading, and the returns."""
-        w = self.world
-        L = getattr(w, "lidar_arrays", None)
-        if L is None or len(L.body) == 0:
-            return
-        pg = self._pg
-        self._overlay.fill((0, 0, 0, 0))
-        hits = []
-        for s, b in enumerate(L.body):
-            name = w.names[int(b)]
-            origin, angles = w.lidar_beams(name, env)
-            r = L.ranges[env, s, :len(angles)]
-            ends = origin + r[:, None] * np.stack([np.cos(angles), np.sin(angles)], 1)
-            o = self.world_to_px(origin)
-            px = self.world_to_px(ends)
-            rmax = float(L.prm[s, 1])
-            for k in range(len(angles)):
-                pg.draw.line(self._overlay, LIDAR_BEAM, o, px[k])
-                if r[k] < rmax:
-                    hits.append(px[k])
-        self._canvas.blit(self._overlay, (0, 0))
-        for p in hits:
-            pg.draw.circle(self._canvas, LIDAR_HIT, p, 2)
 
     def _force_scale(self, env: int) -> float:
         """Arrow length per newton [m/N]: ARROW_PER_TRACTION per robot traction."""

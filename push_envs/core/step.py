@@ -8,11 +8,12 @@ envs, so env i of a batch equals a single env bit for bit)::
     physics        the engine's compiled step (push_envs.physics.pipeline.PHYSICS), env by env
     post_envs      per env: NEXT_STEP rows: reset.  Others: count the step, then the task's hooks
                    observe(e, W, V, T)   -> the observation row, goal vectors, task scratch
-                   sense                 -> lidar and pixel observations, when observed
+                   sense                 -> every observed sensor, in order (V.sensors)
                    evaluate(e, W, V, T)  -> (success, terminated, dense reward), info columns
                    then the generic reward (sparse: 0 on success, -1 otherwise), truncation,
-                   and a SAME_STEP autoreset
-    reset_env      restore the scene's bodies, then the task's spawn, observe and start hooks
+                   and a SAME_STEP autoreset (the sensors keep what they must first)
+    reset_env      restore the scene's bodies, then the task's spawn, observe, the sensors and
+                   the start hook
 
 ``W`` is the physics' :class:`~push_envs.physics.arrays.WorldArrays`, ``V`` the generic
 :class:`EnvArrays`, ``T`` the task's :class:`TaskArrays`, ``X`` the step's
@@ -28,15 +29,17 @@ Compiled once for every task, and called through function pointers
     STEP / RETRY / RESET (lo, hi, X*, W*, V*, T*)      C functions, compiled once per machine
         |   apply_actions, post_envs, reset_env ...    (typed here, once)
         v
-    fns[FN_PHYSICS], fns[FN_TASK] ...                   the engine, the task's hooks and the
+    fns[FN_PHYSICS], fns[FN_TASK], V.sensors[k, SN_FN]  the engine, the task's hooks and the
                                                        sensors: C functions of their own
 
-None of these names a task: the physics, the task's hooks and the sensors are reached through
-the addresses in the table ``X.fns`` (the ``FN_*`` slots). So the stages, the engine and each
-sensor are typed and optimised once per machine, a task compiles only its own hooks
-(:mod:`push_envs.core.codegen` wraps them), and the prange entry kernel links nothing but a
-pointer call. A slot a task does not use (a sensor it does not observe) holds 0 and its code
-is never compiled.
+None of these names a task or a sensor: the physics and the task's hooks are reached through
+the addresses in the table ``X.fns`` (the ``FN_*`` slots), and each observed sensor through
+its row of ``V.sensors`` (its sense function's address, its packed arrays' address, its first
+observation column). So the stages, the engine and each sensor are typed and optimised once
+per machine, a task compiles only its own hooks (:mod:`push_envs.core.codegen` wraps them),
+and the prange entry kernel links nothing but a pointer call. A sensor nobody observes is
+never compiled; this module holds none of a sensor's arrays (a sensor is one module of
+``push_envs/sensors/``: its arrays are its own structure, passed to it by address).
 
 The kernels run with ``_nrt=False``: no array is allocated in a step, and without numba's
 reference counting a step does not spend a third of its time in atomic increments of
@@ -63,10 +66,8 @@ from ..physics.layout import (
     HL_SWEEPS,
     IS_SLEEP,
 )
-from ..physics.lidar import LP_RMAX, LidarArrays, scan_sensor
 from ..physics.pipeline import rolled_back
 from ..physics.prefetch import prefetch_row
-from ..physics.raster import RasterArrays, raster_env
 
 # Autoreset modes (as Gymnasium's AutoresetMode).
 AR_NEXT_STEP = 0
@@ -77,11 +78,22 @@ AR_DISABLED = 2
 CFG_MODE = 0  # autoreset mode (AR_*)
 CFG_MAX_STEPS = 1  # truncation length (0: never)
 CFG_SPARSE = 2  # 1: sparse reward
-CFG_LIDAR = 3  # first observation column of the lidar block, or -1 (no lidar observed)
-CFG_LIDAR_SENSOR = 4  # the observed lidar's row in the LidarArrays
-CFG_PIXELS = 5  # 1: rasterise the pixel observation
-CFG_GOAL = 6  # first observation column of the achieved goal vector (the desired one follows)
-CFG_LEN = 7
+CFG_GOAL = 3  # first observation column of the achieved goal vector (the desired one follows)
+CFG_LEN = 4
+
+# V.init[b, :]: the scene's initial state of body b (what a reset restores)
+IN_X, IN_Y = 0, 1  # centre of mass [m]
+IN_ANG = 2  # heading [rad]
+IN_VX, IN_VY = 3, 4  # velocity [m/s]
+IN_OMG = 5  # yaw rate [rad/s]
+IN_DRV0, IN_DRV1 = 6, 7  # drive state
+IN_LEN = 8
+
+# V.sensors[k, :]: the k-th observed sensor (push_envs/sensors/)
+SN_FN = 0  # address of its compiled sense function (SENSE_SIG)
+SN_ARR = 1  # address of its packed arrays (its module's AbiType)
+SN_AT = 2  # first observation column it writes (-1: none)
+SN_LEN = 3
 
 # Generic info columns; a task's own info columns follow from INFO_TASK on.
 IF_SUCCESS = 0
@@ -91,39 +103,30 @@ INFO_TASK = 3
 
 
 class EnvArrays(NamedTuple):
-    """The generic per-batch buffers of an env (``E`` envs, ``R`` controlled robots).
+    """The generic per-batch buffers of an env (``E`` envs, ``R`` controlled robots, ``B``
+    bodies, ``S`` observed sensors).
 
     robots: (R,) body indices of the robots the action drives, in action order
     act_lo, act_span: (2R,) command = lo + (a + 1) / 2 * span, a in [-1, 1]
-    cfg:    (CFG_LEN,) autoreset mode, truncation length, sparse flag
-    init_pos, init_ang, init_vel, init_omg, init_drv: the scene's initial body state
-    base_mass [kg], base_inertia [kg m^2], base_fric: the scene's body parameters
+    cfg:    (CFG_LEN,) autoreset mode, truncation length, sparse flag, goal columns
+    init:   (B, IN_LEN) the scene's initial body state (IN_* columns)
+    base_mass [kg], base_inertia [kg m^2], base_fric: (B,) the scene's body parameters
     rng:    (E,) uint64 per-env random streams (push_envs.physics.rng)
     tstep:  (E,) steps in the current episode
     need_reset: (E,) uint8, NEXT_STEP rows to reset on the next step
     obs, final_obs: (E, n_obs) observation rows (final: before a SAME_STEP autoreset)
     rew:    (E,) reward;  term, trunc: (E,) bool episode ends
     info, final_info: (E, n_info) info columns (generic, then the task's)
-    lid_*:  the fields of the World's LidarArrays (readings written by the step when a lidar
-            is observed)
-    ras_*:  the fields of the rasteriser's RasterArrays (push_envs.core.pixels); empty unless
-            pixels are observed
-    pix, final_pix: (E, H, W, 3) uint8 pixel observations (final: before a SAME_STEP reset)
-
-    The sensor structures ride flattened (``lid_body`` is ``LidarArrays.body``): a prange
-    kernel cannot take a NamedTuple nested in its argument (numba's parfor wrapper refuses
-    it), so :func:`sense` rebuilds them inside the kernel (no copy: a tuple of the arrays).
+    pix:    (E, H, W, 3) uint8 image observations (empty unless the env observes an image;
+            the sensor that draws it keeps its own final frames)
+    sensors: (S, SN_LEN) int64 the observed sensors, called in order (SN_* columns)
     """
 
     robots: np.ndarray
     act_lo: np.ndarray
     act_span: np.ndarray
     cfg: np.ndarray
-    init_pos: np.ndarray
-    init_ang: np.ndarray
-    init_vel: np.ndarray
-    init_omg: np.ndarray
-    init_drv: np.ndarray
+    init: np.ndarray
     base_mass: np.ndarray
     base_inertia: np.ndarray
     base_fric: np.ndarray
@@ -137,67 +140,29 @@ class EnvArrays(NamedTuple):
     trunc: np.ndarray
     info: np.ndarray
     final_info: np.ndarray
-    lid_body: np.ndarray
-    lid_nbeam: np.ndarray
-    lid_prm: np.ndarray
-    lid_angles: np.ndarray
-    lid_ranges: np.ndarray
-    lid_vels: np.ndarray
-    ras_geo: np.ndarray
-    ras_bg: np.ndarray
-    ras_kind: np.ndarray
-    ras_body: np.ndarray
-    ras_vstart: np.ndarray
-    ras_verts: np.ndarray
-    ras_rad: np.ndarray
-    ras_edge_px: np.ndarray
-    ras_fill: np.ndarray
-    ras_edge: np.ndarray
-    ras_mov: np.ndarray
-    ras_heads: np.ndarray
-    ras_goal: np.ndarray
-    ras_gstart: np.ndarray
-    ras_gbody: np.ndarray
-    ras_gcols: np.ndarray
-    ras_grad: np.ndarray
-    ras_gcol: np.ndarray
-    ras_scratch: np.ndarray
-    ras_xs: np.ndarray
-    ras_ov: np.ndarray
-    ras_dirty: np.ndarray
-    ras_ovdirty: np.ndarray
     pix: np.ndarray
-    final_pix: np.ndarray
-
-
-def sensor_fields(lidar: LidarArrays, raster: RasterArrays) -> dict:
-    """EnvArrays' flattened sensor fields (``lid_*``, ``ras_*``) of these structures."""
-    out = {f"lid_{k}": v for k, v in lidar._asdict().items()}
-    out.update({f"ras_{k}": v for k, v in raster._asdict().items()})
-    return out
+    sensors: np.ndarray
 
 
 ENV_ABI = AbiType(EnvArrays, {
     "robots": ("i8", 1), "act_lo": ("f8", 1), "act_span": ("f8", 1), "cfg": ("i8", 1),
-    "init_pos": ("f8", 2), "init_ang": ("f8", 1), "init_vel": ("f8", 2), "init_omg": ("f8", 1),
-    "init_drv": ("f8", 2), "base_mass": ("f8", 1), "base_inertia": ("f8", 1),
+    "init": ("f8", 2), "base_mass": ("f8", 1), "base_inertia": ("f8", 1),
     "base_fric": ("f8", 1), "rng": ("u8", 1), "tstep": ("i8", 1), "need_reset": ("u1", 1),
     "obs": ("f8", 2), "final_obs": ("f8", 2), "rew": ("f8", 1), "term": ("b1", 1),
-    "trunc": ("b1", 1), "info": ("f8", 2), "final_info": ("f8", 2), "lid_body": ("i8", 1),
-    "lid_nbeam": ("i8", 1), "lid_prm": ("f8", 2), "lid_angles": ("f8", 2),
-    "lid_ranges": ("f8", 3), "lid_vels": ("f8", 4), "ras_geo": ("f8", 1), "ras_bg": ("u1", 3),
-    "ras_kind": ("i8", 1), "ras_body": ("i8", 1), "ras_vstart": ("i8", 1),
-    "ras_verts": ("f8", 2), "ras_rad": ("f8", 1), "ras_edge_px": ("f8", 1),
-    "ras_fill": ("i8", 2), "ras_edge": ("i8", 2), "ras_mov": ("i8", 1), "ras_heads": ("f8", 2),
-    "ras_goal": ("i8", 1), "ras_gstart": ("i8", 1), "ras_gbody": ("i8", 1),
-    "ras_gcols": ("i8", 2), "ras_grad": ("f8", 1), "ras_gcol": ("i8", 3),
-    "ras_scratch": ("f8", 3), "ras_xs": ("f8", 2), "ras_ov": ("u1", 4), "ras_dirty": ("i8", 3),
-    "ras_ovdirty": ("i8", 3), "pix": ("u1", 4), "final_pix": ("u1", 4),
+    "trunc": ("b1", 1), "info": ("f8", 2), "final_info": ("f8", 2), "pix": ("u1", 4),
+    "sensors": ("i8", 2),
 })
 """The declared type of :class:`EnvArrays` (passed to hooks and sensors by pointer)."""
 
-SENSOR_SIG = types.void(types.int64, types.voidptr, types.voidptr, types.voidptr)
-"""``sensor(e, W*, V*, T*)``: a sensor, as a C function (abi.py)."""
+SENSE_SIG = types.void(types.int64, types.int64, types.int64, types.voidptr, types.int64,
+                       types.voidptr, types.voidptr)
+"""``sense(which, e, at, W*, S, V*, T*)``: a sensor's compiled sense function, as a C function
+(abi.py): ``which`` one of the ``SENSE_*`` codes, ``e`` the env, ``at`` its first observation
+column (-1: none), ``S`` the address of its packed arrays (an integer: its module's loader
+takes it), ``W``, ``V``, ``T`` the world's, the env's and the task's structures."""
+
+SENSE_OBSERVE = 0  # after the task's observe: read the sensor, write its observation
+SENSE_FINAL = 1  # before a SAME_STEP autoreset: keep what the final observation needs
 
 TASK_SIG = types.void(types.int64, types.int64, types.voidptr, types.voidptr, types.voidptr)
 """``hooks(which, e, W*, V*, T*)``: a task's hooks as one C function, ``which`` one of the
@@ -211,9 +176,7 @@ HOOK_START = 3
 # Slots of the function table ``fns`` (int64 addresses) every kernel below receives.
 FN_PHYSICS = 0  # push_envs.physics.pipeline.PHYSICS: rows(lo, hi, W*)
 FN_TASK = 1  # the task's hooks (TASK_SIG): spawn, observe, evaluate, start
-FN_LIDAR = 2  # LIDAR_SENSE when a lidar is observed, else 0 (SENSOR_SIG)
-FN_PIXELS = 3  # PIXEL_SENSE when pixels are observed, else 0 (SENSOR_SIG)
-FN_LEN = 4
+FN_LEN = 2
 
 
 @compiled(inline="always")  # a call would pass V and T flattened, per env (prefetch.py)
@@ -295,14 +258,15 @@ def restore_bodies(e, W, V):
         W.epar[e, b, EP_INERTIA] = V.base_inertia[b]
         W.epar[e, b, EP_FRICTION] = V.base_fric[b]
         W.epar[e, b, EP_SCALE] = 1.0
-        W.pos[e, b, 0] = V.init_pos[b, 0]
-        W.pos[e, b, 1] = V.init_pos[b, 1]
-        W.ang[e, b] = V.init_ang[b]
-        W.vel[e, b, 0] = V.init_vel[b, 0]
-        W.vel[e, b, 1] = V.init_vel[b, 1]
-        W.omg[e, b] = V.init_omg[b]
-        W.drv[e, b, 0] = V.init_drv[b, 0]
-        W.drv[e, b, 1] = V.init_drv[b, 1]
+        init = V.init[b]
+        W.pos[e, b, 0] = init[IN_X]
+        W.pos[e, b, 1] = init[IN_Y]
+        W.ang[e, b] = init[IN_ANG]
+        W.vel[e, b, 0] = init[IN_VX]
+        W.vel[e, b, 1] = init[IN_VY]
+        W.omg[e, b] = init[IN_OMG]
+        W.drv[e, b, 0] = init[IN_DRV0]
+        W.drv[e, b, 1] = init[IN_DRV1]
         W.cmd[e, b, 0] = 0.0
         W.cmd[e, b, 1] = 0.0
         # Awake: a spawn may change a body's size, mass or friction without moving it, and a
@@ -318,36 +282,6 @@ def goal_columns(e, V, T):
     for j in range(g):
         V.obs[e, at + j] = T.ag[e, j]
         V.obs[e, at + g + j] = T.dg[e, j]
-
-
-def lidar_sense(e, wp, vp, tp):
-    """The sensor slot FN_LIDAR: the robot's lidar ranges / range_max into its block of env
-    e's observation row (noise from env e's stream)."""
-    W = load_world(wp)
-    V = load_env(vp)
-    at = V.cfg[CFG_LIDAR]
-    s = V.cfg[CFG_LIDAR_SENSOR]
-    L = LidarArrays(V.lid_body, V.lid_nbeam, V.lid_prm, V.lid_angles, V.lid_ranges, V.lid_vels)
-    scan_sensor(e, s, W, L, V.rng)
-    inv = 1.0 / L.prm[s, LP_RMAX]
-    for k in range(L.nbeam[s]):
-        V.obs[e, at + k] = L.ranges[e, s, k] * inv
-
-
-def pixel_sense(e, wp, vp, tp):
-    """The sensor slot FN_PIXELS: env e's pixel observation."""
-    W = load_world(wp)
-    V = load_env(vp)
-    T = load_task(tp)
-    R = RasterArrays(V.ras_geo, V.ras_bg, V.ras_kind, V.ras_body, V.ras_vstart, V.ras_verts,
-                     V.ras_rad, V.ras_edge_px, V.ras_fill, V.ras_edge, V.ras_mov, V.ras_heads,
-                     V.ras_goal, V.ras_gstart, V.ras_gbody, V.ras_gcols, V.ras_grad, V.ras_gcol,
-                     V.ras_scratch, V.ras_xs, V.ras_ov, V.ras_dirty, V.ras_ovdirty)
-    raster_env(e, W, R, T.goal[e], V.pix[e])
-
-
-LIDAR_SENSE = CFunction(lidar_sense, SENSOR_SIG)
-PIXEL_SENSE = CFunction(pixel_sense, SENSOR_SIG)
 
 
 class RowsArgs(NamedTuple):
@@ -374,14 +308,12 @@ STAGE_SIG = types.void(types.int64, types.int64, types.voidptr, types.voidptr, t
 
 
 @compiled(_nrt=False)
-def sense(e, fns, wp, vp, tp):
-    """The generic sensor observations of env e, after the task's ``observe``: each is a
-    call only when the env observes it."""
-    V = load_env(vp)
-    if V.cfg[CFG_LIDAR] >= 0:
-        call_void(fns[FN_LIDAR], (e, wp, vp, tp))
-    if V.cfg[CFG_PIXELS]:
-        call_void(fns[FN_PIXELS], (e, wp, vp, tp))
+def sense(which, e, wp, vp, tp):
+    """Call every sensor env e observes (``V.sensors``, in order) with ``which`` (a
+    ``SENSE_*`` code): each is a call through its row's address, none when it observes none."""
+    S = load_env(vp).sensors
+    for k in range(S.shape[0]):
+        call_void(S[k, SN_FN], (which, e, S[k, SN_AT], wp, S[k, SN_ARR], vp, tp))
 
 
 # reset_env and post_envs take the structures by pointer, so a call costs five words, not the
@@ -398,7 +330,7 @@ def reset_env(e, xp, wp, vp, tp):
     W.ctn[e] = 0
     V.tstep[e] = 0
     call_void(fns[FN_TASK], (np.int64(HOOK_OBSERVE), e, wp, vp, tp))
-    sense(e, fns, wp, vp, tp)
+    sense(np.int64(SENSE_OBSERVE), e, wp, vp, tp)
     for j in range(V.info.shape[1]):
         V.info[e, j] = 0.0
     call_void(fns[FN_TASK], (np.int64(HOOK_START), e, wp, vp, tp))
@@ -428,7 +360,7 @@ def post_envs(lo, hi, xp, wp, vp, tp):
             continue
         V.tstep[e] += 1
         call_void(fns[FN_TASK], (np.int64(HOOK_OBSERVE), e, wp, vp, tp))
-        sense(e, fns, wp, vp, tp)
+        sense(np.int64(SENSE_OBSERVE), e, wp, vp, tp)
         # evaluate writes success (info[e, IF_SUCCESS]), terminated (term[e]) and the dense
         # reward (rew[e])
         call_void(fns[FN_TASK], (np.int64(HOOK_EVALUATE), e, wp, vp, tp))
@@ -449,12 +381,7 @@ def post_envs(lo, hi, xp, wp, vp, tp):
                     V.final_obs[e, j] = V.obs[e, j]
                 for j in range(V.info.shape[1]):
                     V.final_info[e, j] = V.info[e, j]
-                if V.cfg[CFG_PIXELS]:
-                    src, dst = V.pix[e], V.final_pix[e]
-                    for r in range(src.shape[0]):
-                        for c in range(src.shape[1]):
-                            for ch in range(3):
-                                dst[r, c, ch] = src[r, c, ch]
+                sense(np.int64(SENSE_FINAL), e, wp, vp, tp)
                 reset_env(e, xp, wp, vp, tp)
 
 

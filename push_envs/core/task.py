@@ -8,7 +8,8 @@ holding
   checks, the observation layout, the goal and info columns, and ``build`` which turns the
   compiled scene and the arguments into the task's :class:`~push_envs.core.step.TaskArrays`;
 * the compiled hooks ``spawn``, ``observe``, ``evaluate``, ``start``, ``is_success`` and
-  ``goal_reward`` (see ``step.py`` for when each runs);
+  ``goal_reward`` (see ``step.py`` for when each runs), each declared on the TaskSpec where
+  it is defined (``@MyTask.hook``), or inherited from its family's TaskSpec;
 * ``Env`` / ``VectorEnv`` classes made by :func:`push_envs.core.env.task_envs`;
 * its scene, scripted expert and baseline hyperparameters;
 
@@ -18,6 +19,7 @@ through one.
 
 from __future__ import annotations
 
+import functools
 import math
 import sys
 from collections import namedtuple
@@ -29,6 +31,9 @@ from typing import Any, ClassVar
 import numpy as np
 
 from .obs_layout import Layout, names
+
+HOOKS = ("spawn", "observe", "evaluate", "start", "is_success", "goal_reward")
+"""The compiled hooks every task declares (``TaskSpec.hook``)."""
 
 
 def columns(*names: str | Sequence[str]) -> Any:
@@ -153,12 +158,16 @@ class TaskSpec:
     hyperparams:       the baseline's hyperparameters, a YAML file in the task's folder
                        keyed by algorithm (``ppo: {...}``), merged over train/hyperparams
     versions:          the version history, one line per id version (newest last)
+
+    The compiled hooks (:data:`HOOKS`) are declared on the class with :meth:`hook`, where they
+    are defined; a subclass inherits its parents' hooks and may declare its own.
     """
 
     id: ClassVar[str]  # registered id, e.g. "PushBox-v0"
     max_episode_steps: ClassVar[int]  # [steps]
     scene: ClassVar[str] = "scene.yaml"  # in the task's folder
-    hooks: ClassVar[str]  # module holding the compiled hooks (default: the class's own)
+    # Hooks declared on this class itself (TaskSpec.hook); declared_hooks() adds the parents'.
+    own_hooks: ClassVar[dict[str, Any]] = {}
     experts: ClassVar[Mapping[str, str]] = {}
     hyperparams: ClassVar[str | None] = "hyperparams.yml"
     versions: ClassVar[tuple[str, ...]] = ("v0: initial release.",)
@@ -178,8 +187,50 @@ class TaskSpec:
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        if "hooks" not in cls.__dict__:
-            cls.hooks = cls.__module__
+        cls.own_hooks = {}
+
+    @classmethod
+    def hook(cls, *fns: Any, name: str | None = None) -> Any:
+        """Declare compiled functions as this task's hooks, each under its own name (one of
+        :data:`HOOKS`) or ``name``::
+
+            @PushBox.hook            # at the definition
+            @compiled
+            def spawn(e, W, V, T): ...
+
+            SingleObjectTask.hook(start, goal_reward)   # a family's, shared by its tasks
+
+        A hook is a module-level ``@compiled`` function: the generated wrapper
+        (:mod:`push_envs.core.codegen`) imports it by its module and name. Returns the (one)
+        function, so it serves as a decorator.
+        """
+        if cls is TaskSpec:
+            raise TypeError("declare hooks on a task's (or a family's) TaskSpec subclass, not "
+                            "on TaskSpec itself")
+        if not fns:
+            return functools.partial(cls.hook, name=name)
+        if name is not None and len(fns) != 1:
+            raise TypeError(f"{cls.__name__}.hook: name= declares one function, got {len(fns)}")
+        for fn in fns:
+            py = getattr(fn, "py_func", None)
+            if py is None:
+                raise TypeError(f"{cls.__name__}.hook: {fn!r} is not a compiled function "
+                                f"(decorate it with @compiled first)")
+            hook_name = name or py.__name__
+            if hook_name not in HOOKS:
+                raise ValueError(f"{cls.__name__}.hook: {hook_name!r} is not a hook; the hooks "
+                                 f"are {list(HOOKS)} (name= declares a function under another "
+                                 f"name)")
+            cls.own_hooks[hook_name] = fn
+        return fns[0]
+
+    @classmethod
+    def declared_hooks(cls) -> dict[str, Any]:
+        """Hook name -> compiled function: this class's declarations over its parents'."""
+        out: dict[str, Any] = {}
+        for klass in reversed(cls.__mro__):
+            out.update(klass.__dict__.get("own_hooks", {}))
+        return out
 
     @classmethod
     def folder(cls) -> Path:

@@ -7,14 +7,11 @@ robot seen from it, its push spot, and its own contact slots. ``state()`` is the
 observation, for a centralised critic. Both agents get the team's reward and end together:
 the task terminates on success and truncates after ``max_episode_steps``.
 
-With ``lidar=dict(number=N, ...)`` every robot carries that lidar2d, and each agent observes
-its own robot's N readings (ranges / range_max, in [0, 1], beam order) after its columns:
-``robot_0``'s are the joint observation's lidar block (the Gymnasium env observes the first
-robot's sensor), ``robot_1``'s are scanned from r1's sensor after every reset and step (its
-noise, if the lidar has any, is drawn from the world's lidar stream, seeded at
-``reset(seed=s)`` with ``s + 2**63`` modulo 2**64 so it is not env 0's stream). ``state()``
-is then the joint observation followed by robot_1's N readings, so the critic sees every
-column an agent sees.
+The sensors the robots carry (``lidar=dict(number=N, ...)`` gives both a lidar2d; a scene
+may give them any sensor) are observed by the Gymnasium env, each robot's block after the
+task's columns (``env.sensor_fields``); each agent observes its own robot's sensors after its
+columns, their noise drawn from the env's own stream. ``state()`` is the joint observation,
+so the critic sees every column an agent sees.
 """
 
 from __future__ import annotations
@@ -32,12 +29,12 @@ except ImportError as exc:  # pragma: no cover - the message is the point
                       "'push_envs[multiagent]'") from exc
 
 from ..core.env import check_action_dtype, check_seed
+from ..core.obs_layout import columns
 from ..physics.errors import short_repr
 from ..tasks.pushing.coop_push import CoopPush, CoopPushEnv, agent_columns
 
 AGENTS = ("robot_0", "robot_1")
 ROBOTS = ("r0", "r1")  # the scene bodies of the agents, in action order
-LIDAR_SEED_OFFSET = 2**63  # r1's lidar noise stream: reset seed + this (mod 2**64)
 
 
 class CoopPushParallelEnv(ParallelEnv):
@@ -61,28 +58,20 @@ class CoopPushParallelEnv(ParallelEnv):
         self.possible_agents = list(AGENTS)
         self.agents: list[str] = []
         core = self.env.core
-        self._cols = {a: agent_columns(core.task.args, k) for k, a in enumerate(AGENTS)}
+        # Each agent: the task's columns it sees, then its own robot's sensors' columns.
+        starts = {f.name: (at, f.size) for f, at, _ in columns(core.observation_layout,
+                                                                core.task.args)}
+        self._cols = {}
+        for k, (agent, robot) in enumerate(zip(AGENTS, ROBOTS, strict=True)):
+            own = [np.arange(starts[f][0], starts[f][0] + starts[f][1])
+                   for f in core.sensor_fields[robot]]
+            self._cols[agent] = np.concatenate([agent_columns(core.task.args, k), *own])
         joint = self.env.observation_space
-        low, high = joint.low, joint.high
-        # The joint observation's lidar block is robot_0's (the core observes the first
-        # robot's sensor); robot_1's own readings are scanned here and appended.
-        lidar = [(at, f.size) for f, at in _field_starts(core.observation_layout, core)
-                 if f.name == "lidar"]
-        self._lidar_r1: tuple[str, float] | None = None
-        if lidar:
-            at, n = lidar[0]
-            block = np.arange(at, at + n)
-            self._cols["robot_0"] = np.concatenate([self._cols["robot_0"], block])
-            self._cols["robot_1"] = np.concatenate([self._cols["robot_1"],
-                                                    np.arange(len(low), len(low) + n)])
-            low, high = np.concatenate([low, low[block]]), np.concatenate([high, high[block]])
-            self._lidar_r1 = (ROBOTS[1], float(self.env.world.lidar_spec(ROBOTS[1]).range_max))
-        self.state_space = spaces.Box(low, high, dtype=np.float32)
-        self._obs_spaces = {a: spaces.Box(low[c], high[c], dtype=np.float32)
+        self.state_space = spaces.Box(joint.low, joint.high, dtype=np.float32)
+        self._obs_spaces = {a: spaces.Box(joint.low[c], joint.high[c], dtype=np.float32)
                             for a, c in self._cols.items()}
         self._act_spaces = {a: spaces.Box(-1.0, 1.0, (2,), np.float32) for a in AGENTS}
         self._state = np.zeros(self.state_space.shape, np.float32)
-        self._lidar_seeded = False
 
     # PettingZoo requires the same space object on every call.
     def observation_space(self, agent: str) -> spaces.Box:
@@ -92,11 +81,6 @@ class CoopPushParallelEnv(ParallelEnv):
         return self._act_spaces[agent]
 
     def _split(self, joint: np.ndarray) -> dict[str, np.ndarray]:
-        if self._lidar_r1 is not None:
-            name, range_max = self._lidar_r1
-            scan = self.env.world.lidar(name, 0)
-            ranges = scan[0] if isinstance(scan, tuple) else scan  # has_velocity: ranges first
-            joint = np.concatenate([joint, (ranges / range_max).astype(np.float32)])
         self._state = joint
         return {a: joint[c] for a, c in self._cols.items()}
 
@@ -106,13 +90,6 @@ class CoopPushParallelEnv(ParallelEnv):
         the Gymnasium env (``options`` are not used)."""
         seed = check_seed(seed)
         joint, info = self.env.reset(seed=seed)
-        if self._lidar_r1 is not None and (seed is not None or not self._lidar_seeded):
-            # r1's scan draws its noise from the world's lidar stream: seed it with the
-            # episode (or, unseeded, from the env's generator) so a seed replays it too.
-            lidar_seed = (seed + LIDAR_SEED_OFFSET) % 2**64 if seed is not None else \
-                int(self.env.np_random.integers(0, 2**63))
-            self.env.world.seed_lidar(lidar_seed)
-            self._lidar_seeded = True
         self.agents = list(AGENTS)
         return self._split(joint), {a: dict(info) for a in AGENTS}
 
@@ -146,8 +123,8 @@ class CoopPushParallelEnv(ParallelEnv):
         return obs, rewards, terms, truncs, infos
 
     def state(self) -> np.ndarray:
-        """The joint observation (both robots' blocks; with a lidar, robot_1's readings
-        after it), for a centralised critic."""
+        """The joint observation (both robots' blocks, then their sensors'), for a centralised
+        critic."""
         return self._state.copy()
 
     def render(self) -> np.ndarray | None:
@@ -155,13 +132,6 @@ class CoopPushParallelEnv(ParallelEnv):
 
     def close(self) -> None:
         self.env.close()
-
-
-def _field_starts(layout: tuple, core: Any) -> list[tuple[Any, int]]:
-    """(field, first column) of each field of the state observation's layout."""
-    from ..core.obs_layout import columns
-
-    return [(f, at) for f, at, _ in columns(layout, core.task.args)]
 
 
 def parallel_env(**kwargs: Any) -> CoopPushParallelEnv:

@@ -1,4 +1,4 @@
-"""Number checks shared by the scene parser and the shape builder.
+"""Checks shared by the scene parser, the shape builder and the sensors' parsers.
 
 Each check returns a Python float or raises :class:`SceneError` with the message
 ``"<where>: <reason>, got <excerpt>"``; ``where`` is the full location prefix
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import numpy as np
@@ -72,3 +73,31 @@ def size(value: Any, where: str, *, minimum: float = MIN_SIZE,
         raise fail(where, f"must be at least {minimum:g} m (the minimum size), got "
                           f"{short_repr(value)}")
     return number
+
+
+def keys(mapping: Any, allowed: Iterable[str], where: str) -> dict:
+    """Require a mapping whose keys are all in ``allowed``; return it as a (shallow) dict."""
+    if not isinstance(mapping, Mapping):
+        raise fail(where, f"must be a mapping, got {type(mapping).__name__}")
+    allowed = sorted(allowed)
+    for key in mapping:
+        if not isinstance(key, str) or key not in allowed:
+            raise fail(where, f"unknown key {short_repr(key)}; allowed: {', '.join(allowed)}")
+    return dict(mapping)
+
+
+def vector(value: Any, where: str, size: int, *, allow_inf: bool = False,
+           magnitude: float | None = None) -> tuple[float, ...]:
+    """A list of exactly ``size`` numbers (each within ``magnitude`` [m] when given)."""
+    if not isinstance(value, (list, tuple, np.ndarray)) or len(value) != size:
+        raise fail(where, f"must be a list of {size} numbers, got {short_repr(value)}")
+    bounds = {} if magnitude is None else {"magnitude": magnitude, "unit": " m"}
+    return tuple(real(v, f"{where}[{k}]", allow_inf=allow_inf, **bounds)
+                 for k, v in enumerate(value))
+
+
+def flag(value: Any, where: str) -> bool:
+    """A YAML true / false (numpy bools too)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise fail(where, f"must be true or false, got {short_repr(value)}")
+    return bool(value)

@@ -13,6 +13,9 @@ Every problem is reported as a :class:`SceneError` whose message reads
 quoted as short excerpts. Numbers are bounded by :mod:`.limits`, and YAML files are read
 with bounded size, depth and alias expansion (:mod:`.safe_yaml`).
 
+A body's ``sensors:`` entries are parsed by their own sensor modules (``push_envs/sensors/``),
+found by name in the sensor registry (:mod:`.sensor_registry`): this module lists no sensor.
+
 Units: metres, seconds, kilograms, radians (kg·m² for inertia). Optional keys given an
 explicit YAML ``null`` behave as if absent. Only a ``yaml.SafeLoader`` is used.
 """
@@ -28,12 +31,15 @@ from typing import Any
 
 import numpy as np
 
-from . import checks
+from . import checks, sensor_registry
 from .checks import bounded as _bounded
 from .checks import fail as _fail
+from .checks import keys as _check_keys
 from .checks import real as _real
+from .checks import vector as _vector
 from .errors import SceneError, short_repr
 from .grid import load_grid
+from .lidar import LidarSpec
 from .limits import (
     MAX_BODIES,
     MAX_COORD,
@@ -91,35 +97,6 @@ class KinematicsSpec:
 
 
 @dataclass(frozen=True)
-class LidarSpec:
-    """A ``lidar2d`` sensor, with IR-SIM's keys and defaults (``irsim.world.sensors.Lidar2D``).
-
-    ``number`` beams spread evenly from ``-angle_range / 2`` to ``+angle_range / 2``
-    (inclusive, ``numpy.linspace``) about the body heading plus ``offset[2]``; the beams start
-    at the body origin moved by ``offset[:2]`` (body frame) [m]. A beam that hits nothing
-    reads ``range_max`` [m]; a return nearer than ``range_min`` [m] reads ``range_min``.
-    With ``noise``, each beam's angle is perturbed by a normal draw of deviation
-    ``angle_std`` [rad] and each return's range by one of deviation ``std`` [m] (then clipped
-    to [range_min, range_max]; a miss still reads range_max). ``has_velocity``: the reading
-    also carries the world velocity [m/s] of the hit body at the hit point.
-    ``scan_time`` [s] and ``alpha`` (drawing opacity) are accepted for IR-SIM compatibility;
-    push_envs scans at every step.
-    """
-
-    range_min: float = 0.0
-    range_max: float = 10.0
-    angle_range: float = math.pi
-    number: int = 100
-    noise: bool = False
-    std: float = 0.2
-    angle_std: float = 0.02
-    offset: tuple[float, float, float] = (0.0, 0.0, 0.0)
-    has_velocity: bool = False
-    scan_time: float = 0.1
-    alpha: float = 0.3
-
-
-@dataclass(frozen=True)
 class BodySpec:
     """One robot or obstacle, with defaults already applied.
 
@@ -146,13 +123,20 @@ class BodySpec:
     vel_min: tuple[float, float]
     vel_max: tuple[float, float]
     acce: tuple[float, float]
-    sensors: tuple[str, ...]  # sensor names: "contact2d", "lidar2d"
+    sensors: tuple[str, ...]  # sensor names, in order ("contact2d", "lidar2d", ...)
     color: str | None
     # (shape dict, its compiled ShapeInfo) as built by load_scene, so that compile_scene
     # does not build the shape again; ignored if `shape` is replaced by another dict.
     built_shape: tuple[dict, ShapeInfo] | None = field(default=None, compare=False,
                                                        repr=False)
-    lidar: LidarSpec | None = None  # the body's lidar2d, when "lidar2d" is in ``sensors``
+    # The body's first ray-casting sensor (lidar2d or fmcw_lidar2d), as IR-SIM's ``lidar``.
+    lidar: LidarSpec | None = None
+    # The parsed spec of each entry of ``sensors`` (their sensor modules' specs), in order.
+    sensor_specs: tuple[Any, ...] = ()
+    # Field of view [rad] and its radius [m] (IR-SIM's ``fov`` / ``fov_radius``), as given
+    # (None: not given; IR-SIM's defaults from the lidar are applied by physics/fov.py).
+    fov: float | None = None
+    fov_radius: float | None = None
 
     def shape_info(self, where: str) -> ShapeInfo:
         """The compiled shape (built once by load_scene; rebuilt only if ``shape`` changed)."""
@@ -183,14 +167,11 @@ WORLD_KEYS = (
 BODY_KEYS = (
     "name", "kinematics", "shape", "state", "velocity", "omega", "mass", "friction",
     "inertia", "restitution", "static", "vel_min", "vel_max", "acce", "sensors", "color",
+    "fov", "fov_radius",
 )
 KINEMATICS_KEYS = ("name", "wheelbase", "tau")
 KINEMATICS_NAMES = ("diff", "omni", "acker")
-SENSOR_KEYS = ("name", "type")
-SENSOR_NAMES = ("contact2d", "lidar2d")
-LIDAR_KEYS = ("name", "type", "range_min", "range_max", "angle_range", "number", "noise", "std",
-              "angle_std", "offset", "has_velocity", "scan_time", "alpha")
-MAX_LIDAR_BEAMS = 4096
+SENSOR_KEYS = ("name", "type")  # the sensor's name; its other keys are its module's
 SHAPE_KEYS = {
     "circle": ("name", "radius", "center"),
     "rectangle": ("name", "length", "width"),
@@ -212,27 +193,6 @@ DEFAULT_ACKER_WHEELBASE = 1.0  # [m]
 # --------------------------------------------------------------------------------------------
 # Value checkers. `where` is the full location prefix "<source>: <key path>".
 # --------------------------------------------------------------------------------------------
-
-
-def _check_keys(mapping: Any, allowed: Iterable[str], where: str) -> dict:
-    """Require a mapping whose keys are all in ``allowed``; return it as a (shallow) dict."""
-    if not isinstance(mapping, Mapping):
-        raise _fail(where, f"must be a mapping, got {type(mapping).__name__}")
-    allowed = sorted(allowed)
-    for key in mapping:
-        if not isinstance(key, str) or key not in allowed:
-            raise _fail(where, f"unknown key {short_repr(key)}; allowed: {', '.join(allowed)}")
-    return dict(mapping)
-
-
-def _vector(value: Any, where: str, size: int, *, allow_inf: bool = False,
-            magnitude: float | None = None) -> tuple[float, ...]:
-    """A list of exactly ``size`` numbers (each within ``magnitude`` when given)."""
-    if not isinstance(value, (list, tuple, np.ndarray)) or len(value) != size:
-        raise _fail(where, f"must be a list of {size} numbers, got {short_repr(value)}")
-    bounds = {} if magnitude is None else {"magnitude": magnitude, "unit": " m"}
-    return tuple(_real(v, f"{where}[{k}]", allow_inf=allow_inf, **bounds)
-                 for k, v in enumerate(value))
 
 
 def _at_least(value: float, raw: Any, where: str, minimum: float, what: str) -> float:
@@ -326,72 +286,40 @@ def _parse_shape(raw: Any, where: str, *, in_compound: bool = False) -> dict:
     return shape
 
 
-def _flag(value: Any, where: str) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
-        raise _fail(where, f"must be true or false, got {short_repr(value)}")
-    return bool(value)
-
-
-def parse_lidar(sensor: Mapping, where: str) -> LidarSpec:
-    """Check a ``lidar2d`` mapping (IR-SIM's keys; unknown keys and bad values are errors)."""
-    lidar = _check_keys(sensor, LIDAR_KEYS, where)
-    values: dict[str, Any] = {}
-    for key in ("range_min", "std", "angle_std"):
-        if _optional(lidar, key) is not None:
-            values[key] = _bounded(lidar[key], f"{where}.{key}", low=0.0, magnitude=MAX_COORD)
-    if _optional(lidar, "range_max") is not None:
-        values["range_max"] = checks.size(lidar["range_max"], f"{where}.range_max")
-    if _optional(lidar, "angle_range") is not None:
-        values["angle_range"] = _bounded(lidar["angle_range"], f"{where}.angle_range", low=0.0,
-                                         high=2.0 * math.pi + 1e-9)
-    for key in ("scan_time",):
-        if _optional(lidar, key) is not None:
-            values[key] = _bounded(lidar[key], f"{where}.{key}", low=0.0, strict=True)
-    if _optional(lidar, "alpha") is not None:
-        values["alpha"] = _bounded(lidar["alpha"], f"{where}.alpha", low=0.0, high=1.0)
-    if _optional(lidar, "number") is not None:
-        n = lidar["number"]
-        if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) \
-                or not 1 <= n <= MAX_LIDAR_BEAMS:
-            raise _fail(f"{where}.number", f"must be an integer in [1, {MAX_LIDAR_BEAMS}], "
-                                           f"got {short_repr(n)}")
-        values["number"] = int(n)
-    for key in ("noise", "has_velocity"):
-        if _optional(lidar, key) is not None:
-            values[key] = _flag(lidar[key], f"{where}.{key}")
-    if _optional(lidar, "offset") is not None:
-        values["offset"] = _vector(lidar["offset"], f"{where}.offset", 3, magnitude=MAX_COORD)
-    spec = LidarSpec(**values)
-    if spec.range_min >= spec.range_max:
-        raise _fail(f"{where}.range_min", f"must be < range_max ({spec.range_max:g} m), got "
-                                          f"{spec.range_min:g}")
-    return spec
-
-
-def _parse_sensors(raw: Any, where: str) -> tuple[tuple[str, ...], LidarSpec | None]:
-    """Sensor names in order, and the lidar2d spec (or None)."""
+def _parse_sensors(raw: Any, where: str) -> tuple[tuple[str, ...], tuple[Any, ...]]:
+    """Sensor names in order, and each entry parsed by its sensor's declaration (the sensor
+    registry: ``physics/sensor_registry.py``)."""
     if not isinstance(raw, (list, tuple)):
         raise _fail(where, f"must be a list of sensor mappings, got {short_repr(raw)}")
     names: list[str] = []
-    lidar = None
+    specs: list[Any] = []
+    known = sensor_registry.scene_names()
     for k, item in enumerate(raw):
         item_where = f"{where}[{k}]"
         if not isinstance(item, Mapping):
             raise _fail(item_where, f"must be a mapping, got {type(item).__name__}")
         # `type` is accepted as an alias of `name` (IR-SIM style configs use either).
-        given = [_choice(item[key], SENSOR_NAMES, item_where, "sensor")
+        given = [_choice(item[key], known, item_where, "sensor")
                  for key in SENSOR_KEYS if key in item]
         if not given or (len(given) == 2 and given[0] != given[1]):
             raise _fail(item_where, "needs one sensor name (key 'name', or its alias 'type')")
         name = given[0]
-        if name == "lidar2d":
-            lidar = parse_lidar(item, item_where)
-        else:
-            _check_keys(item, SENSOR_KEYS, item_where)
         if name in names:
             raise _fail(item_where, f"duplicate sensor '{name}'")
         names.append(name)
-    return tuple(names), lidar
+        specs.append(sensor_registry.lookup(name).parse(item, item_where))
+    return tuple(names), tuple(specs)
+
+
+def _parse_fov(body: dict, where: str) -> dict[str, float | None]:
+    """``fov`` [rad] (clipped to [0, 2 pi] as IR-SIM's ClipTo2Pi) and ``fov_radius`` [m]."""
+    out: dict[str, float | None] = {"fov": None, "fov_radius": None}
+    if _optional(body, "fov") is not None:
+        out["fov"] = min(_bounded(body["fov"], f"{where}.fov", low=0.0), 2.0 * math.pi)
+    if _optional(body, "fov_radius") is not None:
+        out["fov_radius"] = _bounded(body["fov_radius"], f"{where}.fov_radius", low=0.0,
+                                     allow_inf=True)
+    return out
 
 
 def _parse_state(raw: Any, where: str, kinematics: KinematicsSpec | None) -> tuple[float, ...]:
@@ -495,9 +423,10 @@ def _parse_body(raw: Any, where: str, role: str, index: int) -> BodySpec:
     if color is not None and not isinstance(color, str):
         raise _fail(f"{where}.color", f"must be a string, got {short_repr(color)}")
     sensors: tuple[str, ...] = ()
-    lidar = None
+    sensor_specs: tuple[Any, ...] = ()
     if _optional(body, "sensors") is not None:
-        sensors, lidar = _parse_sensors(body["sensors"], f"{where}.sensors")
+        sensors, sensor_specs = _parse_sensors(body["sensors"], f"{where}.sensors")
+    lidar = next((s for s in sensor_specs if isinstance(s, LidarSpec)), None)
     driven = kinematics is not None
     velocity, omega = _parse_velocity(body, where, driven)
     return BodySpec(
@@ -517,6 +446,8 @@ def _parse_body(raw: Any, where: str, role: str, index: int) -> BodySpec:
         color=color,
         built_shape=(shape, info),
         lidar=lidar,
+        sensor_specs=sensor_specs,
+        **_parse_fov(body, where),
         **_parse_limits(body, where),
     )
 

@@ -1,9 +1,12 @@
-"""lidar2d: compiled ray casting against every shape of the engine, per env.
+"""Ray-casting sensors (lidar2d, fmcw_lidar2d): compiled ray casting against every shape of
+the engine, per env.
 
-A body's ``lidar2d`` (IR-SIM's keys and defaults, see :class:`~.config.LidarSpec`) casts
+A body's lidar (IR-SIM's keys and defaults, see :class:`LidarSpec`; its YAML entry is parsed
+by its sensor module, ``push_envs/sensors/lidar2d.py`` or ``fmcw_lidar2d.py``) casts
 ``number`` beams from its origin moved by ``offset``; beam ``k`` points along the body heading
 plus ``offset[2]`` plus ``angles[k]`` (``numpy.linspace(-angle_range / 2, angle_range / 2,
-number)``). Each beam's range is the exact distance to the first surface it meets:
+number)``; a single beam points straight ahead, as IR-SIM's). Each beam's range is the exact
+distance to the first surface it meets:
 
 * circles (movable or static): the quadratic's near root, in its cancellation-free form;
 * convex polygon pieces (boxes, the convex pieces of any polygon, grid-map cells): clipping
@@ -18,12 +21,23 @@ nothing within ``range_max`` reads ``range_max``; a return nearer than ``range_m
 ``range_min``; a beam starting inside a shape reads ``range_min``. Noise (angle, then range)
 draws from the caller's per-env stream (``push_envs.physics.rng``), so a batch and a single env
 seeded alike read alike. Units: metres, radians, m/s.
+
+An FMCW lidar (IR-SIM's ``FMCWLidar2D``) scans the same beams and also reports each beam's
+radial velocity: the velocity of the hit point relative to the sensor's origin, projected on
+the beam's direction (positive: the target moves away, IR-SIM's sign), or, with
+``motion_compensate``, the hit point's own velocity projected so (the sensor's motion
+removed). As IR-SIM's: a return pushed beyond ``range_max`` by noise is lost (``range_max``,
+velocity 0); one nearer than ``range_min`` reads ``range_min`` with velocity 0 and draws no
+velocity noise; a valid return draws its range noise, then its velocity noise (deviation
+``velocity_noise_std`` [m/s]). Velocities are rigid-body point velocities (v + w x r); IR-SIM
+uses the objects' translational velocities, the same for bodies that do not turn.
 """
 
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
+from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 import numpy as np
 from numba import njit, prange
@@ -46,6 +60,64 @@ from .layout import (
 from .narrowphase import CIRCLE, SEGMENT
 from .rng import normal
 
+
+@dataclass(frozen=True)
+class LidarSpec:
+    """A ray-casting sensor, with IR-SIM's keys and defaults (``irsim.world.sensors.Lidar2D``,
+    ``FMCWLidar2D``).
+
+    ``name`` is the YAML sensor name (``"lidar2d"`` or ``"fmcw_lidar2d"``); ``fmcw``: the beams
+    also report radial velocities (see the module doc), with ``motion_compensate`` and
+    ``velocity_noise_std`` [m/s].
+
+    ``number`` beams spread evenly from ``-angle_range / 2`` to ``+angle_range / 2``
+    (inclusive, ``numpy.linspace``; one beam points straight ahead) about the body heading
+    plus ``offset[2]``; the beams start at the body origin moved by ``offset[:2]`` (body frame)
+    [m]. A beam that hits nothing reads ``range_max`` [m]; a return nearer than ``range_min``
+    [m] reads ``range_min``. With ``noise``, each beam's angle is perturbed by a normal draw
+    of deviation ``angle_std`` [rad] and each return's range by one of deviation ``std`` [m]
+    (then clipped to [range_min, range_max]; a miss still reads range_max).
+    ``has_velocity`` (lidar2d): the reading also carries the world velocity [m/s] of the hit
+    body at the hit point.
+
+    Accepted for IR-SIM's files and without effect on the readings: ``scan_time`` [s]
+    (push_envs scans at every step), ``reso`` [rad] (IR-SIM 2.12 ignores it too: ``number``
+    sets the beams, 100 when absent). Drawing only: ``alpha``, ``color`` and the ``plot``
+    mapping (IR-SIM's ``plot:`` keys, as (key, value) pairs), which ``render()`` follows where
+    it has a counterpart (the beams' colour and opacity; an FMCW lidar's velocity colours).
+    """
+
+    range_min: float = 0.0
+    range_max: float = 10.0
+    angle_range: float = math.pi
+    number: int = 100
+    noise: bool = False
+    std: float = 0.2
+    angle_std: float = 0.0
+    offset: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    has_velocity: bool = False
+    scan_time: float = 0.1
+    alpha: float = 0.3
+    name: str = "lidar2d"
+    fmcw: bool = False
+    motion_compensate: bool = False
+    velocity_noise_std: float = 0.0  # [m/s]
+    reso: float | None = None  # [rad], accepted and ignored (as IR-SIM 2.12)
+    color: str | None = None
+    plot: tuple[tuple[str, Any], ...] = ()
+
+    def plot_value(self, key: str, default: Any) -> Any:
+        """A drawing key: from ``plot`` (IR-SIM's preferred place), else ``default``."""
+        return dict(self.plot).get(key, default)
+
+    def beam_angles(self) -> np.ndarray:
+        """The beams' angles about the sensor heading [rad], as IR-SIM spreads them."""
+        if self.number == 1:
+            return np.zeros(1)
+        half = self.angle_range / 2.0
+        return np.linspace(-half, half, num=self.number)
+
+
 # prm[S, :] per-sensor parameters
 LP_RMIN = 0  # [m]
 LP_RMAX = 1  # [m]
@@ -55,21 +127,28 @@ LP_OFFX = 4  # sensor offset in the body frame [m]
 LP_OFFY = 5
 LP_OFFT = 6  # [rad]
 LP_NOISE = 7  # 1: noisy
-LP_LEN = 8
+LP_FMCW = 8  # 1: an FMCW lidar (radial velocities)
+LP_COMP = 9  # 1: motion-compensated radial velocities
+LP_VSTD = 10  # radial velocity noise deviation [m/s]
+LP_LEN = 11
 
 _BRUTE_STATIC = 32  # up to this many static pieces, test them all instead of walking the grid
 _INF = np.inf
 
 
 class LidarArrays(NamedTuple):
-    """The lidar2d sensors of a scene (``S`` sensors, at most ``NB`` beams) and their readings.
+    """The ray-casting sensors of a scene (``S`` sensors, at most ``NB`` beams) and their
+    readings.
 
     body:   (S,) index of the sensing body
     nbeam:  (S,) beams of each sensor
-    prm:    (S, LP_LEN) range limits [m], noise deviations, offset (x, y [m], theta [rad])
+    prm:    (S, LP_LEN) range limits [m], noise deviations, offset (x, y [m], theta [rad]),
+            the FMCW flags
     angles: (S, NB) beam angles about the sensor heading [rad]
     ranges: (E, S, NB) latest ranges [m]
     vels:   (E, S, NB, 2) world velocity [m/s] of the hit body at the hit point (0 on a miss)
+    radial: (E, S, NB) an FMCW lidar's radial velocities [m/s] (0 on a miss or an invalid
+            return; 0 for a lidar2d)
     """
 
     body: np.ndarray
@@ -78,6 +157,12 @@ class LidarArrays(NamedTuple):
     angles: np.ndarray
     ranges: np.ndarray
     vels: np.ndarray
+    radial: np.ndarray
+
+
+LIDAR_FIELDS = {"body": ("i8", 1), "nbeam": ("i8", 1), "prm": ("f8", 2), "angles": ("f8", 2),
+                "ranges": ("f8", 3), "vels": ("f8", 4), "radial": ("f8", 3)}
+"""LidarArrays' fields: (dtype code, ndim) each (``push_envs.physics.abi.AbiType``)."""
 
 
 def lidar_arrays(lidars, num_envs: int) -> LidarArrays:
@@ -95,12 +180,14 @@ def lidar_arrays(lidars, num_envs: int) -> LidarArrays:
         prm[s, LP_ASTD] = spec.angle_std
         prm[s, [LP_OFFX, LP_OFFY, LP_OFFT]] = spec.offset
         prm[s, LP_NOISE] = 1.0 if spec.noise else 0.0
-        half = spec.angle_range / 2.0
-        angles[s, :spec.number] = np.linspace(-half, half, num=spec.number)
+        prm[s, LP_FMCW] = 1.0 if spec.fmcw else 0.0
+        prm[s, LP_COMP] = 1.0 if spec.motion_compensate else 0.0
+        prm[s, LP_VSTD] = spec.velocity_noise_std
+        angles[s, :spec.number] = spec.beam_angles()
     ranges = np.zeros((num_envs, S, nb))
     ranges[:] = prm[None, :, LP_RMAX, None]
     return LidarArrays(body=body, nbeam=nbeam, prm=prm, angles=angles, ranges=ranges,
-                       vels=np.zeros((num_envs, S, nb, 2)))
+                       vels=np.zeros((num_envs, S, nb, 2)), radial=np.zeros((num_envs, S, nb)))
 
 
 # --------------------------------------------------------------------------- ray vs piece
@@ -289,7 +376,8 @@ def cast_ray(e, self_body, W, ox, oy, dx, dy, tmax):
 
 @compiled
 def scan_sensor(e, s, W, L, rng):
-    """Cast every beam of sensor s in env e into ``L.ranges[e, s]`` and ``L.vels[e, s]``."""
+    """Cast every beam of sensor s in env e into ``L.ranges[e, s]``, ``L.vels[e, s]`` and
+    (an FMCW lidar) ``L.radial[e, s]``."""
     b = L.body[s]
     prm = L.prm[s]
     x, y, th, c, sn = origin_pose(e, b, W.pos, W.ang, W.bflt, W.epar)
@@ -298,6 +386,14 @@ def scan_sensor(e, s, W, L, rng):
     head = th + prm[LP_OFFT]
     rmin, rmax = prm[LP_RMIN], prm[LP_RMAX]
     noisy = prm[LP_NOISE] != 0.0
+    fmcw = prm[LP_FMCW] != 0.0
+    # The sensor origin's own velocity (rigid with its body), removed from an FMCW lidar's
+    # radial velocities unless they are motion-compensated.
+    sx = sy = 0.0
+    if fmcw and prm[LP_COMP] == 0.0:
+        w = W.omg[e, b]
+        sx = W.vel[e, b, 0] - w * (oy - W.pos[e, b, 1])
+        sy = W.vel[e, b, 1] + w * (ox - W.pos[e, b, 0])
     for k in range(L.nbeam[s]):
         a = head + L.angles[s, k]
         if noisy:
@@ -311,7 +407,10 @@ def scan_sensor(e, s, W, L, rng):
             w = W.omg[e, hit]
             vx = W.vel[e, hit, 0] - w * wy
             vy = W.vel[e, hit, 1] + w * wx
-        if hit != -1:
+        if fmcw:
+            t, L.radial[e, s, k] = _fmcw_return(e, rng, prm, hit, t, noisy, vx - sx, vy - sy,
+                                                dx, dy)
+        elif hit != -1:
             if noisy:
                 t += normal(rng, e, 0.0, prm[LP_STD])
             t = rmin if t < rmin else (rmax if t > rmax else t)
@@ -322,16 +421,38 @@ def scan_sensor(e, s, W, L, rng):
         L.vels[e, s, k, 1] = vy
 
 
+@compiled
+def _fmcw_return(e, rng, prm, hit, t, noisy, rvx, rvy, dx, dy):
+    """An FMCW beam's (range [m], radial velocity [m/s]) from its cast (distance ``t``, body
+    ``hit``: -1 none) and the hit point's velocity relative to the sensor (rvx, rvy) [m/s],
+    as IR-SIM resolves a hit: range noise, then a return beyond range_max is lost and one
+    inside range_min is blocked without a measurement; a valid one draws its velocity noise."""
+    rmin, rmax = prm[LP_RMIN], prm[LP_RMAX]
+    if hit == -1:
+        return rmax, 0.0
+    if noisy:
+        t += normal(rng, e, 0.0, prm[LP_STD])
+    if t > rmax:
+        return rmax, 0.0
+    if t < rmin:
+        return rmin, 0.0
+    v = rvx * dx + rvy * dy
+    if prm[LP_VSTD] > 0.0:
+        v += normal(rng, e, 0.0, prm[LP_VSTD])
+    return t, v
+
+
 @njit(cache=True)
 def scan_env(e, W, L, rng):
-    """Every lidar of env e."""
+    """Every ray-casting sensor of env e."""
     for s in range(L.body.shape[0]):
         scan_sensor(e, s, W, L, rng)
 
 
-@compiled
+@njit(cache=True)
 def scan_serial(W, L, rng):
-    """Every lidar of every env, one env after the other."""
+    """Every lidar of every env, one env after the other (``World.lidar_array`` below
+    PARALLEL_MIN_ENVS envs)."""
     for e in range(W.pos.shape[0]):
         scan_env(e, W, L, rng)
 

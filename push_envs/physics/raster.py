@@ -5,7 +5,7 @@ world-to-pixel map: y up, the world rectangle fitted to the image), without its
 decorations (grid lines, contact arrows, trails, text). The ego view draws the same scene
 about a robot instead: the robot's origin at the image centre, its heading up, ``geo[G_SCALE]``
 pixels per metre. Everything is drawn from a table of primitives made once at set-up
-(``push_envs.core.pixels.raster_arrays``):
+(``push_envs.sensors.pixels.raster_arrays``):
 
 * ``PRIM_POLY``: a closed outline (any simple polygon, even-odd rule) filled with ``fill``,
   its boundary a band of ``edge_px`` pixels either side in ``edge`` colour;
@@ -131,6 +131,16 @@ class RasterArrays(NamedTuple):
     ov: np.ndarray
     dirty: np.ndarray
     ovdirty: np.ndarray
+
+
+RASTER_FIELDS = {
+    "geo": ("f8", 1), "bg": ("u1", 3), "kind": ("i8", 1), "body": ("i8", 1),
+    "vstart": ("i8", 1), "verts": ("f8", 2), "rad": ("f8", 1), "edge_px": ("f8", 1),
+    "fill": ("i8", 2), "edge": ("i8", 2), "mov": ("i8", 1), "heads": ("f8", 2),
+    "goal": ("i8", 1), "gstart": ("i8", 1), "gbody": ("i8", 1), "gcols": ("i8", 2),
+    "grad": ("f8", 1), "gcol": ("i8", 3), "scratch": ("f8", 3), "xs": ("f8", 2),
+    "ov": ("u1", 4), "dirty": ("i8", 3), "ovdirty": ("i8", 3)}
+"""RasterArrays' fields: (dtype code, ndim) each (``push_envs.physics.abi.AbiType``)."""
 
 
 @compiled

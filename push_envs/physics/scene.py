@@ -93,7 +93,8 @@ class CompiledScene:
     steer0: np.ndarray  # (B,) initial steering angle of acker drives [rad]
     sensors: list[int]  # bodies with a contact2d sensor
     map_segments: np.ndarray  # (k, 2, 2) boundary of the grid map, for drawing
-    lidars: list[tuple[int, LidarSpec]] = field(default_factory=list)  # (body, lidar2d spec)
+    # (body, spec) of every ray-casting sensor (lidar2d, fmcw_lidar2d), bodies in order
+    lidars: list[tuple[int, LidarSpec]] = field(default_factory=list)
 
     @property
     def num_bodies(self) -> int:
@@ -198,8 +199,10 @@ def compile_scene(spec: SceneSpec, params: SolverParams | None = None) -> Compil
         omega0[i] = body.omega
         if "contact2d" in body.sensors:
             sensors.append(i)
-        if body.lidar is not None:
-            lidars.append((i, body.lidar))
+        specs = [x for x in body.sensor_specs if isinstance(x, LidarSpec)]
+        if body.lidar is not None and not any(x is body.lidar for x in specs):
+            specs.insert(0, body.lidar)  # a spec built by hand, with its lidar only
+        lidars.extend((i, x) for x in specs)
         com = np.asarray(info.centroid, dtype=np.float64) if info.area > 0 else np.zeros(2)
         if kind == IMMOVABLE:
             bint[i, BI_PSTART] = len(pieces_s)

@@ -26,6 +26,7 @@ from .arrays import WORLD_ABI, WorldArrays, aligned_zeros
 from .config import load_scene
 from .errors import short_repr
 from .fastcall import entry_point
+from .fov import bounding_radii, detect_all, fov_of
 from .frames import com_offsets
 from .layout import (
     BI_DRIVE,
@@ -270,10 +271,14 @@ class World:
         self.steps = np.zeros(E, np.int64)
         # Envs with active == 0 are skipped by a step (e.g. rows being reset by a vector env).
         self.active = np.ones(E, np.uint8)
-        # lidar2d sensors: readings (computed on demand) and the noise streams they draw from.
+        # Ray-casting sensors (lidar2d, fmcw_lidar2d): readings (computed on demand) and the
+        # noise streams they draw from. A body's lidar is its first (IR-SIM's ``lidar``).
         self.lidar_arrays = lidar_arrays(scene.lidars, E)
-        self._lidar_slot = {b: k for k, (b, _) in enumerate(scene.lidars)}
+        self._lidar_slot: dict[int, int] = {}
+        for k, (b, _) in enumerate(scene.lidars):
+            self._lidar_slot.setdefault(b, k)
         self.lidar_rng = seed_states(0, E)
+        self._fov_radii: np.ndarray | None = None  # shape radii for fov_detected, on demand
         # What the step kernels receive, bound once: every array is updated in place.
         s = scene
         self.arrays = WorldArrays(
@@ -676,17 +681,23 @@ class World:
                 out[e] += r.force * r.normal + r.friction * np.array([-r.normal[1], r.normal[0]])
         return out
 
-    def lidar_slot(self, body: int) -> int:
-        """Row of body ``body``'s lidar2d in ``lidar_arrays`` (-1: it has none)."""
-        return self._lidar_slot.get(body, -1)
+    def lidar_slot(self, body: int, sensor: str | None = None) -> int:
+        """Row of body ``body``'s lidar in ``lidar_arrays`` (-1: it has none): its first
+        ray-casting sensor, or the one named ``sensor`` (``"lidar2d"``, ``"fmcw_lidar2d"``)."""
+        for k, (b, spec) in enumerate(self.scene.lidars):
+            if b == body and (sensor is None or spec.name == sensor):
+                return k
+        return -1
 
-    def _lidar_sensor(self, name: str, what: str) -> int:
+    def _lidar_sensor(self, name: str, what: str, sensor: str | None = None) -> int:
         i = self.index(name)
-        if i not in self._lidar_slot:
-            with_lidar = [self.scene.names[b] for b in self._lidar_slot]
-            raise ValueError(f"World.{what}: body {name!r} has no lidar2d sensor; bodies with "
-                             f"one: {with_lidar}")
-        return self._lidar_slot[i]
+        s = self.lidar_slot(i, sensor)
+        if s < 0:
+            with_lidar = [f"{self.scene.names[b]} ({spec.name})" for b, spec in self.scene.lidars]
+            kind = "lidar2d sensor (nor fmcw_lidar2d)" if sensor is None else f"{sensor} sensor"
+            raise ValueError(f"World.{what}: body {name!r} has no {kind}; bodies with one: "
+                             f"{with_lidar}")
+        return s
 
     def seed_lidar(self, seed: int) -> None:
         """Seed the lidar noise streams: env i draws as a single world seeded ``seed + i``."""
@@ -695,53 +706,93 @@ class World:
                              f"{short_repr(seed)}")
         self.lidar_rng[:] = seed_states(int(seed), self.num_envs)
 
-    def lidar(self, name: str, env: int = 0) -> Any:
-        """Scan ``name``'s lidar2d in ``env`` now: ranges (number,) [m], or, for a sensor with
-        ``has_velocity``, (ranges, velocities (number, 2) [m/s, world frame] of the hit bodies
-        at the hit points)."""
-        s = self._lidar_sensor(name, "lidar")
+    def _readings(self, s: int, env: Any) -> Any:
+        """Sensor s's readings in ``env`` (an int or a slice): ranges; (ranges, velocities)
+        for a lidar2d with ``has_velocity``; (ranges, radial velocities) for an FMCW lidar."""
+        L = self.lidar_arrays
+        n = int(L.nbeam[s])
+        spec = self.scene.lidars[s][1]
+        ranges = L.ranges[env, s, :n].copy()
+        if spec.fmcw:
+            return ranges, L.radial[env, s, :n].copy()
+        if spec.has_velocity:
+            return ranges, L.vels[env, s, :n].copy()
+        return ranges
+
+    def lidar(self, name: str, env: int = 0, sensor: str | None = None) -> Any:
+        """Scan ``name``'s lidar in ``env`` now (its first ray-casting sensor, or the one
+        named ``sensor``): ranges (number,) [m]; for a lidar2d with ``has_velocity``, (ranges,
+        velocities (number, 2) [m/s, world frame] of the hit bodies at the hit points); for an
+        ``fmcw_lidar2d``, (ranges, radial velocities (number,) [m/s], positive away from the
+        sensor). Every ray-casting sensor of ``env`` is scanned (their noise draws follow
+        their order in the scene)."""
+        s = self._lidar_sensor(name, "lidar", sensor)
         if isinstance(env, bool) or not isinstance(env, (int, np.integer)) \
                 or not 0 <= env < self.num_envs:
             raise IndexError(f"World.lidar: env {short_repr(env)} out of range "
                              f"[0, {self.num_envs})")
-        L = self.lidar_arrays
-        scan_env(int(env), self.arrays, L, self.lidar_rng)
-        n = int(L.nbeam[s])
-        ranges = L.ranges[env, s, :n].copy()
-        if self.scene.lidars[s][1].has_velocity:
-            return ranges, L.vels[env, s, :n].copy()
-        return ranges
+        scan_env(int(env), self.arrays, self.lidar_arrays, self.lidar_rng)
+        return self._readings(s, int(env))
 
-    def lidar_array(self, name: str) -> Any:
-        """Scan every env now: ranges (num_envs, number) [m], or (ranges, velocities
-        (num_envs, number, 2) [m/s]) for a sensor with ``has_velocity``."""
-        s = self._lidar_sensor(name, "lidar_array")
+    def lidar_array(self, name: str, sensor: str | None = None) -> Any:
+        """Scan every env now: as :meth:`lidar`, with a leading env axis (ranges
+        (num_envs, number) [m], ...)."""
+        s = self._lidar_sensor(name, "lidar_array", sensor)
         L = self.lidar_arrays
         parallel = self.num_envs >= PARALLEL_MIN_ENVS
         if parallel and self.num_threads is not None:
             numba.set_num_threads(self.num_threads)
         (scan_parallel if parallel else scan_serial)(self.arrays, L, self.lidar_rng)
-        n = int(L.nbeam[s])
-        ranges = L.ranges[:, s, :n].copy()
-        if self.scene.lidars[s][1].has_velocity:
-            return ranges, L.vels[:, s, :n].copy()
-        return ranges
+        return self._readings(s, slice(None))
 
-    def lidar_spec(self, name: str) -> Any:
-        """The :class:`~push_envs.physics.config.LidarSpec` of ``name``'s lidar2d."""
-        return self.scene.lidars[self._lidar_sensor(name, "lidar_spec")][1]
+    def lidar_spec(self, name: str, sensor: str | None = None) -> Any:
+        """The :class:`~push_envs.physics.lidar.LidarSpec` of ``name``'s lidar (its first, or
+        the one named ``sensor``)."""
+        return self.scene.lidars[self._lidar_sensor(name, "lidar_spec", sensor)][1]
 
-    def lidar_beams(self, name: str, env: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    def lidar_beams(self, name: str, env: int = 0,
+                    sensor: str | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Noise-free beam geometry of ``name``'s lidar in ``env``: the sensor origin (2,) [m]
         and the world angle of every beam (number,) [rad]."""
-        s = self._lidar_sensor(name, "lidar_beams")
+        return self.beams(self._lidar_sensor(name, "lidar_beams", sensor), env)
+
+    def beams(self, s: int, env: int = 0) -> tuple[np.ndarray, np.ndarray]:
+        """Noise-free beam geometry of ray-casting sensor s (its row of ``lidar_arrays``) in
+        ``env``: origin (2,) [m] and beam angles (number,) [rad] (world frame)."""
         L = self.lidar_arrays
-        x, y, th = self.state(name)[env, :3]
+        x, y, th = self.state(self.scene.names[int(L.body[s])])[env, :3]
         prm = L.prm[s]
         c, sn = np.cos(th), np.sin(th)
         origin = np.array([x + c * prm[LP_OFFX] - sn * prm[LP_OFFY],
                            y + sn * prm[LP_OFFX] + c * prm[LP_OFFY]])
         return origin, th + prm[LP_OFFT] + L.angles[s, :int(L.nbeam[s])]
+
+    def fov(self, name: str) -> tuple[float, float] | None:
+        """``name``'s field of view: (fov [rad], fov_radius [m]) with IR-SIM's defaults (its
+        ``fov`` / ``fov_radius`` keys, else its lidar's angle_range and range_max), or None."""
+        i = self.index(name)
+        bodies = self.scene.spec.bodies  # the grid map (last) has no spec and no view
+        return fov_of(bodies[i]) if i < len(bodies) else None
+
+    @property
+    def fov_radii(self) -> np.ndarray:
+        """(B,) each body's minimum bounding radius [m] at size 1 (IR-SIM's ``radius``, what
+        the field of view tests against)."""
+        if self._fov_radii is None:
+            self._fov_radii = bounding_radii(self.scene)
+        return self._fov_radii
+
+    def fov_detected(self, name: str) -> np.ndarray:
+        """Which bodies ``name`` sees now, per env: (num_envs, num_bodies) bool in
+        :attr:`names` order (itself never), by IR-SIM's ``get_fov_detected_objects`` (see
+        physics/fov.py). ValueError when the body has no field of view."""
+        view = self.fov(name)
+        if view is None:
+            raise ValueError(f"World.fov_detected: body {name!r} has no field of view (no "
+                             f"`fov` key and no lidar to take it from)")
+        out = np.zeros((self.num_envs, self.scene.num_bodies), np.uint8)
+        detect_all(self.index(name), view[0], view[1], self.arrays, self.fov_radii, out)
+        return out.astype(bool)
 
     @property
     def max_penetration(self) -> np.ndarray:

@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 from push_envs import _numba_cache
-from push_envs.core import codegen, step
+from push_envs.core import codegen, compiled, step
+from push_envs.core.task import TaskSpec
 from push_envs.physics.pipeline import PHYSICS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -42,13 +43,49 @@ def test_a_second_process_loads_the_kernels_and_hooks_from_the_cache():
     assert "def hooks_c(which, e, wp, vp, tp):" in text
 
 
-def test_a_task_module_without_its_hooks_is_named(monkeypatch):
+def _half_task(monkeypatch):
+    """A task module whose TaskSpec declares two of its hooks (and one function it leaves
+    undeclared, as a module-level name codegen must not pick up)."""
     mod = types.ModuleType("half_task")
-    mod.spawn = mod.observe = lambda *a: None
     monkeypatch.setitem(sys.modules, "half_task", mod)
-    with pytest.raises(TypeError, match=r"half_task.*\['evaluate', 'start', 'is_success', "
-                                        r"'goal_reward'\]"):
-        codegen.task_kernels("half_task")
+
+    class Half(TaskSpec):
+        pass
+
+    Half.__module__, Half.__qualname__ = "half_task", "Half"
+    for name in ("spawn", "observe", "evaluate"):
+        fn = compiled(types.FunctionType((lambda e, W, V, T: None).__code__, {}, name))
+        fn.py_func.__module__ = "half_task"
+        setattr(mod, name, fn)
+    Half.hook(mod.spawn, mod.observe)
+    return Half, mod
+
+
+def test_a_task_without_its_hooks_is_named(monkeypatch):
+    half, mod = _half_task(monkeypatch)
+    # `evaluate` is a function of the module, but not declared: it is not a hook.
+    with pytest.raises(TypeError, match=r"half_task.Half declares no hooks \['evaluate', "
+                                        r"'start', 'is_success', 'goal_reward'\]"):
+        codegen.task_kernels(half)
+    with pytest.raises(ValueError, match="'spawning' is not a hook"):
+        half.hook(mod.spawn, name="spawning")
+    with pytest.raises(TypeError, match="not a compiled function"):
+        half.hook(lambda e, W, V, T: None)
+
+
+def test_hooks_are_declared_and_inherited():
+    from push_envs.tasks.pushing import family
+    from push_envs.tasks.pushing.push_box import PushBox
+    from push_envs.tasks.pushing.push_t import PushT
+
+    box = PushBox.declared_hooks()
+    assert box["start"] is family.start and box["goal_reward"] is family.goal_reward
+    assert codegen.hook_sources(PushBox)["spawn"] == ("push_envs.tasks.pushing.push_box",
+                                                      "spawn")
+    # PushT declares its own start and goal_reward over the family's.
+    assert codegen.hook_sources(PushT)["goal_reward"] == ("push_envs.tasks.pushing.push_t",
+                                                          "goal_reward")
+    assert family.SingleObjectTask.declared_hooks().keys() == {"start", "goal_reward"}
 
 
 def test_every_task_shares_one_compiled_step_kernel():
@@ -76,14 +113,19 @@ def test_every_task_shares_one_compiled_step_kernel():
     assert fns[0][step.FN_TASK] == fns[2][step.FN_TASK]  # one task, one set
 
 
-def test_a_sensor_is_compiled_only_for_an_env_that_observes_it():
+def test_a_sensor_is_called_only_by_an_env_that_observes_it():
+    from push_envs.sensors.lidar2d import LIDAR_SENSE
+
     env = gym.make("PushBox-v0")
     env.reset(seed=0)
-    fns = env.unwrapped.core._fns
-    assert fns[step.FN_LIDAR] == 0 and fns[step.FN_PIXELS] == 0
+    assert env.unwrapped.core.env_arrays.sensors.shape == (0, step.SN_LEN)
     lidar = gym.make("PushBox-v0", lidar=dict(number=8))
     lidar.reset(seed=0)
-    assert lidar.unwrapped.core._fns[step.FN_LIDAR] == step.LIDAR_SENSE.address != 0
+    core = lidar.unwrapped.core
+    (row,) = core.env_arrays.sensors
+    assert row[step.SN_FN] == LIDAR_SENSE.address != 0
+    assert row[step.SN_ARR] == core._sensor_packs[0].address
+    assert row[step.SN_AT] == env.observation_space.shape[0]  # after the task's columns
 
 
 def test_a_structure_of_another_type_is_refused_before_its_pointer_is_taken():

@@ -110,27 +110,31 @@ def test_each_agent_observes_its_own_robots_lidar():
     n = 16
     env = coop_push_v0.parallel_env(lidar=dict(number=n))
     plain = coop_push_v0.parallel_env()
-    joint_cols = env.env.observation_space.shape[0]  # the Gymnasium env: 105 + r0's lidar
+    joint_cols = env.env.observation_space.shape[0]  # 105, then r0's lidar, then r1's
+    assert joint_cols == plain.env.observation_space.shape[0] + 2 * n
+    assert env.env.core.sensor_fields == {"r0": ("lidar",), "r1": ("r1_lidar",)}
     w = env.env.world
     rmax = w.lidar_spec("r1").range_max
     obs, _ = env.reset(seed=4)
     for _ in range(2):
         state = env.state()
-        assert state.shape == env.state_space.shape == (joint_cols + n,)
+        assert state.shape == env.state_space.shape == (joint_cols,)
         for agent in env.agents:
             assert obs[agent].shape == (plain.observation_space(agent).shape[0] + n,)
             assert env.observation_space(agent).contains(obs[agent])
-        # robot_0: the joint observation's lidar block (the env observes r0's sensor) ...
-        assert np.array_equal(obs["robot_0"][-n:], state[joint_cols - n:joint_cols])
-        # ... robot_1: r1's own sensor, which sees the scene from elsewhere.
-        np.testing.assert_allclose(obs["robot_1"][-n:], w.lidar("r1", 0) / rmax, atol=1e-6)
+        # Each robot's own sensor, which sees the scene from where it stands.
+        np.testing.assert_array_equal(obs["robot_0"][-n:], state[-2 * n:-n])
         np.testing.assert_array_equal(obs["robot_1"][-n:], state[-n:])
+        np.testing.assert_allclose(obs["robot_0"][-n:], w.lidar("r0", 0) / rmax, atol=1e-6)
+        np.testing.assert_allclose(obs["robot_1"][-n:], w.lidar("r1", 0) / rmax, atol=1e-6)
         assert not np.array_equal(obs["robot_0"][-n:], obs["robot_1"][-n:])
         obs, *_ = env.step({a: np.array([0.5, 0.3]) for a in env.agents})
 
 
 def test_lidar_noise_of_robot_1_replays_with_the_seed():
-    env = coop_push_v0.parallel_env(lidar=dict(number=8, std=0.05))
+    env = coop_push_v0.parallel_env(lidar=dict(number=8, noise=True, std=0.05))
     a = env.reset(seed=2)[0]["robot_1"]
     b = env.reset(seed=2)[0]["robot_1"]
     assert np.array_equal(a, b)
+    c = env.reset(seed=3)[0]["robot_1"]
+    assert not np.array_equal(a[-8:], c[-8:])

@@ -46,8 +46,9 @@ def test_defaults_are_irsims():
     spec = LidarSpec()
     assert (spec.range_min, spec.range_max, spec.angle_range, spec.number) == \
         (0.0, 10.0, math.pi, 100)
+    # IR-SIM 2.12's Lidar2D: angle_std 0 (the beams keep their directions unless asked).
     assert (spec.noise, spec.std, spec.angle_std, spec.offset, spec.has_velocity) == \
-        (False, 0.2, 0.02, (0.0, 0.0, 0.0), False)
+        (False, 0.2, 0.0, (0.0, 0.0, 0.0), False)
     w = make([], sensor=lidar())
     assert w.lidar_spec("robot") == LidarSpec()
     origin, angles = w.lidar_beams("robot")
@@ -311,3 +312,83 @@ def test_noise_free_batch_equals_single_bitwise():
                       sensor=lidar(number=16, angle_range=2 * math.pi, range_max=5.0))
         single.set_state("robot", poses[i])
         np.testing.assert_array_equal(single.lidar("robot"), scans[i])
+
+
+# ---------------------------------------------------------------------- fmcw_lidar2d
+def fmcw(**kw):
+    return {"name": "fmcw_lidar2d", "number": 1, "angle_range": 0.0, **kw}
+
+
+def test_fmcw_radial_velocity_relative_to_the_moving_sensor():
+    disc = {"name": "d", "shape": {"name": "circle", "radius": 0.5}, "state": [3, 0, 0],
+            "mass": 1.0}
+    w = make([disc], sensor=fmcw())
+    w.set_velocity("d", [0.5, 0.7])  # receding at 0.5 m/s along the beam (+x)
+    w.vel[0, 0] = [0.2, -0.4]  # the robot follows at 0.2 m/s
+    r, v = w.lidar("robot")
+    assert abs(r[0] - 2.5) < TOL
+    assert abs(v[0] - 0.3) < 1e-12  # positive: away from the sensor, IR-SIM's sign
+    w.set_omega("d", 2.0)  # the hit point (2.5, 0) moves w x (-0.5, 0) = (0, -1): across
+    assert abs(w.lidar("robot")[1][0] - 0.3) < 1e-12
+    aim(w, math.pi)  # nothing behind: range_max, velocity 0
+    r, v = w.lidar("robot")
+    assert r[0] == 10.0 and v[0] == 0.0
+
+
+def test_fmcw_motion_compensation_and_the_blind_zone():
+    disc = {"name": "d", "shape": {"name": "circle", "radius": 0.5}, "state": [3, 0, 0],
+            "mass": 1.0}
+    w = make([disc], sensor=fmcw(motion_compensate=True))
+    w.set_velocity("d", [-0.6, 0.0])
+    w.vel[0, 0] = [0.2, 0.0]
+    assert abs(w.lidar("robot")[1][0] + 0.6) < 1e-12  # the target's own, approaching
+    blind = make([disc], sensor=fmcw(range_min=2.8))
+    blind.set_velocity("d", [-0.6, 0.0])
+    r, v = blind.lidar("robot")
+    assert r[0] == 2.8 and v[0] == 0.0  # blocked without a measurement, as IR-SIM
+
+
+def test_fmcw_and_lidar2d_on_one_body():
+    raw = scene([wall("w", 2.05, 0.0, 0.1, 20.0)])
+    raw["robot"][0]["sensors"] = [lidar(number=3, angle_range=1.0),
+                                  fmcw(number=5, angle_range=2.0, range_max=4.0)]
+    w = World.from_config(raw)
+    assert w.lidar_spec("robot").name == "lidar2d"  # the first, as IR-SIM's `lidar`
+    assert len(w.lidar("robot")) == 3
+    ranges, radial = w.lidar("robot", sensor="fmcw_lidar2d")
+    assert ranges.shape == radial.shape == (5,) and abs(ranges[2] - 2.0) < TOL
+    assert w.lidar_spec("robot", sensor="fmcw_lidar2d").fmcw
+    with pytest.raises(ValueError, match="no radar sensor"):
+        w.lidar("robot", sensor="radar")
+
+
+def test_fmcw_noise_is_seeded_per_env():
+    disc = {"name": "d", "shape": {"name": "circle", "radius": 0.5}, "state": [3, 0, 0],
+            "mass": 1.0}
+    sensor = fmcw(number=9, angle_range=0.3, noise=True, std=0.01, velocity_noise_std=0.05)
+
+    def noisy(n):
+        w = make([disc], num_envs=n, sensor=sensor)
+        w.set_velocity("d", np.tile([0.4, 0.0], (n, 1)))
+        return w
+
+    batch = noisy(20)
+    batch.seed_lidar(5)
+    ranges, radial = batch.lidar_array("robot")
+    single = noisy(1)
+    single.seed_lidar(5 + 13)
+    r, v = single.lidar("robot")
+    np.testing.assert_array_equal(r, ranges[13])
+    np.testing.assert_array_equal(v, radial[13])
+    assert 0.0 < np.std(radial[:, 4] - 0.4) < 0.2  # velocity noise drawn, deviation ~0.05
+
+
+@pytest.mark.parametrize("extra, key, text", [
+    ({"has_velocity": True}, r"sensors\[0\]\.has_velocity", "lidar2d's"),
+    ({"motion_compensate": 1}, r"sensors\[0\]\.motion_compensate", "true or false"),
+    ({"velocity_noise_std": -1}, r"sensors\[0\]\.velocity_noise_std", ">= 0"),
+    ({"plot": {"velocity_colour": "red"}}, r"sensors\[0\]\.plot", "unknown key"),
+])
+def test_bad_fmcw_keys_name_the_key(extra, key, text):
+    with pytest.raises(SceneError, match=rf"robot\[0\]\.{key}.*{text}"):
+        load_scene(scene([], sensor=fmcw(**extra)))

@@ -326,7 +326,10 @@ def place_robot(e, W, V, T):
                  W.epar)
 
 
-@compiled
+# LLVM-inlined, as LLVM chose itself while V had 53 fields (a call passes W, V and T
+# flattened; its cost model credits those arguments): as a call, PushMulti-v0's and Sweep-v0's
+# hook wrapper came out 5 kB larger and its observe and evaluate slower.
+@compiled(inline="llvm")
 def place_all(e, W, V, T, robot_first):
     """Every object at a free spot anywhere in the region (clear of the kept circles and of
     each other by ``gap``), then the robot; the robot first when ``robot_first`` (a spawn

@@ -209,6 +209,7 @@ OBS = PushClutter.obs_names()  # the observation's columns by name, through T.at
 
 
 # ------------------------------------------------------------------------------ hooks
+@PushClutter.hook
 @compiled
 def spawn(e, W, V, T):
     """The box's and every clutter body's mass, friction and size drawn; the goal; the box at
@@ -249,6 +250,7 @@ def spawn(e, W, V, T):
             break
 
 
+@PushClutter.hook
 @compiled
 def observe(e, W, V, T):
     """Robot head, the box block and the k nearest clutter bodies; counts the contacts of the
@@ -328,12 +330,14 @@ def _k(T):
     return T.ip[T.ip.shape[0] - 1]
 
 
+@PushClutter.hook
 @compiled
 def is_success(ag, dg, fp):
     """Box centre within ``success_distance`` [m] of the goal."""
     return M.pair_distance(ag, dg, 0) <= fp[FP.success_distance]
 
 
+@PushClutter.hook
 @compiled
 def goal_reward(ag, dg, fp, success):
     """Dense HER reward: minus the box-to-goal distance [m], plus the success bonus."""
@@ -345,6 +349,7 @@ def _robot_distance(e, W, T):
     return M.push_pose_distance(e, W, T, M.obj(T, 0), T.goal[e, 0], T.goal[e, 1])
 
 
+@PushClutter.hook
 @compiled
 def start(e, W, V, T):
     """Progress memory of a new episode and the episode's clutter-contact count."""
@@ -356,6 +361,7 @@ def start(e, W, V, T):
     V.info[e, INFO.box_to_goal] = d
 
 
+@PushClutter.hook
 @compiled
 def evaluate(e, W, V, T):
     """Dense reward: robot -> push-pose and box -> goal progress, minus ``w_clutter`` per

@@ -148,6 +148,7 @@ OBS = PushMulti.obs_names()  # the observation's columns by name, through T.at
 
 
 # ------------------------------------------------------------------------------ hooks
+@PushMulti.hook
 @compiled
 def spawn(e, W, V, T):
     """Each box's mass, friction and size drawn, then its goal, then the boxes (clear of every
@@ -185,6 +186,7 @@ def _copy(row, dst, src, size, keep):
         row[dst + q] = row[src + q] if keep else 0.0
 
 
+@PushMulti.hook
 @compiled
 def observe(e, W, V, T):
     rx, ry, c, s = M.observe_robot(e, W, V, T)
@@ -226,12 +228,14 @@ def observe(e, W, V, T):
     _copy(row, at[OBS.target_touches_robot], at[OBS.box_touches_robot] + d, 1, keep)
 
 
+@PushMulti.hook
 @compiled
 def is_success(ag, dg, fp):
     """Every box within ``success_distance`` [m] of its goal."""
     return count_within(ag, dg, fp[FP.success_distance]) == ag.shape[0] // 2
 
 
+@PushMulti.hook
 @compiled
 def goal_reward(ag, dg, fp, success):
     """Dense HER reward: minus the summed box-to-goal distances [m], plus the success bonus."""
@@ -249,6 +253,7 @@ def _target(e, W, T):
     return -1, 0.0
 
 
+@PushMulti.hook
 @compiled
 def start(e, W, V, T):
     """Progress memory of a new episode (distances, placed flags, box poses, robot target)."""
@@ -272,6 +277,7 @@ def start(e, W, V, T):
     V.info[e, INFO.box_to_goal] = worst
 
 
+@PushMulti.hook
 @compiled
 def evaluate(e, W, V, T):
     """Dense reward: robot -> push pose of the first unplaced box, box -> goal progress of

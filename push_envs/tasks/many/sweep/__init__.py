@@ -114,6 +114,7 @@ OBS = Sweep.obs_names()  # the observation's columns by name, through T.at
 
 
 # ------------------------------------------------------------------------------ hooks
+@Sweep.hook
 @compiled
 def spawn(e, W, V, T):
     """Puck masses and friction drawn, the goal centre (its circle ``margin`` off the walls),
@@ -136,6 +137,7 @@ def spawn(e, W, V, T):
             break
 
 
+@Sweep.hook
 @compiled
 def observe(e, W, V, T):
     rx, ry, c, s = M.observe_robot(e, W, V, T)
@@ -170,6 +172,7 @@ def observe(e, W, V, T):
     row[at[OBS.fraction_inside]] = inside / n
 
 
+@Sweep.hook
 @compiled
 def is_success(ag, dg, fp):
     """At least ``need`` (``success_fraction`` of the pucks, rounded up) puck centres within
@@ -191,6 +194,7 @@ def _progress_state(ag, dg, i, fp):
     return max(0.0, dist - (fp[FP.goal_radius] - fp[FP.depth])), dist <= fp[FP.goal_radius]
 
 
+@Sweep.hook
 @compiled
 def goal_reward(ag, dg, fp, success):
     """Dense HER reward: minus the summed distances [m] of the pucks outside the circle to
@@ -217,6 +221,7 @@ def _target(e, W, T):
     return best, (d_best if best >= 0 else 0.0)
 
 
+@Sweep.hook
 @compiled
 def start(e, W, V, T):
     """Progress memory of a new episode (distances outside, inside flags, robot target)."""
@@ -236,6 +241,7 @@ def start(e, W, V, T):
     V.info[e, INFO.pucks_inside] = inside
 
 
+@Sweep.hook
 @compiled
 def evaluate(e, W, V, T):
     """Dense reward: robot -> push pose of the nearest puck outside, puck -> circle progress of

@@ -28,7 +28,6 @@ from push_envs.tasks.pushing import family as P
 from push_envs.tasks.pushing.family import (
     GOAL,
     goal_distance,
-    goal_reward,  # noqa: F401 (a hook shared with the family)
     object_contacts,
 )
 from push_envs.tasks.robot_view import (
@@ -55,7 +54,76 @@ INFO = columns([f"generic{i}" for i in range(INFO_TASK)],
 TRIES = 64
 
 
+# ------------------------------------------------------------------------ the declaration
+class CoopPush(P.SingleObjectTask):
+    id = "CoopPush-v0"
+    max_episode_steps = 300
+    experts = {"diff": "expert:expert"}
+    robot_body = "r0"
+    robot_bodies = ("r0", "r1")
+    object_body = "box"
+    region = (0.0, 0.0, 5.0, 5.0)
+    success_distance = 0.1
+    wall_margin = 0.35
+    spot_lateral = 0.16  # [m] push spots to either side of the pushed face's centre
+    fp_names = tuple(FP._fields)
+    goal_fields = ("x", "y")
+    info_fields = (("box_to_goal", float), ("reward_robots_box", float),
+                   ("reward_box_goal", float), ("reward_success", float), ("contacts", int),
+                   ("contacts_r1", int), ("robots_on_box", int), ("touching_wall", bool))
+
+    def observation(self) -> tuple:
+        return layout()
+
+    def build(self, env: Any) -> Any:
+        from push_envs.core.step import TaskArrays
+        from push_envs.physics import SceneError
+
+        ip0, fp, _ = self.pack(env)
+        sc = env.world.scene
+        if "r1" not in sc.index:
+            raise SceneError(f"{sc.spec.source}: robot body 'r1' is missing; {self.id} needs it")
+        ip = np.zeros(len(IP), np.int64)
+        ip[:len(ip0)] = ip0
+        ip[IP.robot1] = sc.index["r1"]
+        fp[FP.spot_lateral] = self.spot_lateral
+        fp[FP.half_x], fp[FP.half_y] = box_half_extents(sc, self.object_body)
+        E = env.num_envs
+        return TaskArrays(ip=ip, fp=fp, goal=np.zeros((E, len(GOAL))),
+                          mem=np.zeros((E, len(MEM))), ag=np.zeros((E, 2)),
+                          dg=np.zeros((E, 2)))
+
+    def reading_context(self, env: Any) -> Any:
+        """The world state the layout's readers compare with (see test_observation.py)."""
+        w = env.world
+        sc = w.scene
+        m = self.args["max_contacts"]
+        names = ("r0", "r1")
+        touching = [np.zeros(env.num_envs), np.zeros(env.num_envs)]
+        touching_wall = np.zeros(env.num_envs)
+        for e in range(env.num_envs):
+            for rep in w.contacts("box", e):
+                if rep.other in names:
+                    touching[names.index(rep.other)][e] = 1.0
+                if sc.bint[rep.pair_index, BI_KIND] == IMMOVABLE:
+                    touching_wall[e] = 1.0
+        robots = [w.state(n)[:, :3] for n in names]
+        obj = w.state("box")[:, :3]
+        goal = env.task_arrays.goal[:, [GOAL.x, GOAL.y, GOAL.theta]]
+        fp = env.task_arrays.fp
+        box = np.concatenate([w.com("box"), obj[:, 2:3]], 1)
+        spots = numpy_push_spots(box, goal[:, :2], [w.com(n) for n in names],
+                                 (fp[FP.half_x], fp[FP.half_y]), fp[FP.robot_r],
+                                 self.spot_lateral)
+        return SimpleNamespace(
+            world=w, names=names, robots=robots, others=robots[::-1], obj=obj, goal=goal,
+            traction=float(w.traction("r0")[0]), spots=spots,
+            slots=[w.contact_array(n, m)[0] for n in names], touching=touching,
+            touching_wall=touching_wall)
+
+
 # ------------------------------------------------------------------------------ hooks
+@CoopPush.hook
 @compiled
 def spawn(e, W, V, T):
     """Goal and box as in PushBox; each robot anywhere in the region, 5 cm clear of the box's
@@ -174,6 +242,7 @@ def _robot_block(e, W, T, row, q, qc, r, other, ox, oy, co, so, sx, sy, touch):
                           T.fp[FP.traction])
 
 
+@CoopPush.hook
 @compiled
 def observe(e, W, V, T):
     """Env e's observation row: the shared block, then one block per robot."""
@@ -222,12 +291,14 @@ def observe(e, W, V, T):
     T.dg[e, 1] = goal[e, GOAL.y]
 
 
+@CoopPush.hook
 @compiled
 def is_success(ag, dg, fp):
     """Box centre within ``success_distance`` [m] of the goal."""
     return goal_distance(ag, dg) <= fp[FP.success_distance]
 
 
+@CoopPush.hook
 @compiled
 def evaluate(e, W, V, T):
     """``w_robot_object`` x (progress of both robots to their push spots, summed [m]) +
@@ -248,6 +319,7 @@ def evaluate(e, W, V, T):
     return success, success, r_rb + r_og + bonus - fp[FP.step_penalty]
 
 
+@CoopPush.hook
 @compiled
 def start(e, W, V, T):
     """First info, and the distances the progress rewards start from."""
@@ -340,73 +412,6 @@ def agent_columns(args: dict, k: int) -> np.ndarray:
         if not f.name.startswith(("r0_", "r1_")) or f.name.startswith(f"r{k}_"):
             cols.extend(range(at, at + f.size))
     return np.array(cols, np.int64)
-
-
-class CoopPush(P.SingleObjectTask):
-    id = "CoopPush-v0"
-    max_episode_steps = 300
-    experts = {"diff": "expert:expert"}
-    robot_body = "r0"
-    robot_bodies = ("r0", "r1")
-    object_body = "box"
-    region = (0.0, 0.0, 5.0, 5.0)
-    success_distance = 0.1
-    wall_margin = 0.35
-    spot_lateral = 0.16  # [m] push spots to either side of the pushed face's centre
-    fp_names = tuple(FP._fields)
-    goal_fields = ("x", "y")
-    info_fields = (("box_to_goal", float), ("reward_robots_box", float),
-                   ("reward_box_goal", float), ("reward_success", float), ("contacts", int),
-                   ("contacts_r1", int), ("robots_on_box", int), ("touching_wall", bool))
-
-    def observation(self) -> tuple:
-        return layout()
-
-    def build(self, env: Any) -> Any:
-        from push_envs.core.step import TaskArrays
-        from push_envs.physics import SceneError
-
-        ip0, fp, _ = self.pack(env)
-        sc = env.world.scene
-        if "r1" not in sc.index:
-            raise SceneError(f"{sc.spec.source}: robot body 'r1' is missing; {self.id} needs it")
-        ip = np.zeros(len(IP), np.int64)
-        ip[:len(ip0)] = ip0
-        ip[IP.robot1] = sc.index["r1"]
-        fp[FP.spot_lateral] = self.spot_lateral
-        fp[FP.half_x], fp[FP.half_y] = box_half_extents(sc, self.object_body)
-        E = env.num_envs
-        return TaskArrays(ip=ip, fp=fp, goal=np.zeros((E, len(GOAL))),
-                          mem=np.zeros((E, len(MEM))), ag=np.zeros((E, 2)),
-                          dg=np.zeros((E, 2)))
-
-    def reading_context(self, env: Any) -> Any:
-        """The world state the layout's readers compare with (see test_observation.py)."""
-        w = env.world
-        sc = w.scene
-        m = self.args["max_contacts"]
-        names = ("r0", "r1")
-        touching = [np.zeros(env.num_envs), np.zeros(env.num_envs)]
-        touching_wall = np.zeros(env.num_envs)
-        for e in range(env.num_envs):
-            for rep in w.contacts("box", e):
-                if rep.other in names:
-                    touching[names.index(rep.other)][e] = 1.0
-                if sc.bint[rep.pair_index, BI_KIND] == IMMOVABLE:
-                    touching_wall[e] = 1.0
-        robots = [w.state(n)[:, :3] for n in names]
-        obj = w.state("box")[:, :3]
-        goal = env.task_arrays.goal[:, [GOAL.x, GOAL.y, GOAL.theta]]
-        fp = env.task_arrays.fp
-        box = np.concatenate([w.com("box"), obj[:, 2:3]], 1)
-        spots = numpy_push_spots(box, goal[:, :2], [w.com(n) for n in names],
-                                 (fp[FP.half_x], fp[FP.half_y]), fp[FP.robot_r],
-                                 self.spot_lateral)
-        return SimpleNamespace(
-            world=w, names=names, robots=robots, others=robots[::-1], obj=obj, goal=goal,
-            traction=float(w.traction("r0")[0]), spots=spots,
-            slots=[w.contact_array(n, m)[0] for n in names], touching=touching,
-            touching_wall=touching_wall)
 
 
 def box_half_extents(sc: Any, name: str) -> tuple[float, float]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from push_envs.core.env import task_envs
 from push_envs.physics.jit import compiled
 from push_envs.tasks.pushing import family as P
-from push_envs.tasks.pushing.family import FP, GOAL, MEM, goal_distance, goal_reward, start  # noqa: F401 (shared hooks)
+from push_envs.tasks.pushing.family import FP, goal_distance
 
 
 class PushBox(P.SingleObjectTask):
@@ -20,6 +20,7 @@ class PushBox(P.SingleObjectTask):
 
 
 # ------------------------------------------------------------------------------ hooks
+@PushBox.hook
 @compiled
 def spawn(e, W, V, T):
     """Goal, box and robot drawn uniformly in the region (box and goal ``margin`` off the
@@ -30,18 +31,21 @@ def spawn(e, W, V, T):
     P.spawn_object_and_robot(e, W, V, T, s)
 
 
+@PushBox.hook
 @compiled
 def observe(e, W, V, T):
     """The state row; the goal vectors: the box's (x, y) and the goal's [m]."""
     P.observe_goal_xy(e, W, V, T)
 
 
+@PushBox.hook
 @compiled
 def is_success(ag, dg, fp):
     """Box centre within ``success_distance`` [m] of the goal."""
     return goal_distance(ag, dg) <= fp[FP.success_distance]
 
 
+@PushBox.hook
 @compiled
 def evaluate(e, W, V, T):
     return P.evaluate_single(e, W, V, T, is_success(T.ag[e], T.dg[e], T.fp))

@@ -61,7 +61,7 @@ from push_envs.physics.jit import compiled
 from push_envs.physics.layout import EP_SCALE
 from push_envs.physics.rng import uniform
 from push_envs.tasks.pushing import family as P
-from push_envs.tasks.pushing.family import GOAL, MEM, goal_distance, goal_reward  # noqa: F401 (shared hook)
+from push_envs.tasks.pushing.family import GOAL, MEM, goal_distance
 
 IP = columns(P.IP._fields, "nx ny tnx tny ntiles patch_k tab_tiles tab_cells tab_sites "
              "tab_rcells fp_occ fp_field")
@@ -554,217 +554,7 @@ def evict_tables(folder: Path, keep: Path | None = None,
     return gone
 
 
-# ------------------------------------------------------------------------------ hooks
-@compiled
-def _tile(ip, t, col):
-    return ip[ip[IP.tab_tiles] + t * len(TILE) + col]
-
-
-@compiled
-def cell_centre(ip, fp, cell):
-    """World centre (x, y) [m] of global cell index ``cell``."""
-    ny = ip[IP.ny]
-    i, j = cell // ny, cell % ny
-    return fp[FP.mx0] + (i + 0.5) * fp[FP.res], fp[FP.my0] + (j + 0.5) * fp[FP.res]
-
-
-@compiled
-def _cell_clear_of(e, rng, ip, fp, first, n, px, py, dist, tries):
-    """The centre (x, y) [m] of one of the ``n`` cells listed from ``ip[first]``: up to
-    ``tries`` uniform draws (env e's stream) for one at least ``dist`` [m] from (px, py), else
-    the cell farthest from it, all of them scanned."""
-    for _ in range(tries):
-        c = min(int(uniform(rng, e, 0.0, float(n))), n - 1)
-        x, y = cell_centre(ip, fp, ip[first + c])
-        if (x - px) ** 2 + (y - py) ** 2 >= dist * dist:
-            return x, y
-    best, x, y = -1.0, 0.0, 0.0
-    for c in range(n):
-        cx, cy = cell_centre(ip, fp, ip[first + c])
-        d2 = (cx - px) ** 2 + (cy - py) ** 2
-        if d2 > best:
-            best, x, y = d2, cx, cy
-    return x, y
-
-
-@compiled
-def occupied(ip, fp, x, y):
-    """1.0 where (x, y) [m] lies in an occupied map cell or off the map, else 0.0."""
-    i = int(math.floor((x - fp[FP.mx0]) / fp[FP.res]))
-    j = int(math.floor((y - fp[FP.my0]) / fp[FP.res]))
-    if i < 0 or j < 0 or i >= ip[IP.nx] or j >= ip[IP.ny]:
-        return 1.0
-    return fp[ip[IP.fp_occ] + i * ip[IP.ny] + j]
-
-
-@njit(cache=True)  # also called from Python (reading_context)
-def geodesic(ip, fp, tile, site, gx, gy, px, py):
-    """Geodesic distance [m] from (px, py) to the goal (gx, gy) of goal site ``site`` in
-    layout ``tile``, and the unit direction of the path there.
-
-    Over the 5 x 5 cells around the point: min of (field at the cell + straight distance to
-    its centre); the direction points at the cell of least field value (the goal itself
-    when the goal's cell is among them). Returns (-1, 0, 0) when no cell around is reachable.
-    """
-    res = fp[FP.res]
-    tnx, tny = ip[IP.tnx], ip[IP.tny]
-    ci = int(math.floor((px - fp[FP.mx0]) / res)) - _tile(ip, tile, TILE.i0)
-    cj = int(math.floor((py - fp[FP.my0]) / res)) - _tile(ip, tile, TILE.j0)
-    base = ip[IP.fp_field] + site * tnx * tny
-    best = -1.0
-    fmin = FAR
-    tx = ty = 0.0
-    for di in range(-LOOK, LOOK + 1):
-        for dj in range(-LOOK, LOOK + 1):
-            a, b = ci + di, cj + dj
-            if a < 0 or b < 0 or a >= tnx or b >= tny:
-                continue
-            f = fp[base + a * tny + b]
-            if f >= FAR:
-                continue
-            cx = fp[FP.mx0] + (_tile(ip, tile, TILE.i0) + a + 0.5) * res
-            cy = fp[FP.my0] + (_tile(ip, tile, TILE.j0) + b + 0.5) * res
-            d = f + math.sqrt((px - cx) ** 2 + (py - cy) ** 2)
-            if best < 0.0 or d < best:
-                best = d
-            if f < fmin:
-                fmin = f
-                tx, ty = (gx, gy) if f == 0.0 else (cx, cy)
-    if best < 0.0:
-        return -1.0, 0.0, 0.0
-    dx, dy = tx - px, ty - py
-    n = math.sqrt(dx * dx + dy * dy)
-    if n < 1e-9:
-        return best, 0.0, 0.0
-    return best, dx / n, dy / n
-
-
-@compiled
-def spawn(e, W, V, T):
-    """A layout, a goal site in it, the box on a spawn cell at least ``goal_separation`` from
-    the goal (same region, so the goal is reachable), the robot on a robot cell clear of the
-    box; headings uniform."""
-    ip, fp, rng = T.ip, T.fp, V.rng
-    s = P.randomise_object(e, W, V, T)
-    t = min(int(uniform(rng, e, 0.0, float(ip[IP.ntiles]))), ip[IP.ntiles] - 1)
-    k = min(int(uniform(rng, e, 0.0, float(_tile(ip, t, TILE.site_count)))),
-            _tile(ip, t, TILE.site_count) - 1)
-    site = _tile(ip, t, TILE.site_start) + k
-    gx, gy = cell_centre(ip, fp, ip[ip[IP.tab_sites] + site])
-    P.set_goal(e, T, gx, gy, 0.0)
-    T.mem[e, MEMZ.tile] = t
-    T.mem[e, MEMZ.site] = site
-    # Up to TRIES + MORE_TRIES draws, then the box cell farthest from the goal: never the
-    # last draw, which could lie on the goal, and construction (check_start_distance) keeps
-    # that cell farther than the success distance.
-    bx, by = _cell_clear_of(e, rng, ip, fp, ip[IP.tab_cells] + _tile(ip, t, TILE.box_start),
-                            _tile(ip, t, TILE.box_count), gx, gy, fp[FP.goal_separation],
-                            TRIES + P.MORE_TRIES)
-    o = ip[IP.obj]
-    W.pos[e, o, 0] = bx
-    W.pos[e, o, 1] = by
-    W.ang[e, o] = uniform(rng, e, -math.pi, math.pi)
-    # Then the robot clear of the box, or the robot cell farthest from it: not the last
-    # draw, which could overlap the box (the solver would shove them apart, possibly into a
-    # wall).
-    gap = fp[FP.robot_r] + fp[FP.obj_r] * s + 0.05
-    rx, ry = _cell_clear_of(e, rng, ip, fp, ip[IP.tab_rcells] + _tile(ip, t, TILE.rob_start),
-                            _tile(ip, t, TILE.rob_count), bx, by, gap, TRIES)
-    place_origin(e, ip[IP.robot], rx, ry, uniform(rng, e, -math.pi, math.pi), W.pos, W.ang,
-                 W.bflt, W.epar)
-
-
-@compiled
-def _patch(ip, fp, row, at, x, y):
-    """The k x k occupancy patch centred on (x, y) [m] (a along x outer, b along y inner)."""
-    k = ip[IP.patch_k]
-    h = 0.5 * (k - 1)
-    step = fp[FP.patch_res]
-    for a in range(k):
-        for b in range(k):
-            row[at + a * k + b] = occupied(ip, fp, x + (a - h) * step, y + (b - h) * step)
-
-
-@compiled
-def observe(e, W, V, T):
-    """The single-object observation, then the path and the two occupancy patches."""
-    ip, fp, mem, goal = T.ip, T.fp, T.mem, T.goal
-    P.observe_single(e, W, V, T)
-    row, at = V.obs[e], T.at
-    o = ip[IP.obj]
-    geo, dx, dy = geodesic(ip, fp, int(mem[e, MEMZ.tile]), int(mem[e, MEMZ.site]),
-                           goal[e, GOAL.x], goal[e, GOAL.y], W.pos[e, o, 0], W.pos[e, o, 1])
-    if geo < 0.0:  # the box sits where no reachable cell is near: keep the last reading
-        geo, dx, dy = mem[e, MEMZ.geo], mem[e, MEMZ.dirx], mem[e, MEMZ.diry]
-    mem[e, MEMZ.geo] = geo
-    mem[e, MEMZ.dirx] = dx
-    mem[e, MEMZ.diry] = dy
-    k = at[OBS.robot_heading]
-    c, s = row[k], row[k + 1]
-    row[at[OBS.path_distance]] = min(geo, PATH_CLIP)
-    k = at[OBS.path_dir]
-    row[k] = dx
-    row[k + 1] = dy
-    k = at[OBS.path_dir_robot]
-    row[k] = c * dx + s * dy
-    row[k + 1] = -s * dx + c * dy
-    k = at[OBS.robot_xy]
-    _patch(ip, fp, row, at[OBS.patch_robot], row[k], row[k + 1])
-    _patch(ip, fp, row, at[OBS.patch_box], mem[e, MEM.ox], mem[e, MEM.oy])
-    T.ag[e, 0] = mem[e, MEM.ox]
-    T.ag[e, 1] = mem[e, MEM.oy]
-    T.dg[e, 0] = goal[e, GOAL.x]
-    T.dg[e, 1] = goal[e, GOAL.y]
-
-
-@compiled
-def is_success(ag, dg, fp):
-    """Box centre within ``success_distance`` [m] of the goal."""
-    return goal_distance(ag, dg) <= fp[FP.success_distance]
-
-
-@compiled
-def _push_distance(e, W, T):
-    """Robot -> push pose [m]: behind the box along its path direction."""
-    ip, fp, mem = T.ip, T.fp, T.mem
-    o, r = ip[IP.obj], ip[IP.robot]
-    stand = fp[FP.robot_r] + fp[FP.obj_r] * W.epar[e, o, EP_SCALE]
-    px = W.pos[e, o, 0] - mem[e, MEMZ.dirx] * stand
-    py = W.pos[e, o, 1] - mem[e, MEMZ.diry] * stand
-    return math.sqrt((W.pos[e, r, 0] - px) ** 2 + (W.pos[e, r, 1] - py) ** 2)
-
-
-@compiled
-def evaluate(e, W, V, T):
-    """``w_robot_object`` x (robot -> push pose progress [m]) + ``w_object_goal`` x (box
-    progress along its path [m]) + bonus on success - step penalty."""
-    fp, mem, info = T.fp, T.mem, V.info
-    success = is_success(T.ag[e], T.dg[e], fp)
-    d_rb = _push_distance(e, W, T)
-    geo = mem[e, MEMZ.geo]
-    r_rb, r_og, bonus = P.progress_terms(e, T, d_rb, geo, success)
-    info[e, INFO.box_to_goal] = goal_distance(T.ag[e], T.dg[e])
-    info[e, INFO.path_distance] = geo
-    info[e, INFO.reward_robot_box] = r_rb
-    info[e, INFO.reward_box_goal] = r_og
-    info[e, INFO.reward_success] = bonus
-    info[e, INFO.contacts] = mem[e, MEM.contacts]
-    info[e, INFO.touching_wall] = mem[e, MEM.touch_wall]
-    info[e, INFO.layout] = mem[e, MEMZ.tile]
-    return success, success, r_rb + r_og + bonus - fp[FP.step_penalty]
-
-
-@compiled
-def start(e, W, V, T):
-    """First info, and the distances the progress rewards start from."""
-    T.mem[e, MEM.prev_rb] = _push_distance(e, W, T)
-    T.mem[e, MEM.prev_og] = T.mem[e, MEMZ.geo]
-    V.info[e, INFO.box_to_goal] = goal_distance(T.ag[e], T.dg[e])
-    V.info[e, INFO.path_distance] = T.mem[e, MEMZ.geo]
-    V.info[e, INFO.layout] = T.mem[e, MEMZ.tile]
-
-
-# ------------------------------------------------------------------------ Python side
+# ------------------------------------------------------------------------ the declaration
 def _layouts(name: str, value: Any) -> tuple[int, int] | None:
     if value is None:
         return None
@@ -783,20 +573,6 @@ def _odd(name: str, value: Any) -> int:
         raise ValueError(f"{name} must be an odd integer in [1, 31] (the patch is centred on "
                          f"a cell), got {value!r}")
     return k
-
-
-def numpy_patch(occ: np.ndarray, res: float, offset: tuple, xy: np.ndarray, k: int,
-                step: float) -> np.ndarray:
-    """(E, k*k) occupancy of the world-aligned k x k patch around each (x, y) [m]."""
-    h = 0.5 * (k - 1)
-    a = (np.arange(k) - h) * step
-    x = xy[:, 0, None, None] + a[None, :, None]
-    y = xy[:, 1, None, None] + a[None, None, :]
-    i = np.floor((x - offset[0]) / res).astype(np.int64)
-    j = np.floor((y - offset[1]) / res).astype(np.int64)
-    off = (i < 0) | (j < 0) | (i >= occ.shape[0]) | (j >= occ.shape[1])
-    val = occ[np.clip(i, 0, occ.shape[0] - 1), np.clip(j, 0, occ.shape[1] - 1)]
-    return np.where(off, 1.0, val.astype(float)).reshape(len(xy), k * k)
 
 
 class PushMaze(P.SingleObjectTask):
@@ -900,6 +676,236 @@ class PushMaze(P.SingleObjectTask):
         ctx.patch_robot = numpy_patch(m.occ, m.res, m.offset, ctx.robot[:, :2], k, step)
         ctx.patch_box = numpy_patch(m.occ, m.res, m.offset, ctx.obj[:, :2], k, step)
         return ctx
+
+
+# ------------------------------------------------------------------------------ hooks
+@compiled
+def _tile(ip, t, col):
+    return ip[ip[IP.tab_tiles] + t * len(TILE) + col]
+
+
+@compiled
+def cell_centre(ip, fp, cell):
+    """World centre (x, y) [m] of global cell index ``cell``."""
+    ny = ip[IP.ny]
+    i, j = cell // ny, cell % ny
+    return fp[FP.mx0] + (i + 0.5) * fp[FP.res], fp[FP.my0] + (j + 0.5) * fp[FP.res]
+
+
+@compiled
+def _cell_clear_of(e, rng, ip, fp, first, n, px, py, dist, tries):
+    """The centre (x, y) [m] of one of the ``n`` cells listed from ``ip[first]``: up to
+    ``tries`` uniform draws (env e's stream) for one at least ``dist`` [m] from (px, py), else
+    the cell farthest from it, all of them scanned."""
+    for _ in range(tries):
+        c = min(int(uniform(rng, e, 0.0, float(n))), n - 1)
+        x, y = cell_centre(ip, fp, ip[first + c])
+        if (x - px) ** 2 + (y - py) ** 2 >= dist * dist:
+            return x, y
+    best, x, y = -1.0, 0.0, 0.0
+    for c in range(n):
+        cx, cy = cell_centre(ip, fp, ip[first + c])
+        d2 = (cx - px) ** 2 + (cy - py) ** 2
+        if d2 > best:
+            best, x, y = d2, cx, cy
+    return x, y
+
+
+@compiled
+def occupied(ip, fp, x, y):
+    """1.0 where (x, y) [m] lies in an occupied map cell or off the map, else 0.0."""
+    i = int(math.floor((x - fp[FP.mx0]) / fp[FP.res]))
+    j = int(math.floor((y - fp[FP.my0]) / fp[FP.res]))
+    if i < 0 or j < 0 or i >= ip[IP.nx] or j >= ip[IP.ny]:
+        return 1.0
+    return fp[ip[IP.fp_occ] + i * ip[IP.ny] + j]
+
+
+@njit(cache=True)  # also called from Python (reading_context)
+def geodesic(ip, fp, tile, site, gx, gy, px, py):
+    """Geodesic distance [m] from (px, py) to the goal (gx, gy) of goal site ``site`` in
+    layout ``tile``, and the unit direction of the path there.
+
+    Over the 5 x 5 cells around the point: min of (field at the cell + straight distance to
+    its centre); the direction points at the cell of least field value (the goal itself
+    when the goal's cell is among them). Returns (-1, 0, 0) when no cell around is reachable.
+    """
+    res = fp[FP.res]
+    tnx, tny = ip[IP.tnx], ip[IP.tny]
+    ci = int(math.floor((px - fp[FP.mx0]) / res)) - _tile(ip, tile, TILE.i0)
+    cj = int(math.floor((py - fp[FP.my0]) / res)) - _tile(ip, tile, TILE.j0)
+    base = ip[IP.fp_field] + site * tnx * tny
+    best = -1.0
+    fmin = FAR
+    tx = ty = 0.0
+    for di in range(-LOOK, LOOK + 1):
+        for dj in range(-LOOK, LOOK + 1):
+            a, b = ci + di, cj + dj
+            if a < 0 or b < 0 or a >= tnx or b >= tny:
+                continue
+            f = fp[base + a * tny + b]
+            if f >= FAR:
+                continue
+            cx = fp[FP.mx0] + (_tile(ip, tile, TILE.i0) + a + 0.5) * res
+            cy = fp[FP.my0] + (_tile(ip, tile, TILE.j0) + b + 0.5) * res
+            d = f + math.sqrt((px - cx) ** 2 + (py - cy) ** 2)
+            if best < 0.0 or d < best:
+                best = d
+            if f < fmin:
+                fmin = f
+                tx, ty = (gx, gy) if f == 0.0 else (cx, cy)
+    if best < 0.0:
+        return -1.0, 0.0, 0.0
+    dx, dy = tx - px, ty - py
+    n = math.sqrt(dx * dx + dy * dy)
+    if n < 1e-9:
+        return best, 0.0, 0.0
+    return best, dx / n, dy / n
+
+
+@PushMaze.hook
+@compiled
+def spawn(e, W, V, T):
+    """A layout, a goal site in it, the box on a spawn cell at least ``goal_separation`` from
+    the goal (same region, so the goal is reachable), the robot on a robot cell clear of the
+    box; headings uniform."""
+    ip, fp, rng = T.ip, T.fp, V.rng
+    s = P.randomise_object(e, W, V, T)
+    t = min(int(uniform(rng, e, 0.0, float(ip[IP.ntiles]))), ip[IP.ntiles] - 1)
+    k = min(int(uniform(rng, e, 0.0, float(_tile(ip, t, TILE.site_count)))),
+            _tile(ip, t, TILE.site_count) - 1)
+    site = _tile(ip, t, TILE.site_start) + k
+    gx, gy = cell_centre(ip, fp, ip[ip[IP.tab_sites] + site])
+    P.set_goal(e, T, gx, gy, 0.0)
+    T.mem[e, MEMZ.tile] = t
+    T.mem[e, MEMZ.site] = site
+    # Up to TRIES + MORE_TRIES draws, then the box cell farthest from the goal: never the
+    # last draw, which could lie on the goal, and construction (check_start_distance) keeps
+    # that cell farther than the success distance.
+    bx, by = _cell_clear_of(e, rng, ip, fp, ip[IP.tab_cells] + _tile(ip, t, TILE.box_start),
+                            _tile(ip, t, TILE.box_count), gx, gy, fp[FP.goal_separation],
+                            TRIES + P.MORE_TRIES)
+    o = ip[IP.obj]
+    W.pos[e, o, 0] = bx
+    W.pos[e, o, 1] = by
+    W.ang[e, o] = uniform(rng, e, -math.pi, math.pi)
+    # Then the robot clear of the box, or the robot cell farthest from it: not the last
+    # draw, which could overlap the box (the solver would shove them apart, possibly into a
+    # wall).
+    gap = fp[FP.robot_r] + fp[FP.obj_r] * s + 0.05
+    rx, ry = _cell_clear_of(e, rng, ip, fp, ip[IP.tab_rcells] + _tile(ip, t, TILE.rob_start),
+                            _tile(ip, t, TILE.rob_count), bx, by, gap, TRIES)
+    place_origin(e, ip[IP.robot], rx, ry, uniform(rng, e, -math.pi, math.pi), W.pos, W.ang,
+                 W.bflt, W.epar)
+
+
+@compiled
+def _patch(ip, fp, row, at, x, y):
+    """The k x k occupancy patch centred on (x, y) [m] (a along x outer, b along y inner)."""
+    k = ip[IP.patch_k]
+    h = 0.5 * (k - 1)
+    step = fp[FP.patch_res]
+    for a in range(k):
+        for b in range(k):
+            row[at + a * k + b] = occupied(ip, fp, x + (a - h) * step, y + (b - h) * step)
+
+
+@PushMaze.hook
+@compiled
+def observe(e, W, V, T):
+    """The single-object observation, then the path and the two occupancy patches."""
+    ip, fp, mem, goal = T.ip, T.fp, T.mem, T.goal
+    P.observe_single(e, W, V, T)
+    row, at = V.obs[e], T.at
+    o = ip[IP.obj]
+    geo, dx, dy = geodesic(ip, fp, int(mem[e, MEMZ.tile]), int(mem[e, MEMZ.site]),
+                           goal[e, GOAL.x], goal[e, GOAL.y], W.pos[e, o, 0], W.pos[e, o, 1])
+    if geo < 0.0:  # the box sits where no reachable cell is near: keep the last reading
+        geo, dx, dy = mem[e, MEMZ.geo], mem[e, MEMZ.dirx], mem[e, MEMZ.diry]
+    mem[e, MEMZ.geo] = geo
+    mem[e, MEMZ.dirx] = dx
+    mem[e, MEMZ.diry] = dy
+    k = at[OBS.robot_heading]
+    c, s = row[k], row[k + 1]
+    row[at[OBS.path_distance]] = min(geo, PATH_CLIP)
+    k = at[OBS.path_dir]
+    row[k] = dx
+    row[k + 1] = dy
+    k = at[OBS.path_dir_robot]
+    row[k] = c * dx + s * dy
+    row[k + 1] = -s * dx + c * dy
+    k = at[OBS.robot_xy]
+    _patch(ip, fp, row, at[OBS.patch_robot], row[k], row[k + 1])
+    _patch(ip, fp, row, at[OBS.patch_box], mem[e, MEM.ox], mem[e, MEM.oy])
+    T.ag[e, 0] = mem[e, MEM.ox]
+    T.ag[e, 1] = mem[e, MEM.oy]
+    T.dg[e, 0] = goal[e, GOAL.x]
+    T.dg[e, 1] = goal[e, GOAL.y]
+
+
+@PushMaze.hook
+@compiled
+def is_success(ag, dg, fp):
+    """Box centre within ``success_distance`` [m] of the goal."""
+    return goal_distance(ag, dg) <= fp[FP.success_distance]
+
+
+@compiled
+def _push_distance(e, W, T):
+    """Robot -> push pose [m]: behind the box along its path direction."""
+    ip, fp, mem = T.ip, T.fp, T.mem
+    o, r = ip[IP.obj], ip[IP.robot]
+    stand = fp[FP.robot_r] + fp[FP.obj_r] * W.epar[e, o, EP_SCALE]
+    px = W.pos[e, o, 0] - mem[e, MEMZ.dirx] * stand
+    py = W.pos[e, o, 1] - mem[e, MEMZ.diry] * stand
+    return math.sqrt((W.pos[e, r, 0] - px) ** 2 + (W.pos[e, r, 1] - py) ** 2)
+
+
+@PushMaze.hook
+@compiled
+def evaluate(e, W, V, T):
+    """``w_robot_object`` x (robot -> push pose progress [m]) + ``w_object_goal`` x (box
+    progress along its path [m]) + bonus on success - step penalty."""
+    fp, mem, info = T.fp, T.mem, V.info
+    success = is_success(T.ag[e], T.dg[e], fp)
+    d_rb = _push_distance(e, W, T)
+    geo = mem[e, MEMZ.geo]
+    r_rb, r_og, bonus = P.progress_terms(e, T, d_rb, geo, success)
+    info[e, INFO.box_to_goal] = goal_distance(T.ag[e], T.dg[e])
+    info[e, INFO.path_distance] = geo
+    info[e, INFO.reward_robot_box] = r_rb
+    info[e, INFO.reward_box_goal] = r_og
+    info[e, INFO.reward_success] = bonus
+    info[e, INFO.contacts] = mem[e, MEM.contacts]
+    info[e, INFO.touching_wall] = mem[e, MEM.touch_wall]
+    info[e, INFO.layout] = mem[e, MEMZ.tile]
+    return success, success, r_rb + r_og + bonus - fp[FP.step_penalty]
+
+
+@PushMaze.hook
+@compiled
+def start(e, W, V, T):
+    """First info, and the distances the progress rewards start from."""
+    T.mem[e, MEM.prev_rb] = _push_distance(e, W, T)
+    T.mem[e, MEM.prev_og] = T.mem[e, MEMZ.geo]
+    V.info[e, INFO.box_to_goal] = goal_distance(T.ag[e], T.dg[e])
+    V.info[e, INFO.path_distance] = T.mem[e, MEMZ.geo]
+    V.info[e, INFO.layout] = T.mem[e, MEMZ.tile]
+
+
+# ------------------------------------------------------------------------ Python side
+def numpy_patch(occ: np.ndarray, res: float, offset: tuple, xy: np.ndarray, k: int,
+                step: float) -> np.ndarray:
+    """(E, k*k) occupancy of the world-aligned k x k patch around each (x, y) [m]."""
+    h = 0.5 * (k - 1)
+    a = (np.arange(k) - h) * step
+    x = xy[:, 0, None, None] + a[None, :, None]
+    y = xy[:, 1, None, None] + a[None, None, :]
+    i = np.floor((x - offset[0]) / res).astype(np.int64)
+    j = np.floor((y - offset[1]) / res).astype(np.int64)
+    off = (i < 0) | (j < 0) | (i >= occ.shape[0]) | (j >= occ.shape[1])
+    val = occ[np.clip(i, 0, occ.shape[0] - 1), np.clip(j, 0, occ.shape[1] - 1)]
+    return np.where(off, 1.0, val.astype(float)).reshape(len(xy), k * k)
 
 
 def check_start_distance(tiles: np.ndarray, cells: np.ndarray, sites: np.ndarray, ny: int,

@@ -100,6 +100,7 @@ class PushT(P.SingleObjectTask):
 
 
 # ------------------------------------------------------------------------------ hooks
+@PushT.hook
 @compiled
 def spawn(e, W, V, T):
     """The fixed goal pose (or one drawn in the region), the T anywhere in the region at least
@@ -114,6 +115,7 @@ def spawn(e, W, V, T):
     P.spawn_object_and_robot(e, W, V, T, s)
 
 
+@PushT.hook
 @compiled
 def observe(e, W, V, T):
     """The state row; the goal vectors: [x, y, cos theta, sin theta] of the T and the goal."""
@@ -164,6 +166,7 @@ def _judge(ag, dg, fp, cov):
         heading_error(ag[2], ag[3], dg[2], dg[3]) <= fp[FP.success_angle]
 
 
+@PushT.hook
 @compiled
 def is_success(ag, dg, fp):
     """success='pose': the T's origin within ``success_distance`` [m] of the goal AND its
@@ -172,6 +175,7 @@ def is_success(ag, dg, fp):
     return _judge(ag, dg, fp, goal_coverage(ag, dg, fp))
 
 
+@PushT.hook
 @compiled
 def goal_reward(ag, dg, fp, success):
     """Dense HER reward: minus the distance [m] and w_angle / w_object_goal x the heading
@@ -229,6 +233,7 @@ def _keypoint_reward(e, W, V, T, cov, success):
     return P.report_terms(e, V, T, d_og, d_ang, r_rb, r_kp, r_cov, success)
 
 
+@PushT.hook
 @compiled
 def evaluate(e, W, V, T):
     ag, dg = T.ag[e], T.dg[e]
@@ -240,6 +245,7 @@ def evaluate(e, W, V, T):
     return P.evaluate_single(e, W, V, T, success)
 
 
+@PushT.hook
 @compiled
 def start(e, W, V, T):
     P.start(e, W, V, T)

@@ -9,7 +9,7 @@ from push_envs.core.task import columns
 from push_envs.physics.jit import compiled
 from push_envs.physics.rng import uniform
 from push_envs.tasks.pushing import family as P
-from push_envs.tasks.pushing.family import GOAL, MEM, goal_distance, goal_reward, start  # noqa: F401 (shared hooks)
+from push_envs.tasks.pushing.family import MEM, goal_distance
 
 FP = columns(P.FP_NAMES, "goal_dmin goal_dmax wall_y obj_halfw obj_halfl")
 
@@ -68,6 +68,7 @@ class WallSlide(P.SingleObjectTask):
 
 
 # ------------------------------------------------------------------------------ hooks
+@WallSlide.hook
 @compiled
 def spawn(e, W, V, T):
     """The box flat against the wall (``margin`` off the end walls), the goal on the wall
@@ -107,6 +108,7 @@ def spawn(e, W, V, T):
     P.spawn_robot(e, W, V, T, W.pos[e, o, 0], W.pos[e, o, 1], s)
 
 
+@WallSlide.hook
 @compiled
 def observe(e, W, V, T):
     """The state row; the goal vectors: the box's (x, y) [m] and its wall touch (0/1), the
@@ -116,12 +118,14 @@ def observe(e, W, V, T):
     T.dg[e, 2] = 1.0
 
 
+@WallSlide.hook
 @compiled
 def is_success(ag, dg, fp):
     """Box within ``success_distance`` [m] of the goal AND touching the wall."""
     return goal_distance(ag, dg) <= fp[FP.success_distance] and ag[2] > 0.5
 
 
+@WallSlide.hook
 @compiled
 def evaluate(e, W, V, T):
     return P.evaluate_single(e, W, V, T, is_success(T.ag[e], T.dg[e], T.fp))

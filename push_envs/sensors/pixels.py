@@ -1,4 +1,9 @@
-"""Pixel observations: the primitive table of a World for the compiled rasteriser.
+"""pixels: the pixel observation, as one sensor module (``obs_mode="pixels"``).
+
+The env makes it from its arguments (``pixel_size``, ``pixel_view``, ``pixel_fov``), not from
+a scene. Every step its compiled sense function rasterises env e into the env's image buffer
+(``V.pix[e]``, ``push_envs/physics/raster.py``'s kernels), and before a SAME_STEP autoreset it
+keeps that frame as the env's final observation (its own ``final`` array).
 
 :func:`raster_arrays` turns a World's scene into :class:`~push_envs.physics.raster.
 RasterArrays` once: the palette and the world-to-pixel map of ``render.py`` (y up, the world
@@ -8,16 +13,22 @@ background (top-down) or kept for every frame (ego), movable bodies' outlines in
 frame, and the goal table: one row
 per :class:`~push_envs.core.render.GoalMark` the task declares
 (:meth:`~push_envs.core.task.TaskSpec.goal_marks`, the declaration ``render()`` draws
-from). The kernels are in ``push_envs.physics.raster``; the env calls them inside its
-compiled step.
+from). The kernels are in ``push_envs.physics.raster``; the sense function calls them
+inside the env's compiled step.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+from gymnasium.vector import AutoresetMode
 
+from ..core import render as RD
+from ..physics.abi import CFunction
+from ..physics.checks import fail, keys
 from ..physics.layout import DRIVEN, IMMOVABLE, PASSIVE, PI_BODY, PI_NV
 from ..physics.raster import (
     G_EGO,
@@ -33,12 +44,24 @@ from ..physics.raster import (
     PRIM_POLY,
     PRIM_PXLINE,
     PRIM_RECT,
+    RASTER_FIELDS,
     RasterArrays,
     dirty_all,
     dirty_none,
     draw_static,
+    raster_env,
 )
-from . import render as RD
+from .base import (
+    SENSE_FINAL,
+    SENSE_OBSERVE,
+    SENSE_SIG,
+    Sensor,
+    load_env,
+    load_task,
+    load_world,
+    register_sensor,
+    structure,
+)
 
 
 def _colour(text, default):
@@ -227,18 +250,80 @@ def raster_arrays(world, height: int, width: int, num_envs: int,
     return R
 
 
-def empty_raster() -> RasterArrays:
-    """RasterArrays of the right types and no content (envs that observe no pixels)."""
-    z1, zi = np.zeros(0), np.zeros(0, np.int64)
-    geo = np.zeros(G_LEN)
-    geo[G_EGO] = -1
-    return RasterArrays(geo=geo, bg=np.zeros((0, 0, 3), np.uint8), kind=zi,
-                        body=zi, vstart=np.zeros(1, np.int64), verts=np.zeros((0, 2)), rad=z1,
-                        edge_px=z1, fill=np.zeros((0, 3), np.int64),
-                        edge=np.zeros((0, 3), np.int64), mov=zi, heads=np.zeros((0, 4)),
-                        goal=zi, gstart=np.zeros(1, np.int64), gbody=zi,
-                        gcols=np.zeros((0, 3), np.int64), grad=z1,
-                        gcol=np.zeros((0, 2, 3), np.int64),
-                        scratch=np.zeros((0, 1, 2)), xs=np.zeros((0, 1)),
-                        ov=np.zeros((0, 1, 1, 3), np.uint8), dirty=np.zeros((0, 1, 2), np.int64),
-                        ovdirty=np.zeros((0, 1, 2), np.int64))
+@dataclass(frozen=True)
+class PixelSpec:
+    """The image: ``height`` x ``width`` [px]; ``view`` "top" (the arena) or "ego" (about the
+    robot, ``fov`` [m] wide)."""
+
+    height: int
+    width: int
+    view: str = "top"
+    fov: float = 0.0
+    name: str = "pixels"
+
+
+PIXEL_ABI = structure("PixelArrays", {**RASTER_FIELDS, "final": ("u1", 4)}, """The
+rasteriser's tables (:class:`~push_envs.physics.raster.RasterArrays`' fields, in order), then
+``final`` (E, H, W, 3) uint8: each env's frame before its last SAME_STEP autoreset (no rows
+unless the env resets so).""")
+PixelArrays = PIXEL_ABI.cls
+load_pixels = PIXEL_ABI.loader
+
+
+def pixel_sense(which, e, at, wp, sp, vp, tp):
+    """Env e's frame into the env's image buffer; before a SAME_STEP autoreset, that frame
+    into ``final``."""
+    V = load_env(vp)
+    S = load_pixels(sp)
+    if which == SENSE_FINAL:
+        src, dst = V.pix[e], S.final[e]
+        for r in range(src.shape[0]):
+            for c in range(src.shape[1]):
+                for ch in range(3):
+                    dst[r, c, ch] = src[r, c, ch]
+        return
+    if which != SENSE_OBSERVE:
+        return
+    R = RasterArrays(S.geo, S.bg, S.kind, S.body, S.vstart, S.verts, S.rad, S.edge_px, S.fill,
+                     S.edge, S.mov, S.heads, S.goal, S.gstart, S.gbody, S.gcols, S.grad, S.gcol,
+                     S.scratch, S.xs, S.ov, S.dirty, S.ovdirty)
+    raster_env(e, load_world(wp), R, load_task(tp).goal[e], V.pix[e])
+
+
+PIXEL_SENSE = CFunction(pixel_sense, SENSE_SIG)
+
+
+@register_sensor
+class Pixels(Sensor):
+    """The pixel observation (see the module doc): made by the env, never by a scene."""
+
+    name = "pixels"
+    in_scenes = False
+    abi = PIXEL_ABI
+    sense = PIXEL_SENSE
+
+    @classmethod
+    def parse(cls, raw: Any, where: str) -> PixelSpec:
+        """``{size: (height, width) [px], view: "top" | "ego", fov: [m]}`` (the env checks
+        its arguments first; this refuses what slips past)."""
+        entry = keys(raw, ("size", "view", "fov"), where)
+        try:
+            h, w = (int(v) for v in entry["size"])
+        except (KeyError, TypeError, ValueError):
+            raise fail(f"{where}.size", "must be (height, width) [px]") from None
+        view = entry.get("view", "top")
+        if view not in ("top", "ego"):
+            raise fail(f"{where}.view", f"must be 'top' or 'ego', got {view!r}")
+        return PixelSpec(h, w, view, float(entry.get("fov") or 0.0))
+
+    def __init__(self, env: Any, body: int, spec: PixelSpec) -> None:
+        """The image of ``env``'s scene; an ego view follows body ``body``."""
+        super().__init__(env, body, spec)
+        E = env.num_envs
+        goal = env.task_arrays.goal
+        self.raster = raster_arrays(env.world, spec.height, spec.width, E,
+                                    env.task.goal_marks(env), goal.shape[1],
+                                    body if spec.view == "ego" else -1, spec.fov)
+        keep = E if env.autoreset_mode == AutoresetMode.SAME_STEP else 0
+        self.arrays = PixelArrays(*self.raster, final=np.zeros(
+            (keep, spec.height, spec.width, 3), np.uint8))
