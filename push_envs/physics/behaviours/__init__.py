@@ -1,0 +1,1 @@
+"""IR-SIM behaviours (placeholder while building)."""
