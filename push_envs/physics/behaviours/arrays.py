@@ -45,8 +45,7 @@ class BehaviourArrays(NamedTuple):
                 lines: (E, K, 6) velocity-obstacle cones or orca half-planes; proj:
                 (E, K, 4) orca's projected half-planes;
                 ego: (E, EGO_LEN), ugoal: (E, 4), others: (E, B, 5), usegs: (E, S, 4),
-                uout: (E, 3): a user behaviour's arguments; axes: (E, 2, NG) rvo's candidate
-                velocities along x and y
+                uout: (E, 3): a user behaviour's arguments
     """
 
     bi: np.ndarray
@@ -77,7 +76,6 @@ class BehaviourArrays(NamedTuple):
     others: np.ndarray
     usegs: np.ndarray
     uout: np.ndarray
-    axes: np.ndarray
 
 
 BEHAVIOUR_ABI = AbiType(BehaviourArrays, {
@@ -87,7 +85,7 @@ BEHAVIOUR_ABI = AbiType(BehaviourArrays, {
     "mem": ("f8", 3), "pend": ("u1", 1), "snap": ("f8", 3), "segw": ("f8", 3),
     "agt": ("f8", 3), "nbi": ("i8", 2), "nbd": ("f8", 2), "lines": ("f8", 3),
     "proj": ("f8", 3), "ego": ("f8", 2), "ugoal": ("f8", 2), "others": ("f8", 3),
-    "usegs": ("f8", 3), "uout": ("f8", 2), "axes": ("f8", 3),
+    "usegs": ("f8", 3), "uout": ("f8", 2),
 })
 """The declared type of :class:`BehaviourArrays` (the stage receives it by pointer)."""
 

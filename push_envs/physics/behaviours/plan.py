@@ -65,7 +65,6 @@ from .layout import (
     BI_TARGET,
     BI_WANDER,
     CODE_NONE,
-    CODE_RVO,
     GQ_DIMS,
     GQ_LEN,
     GS_ARRIVED,
@@ -158,19 +157,6 @@ def _segments(body: Any) -> list[tuple[float, float, float, float]]:
 def _limits(values: tuple[float, ...], fill: float) -> list[float]:
     vals = [float(v) for v in values][:3]
     return vals + [fill] * (3 - len(vals))
-
-
-def _grid_size(bi: np.ndarray, prm: np.ndarray) -> int:
-    """Most candidates along one axis of an rvo body's velocity grid: its window
-    [v - acce, v + acce] within [-vmax, vmax], in steps of 0.05 m/s (one more for the
-    rounding of the count)."""
-    from . import rvo
-
-    n = 1
-    for i in np.flatnonzero(bi[:, BI_CODE] == CODE_RVO):
-        span = min(2.0 * prm[i, rvo.P_ACCE], 2.0 * max(prm[i, rvo.P_VXMAX], prm[i, rvo.P_VYMAX]))
-        n = max(n, int(math.ceil(span / rvo.STEP)) + 2)
-    return n
 
 
 class BehaviourPlan:
@@ -328,7 +314,7 @@ class BehaviourPlan:
             nbi=np.zeros((E, K), np.int64), nbd=np.zeros((E, K)), lines=np.zeros((E, K, 6)),
             proj=np.zeros((E, K, 4)), ego=np.zeros((E, EGO_LEN)), ugoal=np.zeros((E, 4)),
             others=np.zeros((E, nb, 5)), usegs=np.zeros((E, max(S, 1), 4)),
-            uout=np.zeros((E, 3)), axes=np.zeros((E, 2, _grid_size(bi, prm))))
+            uout=np.zeros((E, 3)))
         self._packed: Packed | None = None
         self._step_fn: Any = None
         self._bind()

@@ -116,3 +116,48 @@ def world_from_reference(ref: Mapping[str, Any], num_envs: int = 1, *,
             out.set_goal(obj["name"], obj["goal"])
     return out
 
+
+
+def reference_from_irsim(env: Any) -> dict:
+    """The description :func:`world_from_reference` reads, taken from a loaded IR-SIM
+    environment (``irsim.make(...)``): each object as IR-SIM resolved it. Only IR-SIM's
+    objects are read; IR-SIM itself is not imported here."""
+    import numpy as np
+
+    def floats(a: Any) -> list[float]:
+        return [float(v) for v in np.asarray(a, dtype=float).reshape(-1)]
+
+    def shape(obj: Any) -> dict:
+        gf = obj.gf
+        geom = gf._original_geometry
+        if gf.name == "circle":
+            return {"name": "circle", "radius": float(gf.radius),
+                    "center": floats(geom.centroid.coords[0])}
+        if gf.name == "linestring":
+            return {"name": "linestring", "vertices": [floats(p) for p in geom.coords]}
+        if gf.name == "map":
+            return {"name": "map"}
+        polys = list(geom.geoms) if hasattr(geom, "geoms") else [geom]
+        parts = [{"name": "polygon", "vertices": [floats(p) for p in list(g.exterior.coords)[:-1]]}
+                 for g in polys]
+        return parts[0] if len(parts) == 1 else {"name": "compound", "parts": parts}
+
+    objects = []
+    for obj in env.objects:
+        objects.append({
+            "name": obj.name, "role": obj.role, "group": int(obj.group),
+            "kinematics": obj.kinematics, "shape": shape(obj), "state": floats(obj.state),
+            "goal": None if obj._goal is None else [floats(g) for g in obj._goal],
+            "init_goal": None if obj._init_goal is None else [floats(g) for g in obj._init_goal],
+            "goal_threshold": float(obj.goal_threshold), "arrive_mode": obj.arrive_mode,
+            "behavior": obj.obj_behavior.behavior_dict or None,
+            "group_behavior": obj.group_behavior_dict or None,
+            "vel_min": floats(obj.vel_min), "vel_max": floats(obj.vel_max),
+            "acce": floats(obj.info.acce), "static": bool(obj.static),
+            "unobstructed": bool(obj.unobstructed),
+            "wheelbase": None if obj.wheelbase is None else float(obj.wheelbase),
+            "wander": bool(getattr(obj, "wander", False)),
+        })
+    return {"world": {"file": "<irsim>", "step_time": float(env.step_time),
+                      "collision_mode": env._world_param.collision_mode},
+            "objects": objects}

@@ -298,14 +298,14 @@ def penalty(e, b, B, nc, ns, vx, vy, dx, dy, factor):
 
 
 @compiled
-def _axis_bound(vals, n, i0, k, target):
-    """The least distance from ``target`` to the entries k steps from entry i0 of a sorted
-    axis ``vals[:n]`` (inf when both fall outside it)."""
+def _axis_bound(first, second, delta, n, i0, k, target):
+    """The least distance from ``target`` to the entries k steps from entry i0 of an arange
+    axis of n entries (inf when both fall outside it)."""
     out = math.inf
     if i0 - k >= 0:
-        out = abs(vals[i0 - k] - target)
+        out = abs(value(first, second, delta, i0 - k) - target)
     if i0 + k < n:
-        out = min(out, abs(vals[i0 + k] - target))
+        out = min(out, abs(value(first, second, delta, i0 + k) - target))
     return out
 
 
@@ -313,14 +313,8 @@ def _axis_bound(vals, n, i0, k, target):
 def choose(e, b, B, ncone, nc, ns, cvx, cvy, dx, dy, vxmax, vymax, acce, factor):
     """The candidate velocity [m/s] IR-SIM picks (see the module's docstring)."""
     lines = B.lines
-    xs = B.axes[e, 0]
-    ys = B.axes[e, 1]
     fx, sx, ddx, nx = axis(cvx, vxmax, acce)
     fy, sy, ddy, ny = axis(cvy, vymax, acce)
-    for i in range(nx):
-        xs[i] = value(fx, sx, ddx, i)
-    for j in range(ny):
-        ys[j] = value(fy, sy, ddy, j)
     # the candidate nearest the desired velocity, and how far the desired velocity lies
     # from it along each axis
     i0 = 0
@@ -329,8 +323,8 @@ def choose(e, b, B, ncone, nc, ns, cvx, cvy, dx, dy, vxmax, vymax, acce, factor)
     j0 = 0
     if ny > 1:
         j0 = min(max(int(round((dy - fy) / ddy)), 0), ny - 1)
-    ex = abs(xs[i0] - dx)
-    ey = abs(ys[j0] - dy)
+    ex = abs(value(fx, sx, ddx, i0) - dx)
+    ey = abs(value(fy, sy, ddy, j0) - dy)
     reach = max(i0, nx - 1 - i0, j0, ny - 1 - j0)
     best = math.inf
     best2 = math.inf
@@ -338,14 +332,14 @@ def choose(e, b, B, ncone, nc, ns, cvx, cvy, dx, dy, vxmax, vymax, acce, factor)
     best_j = 0
     for k in range(reach + 1):
         for i in range(max(i0 - k, 0), min(i0 + k, nx - 1) + 1):
-            vx = xs[i]
+            vx = value(fx, sx, ddx, i)
             ax = (vx - dx) * (vx - dx)
             # on the ring's left and right edges every row, else its top and bottom rows
             step = 1 if abs(i - i0) == k else 2 * k
             for j in range(j0 - k, j0 + k + 1, step):
                 if j < 0 or j >= ny:
                     continue
-                vy = ys[j]
+                vy = value(fy, sy, ddy, j)
                 d2 = ax + (vy - dy) * (vy - dy)
                 # only a candidate as near as the best can win (the exact distance, and the
                 # grid's order on a tie, decide within rounding)
@@ -362,23 +356,24 @@ def choose(e, b, B, ncone, nc, ns, cvx, cvy, dx, dy, vxmax, vymax, acce, factor)
             # along one axis; along a sorted axis the distance to the desired component
             # only grows away from its nearest entry, so the ring's nearest entries on
             # either side bound that axis, and the other axis is no nearer than its best
-            bx = _axis_bound(xs, nx, i0, k + 1, dx)
-            by = _axis_bound(ys, ny, j0, k + 1, dy)
+            bx = _axis_bound(fx, sx, ddx, nx, i0, k + 1, dx)
+            by = _axis_bound(fy, sy, ddy, ny, j0, k + 1, dy)
             bound = min(math.hypot(bx, ey), math.hypot(ex, by)) * (1.0 - 1e-12)
             if bound > best:
                 break
     if best < math.inf:
-        return xs[best_i], ys[best_j]
+        return value(fx, sx, ddx, best_i), value(fy, sy, ddy, best_j)
     # no free candidate: the least penalty over the whole grid, first in the grid's order
     cost = math.inf
     for i in range(nx):
         for j in range(ny):
-            c = penalty(e, b, B, nc, ns, xs[i], ys[j], dx, dy, factor)
+            c = penalty(e, b, B, nc, ns, value(fx, sx, ddx, i), value(fy, sy, ddy, j), dx, dy,
+                        factor)
             if c < cost:
                 cost = c
                 best_i = i
                 best_j = j
-    return xs[best_i], ys[best_j]
+    return value(fx, sx, ddx, best_i), value(fy, sy, ddy, best_j)
 
 
 @compiled

@@ -51,6 +51,8 @@ from .layout import (
     BI_KIN,
     BI_NSEG,
     BI_SEG0,
+    CODE_RVO,
+    CODE_SFM,
     CODE_USER,
     CTL_ARRIVE,
     CTL_RESET,
@@ -165,6 +167,12 @@ def step_env(e, wp, bp, W, B):
         if addr != 0:
             call_void(addr, (e, np.int64(g), wp, bp))
     renew_goals(e, B)
+    # the last body whose behaviour reads the others: no one reads a body advanced after it
+    last = -1
+    for b in range(B.bi.shape[0]):
+        code = B.bi[b, BI_CODE]
+        if B.fn[b] != 0 and (code == CODE_RVO or code == CODE_SFM or code == CODE_USER):
+            last = b
     for b in range(B.bi.shape[0]):
         addr = B.fn[b]
         if addr != 0 and B.manual[b] == 0:
@@ -175,7 +183,8 @@ def step_env(e, wp, bp, W, B):
             else:
                 call_void(addr, (e, np.int64(b), wp, bp))
         # the bodies after b see it where its command takes it (IR-SIM's order)
-        advance(e, b, W, B)
+        if b < last:
+            advance(e, b, W, B)
     B.pend[e] = 1
 
 
