@@ -290,10 +290,12 @@ class World:
         # Looked up on the first step: a World inside an env is stepped by the env's kernels,
         # so it never needs its own.
         self._step_fn: Any = None
-        # Goals and behaviours (IR-SIM's): compiled only for a scene that has them.
+        # Goals and behaviours (IR-SIM's): the stage is compiled for a scene with behaviours;
+        # in a scene without, goals are tracked from the first call that reads them
+        # (_goals_plan), so a world that never asks compiles nothing of it.
         self.behaviours: Any = None
         if any(getattr(b, k, None) is not None for b in scene.spec.bodies
-               for k in ("goal", "behavior", "group_behavior")):
+               for k in ("behavior", "group_behavior")):
             from .behaviours.plan import BehaviourPlan
 
             self.behaviours = BehaviourPlan(scene, self.num_envs)
@@ -565,41 +567,47 @@ class World:
         return out
 
     # ------------------------------------------------------------------------------ goals
+    def _goals_plan(self) -> Any:
+        """The goals' and behaviours' plan, made now in a world without behaviours: its goals
+        are tracked from here on (the queues from the scene, arrivals from the current
+        poses), and every later step checks them."""
+        if self.behaviours is None:
+            from .behaviours.layout import CTL_ARRIVE, CTL_RESET
+            from .behaviours.plan import BehaviourPlan
+
+            self.behaviours = BehaviourPlan(self.scene, self.num_envs)
+            envs = np.arange(self.num_envs)
+            self.behaviours.run(self, CTL_RESET, envs)
+            self.behaviours.arrays.pend[:] = 1
+            self.behaviours.run(self, CTL_ARRIVE, envs)
+        return self.behaviours
+
     def goal(self, name: str) -> np.ndarray:
         """The body's current goal per env: (num_envs, 3) x [m], y [m], theta [rad] (IR-SIM's
         ``obj.goal``); NaN rows for a body without a goal, a NaN heading for a position
         goal (``[x, y]``)."""
         i = self.index(name)
-        if self.behaviours is None:
-            return np.full((self.num_envs, 3), np.nan)
-        return self.behaviours.goal(i)
+        return self._goals_plan().goal(i)
 
     def goals(self, name: str, env: int = 0) -> np.ndarray:
         """The body's goal queue in ``env``, the current goal first: (n, 3) [m, m, rad]."""
         i = self.index(name)
         if not 0 <= env < self.num_envs:
             raise IndexError(f"World.goals: env {env} out of range [0, {self.num_envs})")
-        if self.behaviours is None:
-            return np.zeros((0, 3))
-        return self.behaviours.goals(i, env)
+        return self._goals_plan().goals(i, env)
 
     def set_goal(self, name: str, goal: Any, env: int | np.ndarray | None = None) -> None:
         """Give the body a new goal, or a sequence of them (``[x, y(, theta)]`` or a list of
         those [m, m, rad]; None clears it), in ``env`` (all when None), as IR-SIM's
         ``set_goal``: the arrive flag drops. A reset restores the scene's goals."""
         i = self.index(name)
-        if self.behaviours is None:
-            raise ValueError("World.set_goal: this world has no goals or behaviours (give a "
-                             "body a goal or a behavior in the scene)")
-        self.behaviours.set_goal(i, goal, self._envs(env), f"World.set_goal: {name!r}")
+        self._goals_plan().set_goal(i, goal, self._envs(env), f"World.set_goal: {name!r}")
 
     def arrived(self, name: str) -> np.ndarray:
         """Whether the body has arrived at its last goal, per env: (num_envs,) bool (IR-SIM's
         ``arrive_flag``, checked after each step)."""
         i = self.index(name)
-        if self.behaviours is None:
-            return np.zeros(self.num_envs, bool)
-        return self.behaviours.arrived(i)
+        return self._goals_plan().arrived(i)
 
     def done(self, mode: str = "all") -> np.ndarray:
         """IR-SIM's ``env.done()`` per env: (num_envs,) bool, whether all robots (``mode``
@@ -618,8 +626,7 @@ class World:
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
             raise ValueError(f"World.seed_behaviours: seed must be an int >= 0, got "
                              f"{short_repr(seed)}")
-        if self.behaviours is not None:
-            self.behaviours.seed(int(seed))
+        self._goals_plan().seed(int(seed))
 
     def com(self, name: str) -> np.ndarray:
         """Centre of mass per env: (num_envs, 2) [m]."""

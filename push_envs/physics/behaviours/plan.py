@@ -98,12 +98,6 @@ def fields_of(body: Any, index: int, role_index: int) -> dict[str, Any]:
     }
 
 
-def uses_behaviours(scene: CompiledScene) -> bool:
-    """Whether any body of the scene has a goal, a behaviour or a group behaviour."""
-    return any(getattr(b, k, None) is not None for b in scene.spec.bodies
-               for k in ("goal", "behavior", "group_behavior"))
-
-
 def _goals(raw: Any, where: str) -> list[tuple[float, float, float, int]]:
     """Goal poses as (x, y, theta, dims): one pose or a sequence of them."""
     if raw is None:
@@ -416,12 +410,4 @@ class BehaviourPlan:
         self.arrays.rng[:] = seed_states(int(seed), self.arrays.rng.shape[0])
 
 
-def make_plan(scene: CompiledScene, num_envs: int) -> BehaviourPlan | None:
-    """The scene's behaviour plan, or None when no body has a goal or a behaviour (the
-    stage is then neither compiled nor called)."""
-    if not uses_behaviours(scene):
-        return None
-    return BehaviourPlan(scene, num_envs)
-
-
-__all__ = ["BehaviourPlan", "SceneError", "make_plan", "uses_behaviours"]
+__all__ = ["BehaviourPlan", "SceneError"]

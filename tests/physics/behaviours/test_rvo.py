@@ -9,10 +9,9 @@ import math
 import numpy as np
 import pytest
 
+from push_envs.physics.behaviours import rvo
 from push_envs.physics.behaviours.layout import CTL_STEP, SN_R
 from push_envs.physics.jit import python_entry
-
-from push_envs.physics.behaviours import rvo
 
 
 def test_candidate_axis_is_numpy_arange():

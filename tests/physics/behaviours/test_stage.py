@@ -105,15 +105,24 @@ def test_command_overrides_behaviour_for_that_step(bw):
     np.testing.assert_array_equal(w.state("idle")[0], [0, 3, 0])
 
 
-def test_no_goals_no_stage(bw):
-    """A world without goals or behaviours compiles no stage and steps as before."""
-    w = bw.world([bw.diff("r", 0, 0)])
+def test_no_behaviours_no_stage(bw):
+    """A world without behaviours compiles no stage and steps as before; its goals are
+    tracked from the first call that reads them."""
+    w = bw.world([bw.diff("r", 0, 0, goal=[0.5, 0, 0]), bw.diff("s", 0, 2)])
     assert w.behaviours is None
     w.step({"r": [1.0, 0.0]})
+    assert w.behaviours is None
     # the wheels' grip (mu g = 0.5 x 9.81 m/s^2) caps the first step's speed
     assert w.state("r")[0, 0] == pytest.approx(0.5 * 9.81 * 0.1 * 0.1)
-    assert np.isnan(w.goal("r")).all()
-    assert not w.arrived("r").any()
+    assert np.isnan(w.goal("s")).all() and not w.arrived("s").any()
+    np.testing.assert_array_equal(w.goal("r")[0], [0.5, 0, 0])
+    assert not w.arrived("r")[0]
+    for _ in range(8):
+        w.step({"r": [1.0, 0.0]})  # a command, no behaviour: it passes the goal
+        if w.arrived("r")[0]:
+            break
+    assert w.arrived("r")[0]
+    assert abs(w.state("r")[0, 0] - 0.5) < 0.1
 
 
 def test_reset_restores_goals_and_flags(bw):
