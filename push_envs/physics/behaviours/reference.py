@@ -57,8 +57,9 @@ def body_entry(obj: Mapping[str, Any]) -> tuple[dict, dict]:
         body["kinematics"] = {"name": kin}
         if kin == "acker" and obj.get("wheelbase") is not None:
             body["kinematics"]["wheelbase"] = float(obj["wheelbase"])
+        n_vel = 3 if kin == "omni_angular" else 2
         for key in ("vel_min", "vel_max", "acce"):
-            body[key] = [float(v) for v in obj[key][:2]]  # "inf" reads as inf
+            body[key] = [float(v) for v in obj[key][:n_vel]]  # "inf" reads as inf
     if obj.get("static") and kin is not None:
         body["static"] = True
     fields = {

@@ -114,7 +114,11 @@ def test_no_behaviours_no_stage(bw):
     assert w.behaviours is None
     # the wheels' grip (mu g = 0.5 x 9.81 m/s^2) caps the first step's speed
     assert w.state("r")[0, 0] == pytest.approx(0.5 * 9.81 * 0.1 * 0.1)
-    assert np.isnan(w.goal("s")).all() and not w.arrived("s").any()
+    # a body without a goal of its own has the scene's (IR-SIM's default [1, 9, 0], or none)
+    spec_goal = w.scene.spec.bodies[w.index("s")].goal
+    expect = [np.nan] * 3 if spec_goal is None else list(spec_goal[0])
+    np.testing.assert_array_equal(w.goal("s")[0], expect)
+    assert not w.arrived("s").any()
     np.testing.assert_array_equal(w.goal("r")[0], [0.5, 0, 0])
     assert not w.arrived("r")[0]
     for _ in range(8):
