@@ -17,14 +17,26 @@ The velocity a body takes is picked from a grid of candidates, as IR-SIM picks i
                  of least factor / (time to the first collision) + distance to the desired
                  velocity
 
-Radii are IR-SIM's radius_extend (bounding radius + 0.1 m). The choice is found without
-testing the whole grid: candidates are visited ring by ring (Chebyshev distance in the grid)
-around the one nearest the desired velocity, and the search stops once the next ring's
-nearest possible candidate is farther than the best found (a lower bound from the ring's
-nearest entries on each axis). The whole grid is only
-walked when no candidate is free, for the penalty. A diff drive then follows the chosen
-velocity through IR-SIM's vel_world2diff (w_max 1.5 rad/s, 0.2 s, 0.1 rad: its defaults); an
-omni drive takes it rotated into its frame.
+Radii are IR-SIM's radius_extend (bounding radius + 0.1 m). The same choice is found without
+testing the whole grid (a 1,600-candidate grid for a window of +-1 m/s)::
+
+    rings      the grid is walked ring by ring (Chebyshev distance) around the candidate
+               nearest the desired velocity, each ring side by side, and only the stretch of
+               a side within the best distance found so far
+    runs       a cone cuts a grid line in one interval (each edge's test is monotone along
+               it), so where a candidate is inside a cone, the candidates the cone holds
+               further along the side are skipped at once (the interval's end from the
+               edges' crossings, settled by the exact test)
+    bound      the walk stops once the next ring's nearest possible candidate (from its
+               nearest entries on each axis) is farther than the best found
+    penalty    when nothing is free, the same rings, stopping once a ring's distance to the
+               desired velocity alone exceeds the least penalty (a penalty is at least that
+               distance when factor >= 0)
+
+The cones' edges are the direction to the neighbour turned by the half angle's sine and
+cosine (IR-SIM takes cos and sin of atan2 +- asin: the same to rounding). A diff drive then
+follows the chosen velocity through IR-SIM's vel_world2diff (w_max 1.5 rad/s, 0.2 s, 0.1 rad:
+its defaults); an omni drive takes it rotated into its frame.
 
 Parameters: vxmax, vymax [m/s] (1.5), acce [m/s] (1.0: the window's half-width), factor (1.0),
 mode (rvo, hrvo or vo), neighbor_threshold [m] (3.0).
@@ -221,25 +233,6 @@ def segment_cone(lines, e, k, x, y, r, x1, y1, x2, y2):
 
 
 @compiled
-def outside(lines, e, n, vx, vy):
-    """Whether the velocity (vx, vy) lies outside the first n cones. A cone that contains it
-    moves to the front: the next candidates, its neighbours, are most likely inside it too
-    (the order of the cones does not change the answer)."""
-    for k in range(n):
-        rx = vx - lines[e, k, CO_AX]
-        ry = vy - lines[e, k, CO_AY]
-        if lines[e, k, CO_LX] * ry - rx * lines[e, k, CO_LY] <= 0.0 and \
-                lines[e, k, CO_RX] * ry - rx * lines[e, k, CO_RY] >= 0.0:
-            if k > 0:
-                for c in range(6):
-                    t = lines[e, 0, c]
-                    lines[e, 0, c] = lines[e, k, c]
-                    lines[e, k, c] = t
-            return False
-    return True
-
-
-@compiled
 def segment_tc(x, y, r, vx, vy, x1, y1, x2, y2):
     """Time [s] until a disc of radius r at (x, y) moving at (vx, vy) meets the segment's
     line within its span (the span widened by r), or 1e6 when it does not approach it."""
@@ -267,7 +260,8 @@ def segment_tc(x, y, r, vx, vy, x1, y1, x2, y2):
 @compiled
 def penalty(e, b, B, nc, ns, vx, vy, dx, dy, factor):
     """IR-SIM's penalty of candidate (vx, vy) when no candidate is free: factor over the
-    shortest time to a collision plus the distance to the desired velocity (dx, dy)."""
+    shortest time to a collision plus the distance to the desired velocity (dx, dy). Each
+    neighbour's gap term (sqrt(max(d^2 - R^2, 0))) is in ``B.nbd[e, k]`` (:func:`gaps`)."""
     snap = B.snap
     x = snap[e, b, SN_X]
     y = snap[e, b, SN_Y]
@@ -280,12 +274,9 @@ def penalty(e, b, B, nc, ns, vx, vy, dx, dy, factor):
     tc_min = math.inf
     for k in range(nc):
         o = B.nbi[e, k]
-        mr = snap[e, o, SN_R]
-        d = math.hypot(x - snap[e, o, SN_CX], y - snap[e, o, SN_CY])
-        dis_vel = np.sqrt(max(d ** 2 - (r + mr) ** 2, 0.0))
         tx = 2.0 * vx - cvx - snap[e, o, SN_VX]
         ty = 2.0 * vy - cvy - snap[e, o, SN_VY]
-        tc = dis_vel / (np.sqrt(tx ** 2 + ty ** 2) + 1e-7)
+        tc = B.nbd[e, k] / (np.sqrt(tx ** 2 + ty ** 2) + 1e-7)
         tc_min = min(tc_min, tc)
     for k in range(nc, nc + ns):
         j = B.nbi[e, k]
@@ -295,6 +286,21 @@ def penalty(e, b, B, nc, ns, vx, vy, dx, dy, factor):
     if tc_min == 0.0:
         tc_min = 0.0001
     return factor * (1.0 / tc_min) + dist
+
+
+@compiled
+def gaps(e, b, B, nc):
+    """Each neighbour disc's gap term of the penalty, sqrt(max(d^2 - (r + r_k)^2, 0)) [m],
+    into ``B.nbd[e, k]`` (it does not depend on the candidate)."""
+    snap = B.snap
+    x = snap[e, b, SN_X]
+    y = snap[e, b, SN_Y]
+    r = snap[e, b, SN_R]
+    for k in range(nc):
+        o = B.nbi[e, k]
+        mr = snap[e, o, SN_R]
+        d = math.hypot(x - snap[e, o, SN_CX], y - snap[e, o, SN_CY])
+        B.nbd[e, k] = np.sqrt(max(d ** 2 - (r + mr) ** 2, 0.0))
 
 
 @compiled
@@ -310,8 +316,84 @@ def _axis_bound(first, second, delta, n, i0, k, target):
 
 
 @compiled
+def _inside(lines, e, c, vx, vy):
+    """Whether (vx, vy) lies inside cone c (IR-SIM's test: on or right of the left edge, on
+    or left of the right edge)."""
+    rx = vx - lines[e, c, CO_AX]
+    ry = vy - lines[e, c, CO_AY]
+    return lines[e, c, CO_LX] * ry - rx * lines[e, c, CO_LY] <= 0.0 and \
+        lines[e, c, CO_RX] * ry - rx * lines[e, c, CO_RY] >= 0.0
+
+
+@compiled
+def _blocker(lines, e, n, vx, vy):
+    """The cone of the first n that contains (vx, vy), moved to the front (the next
+    candidates, its neighbours, are most likely inside it too; the order of the cones does
+    not change the answer): 0, or -1 when (vx, vy) is free."""
+    for k in range(n):
+        if _inside(lines, e, k, vx, vy):
+            if k > 0:
+                for c in range(6):
+                    t = lines[e, 0, c]
+                    lines[e, 0, c] = lines[e, k, c]
+                    lines[e, k, c] = t
+            return 0
+    return -1
+
+
+@compiled
+def _run_end(lines, e, c, along_x, fixed, t, last, first, second, delta):
+    """The last index of a run of candidates inside cone c, from index t (inside) up to
+    ``last``, along one grid line: the x axis at vy = ``fixed`` (``along_x``) or the y axis at
+    vx = ``fixed``, whose entries are the arange (first, second, delta). Each edge's test is
+    monotone along a line, so the cone holds one interval of it: its end is estimated from
+    the edges' crossings, then settled by the exact test."""
+    ax = lines[e, c, CO_AX]
+    ay = lines[e, c, CO_AY]
+    lx = lines[e, c, CO_LX]
+    ly = lines[e, c, CO_LY]
+    rx = lines[e, c, CO_RX]
+    ry = lines[e, c, CO_RY]
+    # the edges' tests as a + s u along the line (u the moving coordinate): inside while
+    # the left one is <= 0 and the right one >= 0
+    if along_x:
+        la, ls, ra, rs, u0 = lx * (fixed - ay), -ly, rx * (fixed - ay), -ry, ax
+    else:
+        la, ls, ra, rs, u0 = -(fixed - ax) * ly, lx, -(fixed - ax) * ry, rx, ay
+    hi = math.inf
+    if ls > 0.0:
+        hi = u0 - la / ls
+    if rs < 0.0:
+        hi = min(hi, u0 - ra / rs)
+    end = last
+    if hi != math.inf and delta != math.inf:
+        f = math.floor((hi - first) / delta)
+        if f < end:
+            end = int(max(f, float(t)))
+    # settle the end exactly: the run is an interval and t is in it
+    while end < last and _run_inside(lines, e, c, along_x, fixed,
+                                     value(first, second, delta, end + 1)):
+        end += 1
+    while end > t and not _run_inside(lines, e, c, along_x, fixed,
+                                      value(first, second, delta, end)):
+        end -= 1
+    return end
+
+
+@compiled
+def _run_inside(lines, e, c, along_x, fixed, u):
+    if along_x:
+        return _inside(lines, e, c, u, fixed)
+    return _inside(lines, e, c, fixed, u)
+
+
+@compiled
 def choose(e, b, B, ncone, nc, ns, cvx, cvy, dx, dy, vxmax, vymax, acce, factor):
-    """The candidate velocity [m/s] IR-SIM picks (see the module's docstring)."""
+    """The candidate velocity [m/s] IR-SIM picks (see the module's docstring).
+
+    Rings of the grid around the candidate nearest the desired velocity are walked side by
+    side (their rows along x, their columns along y); where a candidate falls inside a cone,
+    the run of candidates the cone holds along that side is skipped at once."""
     lines = B.lines
     fx, sx, ddx, nx = axis(cvx, vxmax, acce)
     fy, sy, ddy, ny = axis(cvy, vymax, acce)
@@ -331,19 +413,58 @@ def choose(e, b, B, ncone, nc, ns, cvx, cvy, dx, dy, vxmax, vymax, acce, factor)
     best_i = 0
     best_j = 0
     for k in range(reach + 1):
-        for i in range(max(i0 - k, 0), min(i0 + k, nx - 1) + 1):
-            vx = value(fx, sx, ddx, i)
-            ax = (vx - dx) * (vx - dx)
-            # on the ring's left and right edges every row, else its top and bottom rows
-            step = 1 if abs(i - i0) == k else 2 * k
-            for j in range(j0 - k, j0 + k + 1, step):
-                if j < 0 or j >= ny:
+        i_lo = max(i0 - k, 0)
+        i_hi = min(i0 + k, nx - 1)
+        # four sides: the bottom and top rows whole, the left and right columns between them
+        for side in range(4):
+            along_x = side < 2
+            if along_x:
+                jj = j0 - k if side == 0 else j0 + k
+                if jj < 0 or jj >= ny or (side == 1 and k == 0):
                     continue
-                vy = value(fy, sy, ddy, j)
-                d2 = ax + (vy - dy) * (vy - dy)
-                # only a candidate as near as the best can win (the exact distance, and the
-                # grid's order on a tie, decide within rounding)
-                if d2 > best2 * (1.0 + 1e-12) or not outside(lines, e, ncone, vx, vy):
+                t = i_lo
+                last = i_hi
+                fixed = value(fy, sy, ddy, jj)
+            else:
+                ii = i0 - k if side == 2 else i0 + k
+                if ii < 0 or ii >= nx or k == 0 or (side == 3 and i0 + k == i0 - k):
+                    continue
+                t = max(j0 - k + 1, 0)
+                last = min(j0 + k - 1, ny - 1)
+                fixed = value(fx, sx, ddx, ii)
+            if best2 < math.inf:
+                # only the stretch of the side within the best distance can win
+                off = fixed - (dy if along_x else dx)
+                half = math.sqrt(max(best2 * (1.0 + 1e-12) - off * off, 0.0))
+                centre = dx if along_x else dy
+                first = fx if along_x else fy
+                delta = ddx if along_x else ddy
+                if delta != math.inf:
+                    t = max(t, int(max(math.floor((centre - half - first) / delta) - 1.0,
+                                       -1.0)))
+                    last = min(last, int(min(math.ceil((centre + half - first) / delta) + 1.0,
+                                             float(last))))
+            while t <= last:
+                if along_x:
+                    i = t
+                    j = jj
+                    vx = value(fx, sx, ddx, t)
+                    vy = fixed
+                else:
+                    i = ii
+                    j = t
+                    vx = fixed
+                    vy = value(fy, sy, ddy, t)
+                d2 = (vx - dx) * (vx - dx) + (vy - dy) * (vy - dy)
+                if d2 > best2 * (1.0 + 1e-12):
+                    t += 1  # cannot win (the exact distance decides within rounding)
+                    continue
+                c = _blocker(lines, e, ncone, vx, vy)
+                if c >= 0:
+                    if along_x:
+                        t = _run_end(lines, e, c, True, fixed, t, last, fx, sx, ddx) + 1
+                    else:
+                        t = _run_end(lines, e, c, False, fixed, t, last, fy, sy, ddy) + 1
                     continue
                 d = np.hypot(vx - dx, vy - dy)
                 if d < best or (d == best and i * ny + j < best_i * ny + best_j):
@@ -351,6 +472,7 @@ def choose(e, b, B, ncone, nc, ns, cvx, cvy, dx, dy, vxmax, vymax, acce, factor)
                     best2 = d2
                     best_i = i
                     best_j = j
+                t += 1
         if best < math.inf:
             # a candidate of ring k + 1 or beyond lies k + 1 or more steps from the centre
             # along one axis; along a sorted axis the distance to the desired component
@@ -364,15 +486,38 @@ def choose(e, b, B, ncone, nc, ns, cvx, cvy, dx, dy, vxmax, vymax, acce, factor)
     if best < math.inf:
         return value(fx, sx, ddx, best_i), value(fy, sy, ddy, best_j)
     # no free candidate: the least penalty over the whole grid, first in the grid's order
+    gaps(e, b, B, nc)
     cost = math.inf
-    for i in range(nx):
-        for j in range(ny):
-            c = penalty(e, b, B, nc, ns, value(fx, sx, ddx, i), value(fy, sy, ddy, j), dx, dy,
-                        factor)
-            if c < cost:
-                cost = c
-                best_i = i
-                best_j = j
+    best_i = 0
+    best_j = 0
+    if factor < 0.0:
+        for i in range(nx):
+            for j in range(ny):
+                c = penalty(e, b, B, nc, ns, value(fx, sx, ddx, i), value(fy, sy, ddy, j), dx,
+                            dy, factor)
+                if c < cost:
+                    cost = c
+                    best_i = i
+                    best_j = j
+        return value(fx, sx, ddx, best_i), value(fy, sy, ddy, best_j)
+    # the penalty is at least the distance to the desired velocity: rings outward from it,
+    # until a ring's nearest candidate is farther than the least penalty found
+    for k in range(reach + 1):
+        for i in range(max(i0 - k, 0), min(i0 + k, nx - 1) + 1):
+            step = 1 if abs(i - i0) == k else 2 * k
+            for j in range(j0 - k, j0 + k + 1, step):
+                if j < 0 or j >= ny:
+                    continue
+                c = penalty(e, b, B, nc, ns, value(fx, sx, ddx, i), value(fy, sy, ddy, j), dx,
+                            dy, factor)
+                if c < cost or (c == cost and i * ny + j < best_i * ny + best_j):
+                    cost = c
+                    best_i = i
+                    best_j = j
+        bx = _axis_bound(fx, sx, ddx, nx, i0, k + 1, dx)
+        by = _axis_bound(fy, sy, ddy, ny, j0, k + 1, dy)
+        if min(math.hypot(bx, ey), math.hypot(ex, by)) * (1.0 - 1e-12) > cost:
+            break
     return value(fx, sx, ddx, best_i), value(fy, sy, ddy, best_j)
 
 
