@@ -148,6 +148,15 @@ def _segments(body: Any) -> list[tuple[float, float, float, float]]:
     return [(*v[k], *v[k + 1]) for k in range(len(v) - 1)]
 
 
+def _known_name(raw: Any, where: str, kin: str | None, group: bool) -> None:
+    """Refuse a behaviour name nobody has, before its parameters (which another behaviour's
+    would then seem to be typos of)."""
+    if isinstance(raw, Mapping) and isinstance(raw.get("name"), str):
+        found = registry.lookup(raw["name"], kin, group)
+        if isinstance(found, str) and found.startswith("unknown"):
+            raise checks.fail(f"{where}.name", found)
+
+
 def _limits(values: tuple[float, ...], fill: float) -> list[float]:
     vals = [float(v) for v in values][:3]
     return vals + [fill] * (3 - len(vals))
@@ -212,6 +221,7 @@ class BehaviourPlan:
             group_beh = f["group_behavior"]
             beh_raw = f["behavior"]
             if group_beh is not None:
+                _known_name(group_beh, f"{where}.group_behavior", kin, group=True)
                 gb = P.check_behaviour(group_beh, f"{where}.group_behavior", known)
                 # BodySpec.behavior is the group's mapping when the body has none of its own
                 if beh_raw is not None and dict(beh_raw) == dict(group_beh):
@@ -221,6 +231,7 @@ class BehaviourPlan:
                 group_raw.setdefault(key, (gb, where))
             config = None
             if beh_raw is not None:
+                _known_name(beh_raw, f"{where}.behavior", kin, group=False)
                 config = P.check_behaviour(beh_raw, f"{where}.behavior", known)
             elif group_beh is not None:
                 config = gb

@@ -40,6 +40,9 @@ def _robot(bw, **kw):
      r"robot\[0\]\.group_behavior\.maxNeighbors: must be an integer >= 0"),
     ({"group_behavior": {"name": "flock"}},
      r"robot\[0\]\.group_behavior\.name: unknown group behaviour 'flock'; IR-SIM's: orca, sfm"),
+    # an unknown name is named before the parameters it would make look like typos
+    ({"group_behavior": {"name": "formation", "formation_gain": 1.0}},
+     r"robot\[0\]\.group_behavior\.name: unknown group behaviour 'formation'"),
 ])
 def test_bad_behaviour_or_goal(bw, body, match):
     with pytest.raises(SceneError, match=match):
