@@ -21,6 +21,7 @@ IR-SIM's rules for who runs what:
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Mapping
 from typing import Any
@@ -350,6 +351,17 @@ class BehaviourPlan:
         self.control = CONTROL.address
         self._packed = BEHAVIOUR_ABI.pack(a)
         self.address = self._packed.address
+
+    def __deepcopy__(self, memo: dict) -> BehaviourPlan:
+        """A copy with arrays of its own, packed again: the packed structure holds the
+        arrays' addresses, which a plain deep copy would share with the original."""
+        new = copy.copy(self)
+        memo[id(self)] = new
+        new.scene = copy.deepcopy(self.scene, memo)
+        new.arrays = BehaviourArrays(*(copy.deepcopy(a, memo) for a in self.arrays))
+        new._packed = BEHAVIOUR_ABI.pack(new.arrays)
+        new.address = new._packed.address
+        return new
 
     # ------------------------------------------------------------------ what World calls
     def run(self, world: Any, which: int, envs: np.ndarray) -> None:

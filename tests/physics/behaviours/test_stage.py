@@ -141,3 +141,20 @@ def test_reset_restores_goals_and_flags(bw):
     np.testing.assert_array_equal(w.goal("r")[1, :2], [1, 0])
     assert np.isnan(w.goal("r")[1, 2])  # a position goal has no heading
     np.testing.assert_array_equal(w.goals("r", env=1)[:, :2], [[1, 0], [2, 0]])
+
+
+def test_deepcopy_of_the_plan_packs_its_own_arrays(bw):
+    """The stage's structure is packed with its arrays' addresses: a deep copy (of a World
+    copied whole) must point at its own arrays, not the original's."""
+    import copy
+
+    w = _mixed(bw, 2)
+    for _ in range(3):
+        w.step()
+    twin = copy.deepcopy(w.behaviours)
+    words = twin._packed._words
+    for name in ("gq", "gs", "snap", "ovel"):
+        mine, theirs = getattr(twin.arrays, name), getattr(w.behaviours.arrays, name)
+        np.testing.assert_array_equal(mine, theirs)
+        assert mine.ctypes.data in words and theirs.ctypes.data not in words
+    assert twin.address != w.behaviours.address
