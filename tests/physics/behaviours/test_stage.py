@@ -158,3 +158,22 @@ def test_deepcopy_of_the_plan_packs_its_own_arrays(bw):
         np.testing.assert_array_equal(mine, theirs)
         assert mine.ctypes.data in words and theirs.ctypes.data not in words
     assert twin.address != w.behaviours.address
+
+
+def test_deepcopy_of_a_world_steps_on_its_own(bw):
+    """A deep copy of a world with behaviours goes on as the original would, and moving it
+    moves nothing of the original."""
+    import copy
+
+    w = _mixed(bw, 1)
+    for _ in range(5):
+        w.step()
+    twin = copy.deepcopy(w)
+    for _ in range(20):
+        twin.step()
+    assert w.steps[0] == 5 and twin.steps[0] == 25
+    for _ in range(20):
+        w.step()
+    for f in STATE:
+        np.testing.assert_array_equal(getattr(w, f), getattr(twin, f))
+    np.testing.assert_array_equal(w.behaviours.arrays.gq, twin.behaviours.arrays.gq)
