@@ -295,6 +295,15 @@ class World:
         # Looked up on the first step: a World inside an env is stepped by the env's kernels,
         # so it never needs its own.
         self._step_fn: Any = None
+        # Goals and behaviours (IR-SIM's): the stage is compiled for a scene with behaviours;
+        # in a scene without, goals are tracked from the first call that reads them
+        # (_goals_plan), so a world that never asks compiles nothing of it.
+        self.behaviours: Any = None
+        if any(getattr(b, k, None) is not None for b in scene.spec.bodies
+               for k in ("behavior", "group_behavior")):
+            from .behaviours.plan import BehaviourPlan
+
+            self.behaviours = BehaviourPlan(scene, self.num_envs)
         self.reset()
 
     def _new_gsc(self, max_pairs: int) -> np.ndarray:
@@ -442,16 +451,26 @@ class World:
         self.ctn[sel] = 0
         self.health[sel] = 0.0
         self._bis[sel, :, IS_SLEEP] = 0
+        if self.behaviours is not None:
+            from .behaviours.layout import CTL_RESET
+
+            self.behaviours.run(self, CTL_RESET, np.arange(self.num_envs)[sel])
 
     # ------------------------------------------------------------------------------ stepping
     def step(self, commands: Mapping[str, Any] | None = None) -> None:
-        """Advance every env by one ``step_time``.
+        """Advance every env by one ``step_time``, as IR-SIM's ``env.step()``.
 
         ``commands`` maps driven body names to arrays of shape (num_envs, 2) or (2,): diff
         [v m/s, omega rad/s], omni [vx, vy] m/s in the body frame, acker [v m/s, steer rad].
-        Driven bodies missing from it are commanded to hold still.
+        A body given a command follows it for this step, whatever its behaviour; the others
+        follow their behaviour toward their goals (``behavior``, ``group_behavior``), and a
+        driven body without one holds still. Goals are checked after the physics
+        (:meth:`goal`, :meth:`arrived`).
         """
         self.cmd[:] = 0.0
+        manual = self.behaviours.arrays.manual if self.behaviours is not None else None
+        if manual is not None:
+            manual[:] = 0
         if commands:
             for name, value in commands.items():
                 i = self.index(name)
@@ -464,7 +483,13 @@ class World:
                 if not np.all(np.isfinite(arr)):
                     raise ValueError(f"World.step: command for {name!r} has NaN or inf: {arr}")
                 self.cmd[:, i] = arr
-        self.step_raw()
+                if manual is not None:
+                    manual[i] = 1
+        try:
+            self.step_raw()
+        finally:
+            if manual is not None:
+                manual[:] = 0
 
     def step_raw(self) -> None:
         """Step with the commands already written in ``self.cmd`` (no checks: hot path).
@@ -473,6 +498,12 @@ class World:
         """
         if self._parallel and self.num_threads is not None:
             numba.set_num_threads(self.num_threads)
+        if self.behaviours is not None:
+            # the behaviour stage, the physics and the arrivals, in one call
+            if self.behaviours.step(self, PHYSICS.address):
+                self._recover(self._kernel)
+            self.steps += self.active
+            return
         if self._step_fn is None:
             self._step_fn = entry_point(self._kernel, self.arrays, PHYSICS.address)
         if self._step_fn(self.arrays, PHYSICS.address):
@@ -483,12 +514,18 @@ class World:
         """Envs whose step was rolled back: grow the pair buffers and step them again, or
         raise when the bodies move too fast for the sub-step cap (never a silent step)."""
         active = self.active.copy()
+        retried = np.zeros(self.num_envs, bool)
         try:
             while (over := self.rolled_back(active)) is not None:
                 self.active[:] = over
+                retried |= over
                 kernel(self.arrays, PHYSICS.address)
         finally:
             self.active[:] = active
+        if self.behaviours is not None and retried.any():
+            from .behaviours.layout import CTL_ARRIVE
+
+            self.behaviours.run(self, CTL_ARRIVE, np.flatnonzero(retried))
 
     def rolled_back(self, active: np.ndarray) -> np.ndarray | None:
         """After a step taken with kernels of one's own (``arrays``, as the env classes do):
@@ -533,6 +570,68 @@ class World:
         if self.scene.bint[i, BI_DRIVE] == 3:
             out = np.concatenate([out, self.drv[:, i, 1:2]], axis=1)
         return out
+
+    # ------------------------------------------------------------------------------ goals
+    def _goals_plan(self) -> Any:
+        """The goals' and behaviours' plan, made now in a world without behaviours: its goals
+        are tracked from here on (the queues from the scene, arrivals from the current
+        poses), and every later step checks them."""
+        if self.behaviours is None:
+            from .behaviours.layout import CTL_ARRIVE, CTL_RESET
+            from .behaviours.plan import BehaviourPlan
+
+            self.behaviours = BehaviourPlan(self.scene, self.num_envs)
+            envs = np.arange(self.num_envs)
+            self.behaviours.run(self, CTL_RESET, envs)
+            self.behaviours.arrays.pend[:] = 1
+            self.behaviours.run(self, CTL_ARRIVE, envs)
+        return self.behaviours
+
+    def goal(self, name: str) -> np.ndarray:
+        """The body's current goal per env: (num_envs, 3) x [m], y [m], theta [rad] (IR-SIM's
+        ``obj.goal``); NaN rows for a body without a goal, a NaN heading for a position
+        goal (``[x, y]``)."""
+        i = self.index(name)
+        return self._goals_plan().goal(i)
+
+    def goals(self, name: str, env: int = 0) -> np.ndarray:
+        """The body's goal queue in ``env``, the current goal first: (n, 3) [m, m, rad]."""
+        i = self.index(name)
+        if not 0 <= env < self.num_envs:
+            raise IndexError(f"World.goals: env {env} out of range [0, {self.num_envs})")
+        return self._goals_plan().goals(i, env)
+
+    def set_goal(self, name: str, goal: Any, env: int | np.ndarray | None = None) -> None:
+        """Give the body a new goal, or a sequence of them (``[x, y(, theta)]`` or a list of
+        those [m, m, rad]; None clears it), in ``env`` (all when None), as IR-SIM's
+        ``set_goal``: the arrive flag drops. A reset restores the scene's goals."""
+        i = self.index(name)
+        self._goals_plan().set_goal(i, goal, self._envs(env), f"World.set_goal: {name!r}")
+
+    def arrived(self, name: str) -> np.ndarray:
+        """Whether the body has arrived at its last goal, per env: (num_envs,) bool (IR-SIM's
+        ``arrive_flag``, checked after each step)."""
+        i = self.index(name)
+        return self._goals_plan().arrived(i)
+
+    def done(self, mode: str = "all") -> np.ndarray:
+        """IR-SIM's ``env.done()`` per env: (num_envs,) bool, whether all robots (``mode``
+        "all") or any robot ("any") arrived; False in a world without robots."""
+        if mode not in ("all", "any"):
+            raise ValueError(f"World.done: mode must be 'all' or 'any', got {mode!r}")
+        robots = [b.name for b in self.scene.spec.bodies if b.role == "robot"]
+        if not robots:
+            return np.zeros(self.num_envs, bool)
+        flags = np.stack([self.arrived(r) for r in robots])
+        return flags.all(axis=0) if mode == "all" else flags.any(axis=0)
+
+    def seed_behaviours(self, seed: int) -> None:
+        """Seed the streams wandering bodies draw their goals from: env i draws as a single
+        world seeded ``seed + i`` (at the next reset, or the next arrival)."""
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+            raise ValueError(f"World.seed_behaviours: seed must be an int >= 0, got "
+                             f"{short_repr(seed)}")
+        self._goals_plan().seed(int(seed))
 
     def com(self, name: str) -> np.ndarray:
         """Centre of mass per env: (num_envs, 2) [m]."""

@@ -1,0 +1,48 @@
+"""IR-SIM's goals and behaviours, compiled into the batch step (docs/behaviours.md).
+
+A world whose bodies carry goals (``goal``, ``goal_threshold``, ``arrive_mode``) or
+behaviours (``behavior``, ``group_behavior``) gets a stage before the physics that turns
+them into drive commands, env by env (:mod:`.stage`): IR-SIM 2.12's ``dash`` (diff, omni,
+omni_angular, acker), ``rvo`` and ``sfm`` (diff, omni) per object, ``orca`` and ``sfm`` as a
+group (diff, omni), and the behaviours users register (:func:`register_behavior`). A world
+without any compiles none of it.
+
+Modules, in the order a step runs them: :mod:`.goals` (arrival, loop, wander),
+:mod:`.common` (the snapshot every behaviour reads, IR-SIM's conversions), :mod:`.dash`,
+:mod:`.rvo`, :mod:`.sfm`, :mod:`.orca`, :mod:`.user`; :mod:`.stage` runs them, :mod:`.plan`
+checks a scene's behaviours and builds the arrays (:mod:`.arrays`, :mod:`.layout`),
+:mod:`.registry` lists them, :mod:`.params` checks their parameters, :mod:`.reference`
+builds a world from IR-SIM's recorded description of one.
+"""
+
+from __future__ import annotations
+
+from .layout import KIN_ACKER, KIN_DIFF, KIN_OMNI, KIN_OMNI_ANGULAR, MEM_LEN
+from .user import (
+    EGO_ACCE,
+    EGO_DESX,
+    EGO_DESY,
+    EGO_DT,
+    EGO_HIGH,
+    EGO_KIN,
+    EGO_LEN,
+    EGO_LOW,
+    EGO_RADIUS,
+    EGO_THETA,
+    EGO_THRESHOLD,
+    EGO_V0,
+    EGO_VMAX,
+    EGO_VMIN,
+    EGO_VX,
+    EGO_VY,
+    EGO_X,
+    EGO_Y,
+    register_behavior,
+)
+
+__all__ = [
+    "EGO_ACCE", "EGO_DESX", "EGO_DESY", "EGO_DT", "EGO_HIGH", "EGO_KIN", "EGO_LEN", "EGO_LOW",
+    "EGO_RADIUS", "EGO_THETA", "EGO_THRESHOLD", "EGO_V0", "EGO_VMAX", "EGO_VMIN", "EGO_VX",
+    "EGO_VY", "EGO_X", "EGO_Y", "KIN_ACKER", "KIN_DIFF", "KIN_OMNI", "KIN_OMNI_ANGULAR",
+    "MEM_LEN", "register_behavior",
+]

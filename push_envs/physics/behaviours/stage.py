@@ -1,0 +1,250 @@
+"""The behaviour stage: goals and behaviours turned into drive commands, before the physics.
+
+One C function, :data:`CONTROL` (``control(which, lo, hi, W*, B*)``), over envs lo..hi-1,
+each on its own (no reduction across envs: env i of a batch is env i of a single world)::
+
+    CTL_STEP    (before the physics)
+      arrivals      the arrivals of the last step, if not checked yet (goals.check_arrivals)
+      snapshot      every body's pose, centroid, velocity and disc (common.snapshot)
+      groups        each group behaviour (orca, sfm) from the snapshot, through its address
+      renewal       arrived bodies that wander or loop take new goals (goals.renew_goals)
+      bodies        each body's behaviour (dash, rvo, sfm, a user's), through its address,
+                    writes the body's drive command; a body commanded from outside (manual)
+                    keeps its command
+    CTL_ARRIVE  (after the physics) the arrivals: next goals, arrive flags
+    CTL_RESET   goal queues, flags, memories and start poses as at the start
+
+This is IR-SIM's ``env.step()`` order: group actions are taken before the objects' own
+pre-processing, then each object renews its goal and runs its behaviour, the physics moves
+everything, and arrivals are checked last. Where IR-SIM steps its objects one after the
+other (an object sees the new state of those stepped before it), every behaviour here reads
+the state at the start of the step.
+
+The behaviours are C functions of their own (``dash.DASH``, ``rvo.RVO``, ...), whose
+addresses the structure holds (``B.fn``, and the groups' in ``B.grp``): a world compiles the
+stage and the behaviours it uses, nothing else, and the physics never sees any of it. The
+arrival check after the physics is skipped for an env the physics rolled back (the retry
+checks it), and a pending check (``B.pend``) is done before the next step's commands when no
+one called CTL_ARRIVE (an env step may call the stage before the physics only).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from ..abi import CFunction, call_void, struct_ptr
+from ..arrays import load_world
+from ..jit import compiled
+from ..layout import HL_STATUS, PR_DT
+from ..pipeline import CHUNK, rolled_back
+from .arrays import GR_FN, load_behaviour
+from .common import advance, command_in_range, desired_omni, snapshot, targets, vel_range
+from .goals import check_arrivals, renew_goals, reset_goals
+from .layout import (
+    BF_ACCE,
+    BF_RADIUS,
+    BF_THRESH,
+    BF_VMAX,
+    BF_VMIN,
+    BI_CODE,
+    BI_KIN,
+    BI_NSEG,
+    BI_SEG0,
+    CODE_RVO,
+    CODE_SFM,
+    CODE_USER,
+    CTL_ARRIVE,
+    CTL_RESET,
+    CTL_STEP,
+    GQ_DIMS,
+    GQ_T,
+    GQ_X,
+    GQ_Y,
+    GS_COUNT,
+    GS_HEAD,
+    SN_CX,
+    SN_CY,
+    SN_R,
+    SN_T,
+    SN_V0,
+    SN_VX,
+    SN_VY,
+    SN_X,
+    SN_Y,
+)
+from .signatures import CONTROL_SIG
+from .user import (
+    EGO_ACCE,
+    EGO_DESX,
+    EGO_DESY,
+    EGO_DT,
+    EGO_HIGH,
+    EGO_KIN,
+    EGO_LOW,
+    EGO_NOTHERS,
+    EGO_NSEGS,
+    EGO_RADIUS,
+    EGO_THETA,
+    EGO_THRESHOLD,
+    EGO_V0,
+    EGO_VMAX,
+    EGO_VMIN,
+    EGO_VX,
+    EGO_VY,
+    EGO_X,
+    EGO_Y,
+)
+
+
+@compiled
+def prepare_user(e, b, W, B):
+    """A user behaviour's arguments for body b in env e: its ego row, goal, the others it
+    reacts to and their segments (user.py); the command row zeroed."""
+    snap, bi, bf = B.snap, B.bi, B.bf
+    ego = B.ego
+    dt = W.prm[PR_DT]
+    ego[e, EGO_X] = snap[e, b, SN_X]
+    ego[e, EGO_Y] = snap[e, b, SN_Y]
+    ego[e, EGO_THETA] = snap[e, b, SN_T]
+    ego[e, EGO_VX] = snap[e, b, SN_VX]
+    ego[e, EGO_VY] = snap[e, b, SN_VY]
+    ego[e, EGO_RADIUS] = bf[b, BF_RADIUS]
+    for k in range(3):
+        ego[e, EGO_V0 + k] = snap[e, b, SN_V0 + k]
+        ego[e, EGO_VMIN + k] = bf[b, BF_VMIN + k]
+        ego[e, EGO_VMAX + k] = bf[b, BF_VMAX + k]
+        ego[e, EGO_ACCE + k] = bf[b, BF_ACCE + k]
+        lo, hi = vel_range(e, b, k, snap, bf, dt)
+        ego[e, EGO_LOW + k] = lo
+        ego[e, EGO_HIGH + k] = hi
+        B.uout[e, k] = 0.0
+    ego[e, EGO_THRESHOLD] = bf[b, BF_THRESH]
+    ego[e, EGO_DT] = dt
+    dx, dy = desired_omni(e, b, snap, bi, bf, B.gq, B.gs)
+    ego[e, EGO_DESX] = dx
+    ego[e, EGO_DESY] = dy
+    ego[e, EGO_KIN] = bi[b, BI_KIN]
+    if B.gs[e, b, GS_COUNT] > 0:
+        h = B.gs[e, b, GS_HEAD]
+        B.ugoal[e, 0] = B.gq[e, b, h, GQ_X]
+        B.ugoal[e, 1] = B.gq[e, b, h, GQ_Y]
+        B.ugoal[e, 2] = B.gq[e, b, h, GQ_T]
+        B.ugoal[e, 3] = B.gq[e, b, h, GQ_DIMS]
+    else:
+        for k in range(4):
+            B.ugoal[e, k] = 0.0
+    n = 0
+    m = 0
+    for o in range(bi.shape[0]):
+        if o == b or not targets(bi, b, o):
+            continue
+        if bi[o, BI_NSEG] > 0:
+            for j in range(bi[o, BI_SEG0], bi[o, BI_SEG0] + bi[o, BI_NSEG]):
+                for c in range(4):
+                    B.usegs[e, m, c] = B.segw[e, j, c]
+                m += 1
+        else:
+            B.others[e, n, 0] = snap[e, o, SN_CX]
+            B.others[e, n, 1] = snap[e, o, SN_CY]
+            B.others[e, n, 2] = snap[e, o, SN_VX]
+            B.others[e, n, 3] = snap[e, o, SN_VY]
+            B.others[e, n, 4] = snap[e, o, SN_R]
+            n += 1
+    ego[e, EGO_NOTHERS] = n
+    ego[e, EGO_NSEGS] = m
+
+
+@compiled
+def step_env(e, wp, bp, W, B):
+    """CTL_STEP for env e (see the module's docstring)."""
+    if B.pend[e] != 0:
+        check_arrivals(e, W, B)
+        B.pend[e] = 0
+    snapshot(e, W, B)
+    for g in range(B.grp.shape[0]):
+        addr = B.grp[g, GR_FN]
+        if addr != 0:
+            call_void(addr, (e, np.int64(g), wp, bp))
+    renew_goals(e, B)
+    # the last body whose behaviour reads the others: no one reads a body advanced after it
+    last = -1
+    for b in range(B.bi.shape[0]):
+        code = B.bi[b, BI_CODE]
+        if B.fn[b] != 0 and (code == CODE_RVO or code == CODE_SFM or code == CODE_USER):
+            last = b
+    for b in range(B.bi.shape[0]):
+        addr = B.fn[b]
+        if addr != 0 and B.manual[b] == 0:
+            if B.bi[b, BI_CODE] == CODE_USER:
+                prepare_user(e, b, W, B)
+                call_void(addr, (e, np.int64(b), wp, bp))
+                command_in_range(e, b, W, B, B.uout[e, 0], B.uout[e, 1], B.uout[e, 2])
+            else:
+                call_void(addr, (e, np.int64(b), wp, bp))
+        # the bodies after b see it where its command takes it (IR-SIM's order)
+        if b < last:
+            advance(e, b, W, B)
+    B.pend[e] = 1
+
+
+def control(which, lo, hi, wp, bp):
+    """The stage :data:`CONTROL` over envs lo..hi-1 (``which``: layout.CTL_*)."""
+    W = load_world(wp)
+    B = load_behaviour(bp)
+    for e in range(lo, hi):
+        if which == CTL_RESET:
+            reset_goals(e, W, B)
+        elif W.active[e] == 0:
+            continue
+        elif which == CTL_ARRIVE:
+            if B.pend[e] != 0 and W.hl[e, HL_STATUS] == 0.0:
+                check_arrivals(e, W, B)
+                B.pend[e] = 0
+        else:
+            step_env(e, wp, bp, W, B)
+
+
+CONTROL = CFunction(control, CONTROL_SIG)
+"""The behaviour stage as a C function ``void(int64 which, int64 lo, int64 hi,
+WorldArrays* W, BehaviourArrays* B)`` (signatures.CONTROL_SIG)."""
+
+
+# World's entry kernels: the stage, the physics and the arrivals in one call per chunk of
+# envs. The structure of behaviours comes packed (its address, abi.AbiType.pack).
+@njit(cache=True, _nrt=False)
+def world_step_serial(W, physics, ctl, bp):
+    """Step every active env: behaviours, physics, arrivals, one env after the other.
+    Returns the number of active envs whose physics was rolled back."""
+    wp = struct_ptr(W)
+    n = np.int64(W.pos.shape[0])
+    call_void(ctl, (np.int64(CTL_STEP), np.int64(0), n, wp, bp))
+    call_void(physics, (np.int64(0), n, wp))
+    call_void(ctl, (np.int64(CTL_ARRIVE), np.int64(0), n, wp, bp))
+    return rolled_back(W)
+
+
+@njit(cache=True, parallel=True, _nrt=False)
+def world_step_parallel(W, physics, ctl, bp):
+    """``world_step_serial`` with ``prange`` over chunks of envs (bit-identical)."""
+    n = W.pos.shape[0]
+    for i in prange((n + CHUNK - 1) // CHUNK):
+        lo = np.int64(i) * CHUNK
+        hi = np.int64(min(lo + CHUNK, n))
+        wp = struct_ptr(W)
+        call_void(ctl, (np.int64(CTL_STEP), lo, hi, wp, bp))
+        call_void(physics, (lo, hi, wp))
+        call_void(ctl, (np.int64(CTL_ARRIVE), lo, hi, wp, bp))
+    return rolled_back(W)
+
+
+@njit(cache=True, _nrt=False)
+def run_control(W, ctl, which, envs, bp):
+    """The stage's ``which`` (layout.CTL_*) for the envs listed in ``envs`` (int64)."""
+    wp = struct_ptr(W)
+    for k in range(envs.shape[0]):
+        e = envs[k]
+        call_void(ctl, (which, e, e + 1, wp, bp))
+
+
+__all__ = ["CONTROL", "run_control", "world_step_parallel", "world_step_serial"]

@@ -1,0 +1,132 @@
+"""rvo against IR-SIM's reciprocal velocity obstacles: the candidate grid is numpy's arange
+value for value, and the chosen command is IR-SIM's, bit for bit, in every mode, with line
+segments, and when every candidate is blocked (the penalty)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from push_envs.physics.behaviours import rvo
+from push_envs.physics.behaviours.layout import CTL_STEP, SN_R
+from push_envs.physics.jit import python_entry
+
+
+def test_candidate_axis_is_numpy_arange():
+    axis = python_entry(rvo.axis)
+    value = python_entry(rvo.value)
+    rng = np.random.default_rng(0)
+    for _ in range(2000):
+        cur, vmax, acce = rng.uniform(-2, 2), rng.uniform(0.1, 2), rng.uniform(0.01, 2)
+        first, second, delta, n = axis(cur, vmax, acce)
+        low, high = max(cur - acce, -vmax), min(cur + acce, vmax)
+        ref = np.arange(low, high, 0.05) if high > low else np.array([np.clip(cur, -vmax, vmax)])
+        ours = np.array([value(first, second, delta, i) for i in range(n)])
+        np.testing.assert_array_equal(ours, ref)
+
+
+def _world(bw, kin, n, beh, rng, segment):
+    make = bw.diff if kin == "diff" else bw.omni
+    robots = []
+    for i in range(n):
+        x, y = rng.uniform(-3, 3, 2)
+        robots.append(make(f"r{i}", float(x), float(y), float(rng.uniform(-3, 3)),
+                           radius=float(rng.uniform(0.1, 0.4)), vel_min=[-3, -3],
+                           vel_max=[3, 3], behavior=dict(beh),
+                           goal=[float(v) for v in rng.uniform(-5, 5, 2)] + [0.0]))
+    obstacles = []
+    if segment:
+        pts = rng.uniform(-4, 4, (3, 2)).round(3).tolist()
+        obstacles.append({"name": "line", "shape": {"name": "linestring", "vertices": pts},
+                          "static": True})
+    return bw.world(robots, obstacles)
+
+
+def _irsim_command(w, kin, beh, n, segment):
+    """IR-SIM's command for body r0 of ``w``, from the same states."""
+    from irsim.lib.behavior.behavior_methods import DiffRVO, OmniRVO
+    from irsim.util.util import vel_world2omni
+
+    snap = []
+    for o in range(n):
+        x, y, th = w.state(f"r{o}")[0, :3]
+        d0, d1 = w.drv[0, w.index(f"r{o}")]
+        c, s = math.cos(th), math.sin(th)
+        v = (c * d0 - s * d1, s * d0 + c * d1) if kin == "omni" else (c * d0, s * d0)
+        snap.append([x, y, v[0], v[1], w.behaviours.arrays.bf[o, 3] + 0.1])
+    x, y, th = w.state("r0")[0, :3]
+    gx, gy = w.goal("r0")[0, :2]
+    d = math.hypot(gx - x, gy - y)
+    b = math.atan2(gy - y, gx - x)
+    des = (3.0 * math.cos(b), 3.0 * math.sin(b)) if d > 0.1 else (0.0, 0.0)
+    state = [x, y, snap[0][2], snap[0][3], snap[0][4], des[0], des[1], th]
+    segs = []
+    if segment:
+        v = w.scene.spec.bodies[n].shape["vertices"]
+        segs = [[*v[k], *v[k + 1]] for k in range(len(v) - 1)]
+    args = (state, snap[1:], beh["vxmax"], beh["vymax"], beh["acce"], beh["factor"],
+            beh["mode"], beh["neighbor_threshold"])
+    if kin == "diff":
+        return DiffRVO(*args, line_segments=segs)[:, 0]
+    return vel_world2omni(th, OmniRVO(*args, line_segments=segs))[:, 0]
+
+
+@pytest.mark.parametrize("kin", ["diff", "omni"])
+def test_rvo_command_is_irsims(bw, irsim, kin):
+    rng = np.random.default_rng(1 if kin == "diff" else 2)
+    trials = 0
+    for trial in range(120):
+        mode = ("rvo", "hrvo", "vo")[trial % 3]
+        beh = {"name": "rvo", "vxmax": float(rng.uniform(0.5, 2)),
+               "vymax": float(rng.uniform(0.5, 2)), "acce": float(rng.uniform(0.2, 1.5)),
+               "factor": float(rng.uniform(0.5, 3)), "mode": mode,
+               "neighbor_threshold": float(rng.uniform(1, 6))}
+        n = int(rng.integers(1, 8))
+        segment = trial % 4 == 0
+        try:
+            w = _world(bw, kin, n, beh, rng, segment)
+        except ValueError:  # a spawn overlap: draw again
+            continue
+        w.drv[0, :n] = rng.uniform(-1, 1, (n, 2))
+        w.behaviours.run(w, CTL_STEP, np.array([0]))
+        np.testing.assert_array_equal(w.cmd[0, 0], _irsim_command(w, kin, beh, n, segment))
+        trials += 1
+    assert trials > 80
+
+
+def test_blocked_everywhere_takes_irsims_penalty(bw, irsim):
+    """Neighbours all around: no candidate is free, and the least penalty wins."""
+    beh = {"name": "rvo", "vxmax": 1.0, "vymax": 1.0, "acce": 1.0, "factor": 2.0,
+           "mode": "rvo", "neighbor_threshold": 5.0}
+    robots = [bw.omni("r0", 0, 0, behavior=beh, goal=[4, 0.3, 0], vel_min=[-3, -3],
+                      vel_max=[3, 3])]
+    for k in range(8):
+        a = 2 * math.pi * k / 8
+        robots.append(bw.omni(f"r{k + 1}", 0.55 * math.cos(a), 0.55 * math.sin(a),
+                              radius=0.15, vel_min=[-3, -3], vel_max=[3, 3]))
+    w = bw.world(robots)
+    w.behaviours.run(w, CTL_STEP, np.array([0]))
+    ours = w.cmd[0, 0].copy()
+    np.testing.assert_array_equal(ours, _irsim_command(w, "omni", beh, 9, False))
+    # every candidate blocked: IR-SIM's vel_select fell back to its penalty
+    from irsim.lib.algorithm.rvo import reciprocal_vel_obs
+
+    snap = w.behaviours.arrays.snap[0]
+    state = [0.0, 0.0, 0.0, 0.0, snap[0, SN_R], 3.0, 0.0, 0.0]
+    nb = [[snap[o, 3], snap[o, 4], 0.0, 0.0, snap[o, SN_R]] for o in range(1, 9)]
+    outside, _inside = reciprocal_vel_obs(state, nb, 1.0, 1.0, 1.0, 2.0).vel_candidate(
+        reciprocal_vel_obs(state, nb, 1.0, 1.0, 1.0, 2.0).config_rvo())
+    assert outside == []
+
+
+def test_lone_diff_robot_turns_to_a_goal_behind_it(bw):
+    """IR-SIM's DiffRVO: alone, with the goal behind, turn in place (0.2 s to close the
+    heading error, at most 1.5 rad/s) instead of freezing."""
+    w = bw.world([bw.diff("r", 0, 0, 0.0, behavior={"name": "rvo"}, goal=[-3, 0, 0],
+                          vel_min=[-2, -2], vel_max=[2, 2])])
+    w.behaviours.run(w, CTL_STEP, np.array([0]))
+    v, omega = w.cmd[0, 0]
+    assert v == 0.0
+    assert abs(omega) == 1.5
