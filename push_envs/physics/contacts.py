@@ -3,7 +3,8 @@
 For one env, at the predicted poses (after free motion), ``prepare``
 
 * computes the deepest contact of every candidate pair (``narrowphase.pair_contact``:
-  bounding-circle pre-check, then SAT per piece pair) and its friction and restitution;
+  bounding-circle pre-check, then SAT per piece pair) and its friction and restitution
+  (mixed from the two bodies' by the world's rules, mixing.py);
 * groups touching passive bodies into chains (``uf_find``; sensors.py reads the same groups
   to cap reported forces) and builds the touching contact graph (``contact_graph``);
 * decides each drive -> passive pair's mode (push or stall) by the traction rule
@@ -62,11 +63,16 @@ from .layout import (
     PFL_P1X,
     PFL_P1Y,
     PFL_TOUCH,
+    PR_FMIX,
+    PR_FMIXFN,
+    PR_RMIX,
+    PR_RMIXFN,
     PRS_A,
     PRS_B,
     PRS_MODE,
     PRS_SP,
 )
+from .mixing import MIX_USER, clamped, mix
 from .narrowphase import pair_contact
 
 LEVEL_INF = 1 << 40  # level of a body no immovable body or drive backs
@@ -397,14 +403,18 @@ def contact_levels(e, npairs, prs, bint, movable, bis, gsc, pfl):
 # LLVM-inlined into step_env, as each stage of the sub-step (jit.py, 'Inlining')
 @compiled(inline="llvm")
 def prepare(e, npairs, prs, pos, ang, epar, bint, bflt, pint, pvert, pflt, sint, svert, sflt,
-            tol, gravity, movable, bsc, bis, vbuf, cbuf, pfl, gsc):
+            tol, gravity, movable, bsc, bis, vbuf, cbuf, pfl, gsc, prm):
     """Contacts at the predicted poses, pair modes, friction/restitution and body levels.
 
-    Also builds the touching contact graph of the movable bodies (``contact_graph``) for the
-    traction rule and the levels. Returns the number of touching pairs.
+    Friction and restitution come from the world's mixing rules (``prm[PR_FMIX]``..,
+    mixing.py). Also builds the touching contact graph of the movable bodies
+    (``contact_graph``) for the traction rule and the levels. Returns the number of touching
+    pairs.
     """
     nm = movable.shape[0]
     touching = 0
+    frule, ffn = int(prm[PR_FMIX]), int(prm[PR_FMIXFN])
+    rrule, rfn = int(prm[PR_RMIX]), int(prm[PR_RMIXFN])
     for k in range(npairs):
         a = prs[e, k, PRS_A]
         b = prs[e, k, PRS_B]
@@ -419,11 +429,15 @@ def prepare(e, npairs, prs, pos, ang, epar, bint, bflt, pint, pvert, pflt, sint,
         pfl[e, k, PFL_DMAX] = -np.inf
         mu = 0.0
         if ka == PASSIVE and kb == IMMOVABLE:
-            mu = 0.5 * (epar[e, a, EP_FRICTION] + epar[e, b, EP_FRICTION])
+            mu = mix(frule, ffn, epar[e, a, EP_FRICTION], a, epar[e, b, EP_FRICTION], b)
+            if frule == MIX_USER:
+                mu = clamped(mu, np.inf)
         pfl[e, k, PFL_MU] = mu
         rest = 0.0
         if ka == PASSIVE or kb == PASSIVE:
-            rest = 0.5 * (bflt[a, BF_REST] + bflt[b, BF_REST])
+            rest = mix(rrule, rfn, bflt[a, BF_REST], a, bflt[b, BF_REST], b)
+            if rrule == MIX_USER:
+                rest = clamped(rest, 1.0)
         pfl[e, k, PFL_E] = rest
         if pair_contact(e, k, prs, pos, ang, epar, bint, pint, pvert, pflt, sint, svert, sflt,
                         tol, vbuf, cbuf, pfl):

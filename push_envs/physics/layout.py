@@ -28,7 +28,9 @@ BI_KIND = 0
 BI_DRIVE = 1
 BI_PSTART = 2  # first piece (movable bodies: index into the movable piece arrays)
 BI_PCOUNT = 3
-BI_LEN = 4
+BI_FLAGS = 4  # BODY_* bits: per-body options the stages read (a World's own copy of bint)
+BI_LEN = 5
+BODY_BULLET = 1  # swept continuously every sub-step and left out of the sub-step count
 
 # bflt[B, :] (float64)
 BF_WHEELBASE = 0  # [m]
@@ -79,7 +81,11 @@ PR_SWEEPS = 4  # max Gauss-Seidel sweeps
 PR_MAXSUB = 5  # max sub-steps per step
 PR_SUBFRAC = 6  # travel per sub-step as a fraction of the body's half-thickness
 PR_SLEEP = 7  # 1: bodies at rest sleep (sleeping.py), 0: every body is awake every sub-step
-PR_LEN = 8
+PR_FMIX = 8  # friction mixing rule (mixing.py: MIX_MEAN ...)
+PR_RMIX = 9  # restitution mixing rule
+PR_FMIXFN = 10  # address of the user's friction mixing function (rule MIX_USER), else 0
+PR_RMIXFN = 11  # address of the user's restitution mixing function
+PR_LEN = 12
 
 # bsc[E, 2 B, BS_LEN] per-body float scratch, split by use so that a sub-step walks few cache
 # lines: row b holds body b's hot columns (what every sub-step reads and writes), row

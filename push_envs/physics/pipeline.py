@@ -213,7 +213,7 @@ def step_env(e, wp):
         npairs = found
         touching = prepare(e, npairs, prs, pos, ang, epar, bint, bflt, pint, pvert, pflt, sint,
                            svert, sflt, tol, gravity, movable, bsc, bis, vbuf, cbuf, pfl,
-                           W.gsc)
+                           W.gsc, prm)
         if touching == 0:
             # Nothing touches after free motion, so no correction can start: the free motion
             # stands (positions and velocities are already written).

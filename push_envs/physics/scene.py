@@ -34,10 +34,12 @@ from .layout import (
     BF_VMIN1,
     BF_WHEELBASE,
     BI_DRIVE,
+    BI_FLAGS,
     BI_KIND,
     BI_LEN,
     BI_PCOUNT,
     BI_PSTART,
+    BODY_BULLET,
     DRIVEN,
     IMMOVABLE,
     PASSIVE,
@@ -197,6 +199,8 @@ def compile_scene(spec: SceneSpec, params: SolverParams | None = None) -> Compil
             steer0[i] = body.state[3]
         vel0[i] = body.velocity
         omega0[i] = body.omega
+        if body.bullet:
+            bint[i, BI_FLAGS] |= BODY_BULLET
         if "contact2d" in body.sensors:
             sensors.append(i)
         specs = [x for x in body.sensor_specs if isinstance(x, LidarSpec)]

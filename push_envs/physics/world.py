@@ -30,7 +30,9 @@ from .fov import bounding_radii, detect_all, fov_of
 from .frames import com_offsets
 from .layout import (
     BI_DRIVE,
+    BI_FLAGS,
     BI_KIND,
+    BODY_BULLET,
     BS_LEN,
     CT_DEPTH,
     CT_FN,
@@ -69,10 +71,13 @@ from .layout import (
     PASSIVE,
     PFL_LEN,
     PR_DT,
+    PR_FMIX,
+    PR_FMIXFN,
     PR_G,
     PR_LEN,
     PR_MAXSUB,
     PR_REST,
+    PR_RMIX,
     PR_SLEEP,
     PR_SLOP,
     PR_SUBFRAC,
@@ -85,6 +90,7 @@ from .layout import (
 )
 from .lidar import LP_OFFT, LP_OFFX, LP_OFFY, lidar_arrays, scan_env, scan_parallel, scan_serial
 from .limits import MAX_COORD, MAX_MAGNITUDE, MAX_SCALE, MIN_MASS, MIN_SCALE
+from .mixing import rule_code
 from .narrowphase import MAX_VERTS
 from .params import SolverParams
 from .pipeline import PHYSICS, step_parallel, step_serial
@@ -229,6 +235,12 @@ class World:
         self.prm[PR_SUBFRAC] = p.substep_fraction
         nm, ns = len(scene.movable), len(scene.sint)
         self.prm[PR_SLEEP] = 1.0 if nm >= SLEEP_MIN_BODIES else 0.0
+        # The user's mixing functions, kept alive while their addresses are in prm.
+        self._mixers: dict[str, Any] = {}
+        self.friction_mixing = scene.spec.world.friction_mixing
+        self.restitution_mixing = scene.spec.world.restitution_mixing
+        # Per-body flags (BI_FLAGS: bullets) are this world's own: its setters write them.
+        self.bint = scene.bint.copy()
         # Sized to the scene: per-env scratch is walked every step, so oversizing it costs
         # cache misses at large batches (a step that finds more pairs grows the buffers).
         # Never more than the pairs the broad phase can list: each two movable bodies once,
@@ -282,7 +294,7 @@ class World:
         # What the step kernels receive, bound once: every array is updated in place.
         s = scene
         self.arrays = WorldArrays(
-            prm=self.prm, bint=s.bint, bflt=s.bflt, pint=s.pint, pvert=s.pvert, pflt=s.pflt,
+            prm=self.prm, bint=self.bint, bflt=s.bflt, pint=s.pint, pvert=s.pvert, pflt=s.pflt,
             sint=s.sint, svert=s.svert, sflt=s.sflt, grid=s.grid, gstart=s.gstart,
             gitem=s.gitem, movable=s.movable, epar=self.epar, pos=self.pos, ang=self.ang,
             vel=self.vel, omg=self.omg, drv=self.drv, cmd=self.cmd, active=self.active,
@@ -925,6 +937,56 @@ class World:
         self.prm[PR_SLEEP] = 1.0 if on else 0.0
         if not on:
             self._bis[:, :, IS_SLEEP] = 0  # nobody sleeps (or skips its free motion) any more
+
+    def _mixing(self, which: str) -> Any:
+        return self._mixers.get(which)
+
+    def _set_mixing(self, which: str, rule: Any, col: int) -> None:
+        code, address = rule_code(rule, f"World.{which}")
+        self.prm[col] = float(code)
+        self.prm[col + PR_FMIXFN - PR_FMIX] = float(address)
+        self._mixers[which] = rule
+
+    @property
+    def friction_mixing(self) -> Any:
+        """How a contact's friction is made from its two bodies' coefficients: ``"mean"``
+        (the default, IR-SIM's), ``"geometric"`` (Box2D's), ``"min"``, ``"max"``, or a numba
+        cfunc of signature :data:`push_envs.physics.mixing.MIX_SIGNATURE` (mixing.py).
+        Set from the scene's ``world.friction_mixing``; takes effect from the next step."""
+        return self._mixing("friction_mixing")
+
+    @friction_mixing.setter
+    def friction_mixing(self, rule: Any) -> None:
+        self._set_mixing("friction_mixing", rule, PR_FMIX)
+
+    @property
+    def restitution_mixing(self) -> Any:
+        """How a contact's restitution is made from its two bodies' (the same choices as
+        :attr:`friction_mixing`; Box2D's is ``"max"``). A cfunc's result is clamped to
+        [0, 1]."""
+        return self._mixing("restitution_mixing")
+
+    @restitution_mixing.setter
+    def restitution_mixing(self, rule: Any) -> None:
+        self._set_mixing("restitution_mixing", rule, PR_RMIX)
+
+    def set_bullet(self, name: str, on: bool = True) -> None:
+        """Make ``name`` a bullet (or not), in every env: it is then swept continuously
+        against every body in every sub-step and left out of the sub-step count, so a fast
+        small body does not split its whole env's step (see the physics docs, 'Continuous
+        collision'). The scene key is ``bullet: true``."""
+        i = self._movable(name, "set_bullet")
+        if not isinstance(on, (bool, np.bool_)):
+            raise ValueError(f"World.set_bullet: on must be True or False, got "
+                             f"{short_repr(on)}")
+        if on:
+            self.bint[i, BI_FLAGS] |= BODY_BULLET
+        else:
+            self.bint[i, BI_FLAGS] &= ~BODY_BULLET
+
+    def is_bullet(self, name: str) -> bool:
+        """Whether ``name`` is a bullet (:meth:`set_bullet`)."""
+        return bool(self.bint[self.index(name), BI_FLAGS] & BODY_BULLET)
 
     @property
     def asleep(self) -> np.ndarray:
