@@ -120,6 +120,10 @@ BS_LEN = 16
 BS_SAVE = 0  # SV_LEN columns: x, y, theta, vx, vy, omega, drive 0, drive 1 at the step's start
 SV_LEN = 8
 BS_SLSAVE = SV_LEN  # 3 columns: BS_SLX..BS_SLT at the step's start
+# Cold-row scratch of the energy guard (velocity_solver.energy_guard):
+BS_KE0 = SV_LEN + 3  # island root: kinetic energy at the sub-step's start [J] (inf: driven)
+BS_KE1 = SV_LEN + 4  # island root: kinetic energy after the velocity pass [J]
+BS_KDRV = SV_LEN + 5  # each body: 1 when a drive touched it this sub-step
 
 # bis[E, B, :] per-body integer scratch. The first cache line (8 columns) holds what the sleep
 # bookkeeping reads every sub-step and what preparing a contact-free sub-step writes; the

@@ -20,7 +20,8 @@ Box2D's ``b2World_Step`` and ``solver.c`` follow; read the modules in this order
                                          when the sweeps make contacts that change the levels
     7. refresh       narrowphase.py      the pairs of bodies the sweeps moved, at their final
                                          poses (refresh_moved)
-    8. velocity      velocity_solver.py  velocities from the displacement, restitution, friction
+    8. velocity      velocity_solver.py  velocities from the displacement, restitution, friction;
+                                         the energy guard (contacts add no kinetic energy)
     9. settle        sleeping.py         which bodies came to rest (may sleep next sub-step)
        after the last sub-step:
     10. sensors      sensors.py          touching contacts into the contact buffers
@@ -86,7 +87,7 @@ from .prefetch import prefetch_world
 from .sensors import write_contacts
 from .sleeping import doze, restore_sleep, save_sleep, settle
 from .substeps import count_substeps
-from .velocity_solver import velocity_pass
+from .velocity_solver import energy_guard, velocity_pass
 
 _RELEVELS = 2  # times a sub-step may re-order its sweeps for contacts made while sweeping
 
@@ -250,6 +251,7 @@ def step_env(e, wp):
                       tol, bis, vbuf, cbuf, pfl)
         velocity_pass(e, npairs, order, dts, prs, pos, ang, vel, omg, epar, bint, bflt, movable,
                       bsc, bis, pfl)
+        energy_guard(e, sleep_on, npairs, prs, pfl, bint, epar, movable, vel, omg, bsc, bis)
         if sleep_on:
             settle(e, npairs, prs, pfl, bint, movable, pos, ang, vel, omg, bsc, bis)
     write_contacts(e, npairs, dts, gravity, prs, bint, epar, bsc, bis, pfl, W.cti, W.ctf,
