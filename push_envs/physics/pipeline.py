@@ -223,7 +223,8 @@ def step_env(e, wp):
             continue
         order = W.pord[e, sort_pairs(e, npairs, prs, bis, pfl, W.pord)]
         last = sweeps(e, npairs, order, max_sweeps, prs, pos, ang, epar, bint, pint, pvert,
-                      pflt, sint, svert, sflt, tol, slop, bsc, bis, movable, vbuf, cbuf, pfl)
+                      pflt, sint, svert, sflt, tol, slop, bsc, bis, movable, vbuf, cbuf, pfl,
+                      True)
         ns = last
         for _ in range(_RELEVELS):
             # Contacts made during the sweeps (a pushed row reaching a wall) change the
@@ -234,7 +235,8 @@ def step_env(e, wp):
                 break
             order = W.pord[e, row]
             last = sweeps(e, npairs, order, max_sweeps, prs, pos, ang, epar, bint, pint, pvert,
-                          pflt, sint, svert, sflt, tol, slop, bsc, bis, movable, vbuf, cbuf, pfl)
+                          pflt, sint, svert, sflt, tol, slop, bsc, bis, movable, vbuf, cbuf, pfl,
+                      True)
             ns += last
         if last >= max_sweeps:
             # Still moving at the cap: the drives have jammed their loads (a pile wedged in a
@@ -243,8 +245,17 @@ def step_env(e, wp):
             for k in range(npairs):
                 if prs[e, k, PRS_MODE] == MODE_PUSH:
                     prs[e, k, PRS_MODE] = MODE_STALL
-            ns += sweeps(e, npairs, order, max_sweeps, prs, pos, ang, epar, bint, pint, pvert,
-                         pflt, sint, svert, sflt, tol, slop, bsc, bis, movable, vbuf, cbuf, pfl)
+            last = sweeps(e, npairs, order, max_sweeps, prs, pos, ang, epar, bint, pint, pvert,
+                          pflt, sint, svert, sflt, tol, slop, bsc, bis, movable, vbuf, cbuf, pfl,
+                          True)
+            ns += last
+            if last >= max_sweeps:
+                # Still not settled: blocked chains that meet from both sides (one backed by
+                # a wall, one by a drive) hand the overlap back and forth between them at
+                # every sweep. Plain Gauss-Seidel, nobody blocked, spreads it out instead.
+                ns += sweeps(e, npairs, order, 4 * max_sweeps, prs, pos, ang, epar, bint, pint,
+                             pvert, pflt, sint, svert, sflt, tol, slop, bsc, bis, movable, vbuf,
+                             cbuf, pfl, False)
         if ns > most:
             most = ns
         refresh_moved(e, npairs, prs, pos, ang, epar, bint, pint, pvert, pflt, sint, svert, sflt,

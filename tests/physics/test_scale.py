@@ -320,3 +320,55 @@ def test_discs_poured_into_a_funnel():
     worst = run_checked(w, 30, None)
     assert worst < ANY_STEP
     assert not math.isnan(float(w.pos.sum()))
+
+
+# ------------------------------------------------------------------------------ the block at rest
+def block_into_wall(box_mass, wall_gap, gap, sides, s=0.3, robot_r=0.15):
+    """A 10 x 10 block of touching s = 0.3 m boxes, ten 10 kg omni robots (one per row, 49 N
+    of traction each against a row's 10 * 0.5 * 9.81 * box_mass N) ``gap`` behind it, and a
+    wall ``wall_gap`` beyond it. ``sides``: "open" (the far wall alone), "box" (an arena
+    1 m wider than the block) or "tight" (side walls 1 mm from the block)."""
+    boxes = [rect(f"b{i}_{j}", robot_r + gap + s / 2 + s * i, s * j, s, s, mass=box_mass)
+             for i in range(10) for j in range(10)]
+    robots = [omni(f"r{j}", 0.0, s * j, radius=robot_r, mass=10.0) for j in range(10)]
+    end = robot_r + gap + 10 * s + wall_gap
+    ws = walls(-1.0, end, -1.0, 10 * s + 1.0)
+    if sides == "open":
+        ws = [x for x in ws if x["name"] == "wall_e"]
+    elif sides == "tight":
+        for x in ws:
+            if x["name"] == "wall_n":
+                x["state"][1] = 9.5 * s + 0.1 + 1e-3
+            elif x["name"] == "wall_s":
+                x["state"][1] = -s / 2 - 0.1 - 1e-3
+    return make(robots, boxes + ws), {f"r{j}": [1.0, 0.0] for j in range(10)}
+
+
+@pytest.mark.parametrize("box_mass, wall_gap, gap, sides", [
+    # The issue's case: 1.24 mm left at rest since the traction rule change (a jam the
+    # shock propagation passed back and forth between a wall-backed and a drive-backed chain).
+    (0.5, 0.5, 0.05, "box"),
+    (0.1, 0.5, 0.05, "box"),
+    (0.3, 1.0, 0.05, "tight"),
+    (0.1, 0.0, 0.0, "open"),
+])
+def test_block_pushed_into_a_wall_for_40_steps_rests_without_overlap(box_mass, wall_gap, gap,
+                                                                   sides):
+    w, cmd = block_into_wall(box_mass, wall_gap, gap, sides)
+    for _ in range(40):
+        w.step(cmd)
+        assert np.all(np.isfinite(w.pos))
+    assert settle(w) <= AT_REST
+    assert w.max_penetration[0] == pytest.approx(worst_overlap(w)[0], abs=1e-9)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("box_mass", [0.05, 0.1, 0.3, 1.0])
+@pytest.mark.parametrize("wall_gap", [0.0, 0.3, 1.0])
+@pytest.mark.parametrize("gap", [0.0, 0.05])
+@pytest.mark.parametrize("sides", ["open", "box", "tight"])
+def test_block_variants_rest_without_overlap(box_mass, wall_gap, gap, sides):
+    w, cmd = block_into_wall(box_mass, wall_gap, gap, sides)
+    for _ in range(40):
+        w.step(cmd)
+    assert settle(w) <= AT_REST
