@@ -404,14 +404,10 @@ def _parse_inertia(body: dict, where: str) -> float | None:
     return _at_least(inertia, body["inertia"], f"{where}.inertia", MIN_INERTIA, "kg m^2")
 
 
-def _flag(body: dict, key: str, where: str) -> bool:
-    """An optional true/false key (null or absent: false)."""
-    value = body.get(key, False)
-    if value is None:
-        return False
-    if not isinstance(value, bool):
-        raise _fail(f"{where}.{key}", f"must be true or false, got {short_repr(value)}")
-    return value
+def _optional_flag(body: dict, key: str, where: str) -> bool:
+    """An optional true/false key of a body (null or absent: false)."""
+    value = body.get(key)
+    return False if value is None else _flag(value, f"{where}.{key}")
 
 
 def _parse_body(raw: Any, where: str, role: str, index: int) -> BodySpec:
@@ -425,8 +421,8 @@ def _parse_body(raw: Any, where: str, role: str, index: int) -> BodySpec:
     kinematics = None
     if _optional(body, "kinematics") is not None:
         kinematics = _parse_kinematics(body["kinematics"], f"{where}.kinematics")
-    static = _flag(body, "static", where)
-    bullet = _flag(body, "bullet", where)
+    static = _optional_flag(body, "static", where)
+    bullet = _optional_flag(body, "bullet", where)
     raw_shape = body.get("shape")
     shape = _parse_shape(DEFAULT_SHAPE if raw_shape is None else raw_shape, f"{where}.shape")
     # Built now so that bad geometry is reported at load time, with its key path; the

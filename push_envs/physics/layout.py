@@ -78,7 +78,7 @@ PR_G = 1  # gravity [m/s^2]
 PR_SLOP = 2  # gap left between separated bodies [m]
 PR_REST = 3  # rest tolerance: gap still counted as a touching contact [m]
 PR_SWEEPS = 4  # max Gauss-Seidel sweeps
-PR_MAXSUB = 5  # max sub-steps per step
+PR_MAXSUB = 5  # max sub-steps per step (continuous collision covers what moves farther)
 PR_SUBFRAC = 6  # travel per sub-step as a fraction of the body's half-thickness
 PR_SLEEP = 7  # 1: bodies at rest sleep (sleeping.py), 0: every body is awake every sub-step
 PR_FMIX = 8  # friction mixing rule (mixing.py: MIX_MEAN ...)
@@ -124,6 +124,7 @@ BS_SLSAVE = SV_LEN  # 3 columns: BS_SLX..BS_SLT at the step's start
 BS_KE0 = SV_LEN + 3  # island root: kinetic energy at the sub-step's start [J] (inf: driven)
 BS_KE1 = SV_LEN + 4  # island root: kinetic energy after the velocity pass [J]
 BS_KDRV = SV_LEN + 5  # each body: 1 when a drive touched it this sub-step
+BS_TOI = SV_LEN + 6  # continuous.sweep_fast: the body's earliest time of impact in [0, 1]
 
 # bis[E, B, :] per-body integer scratch. The first cache line (8 columns) holds what the sleep
 # bookkeeping reads every sub-step and what preparing a contact-free sub-step writes; the
@@ -210,11 +211,10 @@ HL_SWEEPS = 1  # most sweeps used by a sub-step
 HL_NSUB = 2  # sub-steps taken
 HL_OVERFLOW = 3  # candidate pairs a sub-step found beyond the pair buffer (step rolled back)
 HL_STATUS = 4  # 0 ok, else ST_* bits: the env's step was rolled back to its start
-HL_NEED = 5  # sub-steps the step needed (> PR_MAXSUB when rolled back for ST_SUBSTEPS)
+HL_NEED = 5  # sub-steps the bodies' speeds called for (uncapped; the step took <= PR_MAXSUB)
 HL_SLEEP = 6  # bodies asleep in the last sub-step
 HL_LEN = 7
 ST_OVERFLOW = 1  # the pair buffer was too small: World grows it and steps the env again
-ST_SUBSTEPS = 2  # a body moved too fast for PR_MAXSUB sub-steps: World raises
 
 # gsc[E, :] graph scratch (int64), in the order a sub-step with contacts touches it:
 GS_STAMP = 0  # running breadth-first stamp (never reset, so visit stamps never need clearing)

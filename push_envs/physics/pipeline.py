@@ -5,7 +5,7 @@ Box2D's ``b2World_Step`` and ``solver.c`` follow; read the modules in this order
 
     1. sub-steps     substeps.py         split the step so no body travels more than a fraction
                                          of its half-thickness per sub-step, at the speed it
-                                         can reach (SAT then never lets it tunnel)
+                                         can reach (SAT then never lets it tunnel), up to a cap
        per sub-step:
     2. sleep         sleeping.py         doze: bodies at rest sleep on while left alone
     3. free motion   kinematics.py       commands -> drive state (limits, lag, acceleration,
@@ -13,11 +13,16 @@ Box2D's ``b2World_Step`` and ``solver.c`` follow; read the modules in this order
                                          bodies coast
     4. broad phase   broadphase.py       boxes; candidate pairs within the sub-step's travel
                                          (waking the sleepers an awake body reaches)
+       continuous    continuous.py       a body that moved farther than the sub-step rule
+                                         allows (past the cap, or a bullet) is swept against
+                                         its pairs and stopped at its time of impact
     5. prepare       contacts.py         narrow phase of every pair (narrowphase.py's
                                          pair_contact), chains, contact graph, traction modes,
                                          levels; then the sweep order
     6. position      position_solver.py  Gauss-Seidel sweeps; contacts.reorder re-orders them
                                          when the sweeps make contacts that change the levels
+       continuous    continuous.py       the same for what the corrections moved too far
+                                         (then the sweeps again)
     7. refresh       narrowphase.py      the pairs of bodies the sweeps moved, at their final
                                          poses (refresh_moved)
     8. velocity      velocity_solver.py  velocities from the displacement, restitution, friction;
@@ -26,9 +31,9 @@ Box2D's ``b2World_Step`` and ``solver.c`` follow; read the modules in this order
        after the last sub-step:
     10. sensors      sensors.py          touching contacts into the contact buffers
 
-A step that finds more candidate pairs than its buffer holds, or needs more sub-steps than
-``PR_MAXSUB``, is rolled back to its start (``_save``/``_restore`` here, and the sleep state
-in sleeping.py) and flagged in ``hl[e, HL_STATUS]``.
+A step that finds more candidate pairs than its buffer holds is rolled back to its start
+(``_save``/``_restore`` here, and the sleep state in sleeping.py) and flagged in
+``hl[e, HL_STATUS]``.
 
 ``step_serial`` runs envs one after the other; ``step_parallel`` runs them with ``prange``.
 Both call the same ``step_env`` with the env loop outermost and no reduction across envs, so
@@ -47,6 +52,7 @@ from .abi import ROWS_SIG, CFunction, call_void, struct_ptr
 from .arrays import cold_row, load_world
 from .broadphase import body_boxes, find_pairs
 from .contacts import prepare, reorder, sort_pairs
+from .continuous import any_fast, sweep_fast
 from .jit import compiled
 from .kinematics import free_motion
 from .layout import (
@@ -79,7 +85,6 @@ from .layout import (
     PR_SWEEPS,
     PRS_MODE,
     ST_OVERFLOW,
-    ST_SUBSTEPS,
 )
 from .narrowphase import refresh_moved
 from .position_solver import sweeps
@@ -154,10 +159,11 @@ def step_env(e, wp):
     ``abi.py``: a call costs two words, not W's ~300 flattened) by ``W.prm[PR_DT]`` s.
 
     Never silent: when the pair buffer is too small for some sub-step (``ST_OVERFLOW``, with
-    the pairs needed in ``hl[e, HL_OVERFLOW]``) or the bodies move too fast for PR_MAXSUB
-    sub-steps (``ST_SUBSTEPS``, needed count in ``hl[e, HL_NEED]``), the env is rolled back to
-    the step's start and ``hl[e, HL_STATUS]`` says why; World grows the buffers and steps the
-    env again, or raises. Callers stepping envs themselves must check HL_STATUS.
+    the pairs needed in ``hl[e, HL_OVERFLOW]``), the env is rolled back to the step's start
+    and ``hl[e, HL_STATUS]`` says why; World grows the buffers and steps the env again.
+    Callers stepping envs themselves must check HL_STATUS. The sub-steps the bodies' speeds
+    call for are in ``hl[e, HL_NEED]`` (past PR_MAXSUB the step takes PR_MAXSUB, and
+    continuous collision does the rest).
     """
     W = load_world(wp)
     prm, bint, bflt, movable, epar = W.prm, W.bint, W.bflt, W.movable, W.epar
@@ -171,10 +177,9 @@ def step_env(e, wp):
     W.hl[e, HL_OVERFLOW] = 0.0
     need = count_substeps(e, prm, bint, bflt, movable, epar, pos, vel, omg, drv, cmd, bsc)
     W.hl[e, HL_NEED] = need
-    if need > int(prm[PR_MAXSUB]):
-        W.hl[e, HL_STATUS] = ST_SUBSTEPS
-        return
-    nsub = need
+    # Past the cap the sub-steps stop growing: continuous collision keeps what moves farther
+    # than the sub-step rule allows from passing through anything (continuous.py).
+    nsub = min(need, int(prm[PR_MAXSUB]))
     dts = prm[PR_DT] / nsub
     cap = prs.shape[1]
     max_sweeps = int(prm[PR_SWEEPS])
@@ -212,6 +217,9 @@ def step_env(e, wp):
             W.hl[e, HL_STATUS] = ST_OVERFLOW
             return
         npairs = found
+        if any_fast(e, sleep_on, prm, movable, pos, ang, bflt, epar, bsc, bis):
+            sweep_fast(e, True, sleep_on, npairs, prm, prs, pos, ang, epar, bint, bflt, pint,
+                       pvert, pflt, sint, svert, sflt, movable, bsc, bis, vbuf)
         touching = prepare(e, npairs, prs, pos, ang, epar, bint, bflt, pint, pvert, pflt, sint,
                            svert, sflt, tol, gravity, movable, bsc, bis, vbuf, cbuf, pfl,
                            W.gsc, prm)
@@ -256,6 +264,17 @@ def step_env(e, wp):
                 ns += sweeps(e, npairs, order, 4 * max_sweeps, prs, pos, ang, epar, bint, pint,
                              pvert, pflt, sint, svert, sflt, tol, slop, bsc, bis, movable, vbuf,
                              cbuf, pfl, False)
+        if any_fast(e, sleep_on, prm, movable, pos, ang, bflt, epar, bsc, bis) and \
+                sweep_fast(e, False, sleep_on, npairs, prm, prs, pos, ang, epar, bint, bflt, pint,
+                           pvert, pflt, sint, svert, sflt, movable, bsc, bis, vbuf) > 0:
+            # A correction carried a body through another (a robot pushing a 1 mm disc into
+            # a wall moves it as far as itself): it was put back at its time of impact, where
+            # what pushed it may now overlap it; settle that, and sweep once more.
+            ns += sweeps(e, npairs, order, max_sweeps, prs, pos, ang, epar, bint, pint, pvert,
+                         pflt, sint, svert, sflt, tol, slop, bsc, bis, movable, vbuf, cbuf, pfl,
+                         True)
+            sweep_fast(e, False, sleep_on, npairs, prm, prs, pos, ang, epar, bint, bflt, pint,
+                       pvert, pflt, sint, svert, sflt, movable, bsc, bis, vbuf)
         if ns > most:
             most = ns
         refresh_moved(e, npairs, prs, pos, ang, epar, bint, pint, pvert, pflt, sint, svert, sflt,

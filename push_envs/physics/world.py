@@ -57,7 +57,6 @@ from .layout import (
     GS_STAMP,
     HL_LEN,
     HL_MAXPEN,
-    HL_NEED,
     HL_NSUB,
     HL_OVERFLOW,
     HL_SLEEP,
@@ -84,7 +83,6 @@ from .layout import (
     PR_SWEEPS,
     PRS_LEN,
     ST_OVERFLOW,
-    ST_SUBSTEPS,
     gsc_len,
     gsc_queue,
 )
@@ -523,8 +521,8 @@ class World:
         self.steps += self.active
 
     def _recover(self, kernel: Any) -> None:
-        """Envs whose step was rolled back: grow the pair buffers and step them again, or
-        raise when the bodies move too fast for the sub-step cap (never a silent step)."""
+        """Envs whose step was rolled back: grow the pair buffers and step them again (no
+        contact is ever dropped)."""
         active = self.active.copy()
         retried = np.zeros(self.num_envs, bool)
         try:
@@ -542,18 +540,8 @@ class World:
     def rolled_back(self, active: np.ndarray) -> np.ndarray | None:
         """After a step taken with kernels of one's own (``arrays``, as the env classes do):
         the envs among ``active`` rolled back for a full pair buffer (the buffers already
-        grown for them, so the caller steps them again), or None. Raises when an env needs
-        more sub-steps than allowed."""
+        grown for them, so the caller steps them again), or None."""
         status = self.health[:, HL_STATUS].astype(np.int64) * active
-        if np.any(status & ST_SUBSTEPS):
-            e = int(np.flatnonzero(status & ST_SUBSTEPS)[0])
-            need = int(self.health[e, HL_NEED])
-            raise RuntimeError(
-                f"World.step: env {e} needs {need} sub-steps (a body would travel more "
-                f"than {self.params.substep_fraction:g} of the thinnest body's "
-                f"half-thickness per sub-step) but SolverParams.max_substeps is "
-                f"{self.params.max_substeps}; the step was not taken. Lower "
-                f"world.step_time, slow the bodies, or raise max_substeps.")
         over = (status & ST_OVERFLOW) != 0
         if not np.any(over):
             return None

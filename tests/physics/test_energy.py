@@ -128,7 +128,8 @@ def walls(draw) -> list[dict]:
         d = SPAN + draw(st.floats(0.0, 0.3))  # the inner face, just outside the grid
         tilt = draw(st.sampled_from([0.0, 0.0, 0.3, -0.3]))
         thin = draw(st.booleans())
-        if thin:  # a zero-thickness line, tilted about the point nearest the grid
+        if thin:  # a zero-thickness line, tilted, moved out so it clears the grid
+            d += SPAN * abs(math.tan(tilt))
             cx, cy = side[0] * d, side[1] * d
             ux, uy = -side[1] * math.cos(tilt) - side[0] * math.sin(tilt), \
                 side[0] * math.cos(tilt) - side[1] * math.sin(tilt)

@@ -34,6 +34,7 @@ NOT_COLUMNS = {
     "BS_SAVE",  # cold-row columns (row B + b of bsc): the step's saved state ...
     "BS_SLSAVE",  # ... and saved sleep pose, laid out by SV_LEN
     "BS_KE0", "BS_KE1", "BS_KDRV",  # ... and the energy guard's island sums after them
+    "BS_TOI",  # ... and continuous collision's time of impact
 }
 
 # Constants of layout.py that belong to no family of columns: enumerations, bits, sizes.
