@@ -403,13 +403,14 @@ def contact_levels(e, npairs, prs, bint, movable, bis, gsc, pfl):
 # LLVM-inlined into step_env, as each stage of the sub-step (jit.py, 'Inlining')
 @compiled(inline="llvm")
 def prepare(e, npairs, prs, pos, ang, epar, bint, bflt, pint, pvert, pflt, sint, svert, sflt,
-            tol, gravity, movable, bsc, bis, vbuf, cbuf, pfl, gsc, prm):
+            tol, gravity, movable, bsc, bis, vbuf, cbuf, pfl, gsc, prm, frozen):
     """Contacts at the predicted poses, pair modes, friction/restitution and body levels.
 
     Friction and restitution come from the world's mixing rules (``prm[PR_FMIX]``..,
-    mixing.py). Also builds the touching contact graph of the movable bodies
-    (``contact_graph``) for the traction rule and the levels. Returns the number of touching
-    pairs.
+    mixing.py). Also builds the touching contact graph of the bodies ``movable`` (the awake
+    ones) for the traction rule and the levels. Returns the number of touching pairs, the
+    ``frozen`` ones of the sleepers (sleeping.py) counted in: the step then runs as it would
+    with them listed.
     """
     nm = movable.shape[0]
     touching = 0
@@ -447,7 +448,7 @@ def prepare(e, npairs, prs, pos, ang, epar, bint, bflt, pint, pvert, pflt, sint,
         else:
             pfl[e, k, PFL_TOUCH] = 0.0
             pfl[e, k, PFL_KEY] = -np.inf
-    if touching == 0:
+    if touching + frozen == 0:
         # What follows (accumulators, union-find, graph, modes, levels) is read only when
         # something touches: a contact-free sub-step leaves that scratch alone.
         return 0
@@ -483,7 +484,7 @@ def prepare(e, npairs, prs, pos, ang, epar, bint, bflt, pint, pvert, pflt, sint,
                 epar[e, a, EP_FRICTION] * epar[e, a, EP_MASS] * gravity
     traction_modes(e, npairs, gravity, prs, pos, bint, epar, movable, bis, gsc, pfl, bsc)
     contact_levels(e, npairs, prs, bint, movable, bis, gsc, pfl)
-    return touching
+    return touching + frozen
 
 
 # --------------------------------------------------------------------------------------------

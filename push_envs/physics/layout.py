@@ -132,7 +132,7 @@ BS_TOI = SV_LEN + 6  # continuous.sweep_fast: the body's earliest time of impact
 IS_SLEEP = 0  # 1: at rest at the end of the last sub-step (may sleep), then, after the broad
 #               phase, 1: asleep in this sub-step (sleeping.py)
 IS_SLEEP0 = 1  # IS_SLEEP at the step's start (restored when a step is rolled back)
-IS_SKIP = 2  # 1: asleep through the last sub-step too, so free motion skipped it (sleeping.doze)
+IS_SKIP = 2  # 1: asleep at this sub-step's start, so free motion skipped it (sleeping.doze)
 IS_UF = 3  # union-find parent over touching passive bodies
 IS_MOVED = 4  # bit 0: moved in this sweep; bit 1: moved in the last one
 IS_LEVEL = 5  # contact-graph distance from immovable bodies (then from drives)
@@ -226,6 +226,45 @@ GS_SLOTS = 2  # drive-slot table: DS_ROWS entries per slot (contacts.py), one sl
 # IS_CS / IS_CN).
 MAX_DRIVE_SLOTS = 64
 DS_ROWS = 3
+
+
+# stamp[E, :] broad-phase and sleep scratch (int64), in regions (``stamp_len``): one tag per
+# static piece and the query counter (broadphase.py); then, for M movable bodies, the sweep
+# order (the bodies the sort-and-sweep sorts: every movable body, or with sleeping on the
+# awake ones), the awake list (body indices, ascending), the sleepers (body indices by the
+# lower x of their boxes), and a few counts (SC_*).
+SC_AWAKE = 0  # bodies in the awake list (and in the sweep order, with sleeping on)
+SC_ASLEEP = 1  # bodies in the sleeper list
+SC_REBUILD = 2  # 1: the lists are stale (a reset, sleeping switched, a rolled-back step)
+SC_FROZEN = 3  # sleepers' touching pairs kept, frozen, at the end of the pair buffers
+SC_LAST = 4  # candidate pairs the last sub-step listed (where doze finds what to freeze)
+SC_LEN = 5
+
+
+# (sleeping.regions is the kernels' twin of the four below.)
+def stamp_order(ns: int) -> int:
+    """Start of the sweep order in a stamp row, for ``ns`` static pieces."""
+    return ns + 1
+
+
+def stamp_awake(ns: int, nm: int) -> int:
+    """Start of the awake list in a stamp row (``nm`` movable bodies)."""
+    return ns + 1 + nm
+
+
+def stamp_asleep(ns: int, nm: int) -> int:
+    """Start of the sleeper list in a stamp row."""
+    return ns + 1 + 2 * nm
+
+
+def stamp_counts(ns: int, nm: int) -> int:
+    """Start of the counts (SC_*) in a stamp row."""
+    return ns + 1 + 3 * nm
+
+
+def stamp_len(ns: int, nm: int) -> int:
+    """Entries of one env's stamp row."""
+    return ns + 1 + 3 * nm + SC_LEN
 
 
 def gsc_queue(slots: int) -> int:

@@ -84,13 +84,16 @@ from .layout import (
     PR_SLOP,
     PR_SWEEPS,
     PRS_MODE,
+    SC_FROZEN,
+    SC_LAST,
+    SC_LEN,
     ST_OVERFLOW,
 )
 from .narrowphase import refresh_moved
 from .position_solver import sweeps
 from .prefetch import prefetch_world
 from .sensors import write_contacts
-from .sleeping import doze, restore_sleep, save_sleep, settle
+from .sleeping import doze, regions, restore_sleep, save_sleep, settle, wake
 from .substeps import count_substeps
 from .velocity_solver import energy_guard, velocity_pass
 
@@ -175,7 +178,24 @@ def step_env(e, wp):
     tol = prm[PR_REST]
     W.hl[e, HL_STATUS] = 0.0
     W.hl[e, HL_OVERFLOW] = 0.0
-    need = count_substeps(e, prm, bint, bflt, movable, epar, pos, vel, omg, drv, cmd, bsc)
+    sleep_on = prm[PR_SLEEP] != 0.0
+    extra = tol + 2.0 * slop
+    nst = sint.shape[0]
+    nm = movable.shape[0]
+    order_at, awake_at = regions(W.stamp, nst, nm)[:2]
+    na = nm
+    counts = W.stamp.shape[1] - SC_LEN
+    if sleep_on:
+        # Sleepers leave the step here (sleeping.py): every stage below walks the awake list.
+        na = doze(e, True, extra, W)
+        if na < 0:
+            # Rebuilding the frozen contacts needs larger pair buffers.
+            restore_sleep(e, False, movable, bsc, bis, W.stamp, nst)
+            W.hl[e, HL_OVERFLOW] = -na
+            W.hl[e, HL_STATUS] = ST_OVERFLOW
+            return
+    aw = W.stamp[e, awake_at:awake_at + na] if sleep_on else movable
+    need = count_substeps(e, prm, bint, bflt, movable, aw, epar, pos, vel, omg, drv, cmd, bsc)
     W.hl[e, HL_NEED] = need
     # Past the cap the sub-steps stop growing: continuous collision keeps what moves farther
     # than the sub-step rule allows from passing through anything (continuous.py).
@@ -185,9 +205,7 @@ def step_env(e, wp):
     max_sweeps = int(prm[PR_SWEEPS])
     most = 0
     npairs = np.int64(0)  # not a literal: one signature of write_contacts
-    sleep_on = prm[PR_SLEEP] != 0.0
-    extra = tol + 2.0 * slop
-    asleep = 0
+    nf = W.stamp[e, counts + SC_FROZEN] if sleep_on else 0
     # A step of one sub-step (most steps) can be rolled back from the hot rows alone.
     saved = nsub > 1
     if saved:
@@ -195,55 +213,57 @@ def step_env(e, wp):
         if sleep_on:
             save_sleep(e, movable, bsc)
     for sub in range(nsub):
-        # Sleeping bodies keep small boxes; the awake ones' boxes wake those they reach.
+        if sleep_on and sub > 0:
+            na = doze(e, False, extra, W)
+            aw = W.stamp[e, awake_at:awake_at + na]
+        free_motion(e, dts, gravity, bint, bflt, aw, epar, pos, ang, vel, omg, drv, cmd, bsc)
+        travel = body_boxes(e, aw, bflt, epar, bsc, extra, W.aabb)
+        nf = 0  # frozen pairs (the sleepers' contacts) at the buffers' end
         if sleep_on:
-            asleep = doze(e, sub == 0, movable, bint, pos, ang, vel, omg, bsc, bis)
-        free_motion(e, dts, gravity, sleep_on, bint, bflt, movable, epar, pos, ang, vel, omg,
-                    drv, cmd, bsc, bis)
-        travel = body_boxes(e, sleep_on, movable, bint, bflt, pint, pvert, pflt, epar, pos, ang,
-                            bsc, bis, extra, W.aabb)
-        while True:
-            found, woke = find_pairs(e, movable, W.aabb, sint, sflt, W.grid, W.gstart, W.gitem,
-                                     W.stamp, prs, asleep, travel + extra, bflt, epar, bsc, bis)
-            if woke == 0:
-                break
-            asleep -= woke
-        if found > cap:
+            # The awake boxes wake the sleepers they reach, and those, the next ones.
+            na = wake(e, travel + extra, W)
+            aw = W.stamp[e, awake_at:awake_at + na]
+            nf = W.stamp[e, counts + SC_FROZEN]
+        found = find_pairs(e, aw, order_at, cap - nf, bint, W.aabb, sint, sflt, W.grid,
+                           W.gstart, W.gitem, W.stamp, prs)
+        if found > cap - nf:
             # Dropping pairs would drop contacts: roll back and let World grow the buffers.
             _restore(e, saved, sleep_on, bint, movable, pos, ang, vel, omg, drv, bsc, bis)
             if sleep_on:
-                restore_sleep(e, saved, movable, bsc, bis)
-            W.hl[e, HL_OVERFLOW] = found
+                restore_sleep(e, saved, movable, bsc, bis, W.stamp, nst)
+            W.hl[e, HL_OVERFLOW] = found + nf
             W.hl[e, HL_STATUS] = ST_OVERFLOW
             return
         npairs = found
-        if any_fast(e, sleep_on, prm, movable, pos, ang, bflt, epar, bsc, bis):
+        if sleep_on:
+            W.stamp[e, counts + SC_LAST] = found
+        if any_fast(e, sleep_on, prm, aw, pos, ang, bflt, epar, bsc, bis):
             sweep_fast(e, True, sleep_on, npairs, prm, prs, pos, ang, epar, bint, bflt, pint,
-                       pvert, pflt, sint, svert, sflt, movable, bsc, bis, vbuf)
+                       pvert, pflt, sint, svert, sflt, aw, bsc, bis, vbuf)
         touching = prepare(e, npairs, prs, pos, ang, epar, bint, bflt, pint, pvert, pflt, sint,
-                           svert, sflt, tol, gravity, movable, bsc, bis, vbuf, cbuf, pfl,
-                           W.gsc, prm)
+                           svert, sflt, tol, gravity, aw, bsc, bis, vbuf, cbuf, pfl,
+                           W.gsc, prm, nf)
         if touching == 0:
             # Nothing touches after free motion, so no correction can start: the free motion
             # stands (positions and velocities are already written).
             if sleep_on:
-                settle(e, npairs, prs, pfl, bint, movable, pos, ang, vel, omg, bsc, bis)
+                settle(e, npairs, prs, pfl, bint, aw, pos, ang, vel, omg, bsc, bis)
             continue
         order = W.pord[e, sort_pairs(e, npairs, prs, bis, pfl, W.pord)]
         last = sweeps(e, npairs, order, max_sweeps, prs, pos, ang, epar, bint, pint, pvert,
-                      pflt, sint, svert, sflt, tol, slop, bsc, bis, movable, vbuf, cbuf, pfl,
+                      pflt, sint, svert, sflt, tol, slop, bsc, bis, aw, vbuf, cbuf, pfl,
                       True)
         ns = last
         for _ in range(_RELEVELS):
             # Contacts made during the sweeps (a pushed row reaching a wall) change the
             # levels: order again from the new graph and sweep on, so the wall's block runs
             # back to the drive instead of jamming the row between them.
-            row = reorder(e, npairs, prs, bint, movable, bis, W.gsc, pfl, W.pord)
+            row = reorder(e, npairs, prs, bint, aw, bis, W.gsc, pfl, W.pord)
             if row < 0:
                 break
             order = W.pord[e, row]
             last = sweeps(e, npairs, order, max_sweeps, prs, pos, ang, epar, bint, pint, pvert,
-                          pflt, sint, svert, sflt, tol, slop, bsc, bis, movable, vbuf, cbuf, pfl,
+                          pflt, sint, svert, sflt, tol, slop, bsc, bis, aw, vbuf, cbuf, pfl,
                       True)
             ns += last
         if last >= max_sweeps:
@@ -254,7 +274,7 @@ def step_env(e, wp):
                 if prs[e, k, PRS_MODE] == MODE_PUSH:
                     prs[e, k, PRS_MODE] = MODE_STALL
             last = sweeps(e, npairs, order, max_sweeps, prs, pos, ang, epar, bint, pint, pvert,
-                          pflt, sint, svert, sflt, tol, slop, bsc, bis, movable, vbuf, cbuf, pfl,
+                          pflt, sint, svert, sflt, tol, slop, bsc, bis, aw, vbuf, cbuf, pfl,
                           True)
             ns += last
             if last >= max_sweeps:
@@ -262,33 +282,33 @@ def step_env(e, wp):
                 # a wall, one by a drive) hand the overlap back and forth between them at
                 # every sweep. Plain Gauss-Seidel, nobody blocked, spreads it out instead.
                 ns += sweeps(e, npairs, order, 4 * max_sweeps, prs, pos, ang, epar, bint, pint,
-                             pvert, pflt, sint, svert, sflt, tol, slop, bsc, bis, movable, vbuf,
+                             pvert, pflt, sint, svert, sflt, tol, slop, bsc, bis, aw, vbuf,
                              cbuf, pfl, False)
-        if any_fast(e, sleep_on, prm, movable, pos, ang, bflt, epar, bsc, bis) and \
+        if any_fast(e, sleep_on, prm, aw, pos, ang, bflt, epar, bsc, bis) and \
                 sweep_fast(e, False, sleep_on, npairs, prm, prs, pos, ang, epar, bint, bflt, pint,
-                           pvert, pflt, sint, svert, sflt, movable, bsc, bis, vbuf) > 0:
+                           pvert, pflt, sint, svert, sflt, aw, bsc, bis, vbuf) > 0:
             # A correction carried a body through another (a robot pushing a 1 mm disc into
             # a wall moves it as far as itself): it was put back at its time of impact, where
             # what pushed it may now overlap it; settle that, and sweep once more.
             ns += sweeps(e, npairs, order, max_sweeps, prs, pos, ang, epar, bint, pint, pvert,
-                         pflt, sint, svert, sflt, tol, slop, bsc, bis, movable, vbuf, cbuf, pfl,
+                         pflt, sint, svert, sflt, tol, slop, bsc, bis, aw, vbuf, cbuf, pfl,
                          True)
             sweep_fast(e, False, sleep_on, npairs, prm, prs, pos, ang, epar, bint, bflt, pint,
-                       pvert, pflt, sint, svert, sflt, movable, bsc, bis, vbuf)
+                       pvert, pflt, sint, svert, sflt, aw, bsc, bis, vbuf)
         if ns > most:
             most = ns
         refresh_moved(e, npairs, prs, pos, ang, epar, bint, pint, pvert, pflt, sint, svert, sflt,
                       tol, bis, vbuf, cbuf, pfl)
-        velocity_pass(e, npairs, order, dts, prs, pos, ang, vel, omg, epar, bint, bflt, movable,
+        velocity_pass(e, npairs, order, dts, prs, pos, ang, vel, omg, epar, bint, bflt, aw,
                       bsc, bis, pfl)
-        energy_guard(e, sleep_on, npairs, prs, pfl, bint, epar, movable, vel, omg, bsc, bis)
+        energy_guard(e, sleep_on, npairs, prs, pfl, bint, epar, aw, vel, omg, bsc, bis)
         if sleep_on:
-            settle(e, npairs, prs, pfl, bint, movable, pos, ang, vel, omg, bsc, bis)
-    write_contacts(e, npairs, dts, gravity, prs, bint, epar, bsc, bis, pfl, W.cti, W.ctf,
+            settle(e, npairs, prs, pfl, bint, aw, pos, ang, vel, omg, bsc, bis)
+    write_contacts(e, npairs, nf, dts, gravity, prs, bint, epar, bsc, bis, pfl, W.cti, W.ctf,
                    W.ctn, W.hl)
     W.hl[e, HL_SWEEPS] = most
     W.hl[e, HL_NSUB] = nsub
-    W.hl[e, HL_SLEEP] = asleep
+    W.hl[e, HL_SLEEP] = nm - na
 
 
 def physics_rows(lo, hi, wp):

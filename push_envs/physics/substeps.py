@@ -92,18 +92,21 @@ _REACH_BODIES = 24
 
 # LLVM-inlined into step_env, as each stage of the sub-step (jit.py, 'Inlining')
 @compiled(inline="llvm")
-def count_substeps(e, prm, bint, bflt, movable, epar, pos, vel, omg, drv, cmd, bsc):
+def count_substeps(e, prm, bint, bflt, movable, aw, epar, pos, vel, omg, drv, cmd, bsc):
     """Sub-steps [-] env ``e``'s step needs so that no body travels more than PR_SUBFRAC of
     its half-thickness per sub-step, moving at the speed it can reach (see the sketch above),
     bullets left out. Returns the count uncapped; the caller takes at most PR_MAXSUB. Keeps
-    each body's reachable speed [m/s] in its hot ``BS_REACH`` column."""
+    each awake body's (``aw``: every movable body, or with sleeping on the awake ones; a
+    sleeper has no speed) reachable speed [m/s] in its hot ``BS_REACH`` column."""
     dt = prm[PR_DT]
     frac = prm[PR_SUBFRAC]
     nm = movable.shape[0]
+    if nm <= _REACH_BODIES:
+        aw = movable  # the relaxation below reads every body's speed
     fastest = 0.0
     thinnest = math.inf
-    for i in range(nm):
-        b = movable[i]
+    for i in range(aw.shape[0]):
+        b = aw[i]
         if bint[b, BI_FLAGS] & BODY_BULLET:
             bsc[e, b, BS_REACH] = 0.0  # a bullet neither sets the count nor is held to it
             continue
@@ -112,7 +115,10 @@ def count_substeps(e, prm, bint, bflt, movable, epar, pos, vel, omg, drv, cmd, b
         # extra memory traffic (the cold rows did: a miss per body on every step of a batch).
         bsc[e, b, BS_REACH] = p
         fastest = max(fastest, p)
-        thinnest = min(thinnest, max(bflt[b, BF_HALF] * epar[e, b, EP_SCALE], _MIN_HALF))
+    for i in range(nm):  # sleepers too: the count must not depend on who sleeps
+        b = movable[i]
+        if not bint[b, BI_FLAGS] & BODY_BULLET:
+            thinnest = min(thinnest, max(bflt[b, BF_HALF] * epar[e, b, EP_SCALE], _MIN_HALF))
     plain = _count(fastest, dt, frac, thinnest)
     if plain <= 1 or nm > _REACH_BODIES:
         return plain

@@ -197,7 +197,7 @@ def _vel_row(e, k, j, a, b, nx, ny, static_b, pos, ang, vel, omg, bsc, pfl):
 
 # LLVM-inlined into step_env, as each stage of the sub-step (jit.py, 'Inlining')
 @compiled(inline="llvm")
-def velocity_pass(e, npairs, order, dt, prs, pos, ang, vel, omg, epar, bint, bflt, movable, bsc,
+def velocity_pass(e, npairs, order, dt, prs, pos, ang, vel, omg, epar, bint, bflt, aw, bsc,
                   bis, pfl):
     """Recover velocities from the displacement, then sequential impulses at the contacts.
 
@@ -211,17 +211,13 @@ def velocity_pass(e, npairs, order, dt, prs, pos, ang, vel, omg, epar, bint, bfl
     # solve a push hands on at most the pusher's speed; more comes only from removing an
     # overlap, and turning that into speed is what makes a jammed pile explode (Box2D caps
     # it the same way with its contact push velocity). Bounces are added afterwards.
+    # (Over the awake bodies ``aw``: a sleeper has no velocity, and nothing moved it.)
     vcap = 0.0
-    for i in range(movable.shape[0]):
-        b = movable[i]
-        if bis[e, b, IS_SLEEP] == 0:
-            vcap = max(vcap, math.sqrt(bsc[e, b, BS_VXF] ** 2 + bsc[e, b, BS_VYF] ** 2))
-    for i in range(movable.shape[0]):
-        b = movable[i]
-        if bis[e, b, IS_SLEEP] != 0:
-            # Asleep through the sub-step (sleeping.py): nothing moved it, and it had no
-            # velocity, so the recovered velocity is its zero velocity.
-            continue
+    for i in range(aw.shape[0]):
+        b = aw[i]
+        vcap = max(vcap, math.sqrt(bsc[e, b, BS_VXF] ** 2 + bsc[e, b, BS_VYF] ** 2))
+    for i in range(aw.shape[0]):
+        b = aw[i]
         vx = bsc[e, b, BS_VXF] + (pos[e, b, 0] - bsc[e, b, BS_XP]) / dt
         vy = bsc[e, b, BS_VYF] + (pos[e, b, 1] - bsc[e, b, BS_YP]) / dt
         sp = math.sqrt(vx * vx + vy * vy)
@@ -327,7 +323,7 @@ def _kinetic(e, b, vx, vy, w, epar):
 
 # LLVM-inlined into step_env, as each stage of the sub-step (jit.py, 'Inlining')
 @compiled(inline="llvm")
-def energy_guard(e, sleep_on, npairs, prs, pfl, bint, epar, movable, vel, omg, bsc, bis):
+def energy_guard(e, sleep_on, npairs, prs, pfl, bint, epar, aw, vel, omg, bsc, bis):
     """Contacts never add kinetic energy: an island of passive bodies that no drive touches
     ends the sub-step with at most the kinetic energy it had at its start, so no step without
     a drive raises the kinetic energy (translational + rotational) of a scene. Returns the
@@ -349,9 +345,9 @@ def energy_guard(e, sleep_on, npairs, prs, pfl, bint, epar, movable, vel, omg, b
     A rise within rounding (``_KE_RTOL``, ``_KE_ATOL``) is left alone, so an elastic bounce
     that keeps its energy is not touched.
     """
-    nm = movable.shape[0]
+    nm = aw.shape[0]
     for i in range(nm):
-        b = movable[i]
+        b = aw[i]
         bis[e, b, IS_GROUP] = b
         r = cold_row(bsc, b)
         bsc[e, r, BS_KE0] = 0.0
@@ -375,7 +371,7 @@ def energy_guard(e, sleep_on, npairs, prs, pfl, bint, epar, movable, vel, omg, b
         elif kb == DRIVEN and ka == PASSIVE:
             bsc[e, cold_row(bsc, a), BS_KDRV] = 1.0
     for i in range(nm):
-        b = movable[i]
+        b = aw[i]
         if bint[b, BI_KIND] != PASSIVE or bis[e, b, IS_SLEEP] != 0:
             continue
         r = cold_row(bsc, _island(e, b, bis))
@@ -389,7 +385,7 @@ def energy_guard(e, sleep_on, npairs, prs, pfl, bint, epar, movable, vel, omg, b
         bsc[e, r, BS_KE1] += _kinetic(e, b, vel[e, b, 0], vel[e, b, 1], omg[e, b], epar)
     held = 0
     for i in range(nm):
-        b = movable[i]
+        b = aw[i]
         if bint[b, BI_KIND] != PASSIVE or bis[e, b, IS_SLEEP] != 0:
             continue
         root = _island(e, b, bis)

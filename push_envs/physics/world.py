@@ -82,9 +82,13 @@ from .layout import (
     PR_SUBFRAC,
     PR_SWEEPS,
     PRS_LEN,
+    SC_REBUILD,
     ST_OVERFLOW,
     gsc_len,
     gsc_queue,
+    stamp_counts,
+    stamp_len,
+    stamp_order,
 )
 from .lidar import LP_OFFT, LP_OFFX, LP_OFFY, lidar_arrays, scan_env, scan_parallel, scan_serial
 from .limits import MAX_COORD, MAX_MAGNITUDE, MAX_SCALE, MIN_MASS, MIN_SCALE
@@ -260,10 +264,13 @@ class World:
         # Per-body and per-pair scratch rows are whole cache lines (layout.py): start them on one.
         self._bsc = aligned_zeros((E, 2 * B, BS_LEN))
         self._bis = aligned_zeros((E, B, IS_LEN), np.int64)
-        self._aabb = aligned_zeros((E, B, 4))
-        # Broad-phase scratch: piece tags, query counter, then the sweep order (a permutation).
-        self._stamp = np.zeros((E, ns + 1 + nm), np.int64)
-        self._stamp[:, ns + 1:] = np.arange(nm)
+        # One row per body, and a last one for the env's widest sleeper box (sleeping.py).
+        self._aabb = aligned_zeros((E, B + 1, 4))
+        # Broad-phase and sleep scratch (layout.stamp_len): piece tags, query counter, the
+        # sweep order (every movable body while sleeping is off), the sleep lists, counts.
+        self._stamp = np.zeros((E, stamp_len(ns, nm)), np.int64)
+        self._stamp[:, stamp_order(ns):stamp_order(ns) + nm] = scene.movable
+        self._stamp[:, stamp_counts(ns, nm) + SC_REBUILD] = 1
         self._prs = aligned_zeros((E, max_pairs, PRS_LEN), np.int64)
         self._pfl = aligned_zeros((E, max_pairs, PFL_LEN))
         self._pord = np.zeros((E, 2, max_pairs), np.int64)
@@ -344,6 +351,8 @@ class World:
         self.cti, self.ctf = cti, ctf
         self.arrays = self.arrays._replace(prs=self._prs, pfl=self._pfl, pord=self._pord,
                                            gsc=self._gsc, cti=cti, ctf=ctf)
+        # The sleepers' frozen contacts lived at the old buffers' end: found again.
+        self._stale_sleep(slice(None))
 
     # ------------------------------------------------------------------------------ set-up
     @classmethod
@@ -461,10 +470,18 @@ class World:
         self.ctn[sel] = 0
         self.health[sel] = 0.0
         self._bis[sel, :, IS_SLEEP] = 0
+        self._stale_sleep(sel)
         if self.behaviours is not None:
             from .behaviours.layout import CTL_RESET
 
             self.behaviours.run(self, CTL_RESET, np.arange(self.num_envs)[sel])
+
+    def _stale_sleep(self, sel: Any) -> None:
+        """The sleep lists of the selected envs are rebuilt at their next step (sleeping.py),
+        and the sweep order holds every movable body again."""
+        ns, nm = len(self.scene.sint), len(self.scene.movable)
+        self._stamp[sel, stamp_order(ns):stamp_order(ns) + nm] = self.scene.movable
+        self._stamp[sel, stamp_counts(ns, nm) + SC_REBUILD] = 1
 
     # ------------------------------------------------------------------------------ stepping
     def step(self, commands: Mapping[str, Any] | None = None) -> None:
@@ -925,6 +942,7 @@ class World:
         self.prm[PR_SLEEP] = 1.0 if on else 0.0
         if not on:
             self._bis[:, :, IS_SLEEP] = 0  # nobody sleeps (or skips its free motion) any more
+        self._stale_sleep(slice(None))
 
     def _mixing(self, which: str) -> Any:
         return self._mixers.get(which)

@@ -38,7 +38,7 @@ NOT_COLUMNS = {
 }
 
 # Constants of layout.py that belong to no family of columns: enumerations, bits, sizes.
-OTHER_PREFIXES = ("MODE_", "ST_", "GS_", "DS_", "MAX_", "SV_", "OUT_", "BODY_")
+OTHER_PREFIXES = ("MODE_", "ST_", "GS_", "DS_", "MAX_", "SV_", "OUT_", "BODY_", "SC_")
 OTHER_NAMES = {"IMMOVABLE", "DRIVEN", "PASSIVE"}
 
 
