@@ -498,18 +498,20 @@ def _pair_level(e, k, prs, bis):
     return min(bis[e, prs[e, k, PRS_A], IS_LEVEL], bis[e, prs[e, k, PRS_B], IS_LEVEL])
 
 
-@compiled
-def _before(e, k1, k2, prs, bis, pfl):
-    """Sweep order: lower level, then deeper, then by contact point x, y, then by the pair's
-    bodies (and static piece).
+# LLVM-inlined into the merge sort: a call per comparison (three arrays flattened each time)
+# was most of the sort's cost.
+@compiled(inline="llvm")
+def _before(e, k1, k2, prs, pord, pfl):
+    """Sweep order: lower level (``pord[e, 2]``: each pair's ``_pair_level``), then deeper,
+    then by contact point x, y, then by the pair's bodies (and static piece).
 
     Pairs not touching at the start (key -inf) have no contact point (their rows hold
     whatever an earlier evaluation left), so they go by their bodies alone. The order thus
     depends only on the pairs themselves, never on their slots in the buffer or on which
     other, non-touching pairs the broad phase listed (what makes sleeping exact).
     """
-    l1 = _pair_level(e, k1, prs, bis)
-    l2 = _pair_level(e, k2, prs, bis)
+    l1 = pord[e, 2, k1]
+    l2 = pord[e, 2, k2]
     if l1 != l2:
         return l1 < l2
     d1, d2 = pfl[e, k1, PFL_KEY], pfl[e, k2, PFL_KEY]
@@ -533,10 +535,12 @@ def _before(e, k1, k2, prs, bis, pfl):
 def sort_pairs(e, npairs, prs, bis, pfl, pord):
     """Stable bottom-up merge sort of pair indices by ``_before``; returns the row of
     ``pord[e]`` holding the order (a row index, not a view: the entry kernels run without
-    numba's reference counting, which returning a view would need)."""
+    numba's reference counting, which returning a view would need). Row 2 of ``pord[e]``
+    holds each pair's level while it sorts (read once per pair, not per comparison)."""
     s, d = 0, 1
     for i in range(npairs):
         pord[e, s, i] = i
+        pord[e, 2, i] = _pair_level(e, i, prs, bis)
     width = 1
     while width < npairs:
         for lo in range(0, npairs, 2 * width):
@@ -544,7 +548,7 @@ def sort_pairs(e, npairs, prs, bis, pfl, pord):
             hi = min(lo + 2 * width, npairs)
             i, j, o = lo, mid, lo
             while i < mid and j < hi:
-                if _before(e, pord[e, s, j], pord[e, s, i], prs, bis, pfl):
+                if _before(e, pord[e, s, j], pord[e, s, i], prs, pord, pfl):
                     pord[e, d, o] = pord[e, s, j]
                     j += 1
                 else:

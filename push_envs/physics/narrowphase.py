@@ -98,7 +98,7 @@ from .layout import (
 __all__ = ["CIRCLE", "POLYGON", "SEGMENT", "MAX_VERTS", "OUT_LEN", "collide",
            "collide_polygons", "collide_circle_polygon", "collide_circles", "pair_contact",
            "pair_contact_call", "refresh_moved", "edge_normal", "max_separation",
-           "piece_circle", "place", "circle_face"]
+           "piece_circle", "place", "circle_face", "heading"]
 
 CIRCLE = 0
 POLYGON = 1
@@ -375,6 +375,24 @@ def place(e, p, cx, cy, c, s, sc, pint, pvert, vb):
     return nv
 
 
+# LLVM-inlined: a hot contact-solver helper (jit.py, 'Inlining')
+@compiled(inline="llvm")
+def heading(e, b, ang, cbuf):
+    """(cos, sin) of body b's heading, kept after the narrow phase's output row of ``cbuf``
+    (angle, cos, sin per body, from column OUT_LEN): a body met by several pairs at one pose
+    pays for its cosine and sine once. The same numbers as computing them."""
+    th = ang[e, b]
+    at = OUT_LEN + 3 * b
+    # The same angle, bit for bit (-0.0 is not 0.0: its sine is -0.0); a NaN, as World starts
+    # the cache with, never matches.
+    old = cbuf[e, at]
+    if not (old == th and math.copysign(1.0, old) == math.copysign(1.0, th)):
+        cbuf[e, at] = th
+        cbuf[e, at + 1] = math.cos(th)
+        cbuf[e, at + 2] = math.sin(th)
+    return cbuf[e, at + 1], cbuf[e, at + 2]
+
+
 # LLVM-inlined into contacts.prepare and position_solver.resolve (jit.py, 'Inlining'): the
 # narrow phase of every candidate pair in every sub-step; measured with resolve: 0.67 / 0.75
 # of the inlined form's PushClutter-v0 gym.make throughput as a plain call.
@@ -395,11 +413,13 @@ def pair_contact(e, k, prs, pos, ang, epar, bint, pint, pvert, pflt, sint, svert
     vb = vbuf[e, 1]
     out = cbuf[e]
     best = -np.inf
-    ax, ay, th = pos[e, a, 0], pos[e, a, 1], ang[e, a]
-    ca, sa, sca = math.cos(th), math.sin(th), epar[e, a, EP_SCALE]
+    ax, ay = pos[e, a, 0], pos[e, a, 1]
+    ca, sa = heading(e, a, ang, cbuf)
+    sca = epar[e, a, EP_SCALE]
     if sp < 0:
-        bx, by, th = pos[e, b, 0], pos[e, b, 1], ang[e, b]
-        cb, sb, scb = math.cos(th), math.sin(th), epar[e, b, EP_SCALE]
+        bx, by = pos[e, b, 0], pos[e, b, 1]
+        cb, sb = heading(e, b, ang, cbuf)
+        scb = epar[e, b, EP_SCALE]
         q0, q1 = bint[b, BI_PSTART], bint[b, BI_PSTART] + bint[b, BI_PCOUNT]
     else:
         q0, q1 = sp, sp + 1

@@ -273,9 +273,12 @@ class World:
         self._stamp[:, stamp_counts(ns, nm) + SC_REBUILD] = 1
         self._prs = aligned_zeros((E, max_pairs, PRS_LEN), np.int64)
         self._pfl = aligned_zeros((E, max_pairs, PFL_LEN))
-        self._pord = np.zeros((E, 2, max_pairs), np.int64)
+        self._pord = np.zeros((E, 3, max_pairs), np.int64)  # two orders, levels
         self._vbuf = np.zeros((E, 2, MAX_VERTS, 2))
-        self._cbuf = np.zeros((E, OUT_LEN))
+        # The narrow phase's output row, then each body's heading cache (angle, cos, sin;
+        # narrowphase.heading), started with NaN angles that match no heading.
+        self._cbuf = np.zeros((E, OUT_LEN + 3 * B))
+        self._cbuf[:, OUT_LEN::3] = np.nan
         self.cti = np.zeros((E, max_contacts, 3), np.int64)
         self.ctf = np.zeros((E, max_contacts, CT_LEN))
         self.ctn = np.zeros(E, np.int64)
@@ -337,7 +340,7 @@ class World:
         cap = int(need * 1.5) + 8
         self._prs = aligned_zeros((E, cap, PRS_LEN), np.int64)
         self._pfl = aligned_zeros((E, cap, PFL_LEN))
-        self._pord = np.zeros((E, 2, cap), np.int64)
+        self._pord = np.zeros((E, 3, cap), np.int64)
         # The graph scratch is rebuilt each sub-step, so a fresh array is enough, except for
         # the BFS stamp, which must keep counting up.
         gsc = self._new_gsc(cap)
