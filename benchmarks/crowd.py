@@ -62,7 +62,6 @@ for _ in range(steps):
     w.cmd[:] = cmd
     w.step_raw()
 cpu = time.process_time() - t0
-boxes = [w.index(f"box{k}") for k in range(1000)]
 poses = [tuple(w.state(f"box{k}")[0]) for k in range(1000)]
 print(json.dumps({"engine": "push_envs (sleep on)", "steps_per_s": steps / cpu,
                   "worst_overlap_m": pc.worst_box_overlap(poses),
@@ -100,21 +99,19 @@ def match(rounds: int, steps: int, box2d_python: str, csv_path: str | None) -> N
           "worst overlap [m] |")
     print("|---|---:|---:|---:|---:|---:|")
     ours = statistics.median(x["steps_per_s"] for x in got["push_envs"])
-    rows = []
-    for k, xs in got.items():
+    for xs in got.values():
         if not xs:
             continue
         rates = sorted(x["steps_per_s"] for x in xs)
         med = statistics.median(rates)
         worst = max(x["worst_overlap_m"] for x in xs)
-        rows.append((xs[0]["engine"], rates, med, worst))
         print(f"| {xs[0]['engine']} | {rates[0]:,.0f} | {med:,.0f} | {rates[-1]:,.0f} | "
               f"{ours / med:.2f} | {worst:.1e} |", flush=True)
     if csv_path:
         with open(csv_path, "w", newline="") as fh:
             wr = csv.writer(fh)
             wr.writerow(["engine", "round", "steps_per_cpu_s", "worst_overlap_m"])
-            for k, xs in got.items():
+            for xs in got.values():
                 for i, x in enumerate(xs):
                     wr.writerow([x["engine"], i, f"{x['steps_per_s']:.1f}",
                                  f"{x['worst_overlap_m']:.3g}"])
