@@ -17,8 +17,9 @@ overlap of the final poses (common.worst_box_overlap, the same measure for both 
 
 **At rest.** ``--at-rest`` times one push_envs step of 1000 boxes of which a fraction rests
 and the rest spin in place on a frictionless floor (awake, touching nothing), with sleeping
-on and off, for fractions 0 to 1, and writes the CSV docs/_scripts/sleeping_cost.py draws
-(microseconds per step, min / median / max over ``--rounds``).
+on and off (alternating rounds), for fractions 0 to 1, and writes the CSV
+docs/_scripts/sleeping_cost.py draws (microseconds per step, min / median / max over
+``--rounds``).
 
 Box2D is never imported by push_envs: it runs as a subprocess of another interpreter.
 """
@@ -140,23 +141,26 @@ def at_rest_sweep(rounds: int, steps: int, csv_path: str | None, n: int = 1000) 
     print("| at rest | sleeping | us/step min | median | max | asleep |")
     print("|---:|---|---:|---:|---:|---:|")
     for f in fractions:
+        worlds = {}
         for sleeping in (True, False):
-            w = World.from_config(rest_scene(n, f))
-            w.sleeping = sleeping
+            worlds[sleeping] = World.from_config(rest_scene(n, f))
+            worlds[sleeping].sleeping = sleeping
             for _ in range(3):
-                w.step_raw()
-            times = []
-            for _ in range(rounds):
+                worlds[sleeping].step_raw()
+        times: dict[bool, list[float]] = {True: [], False: []}
+        for r in range(rounds):  # the two alternate, so a busy moment costs both alike
+            for sleeping in ((True, False) if r % 2 == 0 else (False, True)):
+                w = worlds[sleeping]
                 t0 = time.process_time()
                 for _ in range(steps):
                     w.step_raw()
-                times.append(1e6 * (time.process_time() - t0) / steps)
-            times.sort()
-            rows.append((f, sleeping, times[0], statistics.median(times), times[-1],
-                         int(w.asleep[0])))
-            print(f"| {f:.2f} | {'on' if sleeping else 'off'} | {times[0]:.1f} | "
-                  f"{statistics.median(times):.1f} | {times[-1]:.1f} | {int(w.asleep[0])} |",
-                  flush=True)
+                times[sleeping].append(1e6 * (time.process_time() - t0) / steps)
+        for sleeping in (True, False):
+            ts = sorted(times[sleeping])
+            asleep = int(worlds[sleeping].asleep[0])
+            rows.append((f, sleeping, ts[0], statistics.median(ts), ts[-1], asleep))
+            print(f"| {f:.2f} | {'on' if sleeping else 'off'} | {ts[0]:.1f} | "
+                  f"{statistics.median(ts):.1f} | {ts[-1]:.1f} | {asleep} |", flush=True)
     if csv_path:
         with open(csv_path, "w", newline="") as fh:
             wr = csv.writer(fh)
