@@ -198,7 +198,7 @@ def main(argv: list[str] | None = None) -> None:
                     help="run only scenes whose label contains this text (e.g. '50 boxes')")
     ap.add_argument("--peers", action="store_true",
                     help="also run Box2D v3 and pymunk on the grid scene (subprocesses)")
-    ap.add_argument("--box2d-python", default="/work/venv312/bin/python",
+    ap.add_argument("--box2d-python", default="/work/box2d-venv/bin/python",
                     help="interpreter with the box2d-python wheel (Python 3.12)")
     ap.add_argument("--no-sleep", action="store_true",
                     help="World.sleeping = False (every body awake every sub-step)")

@@ -1,6 +1,6 @@
 """Box2D v3 (``box2d-python`` wheel, Python 3.12) on the peer scene; prints one JSON line.
 
-    /work/venv312/bin/python benchmarks/peers/box2d_bench.py --steps 200 --sleep 0
+    /work/box2d-venv/bin/python benchmarks/peers/box2d_bench.py --steps 200 --sleep 0 [--cpu]
 
 Top-down: no gravity; ground friction as linear/angular damping; robots are kinematic
 bodies moving at 1 m/s; 4 sub-steps per 0.1 s step (Box2D's default).
@@ -44,14 +44,17 @@ def main() -> None:
     ap.add_argument("--steps", type=int, default=200)
     ap.add_argument("--sleep", type=int, default=0)
     ap.add_argument("--substeps", type=int, default=4)
+    ap.add_argument("--cpu", action="store_true",
+                    help="time with time.process_time (CPU time of this process)")
     a = ap.parse_args()
+    clock = time.process_time if a.cpu else time.perf_counter
     w, bs = build(bool(a.sleep))
     for _ in range(5):
         w.step(pc.DT, a.substeps)
-    t0 = time.perf_counter()
+    t0 = clock()
     for _ in range(a.steps):
         w.step(pc.DT, a.substeps)
-    el = time.perf_counter() - t0
+    el = clock() - t0
     poses = [(b.position[0], b.position[1], float(b.rotation)) for b in bs]
     print(json.dumps({"engine": f"Box2D v3 (sleep {'on' if a.sleep else 'off'})",
                       "steps_per_s": a.steps / el, "worst_overlap_m": pc.worst_box_overlap(poses)}))

@@ -168,7 +168,7 @@ What sets these figures:
   env returns a few Python scalars.
 - **Sub-steps and bodies.** PushClutter-v0's 0.1 m clutter and Sweep-v0's 5 cm pucks need
   about three and four sub-steps per step at full speed where PushBox-v0 needs one, and Sweep
-  has 21 movable bodies ([sub-steps](physics.md#sub-steps-and-their-limit)).
+  has 21 movable bodies ([sub-steps](physics.md#sub-steps-and-continuous-collision)).
 - **Threads on a shared machine.** A parallel step waits for its slowest thread, so a batch
   slows badly when another process keeps a core busy: next to torch, give the batch one thread
   (`num_threads=1`, the `train/train.py` default; see [threads](vector.md#threads)).

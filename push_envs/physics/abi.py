@@ -123,6 +123,25 @@ def call_void(typingctx, addr, args):
     return types.void(addr, args), codegen
 
 
+@intrinsic
+def call_f8(typingctx, addr, args):
+    """Call the C function at address ``addr`` (int64) with the values of the tuple ``args``
+    (floats, integers and pointers); it returns a float64 (``double``)."""
+    if not isinstance(addr, types.Integer) or not isinstance(args, types.BaseTuple):
+        return None
+    if not all(isinstance(t, (types.Integer, types.Float, types.RawPointer))
+               for t in args.types):
+        return None
+
+    def codegen(context, builder, signature, llargs):
+        n = len(signature.args[1].types)
+        vals = [builder.extract_value(llargs[1], i) for i in range(n)]
+        fnty = ir.FunctionType(ir.DoubleType(), [v.type for v in vals])
+        return builder.call(builder.inttoptr(llargs[0], fnty.as_pointer()), vals)
+
+    return types.float64(addr, args), codegen
+
+
 _DTYPES = {"f8": types.float64, "i8": types.int64, "u8": types.uint64, "u1": types.uint8,
            "b1": types.boolean}
 
@@ -223,5 +242,5 @@ ROWS_SIG = types.void(types.int64, types.int64, types.voidptr)
 """``rows(lo, hi, W*)``: a batched stage over envs lo..hi-1 of one structure."""
 
 
-__all__ = ["AbiType", "CFunction", "Packed", "ROWS_SIG", "call_void", "struct_loader",
-           "struct_ptr"]
+__all__ = ["AbiType", "CFunction", "Packed", "ROWS_SIG", "call_f8", "call_void",
+           "struct_loader", "struct_ptr"]

@@ -12,11 +12,13 @@ that overlap now.
   compile time, into a uniform grid; each body visits only the cells its box covers. A piece
   spanning several cells is reported once per body by stamping it with a query counter.
 
-Bodies asleep (sleeping.py) keep a box fattened only by the rest tolerance, so a resting
-crowd yields only its touching pairs, not every pair within the env's largest travel.
+Bodies asleep (sleeping.py) are in no stage of the step: they keep a tight box, fattened only
+by the rest tolerance, and the awake boxes look them up (sleeping.wake) to wake those they
+reach, so a resting crowd costs nothing here.
 
-``stamp[e]`` is the broad phase's integer scratch: one tag per static piece, the query
-counter, then the sweep order of the movable bodies (a permutation, kept between steps).
+``stamp[e]`` is the broad phase's integer scratch (layout.stamp_len): one tag per static
+piece, the query counter, then the sweep order of the bodies it sorts (kept between steps),
+and the sleep lists.
 """
 
 from __future__ import annotations
@@ -35,7 +37,6 @@ from .layout import (
     BS_Y0,
     BS_YP,
     EP_SCALE,
-    IS_SLEEP,
     PF_MAXX,
     PF_MAXY,
     PF_MINX,
@@ -94,62 +95,59 @@ def shape_box(e, b, bint, pint, pvert, pflt, epar, pos, ang, fat, aabb):
 
 # LLVM-inlined into step_env, as each stage of the sub-step (jit.py, 'Inlining')
 @compiled(inline="llvm")
-def body_boxes(e, sleep_on, movable, bint, bflt, pint, pvert, pflt, epar, pos, ang, bsc, bis,
-               extra, aabb):
-    """Swept, fattened AABB [m] of each movable body into ``aabb[e, b]``; returns max travel.
+def body_boxes(e, aw, bflt, epar, bsc, extra, aabb):
+    """Swept, fattened AABB [m] of each awake body ``aw`` into ``aabb[e, b]``; returns the
+    largest travel.
 
-    An awake body's box (about its bounding circle, so any turn fits) is fattened by the env's
-    largest travel plus ``extra`` (a correction can move a body about that far). A body asleep
-    in this sub-step (``bis[e, b, IS_SLEEP]``, see sleeping.py; read only when ``sleep_on``)
-    does not move or turn: its box is the tight box of its pieces, fattened only by
-    ``extra``; it moves only if an awake body reaches it, and the awake body's own fattening
-    covers that approach.
+    A box covers the body's bounding circle at its sub-step start and at its predicted pose
+    (so any turn fits), fattened by the env's largest travel plus ``extra`` (a correction
+    can move a body about that far). Sleepers keep the tight box they fell asleep with
+    (sleeping.py); an awake body's own fattening covers its approach to them.
     """
     maxtravel = 0.0
-    for i in range(movable.shape[0]):
-        b = movable[i]
-        if sleep_on and bis[e, b, IS_SLEEP] != 0:
-            if bis[e, b, IS_SLEEP] == 1:  # 2: slept through the last sub-step, box unchanged
-                shape_box(e, b, bint, pint, pvert, pflt, epar, pos, ang, extra, aabb)
-            continue
-        tr = swept_box(e, b, bflt, epar, bsc, 0.0, aabb)
+    for i in range(aw.shape[0]):
+        tr = swept_box(e, aw[i], bflt, epar, bsc, 0.0, aabb)
         if tr > maxtravel:
             maxtravel = tr
     fat = maxtravel + extra
-    for i in range(movable.shape[0]):
-        b = movable[i]
-        if not sleep_on or bis[e, b, IS_SLEEP] == 0:
-            aabb[e, b, 0] -= fat
-            aabb[e, b, 1] -= fat
-            aabb[e, b, 2] += fat
-            aabb[e, b, 3] += fat
+    for i in range(aw.shape[0]):
+        b = aw[i]
+        aabb[e, b, 0] -= fat
+        aabb[e, b, 1] -= fat
+        aabb[e, b, 2] += fat
+        aabb[e, b, 3] += fat
     return maxtravel
 
 
 @compiled
-def sweep_order(e, movable, aabb, stamp):
-    """Sort the movable bodies by lower box x (then index) in ``stamp[e]``'s last M entries.
+def sweep_order(e, at, n, aabb, stamp):
+    """Sort the bodies ``stamp[e, at:at + n]`` by lower box x (then index).
 
     The order is kept from the last call: bodies move little per step, so an insertion sort
     is about linear, and the key (lower x, index) is a total order, so the result does not
     depend on history. No array is allocated: the entry kernels run without numba's
-    allocator. Returns the offset of the order in ``stamp[e]``.
+    allocator.
     """
-    nm = movable.shape[0]
-    base = stamp.shape[1] - nm
-    for ii in range(1, nm):
-        cur = stamp[e, base + ii]
-        key = aabb[e, movable[cur], 0]
+    for ii in range(1, n):
+        cur = stamp[e, at + ii]
+        key = aabb[e, cur, 0]
         jj = ii - 1
         while jj >= 0:
-            prev = stamp[e, base + jj]
-            kp = aabb[e, movable[prev], 0]
+            prev = stamp[e, at + jj]
+            kp = aabb[e, prev, 0]
             if kp < key or (kp == key and prev < cur):
                 break
-            stamp[e, base + jj + 1] = prev
+            stamp[e, at + jj + 1] = prev
             jj -= 1
-        stamp[e, base + jj + 1] = cur
-    return base
+        stamp[e, at + jj + 1] = cur
+
+
+@compiled
+def collides(bint, a, b):
+    """Whether bodies a and b (b: the static body of a static piece) may touch: every pair
+    does today. The one place to filter pairs (per-body collision modes, IR-SIM's
+    ``unobstructed``): a pair it refuses is never listed, so no stage meets it."""
+    return True
 
 
 @compiled
@@ -162,75 +160,55 @@ def _push_pair(e, prs, n, cap, a, b, sp):
     return n + 1
 
 
-@compiled
-def _wake_pair(e, a, b, fat, bflt, epar, bsc, bis, aabb):
-    """Wake whichever of a, b sleeps when the other is awake (its box grows to the awake
-    fattening ``fat`` [m]); returns 1 if one was woken."""
-    sa = bis[e, a, IS_SLEEP] != 0
-    sb = bis[e, b, IS_SLEEP] != 0
-    if sa == sb:
-        return 0
-    x = a if sa else b
-    bis[e, x, IS_SLEEP] = 0
-    swept_box(e, x, bflt, epar, bsc, fat, aabb)
-    return 1
-
-
 # LLVM-inlined into step_env, as each stage of the sub-step (jit.py, 'Inlining')
 @compiled(inline="llvm")
-def find_pairs(e, movable, aabb, sint, sflt, grid, gstart, gitem, stamp, prs, asleep, fat, bflt,
-               epar, bsc, bis):
-    """Fill ``prs[e]`` with candidate pairs; returns (pairs found (may exceed capacity),
-    bodies woken).
+def find_pairs(e, aw, order, cap, bint, aabb, sint, sflt, grid, gstart, gitem, stamp, prs):
+    """Fill ``prs[e]`` with the candidate pairs of the awake bodies ``aw`` (every movable
+    body, with sleeping off): each two whose boxes meet, and each with every static piece its
+    box meets. Returns the pairs found (which may exceed ``cap``, the room in the buffers:
+    the caller rolls back).
 
-    With ``asleep`` > 0 bodies asleep, a sleeping body whose box meets an awake one's is
-    woken (sleeping.py) and its box grown to the awake fattening ``fat`` [m]. Boxes then
-    changed under the sweep: the caller calls again until a pass wakes nobody; only that
-    last pass is complete (static pieces are only queried then).
+    ``order`` is where ``aw``'s bodies stand in ``stamp[e]`` in the sweep order (kept from
+    sub-step to sub-step). Sleepers are in no pair: every sleeper an awake box meets was
+    woken before (sleeping.wake), and the others touch nothing awake.
     """
-    cap = prs.shape[1]
     n = 0
-    woke = 0
-    nm = movable.shape[0]
-    if nm < _SWEEP_MIN:
-        for i in range(nm):
-            a = movable[i]
-            for j in range(i + 1, nm):
-                b = movable[j]
+    na = aw.shape[0]
+    if na < _SWEEP_MIN:
+        for i in range(na):
+            a = aw[i]
+            for j in range(i + 1, na):
+                b = aw[j]
                 if (
                     aabb[e, a, 0] <= aabb[e, b, 2]
                     and aabb[e, b, 0] <= aabb[e, a, 2]
                     and aabb[e, a, 1] <= aabb[e, b, 3]
                     and aabb[e, b, 1] <= aabb[e, a, 3]
+                    and collides(bint, a, b)
                 ):
-                    if asleep > 0:
-                        woke += _wake_pair(e, a, b, fat, bflt, epar, bsc, bis, aabb)
-                    n = _push_pair(e, prs, n, cap, a, b, -1)
+                    n = _push_pair(e, prs, n, cap, min(a, b), max(a, b), -1)
     else:
         # Sort-and-sweep (``sweep_order``).
-        base = sweep_order(e, movable, aabb, stamp)
-        for ii in range(nm):
-            a = movable[stamp[e, base + ii]]
-            for jj in range(ii + 1, nm):
-                b = movable[stamp[e, base + jj]]
+        sweep_order(e, order, na, aabb, stamp)
+        for ii in range(na):
+            a = stamp[e, order + ii]
+            for jj in range(ii + 1, na):
+                b = stamp[e, order + jj]
                 if aabb[e, b, 0] > aabb[e, a, 2]:
                     break
-                if aabb[e, a, 1] <= aabb[e, b, 3] and aabb[e, b, 1] <= aabb[e, a, 3]:
-                    if asleep > 0:
-                        woke += _wake_pair(e, a, b, fat, bflt, epar, bsc, bis, aabb)
+                if aabb[e, a, 1] <= aabb[e, b, 3] and aabb[e, b, 1] <= aabb[e, a, 3] \
+                        and collides(bint, a, b):
                     if a < b:
                         n = _push_pair(e, prs, n, cap, a, b, -1)
                     else:
                         n = _push_pair(e, prs, n, cap, b, a, -1)
-    if woke > 0:
-        return n, woke
     ns = sint.shape[0]
     if ns == 0:
-        return n, 0
+        return n
     x0g, y0g, cell = grid[0], grid[1], grid[2]
     nx, ny = int(grid[3]), int(grid[4])
-    for i in range(nm):
-        a = movable[i]
+    for i in range(na):
+        a = aw[i]
         stamp[e, ns] += 1
         tag = stamp[e, ns]
         i0 = max(int(math.floor((aabb[e, a, 0] - x0g) / cell)), 0)
@@ -250,6 +228,7 @@ def find_pairs(e, movable, aabb, sint, sflt, grid, gstart, gitem, stamp, prs, as
                         and sflt[sp, PF_MINX] <= aabb[e, a, 2]
                         and sflt[sp, PF_MAXY] >= aabb[e, a, 1]
                         and sflt[sp, PF_MINY] <= aabb[e, a, 3]
+                        and collides(bint, a, sint[sp, PI_BODY])
                     ):
                         n = _push_pair(e, prs, n, cap, a, sint[sp, PI_BODY], sp)
-    return n, 0
+    return n

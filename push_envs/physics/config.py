@@ -3,7 +3,7 @@
 A scene has three top-level sections::
 
     world:    {width, height, step_time, gravity, friction, restitution, drive_tau,
-               obstacle_map, map_resolution, offset}
+               obstacle_map, map_resolution, offset, friction_mixing, restitution_mixing}
     robot:    [ {name, kinematics, shape, state, mass, ...}, ... ]   # or a single mapping
     obstacle: [ ... ]                                                  # same keys as robot
 
@@ -34,6 +34,7 @@ import numpy as np
 from . import checks, sensor_registry
 from .checks import bounded as _bounded
 from .checks import fail as _fail
+from .checks import flag as _flag
 from .checks import keys as _check_keys
 from .checks import real as _real
 from .checks import vector as _vector
@@ -48,6 +49,7 @@ from .limits import (
     MIN_MASS,
     MIN_STEP_TIME,
 )
+from .mixing import MIX_RULES
 from .safe_yaml import read_scene_yaml
 from .shapes import ShapeInfo, build_shape
 
@@ -81,6 +83,8 @@ class WorldSpec:
     map_resolution: float = 0.1  # [m]
     offset: tuple[float, float] = (0.0, 0.0)  # [m]
     obstacle_map_source: str | None = None  # the map's PNG path as given, for messages
+    friction_mixing: str = "mean"  # how a contact's friction is made from two (mixing.py)
+    restitution_mixing: str = "mean"  # and its restitution
 
 
 @dataclass(frozen=True)
@@ -137,6 +141,7 @@ class BodySpec:
     # (None: not given; IR-SIM's defaults from the lidar are applied by physics/fov.py).
     fov: float | None = None
     fov_radius: float | None = None
+    bullet: bool = False  # swept continuously every sub-step, out of the sub-step count
 
     def shape_info(self, where: str) -> ShapeInfo:
         """The compiled shape (built once by load_scene; rebuilt only if ``shape`` changed)."""
@@ -162,12 +167,12 @@ class SceneSpec:
 TOP_KEYS = ("world", "robot", "obstacle")
 WORLD_KEYS = (
     "width", "height", "step_time", "gravity", "friction", "restitution", "drive_tau",
-    "obstacle_map", "map_resolution", "offset",
+    "obstacle_map", "map_resolution", "offset", "friction_mixing", "restitution_mixing",
 )
 BODY_KEYS = (
     "name", "kinematics", "shape", "state", "velocity", "omega", "mass", "friction",
     "inertia", "restitution", "static", "vel_min", "vel_max", "acce", "sensors", "color",
-    "fov", "fov_radius",
+    "fov", "fov_radius", "bullet",
 )
 KINEMATICS_KEYS = ("name", "wheelbase", "tau")
 KINEMATICS_NAMES = ("diff", "omni", "acker")
@@ -232,6 +237,9 @@ def _parse_world(raw: Any, where: str, base_dir: str | None) -> WorldSpec:
     if _optional(world, "restitution") is not None:
         values["restitution"] = _bounded(world["restitution"], f"{where}.restitution",
                                          low=0.0, high=1.0)
+    for key in ("friction_mixing", "restitution_mixing"):
+        if _optional(world, key) is not None:
+            values[key] = _choice(world[key], MIX_RULES, f"{where}.{key}", "mixing rule")
     if _optional(world, "offset") is not None:
         values["offset"] = _vector(world["offset"], f"{where}.offset", 2, magnitude=MAX_COORD)
     if _optional(world, "obstacle_map") is not None:
@@ -396,6 +404,12 @@ def _parse_inertia(body: dict, where: str) -> float | None:
     return _at_least(inertia, body["inertia"], f"{where}.inertia", MIN_INERTIA, "kg m^2")
 
 
+def _optional_flag(body: dict, key: str, where: str) -> bool:
+    """An optional true/false key of a body (null or absent: false)."""
+    value = body.get(key)
+    return False if value is None else _flag(value, f"{where}.{key}")
+
+
 def _parse_body(raw: Any, where: str, role: str, index: int) -> BodySpec:
     """Check one robot/obstacle mapping, apply defaults and build its shape once."""
     body = _check_keys(raw, BODY_KEYS, where)
@@ -407,11 +421,8 @@ def _parse_body(raw: Any, where: str, role: str, index: int) -> BodySpec:
     kinematics = None
     if _optional(body, "kinematics") is not None:
         kinematics = _parse_kinematics(body["kinematics"], f"{where}.kinematics")
-    static = body.get("static", False)
-    if static is None:
-        static = False
-    if not isinstance(static, bool):
-        raise _fail(f"{where}.static", f"must be true or false, got {short_repr(static)}")
+    static = _optional_flag(body, "static", where)
+    bullet = _optional_flag(body, "bullet", where)
     raw_shape = body.get("shape")
     shape = _parse_shape(DEFAULT_SHAPE if raw_shape is None else raw_shape, f"{where}.shape")
     # Built now so that bad geometry is reported at load time, with its key path; the
@@ -448,6 +459,7 @@ def _parse_body(raw: Any, where: str, role: str, index: int) -> BodySpec:
         lidar=lidar,
         sensor_specs=sensor_specs,
         **_parse_fov(body, where),
+        bullet=bullet,
         **_parse_limits(body, where),
     )
 

@@ -3,7 +3,8 @@
 For one env, at the predicted poses (after free motion), ``prepare``
 
 * computes the deepest contact of every candidate pair (``narrowphase.pair_contact``:
-  bounding-circle pre-check, then SAT per piece pair) and its friction and restitution;
+  bounding-circle pre-check, then SAT per piece pair) and its friction and restitution
+  (mixed from the two bodies' by the world's rules, mixing.py);
 * groups touching passive bodies into chains (``uf_find``; sensors.py reads the same groups
   to cap reported forces) and builds the touching contact graph (``contact_graph``);
 * decides each drive -> passive pair's mode (push or stall) by the traction rule
@@ -62,11 +63,16 @@ from .layout import (
     PFL_P1X,
     PFL_P1Y,
     PFL_TOUCH,
+    PR_FMIX,
+    PR_FMIXFN,
+    PR_RMIX,
+    PR_RMIXFN,
     PRS_A,
     PRS_B,
     PRS_MODE,
     PRS_SP,
 )
+from .mixing import MIX_USER, clamped, mix
 from .narrowphase import pair_contact
 
 LEVEL_INF = 1 << 40  # level of a body no immovable body or drive backs
@@ -397,14 +403,19 @@ def contact_levels(e, npairs, prs, bint, movable, bis, gsc, pfl):
 # LLVM-inlined into step_env, as each stage of the sub-step (jit.py, 'Inlining')
 @compiled(inline="llvm")
 def prepare(e, npairs, prs, pos, ang, epar, bint, bflt, pint, pvert, pflt, sint, svert, sflt,
-            tol, gravity, movable, bsc, bis, vbuf, cbuf, pfl, gsc):
+            tol, gravity, movable, bsc, bis, vbuf, cbuf, pfl, gsc, prm, frozen):
     """Contacts at the predicted poses, pair modes, friction/restitution and body levels.
 
-    Also builds the touching contact graph of the movable bodies (``contact_graph``) for the
-    traction rule and the levels. Returns the number of touching pairs.
+    Friction and restitution come from the world's mixing rules (``prm[PR_FMIX]``..,
+    mixing.py). Also builds the touching contact graph of the bodies ``movable`` (the awake
+    ones) for the traction rule and the levels. Returns the number of touching pairs, the
+    ``frozen`` ones of the sleepers (sleeping.py) counted in: the step then runs as it would
+    with them listed.
     """
     nm = movable.shape[0]
     touching = 0
+    frule, ffn = int(prm[PR_FMIX]), int(prm[PR_FMIXFN])
+    rrule, rfn = int(prm[PR_RMIX]), int(prm[PR_RMIXFN])
     for k in range(npairs):
         a = prs[e, k, PRS_A]
         b = prs[e, k, PRS_B]
@@ -419,11 +430,15 @@ def prepare(e, npairs, prs, pos, ang, epar, bint, bflt, pint, pvert, pflt, sint,
         pfl[e, k, PFL_DMAX] = -np.inf
         mu = 0.0
         if ka == PASSIVE and kb == IMMOVABLE:
-            mu = 0.5 * (epar[e, a, EP_FRICTION] + epar[e, b, EP_FRICTION])
+            mu = mix(frule, ffn, epar[e, a, EP_FRICTION], a, epar[e, b, EP_FRICTION], b)
+            if frule == MIX_USER:
+                mu = clamped(mu, np.inf)
         pfl[e, k, PFL_MU] = mu
         rest = 0.0
         if ka == PASSIVE or kb == PASSIVE:
-            rest = 0.5 * (bflt[a, BF_REST] + bflt[b, BF_REST])
+            rest = mix(rrule, rfn, bflt[a, BF_REST], a, bflt[b, BF_REST], b)
+            if rrule == MIX_USER:
+                rest = clamped(rest, 1.0)
         pfl[e, k, PFL_E] = rest
         if pair_contact(e, k, prs, pos, ang, epar, bint, pint, pvert, pflt, sint, svert, sflt,
                         tol, vbuf, cbuf, pfl):
@@ -433,7 +448,7 @@ def prepare(e, npairs, prs, pos, ang, epar, bint, bflt, pint, pvert, pflt, sint,
         else:
             pfl[e, k, PFL_TOUCH] = 0.0
             pfl[e, k, PFL_KEY] = -np.inf
-    if touching == 0:
+    if touching + frozen == 0:
         # What follows (accumulators, union-find, graph, modes, levels) is read only when
         # something touches: a contact-free sub-step leaves that scratch alone.
         return 0
@@ -469,7 +484,7 @@ def prepare(e, npairs, prs, pos, ang, epar, bint, bflt, pint, pvert, pflt, sint,
                 epar[e, a, EP_FRICTION] * epar[e, a, EP_MASS] * gravity
     traction_modes(e, npairs, gravity, prs, pos, bint, epar, movable, bis, gsc, pfl, bsc)
     contact_levels(e, npairs, prs, bint, movable, bis, gsc, pfl)
-    return touching
+    return touching + frozen
 
 
 # --------------------------------------------------------------------------------------------
@@ -483,18 +498,20 @@ def _pair_level(e, k, prs, bis):
     return min(bis[e, prs[e, k, PRS_A], IS_LEVEL], bis[e, prs[e, k, PRS_B], IS_LEVEL])
 
 
-@compiled
-def _before(e, k1, k2, prs, bis, pfl):
-    """Sweep order: lower level, then deeper, then by contact point x, y, then by the pair's
-    bodies (and static piece).
+# LLVM-inlined into the merge sort: a call per comparison (three arrays flattened each time)
+# was most of the sort's cost.
+@compiled(inline="llvm")
+def _before(e, k1, k2, prs, pord, pfl):
+    """Sweep order: lower level (``pord[e, 2]``: each pair's ``_pair_level``), then deeper,
+    then by contact point x, y, then by the pair's bodies (and static piece).
 
     Pairs not touching at the start (key -inf) have no contact point (their rows hold
     whatever an earlier evaluation left), so they go by their bodies alone. The order thus
     depends only on the pairs themselves, never on their slots in the buffer or on which
     other, non-touching pairs the broad phase listed (what makes sleeping exact).
     """
-    l1 = _pair_level(e, k1, prs, bis)
-    l2 = _pair_level(e, k2, prs, bis)
+    l1 = pord[e, 2, k1]
+    l2 = pord[e, 2, k2]
     if l1 != l2:
         return l1 < l2
     d1, d2 = pfl[e, k1, PFL_KEY], pfl[e, k2, PFL_KEY]
@@ -518,10 +535,12 @@ def _before(e, k1, k2, prs, bis, pfl):
 def sort_pairs(e, npairs, prs, bis, pfl, pord):
     """Stable bottom-up merge sort of pair indices by ``_before``; returns the row of
     ``pord[e]`` holding the order (a row index, not a view: the entry kernels run without
-    numba's reference counting, which returning a view would need)."""
+    numba's reference counting, which returning a view would need). Row 2 of ``pord[e]``
+    holds each pair's level while it sorts (read once per pair, not per comparison)."""
     s, d = 0, 1
     for i in range(npairs):
         pord[e, s, i] = i
+        pord[e, 2, i] = _pair_level(e, i, prs, bis)
     width = 1
     while width < npairs:
         for lo in range(0, npairs, 2 * width):
@@ -529,7 +548,7 @@ def sort_pairs(e, npairs, prs, bis, pfl, pord):
             hi = min(lo + 2 * width, npairs)
             i, j, o = lo, mid, lo
             while i < mid and j < hi:
-                if _before(e, pord[e, s, j], pord[e, s, i], prs, bis, pfl):
+                if _before(e, pord[e, s, j], pord[e, s, i], prs, pord, pfl):
                     pord[e, d, o] = pord[e, s, j]
                     j += 1
                 else:

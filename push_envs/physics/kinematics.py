@@ -55,7 +55,6 @@ from .layout import (
     EP_FRICTION,
     EP_INERTIA,
     EP_MASS,
-    IS_SLEEP,
 )
 
 DRIVE_NONE = 0
@@ -179,24 +178,21 @@ def coast(vx, vy, w, mu_g, gyration, dt):
 # --------------------------------------------------------------------------------------------
 # LLVM-inlined into step_env, as each stage of the sub-step (jit.py, 'Inlining')
 @compiled(inline="llvm")
-def free_motion(e, dt, gravity, sleep_on, bint, bflt, movable, epar, pos, ang, vel, omg, drv,
-                cmd, bsc, bis):
-    """The free-motion stage: drive update and free motion of every movable body of env ``e``
-    over ``dt`` [s], under ground friction ``gravity`` [m/s^2] times each body's coefficient.
+def free_motion(e, dt, gravity, bint, bflt, aw, epar, pos, ang, vel, omg, drv, cmd, bsc):
+    """The free-motion stage: drive update and free motion of every awake body ``aw`` of env
+    ``e`` over ``dt`` [s], under ground friction ``gravity`` [m/s^2] times each body's
+    coefficient.
 
     Keeps the pose and velocity it starts from (``BS_X0``..``BS_W0``, and a drive's state in
     ``BS_D0``, ``BS_D1``: what a rolled-back step restores) and the free-motion pose and
     velocity (``BS_XP``.., ``BS_VXF``..: what the velocity pass measures the contacts'
     corrections against) in the hot rows of ``bsc``.
 
-    A body that slept through the last sub-step (``IS_SLEEP`` 2, only when ``sleep_on``) is
-    skipped: it has no velocity, so its free motion is none, and its scratch in ``bsc``
-    already says so.
+    Sleepers are not in ``aw``: they have no velocity, so their free motion is none, and their
+    scratch in ``bsc`` says so (sleeping.py).
     """
-    for i in range(movable.shape[0]):
-        b = movable[i]
-        if sleep_on and bis[e, b, IS_SLEEP] == 2:
-            continue
+    for i in range(aw.shape[0]):
+        b = aw[i]
         bsc[e, b, BS_X0] = pos[e, b, 0]
         bsc[e, b, BS_Y0] = pos[e, b, 1]
         bsc[e, b, BS_T0] = ang[e, b]

@@ -28,7 +28,9 @@ BI_KIND = 0
 BI_DRIVE = 1
 BI_PSTART = 2  # first piece (movable bodies: index into the movable piece arrays)
 BI_PCOUNT = 3
-BI_LEN = 4
+BI_FLAGS = 4  # BODY_* bits: per-body options the stages read (a World's own copy of bint)
+BI_LEN = 5
+BODY_BULLET = 1  # swept continuously every sub-step and left out of the sub-step count
 
 # bflt[B, :] (float64)
 BF_WHEELBASE = 0  # [m]
@@ -76,10 +78,14 @@ PR_G = 1  # gravity [m/s^2]
 PR_SLOP = 2  # gap left between separated bodies [m]
 PR_REST = 3  # rest tolerance: gap still counted as a touching contact [m]
 PR_SWEEPS = 4  # max Gauss-Seidel sweeps
-PR_MAXSUB = 5  # max sub-steps per step
+PR_MAXSUB = 5  # max sub-steps per step (continuous collision covers what moves farther)
 PR_SUBFRAC = 6  # travel per sub-step as a fraction of the body's half-thickness
 PR_SLEEP = 7  # 1: bodies at rest sleep (sleeping.py), 0: every body is awake every sub-step
-PR_LEN = 8
+PR_FMIX = 8  # friction mixing rule (mixing.py: MIX_MEAN ...)
+PR_RMIX = 9  # restitution mixing rule
+PR_FMIXFN = 10  # address of the user's friction mixing function (rule MIX_USER), else 0
+PR_RMIXFN = 11  # address of the user's restitution mixing function
+PR_LEN = 12
 
 # bsc[E, 2 B, BS_LEN] per-body float scratch, split by use so that a sub-step walks few cache
 # lines: row b holds body b's hot columns (what every sub-step reads and writes), row
@@ -114,6 +120,11 @@ BS_LEN = 16
 BS_SAVE = 0  # SV_LEN columns: x, y, theta, vx, vy, omega, drive 0, drive 1 at the step's start
 SV_LEN = 8
 BS_SLSAVE = SV_LEN  # 3 columns: BS_SLX..BS_SLT at the step's start
+# Cold-row scratch of the energy guard (velocity_solver.energy_guard):
+BS_KE0 = SV_LEN + 3  # island root: kinetic energy at the sub-step's start [J] (inf: driven)
+BS_KE1 = SV_LEN + 4  # island root: kinetic energy after the velocity pass [J]
+BS_KDRV = SV_LEN + 5  # each body: 1 when a drive touched it this sub-step
+BS_TOI = SV_LEN + 6  # continuous.sweep_fast: the body's earliest time of impact in [0, 1]
 
 # bis[E, B, :] per-body integer scratch. The first cache line (8 columns) holds what the sleep
 # bookkeeping reads every sub-step and what preparing a contact-free sub-step writes; the
@@ -121,7 +132,7 @@ BS_SLSAVE = SV_LEN  # 3 columns: BS_SLX..BS_SLT at the step's start
 IS_SLEEP = 0  # 1: at rest at the end of the last sub-step (may sleep), then, after the broad
 #               phase, 1: asleep in this sub-step (sleeping.py)
 IS_SLEEP0 = 1  # IS_SLEEP at the step's start (restored when a step is rolled back)
-IS_SKIP = 2  # 1: asleep through the last sub-step too, so free motion skipped it (sleeping.doze)
+IS_SKIP = 2  # 1: asleep at this sub-step's start, so free motion skipped it (sleeping.doze)
 IS_UF = 3  # union-find parent over touching passive bodies
 IS_MOVED = 4  # bit 0: moved in this sweep; bit 1: moved in the last one
 IS_LEVEL = 5  # contact-graph distance from immovable bodies (then from drives)
@@ -200,11 +211,10 @@ HL_SWEEPS = 1  # most sweeps used by a sub-step
 HL_NSUB = 2  # sub-steps taken
 HL_OVERFLOW = 3  # candidate pairs a sub-step found beyond the pair buffer (step rolled back)
 HL_STATUS = 4  # 0 ok, else ST_* bits: the env's step was rolled back to its start
-HL_NEED = 5  # sub-steps the step needed (> PR_MAXSUB when rolled back for ST_SUBSTEPS)
+HL_NEED = 5  # sub-steps the bodies' speeds called for (uncapped; the step took <= PR_MAXSUB)
 HL_SLEEP = 6  # bodies asleep in the last sub-step
 HL_LEN = 7
 ST_OVERFLOW = 1  # the pair buffer was too small: World grows it and steps the env again
-ST_SUBSTEPS = 2  # a body moved too fast for PR_MAXSUB sub-steps: World raises
 
 # gsc[E, :] graph scratch (int64), in the order a sub-step with contacts touches it:
 GS_STAMP = 0  # running breadth-first stamp (never reset, so visit stamps never need clearing)
@@ -216,6 +226,45 @@ GS_SLOTS = 2  # drive-slot table: DS_ROWS entries per slot (contacts.py), one sl
 # IS_CS / IS_CN).
 MAX_DRIVE_SLOTS = 64
 DS_ROWS = 3
+
+
+# stamp[E, :] broad-phase and sleep scratch (int64), in regions (``stamp_len``): one tag per
+# static piece and the query counter (broadphase.py); then, for M movable bodies, the sweep
+# order (the bodies the sort-and-sweep sorts: every movable body, or with sleeping on the
+# awake ones), the awake list (body indices, ascending), the sleepers (body indices by the
+# lower x of their boxes), and a few counts (SC_*).
+SC_AWAKE = 0  # bodies in the awake list (and in the sweep order, with sleeping on)
+SC_ASLEEP = 1  # bodies in the sleeper list
+SC_REBUILD = 2  # 1: the lists are stale (a reset, sleeping switched, a rolled-back step)
+SC_FROZEN = 3  # sleepers' touching pairs kept, frozen, at the end of the pair buffers
+SC_LAST = 4  # candidate pairs the last sub-step listed (where doze finds what to freeze)
+SC_LEN = 5
+
+
+# (sleeping.regions is the kernels' twin of the four below.)
+def stamp_order(ns: int) -> int:
+    """Start of the sweep order in a stamp row, for ``ns`` static pieces."""
+    return ns + 1
+
+
+def stamp_awake(ns: int, nm: int) -> int:
+    """Start of the awake list in a stamp row (``nm`` movable bodies)."""
+    return ns + 1 + nm
+
+
+def stamp_asleep(ns: int, nm: int) -> int:
+    """Start of the sleeper list in a stamp row."""
+    return ns + 1 + 2 * nm
+
+
+def stamp_counts(ns: int, nm: int) -> int:
+    """Start of the counts (SC_*) in a stamp row."""
+    return ns + 1 + 3 * nm
+
+
+def stamp_len(ns: int, nm: int) -> int:
+    """Entries of one env's stamp row."""
+    return ns + 1 + 3 * nm + SC_LEN
 
 
 def gsc_queue(slots: int) -> int:

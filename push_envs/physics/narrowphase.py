@@ -97,7 +97,8 @@ from .layout import (
 
 __all__ = ["CIRCLE", "POLYGON", "SEGMENT", "MAX_VERTS", "OUT_LEN", "collide",
            "collide_polygons", "collide_circle_polygon", "collide_circles", "pair_contact",
-           "pair_contact_call", "refresh_moved"]
+           "pair_contact_call", "refresh_moved", "edge_normal", "max_separation",
+           "piece_circle", "place", "circle_face", "heading"]
 
 CIRCLE = 0
 POLYGON = 1
@@ -110,7 +111,7 @@ _REF_TOL = 1e-9
 
 # LLVM-inlined: a hot contact-solver helper (jit.py, 'Inlining')
 @compiled(inline="llvm")
-def _edge_normal(v, n, i):
+def edge_normal(v, n, i):
     j = i + 1 if i + 1 < n else 0
     ex = v[j, 0] - v[i, 0]
     ey = v[j, 1] - v[i, 1]
@@ -119,7 +120,7 @@ def _edge_normal(v, n, i):
 
 
 @compiled
-def _max_separation(va, na, vb, nb):
+def max_separation(va, na, vb, nb):
     """Best SAT axis among the edges of a against the vertices of b.
 
     Returns (separation [m], edge, cross [m]): ``cross`` is the runner-up separation when its
@@ -133,7 +134,7 @@ def _max_separation(va, na, vb, nb):
     second = -np.inf
     sx = sy = 0.0
     for i in range(na):
-        nx, ny = _edge_normal(va, na, i)
+        nx, ny = edge_normal(va, na, i)
         s = np.inf
         for k in range(nb):
             d = nx * (vb[k, 0] - va[i, 0]) + ny * (vb[k, 1] - va[i, 1])
@@ -153,22 +154,22 @@ def _max_separation(va, na, vb, nb):
 @compiled
 def collide_polygons(va, na, vb, nb, tol, out):
     """Polygon/segment against polygon/segment. Returns True on contact (see module doc)."""
-    sa, ia, ca = _max_separation(va, na, vb, nb)
+    sa, ia, ca = max_separation(va, na, vb, nb)
     if sa > tol:
         return False
-    sb, ib, cb = _max_separation(vb, nb, va, na)
+    sb, ib, cb = max_separation(vb, nb, va, na)
     if sb > tol:
         return False
     if sb > sa + _REF_TOL:
         ref, nref, iref, inc, ninc, flip = vb, nb, ib, va, na, True
     else:
         ref, nref, iref, inc, ninc, flip = va, na, ia, vb, nb, False
-    rnx, rny = _edge_normal(ref, nref, iref)
+    rnx, rny = edge_normal(ref, nref, iref)
     # Incident edge: the other piece's edge most anti-parallel to the reference normal.
     best = np.inf
     jinc = 0
     for k in range(ninc):
-        kx, ky = _edge_normal(inc, ninc, k)
+        kx, ky = edge_normal(inc, ninc, k)
         d = kx * rnx + ky * rny
         if d < best:
             best = d
@@ -248,19 +249,27 @@ def collide_polygons(va, na, vb, nb, tol, out):
 
 
 @compiled
-def collide_circle_polygon(cx, cy, r, vb, nb, tol, out):
-    """Circle a against polygon/segment b; the normal points from b toward the circle."""
+def circle_face(cx, cy, vb, nb):
+    """The face of polygon/segment b that the point (cx, cy) lies farthest out of: (its
+    separation [m], its index); the separation is <= 0 when the point is inside."""
     sep = -np.inf
     idx = 0
     for i in range(nb):
-        nx, ny = _edge_normal(vb, nb, i)
+        nx, ny = edge_normal(vb, nb, i)
         s = nx * (cx - vb[i, 0]) + ny * (cy - vb[i, 1])
         if s > sep:
             sep = s
             idx = i
+    return sep, idx
+
+
+@compiled
+def collide_circle_polygon(cx, cy, r, vb, nb, tol, out):
+    """Circle a against polygon/segment b; the normal points from b toward the circle."""
+    sep, idx = circle_face(cx, cy, vb, nb)
     if sep > r + tol:
         return False
-    nx, ny = _edge_normal(vb, nb, idx)
+    nx, ny = edge_normal(vb, nb, idx)
     if sep <= 0.0:
         # Centre inside (or on) the polygon: push out through the best face.
         dist = sep
@@ -346,7 +355,16 @@ def collide(ka, va, na, ra, kb, vb, nb, rb, tol, out):
 # --------------------------------------------------------------------------------------------
 # LLVM-inlined: a hot contact-solver helper (jit.py, 'Inlining')
 @compiled(inline="llvm")
-def _place(e, p, cx, cy, c, s, sc, pint, pvert, vb):
+def piece_circle(p, x, y, c, s, sc, pflt):
+    """World bounding circle of movable piece p of a body at COM (x, y), rotation (c, s),
+    scale sc: (centre x, centre y, radius) [m]."""
+    return (x + (c * pflt[p, PF_BCX] - s * pflt[p, PF_BCY]) * sc,
+            y + (s * pflt[p, PF_BCX] + c * pflt[p, PF_BCY]) * sc, pflt[p, PF_BRAD] * sc)
+
+
+# LLVM-inlined: a hot contact-solver helper (jit.py, 'Inlining')
+@compiled(inline="llvm")
+def place(e, p, cx, cy, c, s, sc, pint, pvert, vb):
     """World vertices of movable piece p of a body at COM (cx, cy), rotation (c, s), scale sc."""
     nv = pint[p, PI_NV]
     for i in range(nv):
@@ -355,6 +373,24 @@ def _place(e, p, cx, cy, c, s, sc, pint, pvert, vb):
         vb[i, 0] = cx + c * lx - s * ly
         vb[i, 1] = cy + s * lx + c * ly
     return nv
+
+
+# LLVM-inlined: a hot contact-solver helper (jit.py, 'Inlining')
+@compiled(inline="llvm")
+def heading(e, b, ang, cbuf):
+    """(cos, sin) of body b's heading, kept after the narrow phase's output row of ``cbuf``
+    (angle, cos, sin per body, from column OUT_LEN): a body met by several pairs at one pose
+    pays for its cosine and sine once. The same numbers as computing them."""
+    th = ang[e, b]
+    at = OUT_LEN + 3 * b
+    # The same angle, bit for bit (-0.0 is not 0.0: its sine is -0.0); a NaN, as World starts
+    # the cache with, never matches.
+    old = cbuf[e, at]
+    if not (old == th and math.copysign(1.0, old) == math.copysign(1.0, th)):
+        cbuf[e, at] = th
+        cbuf[e, at + 1] = math.cos(th)
+        cbuf[e, at + 2] = math.sin(th)
+    return cbuf[e, at + 1], cbuf[e, at + 2]
 
 
 # LLVM-inlined into contacts.prepare and position_solver.resolve (jit.py, 'Inlining'): the
@@ -377,24 +413,22 @@ def pair_contact(e, k, prs, pos, ang, epar, bint, pint, pvert, pflt, sint, svert
     vb = vbuf[e, 1]
     out = cbuf[e]
     best = -np.inf
-    ax, ay, th = pos[e, a, 0], pos[e, a, 1], ang[e, a]
-    ca, sa, sca = math.cos(th), math.sin(th), epar[e, a, EP_SCALE]
+    ax, ay = pos[e, a, 0], pos[e, a, 1]
+    ca, sa = heading(e, a, ang, cbuf)
+    sca = epar[e, a, EP_SCALE]
     if sp < 0:
-        bx, by, th = pos[e, b, 0], pos[e, b, 1], ang[e, b]
-        cb, sb, scb = math.cos(th), math.sin(th), epar[e, b, EP_SCALE]
+        bx, by = pos[e, b, 0], pos[e, b, 1]
+        cb, sb = heading(e, b, ang, cbuf)
+        scb = epar[e, b, EP_SCALE]
         q0, q1 = bint[b, BI_PSTART], bint[b, BI_PSTART] + bint[b, BI_PCOUNT]
     else:
         q0, q1 = sp, sp + 1
     for p in range(bint[a, BI_PSTART], bint[a, BI_PSTART] + bint[a, BI_PCOUNT]):
-        pcx = ax + (ca * pflt[p, PF_BCX] - sa * pflt[p, PF_BCY]) * sca
-        pcy = ay + (sa * pflt[p, PF_BCX] + ca * pflt[p, PF_BCY]) * sca
-        prad = pflt[p, PF_BRAD] * sca
+        pcx, pcy, prad = piece_circle(p, ax, ay, ca, sa, sca, pflt)
         placed = False
         for q in range(q0, q1):
             if sp < 0:
-                qcx = bx + (cb * pflt[q, PF_BCX] - sb * pflt[q, PF_BCY]) * scb
-                qcy = by + (sb * pflt[q, PF_BCX] + cb * pflt[q, PF_BCY]) * scb
-                qrad = pflt[q, PF_BRAD] * scb
+                qcx, qcy, qrad = piece_circle(q, bx, by, cb, sb, scb, pflt)
                 dx, dy = pcx - qcx, pcy - qcy
                 reach = prad + qrad + tol
                 if dx * dx + dy * dy > reach * reach:
@@ -407,10 +441,10 @@ def pair_contact(e, k, prs, pos, ang, epar, bint, pint, pvert, pflt, sint, svert
                 if dx * dx + dy * dy > reach * reach:
                     continue
             if not placed:
-                na = _place(e, p, ax, ay, ca, sa, sca, pint, pvert, va)
+                na = place(e, p, ax, ay, ca, sa, sca, pint, pvert, va)
                 placed = True
             if sp < 0:
-                nb = _place(e, q, bx, by, cb, sb, scb, pint, pvert, vb)
+                nb = place(e, q, bx, by, cb, sb, scb, pint, pvert, vb)
                 kb, rb, vv = pint[q, PI_KIND], pflt[q, PF_RAD] * scb, vb
             else:
                 nb, kb, rb, vv = sint[q, PI_NV], sint[q, PI_KIND], sflt[q, PF_RAD], svert[q]

@@ -5,7 +5,7 @@ Box2D's ``b2World_Step`` and ``solver.c`` follow; read the modules in this order
 
     1. sub-steps     substeps.py         split the step so no body travels more than a fraction
                                          of its half-thickness per sub-step, at the speed it
-                                         can reach (SAT then never lets it tunnel)
+                                         can reach (SAT then never lets it tunnel), up to a cap
        per sub-step:
     2. sleep         sleeping.py         doze: bodies at rest sleep on while left alone
     3. free motion   kinematics.py       commands -> drive state (limits, lag, acceleration,
@@ -13,21 +13,27 @@ Box2D's ``b2World_Step`` and ``solver.c`` follow; read the modules in this order
                                          bodies coast
     4. broad phase   broadphase.py       boxes; candidate pairs within the sub-step's travel
                                          (waking the sleepers an awake body reaches)
+       continuous    continuous.py       a body that moved farther than the sub-step rule
+                                         allows (past the cap, or a bullet) is swept against
+                                         its pairs and stopped at its time of impact
     5. prepare       contacts.py         narrow phase of every pair (narrowphase.py's
                                          pair_contact), chains, contact graph, traction modes,
                                          levels; then the sweep order
     6. position      position_solver.py  Gauss-Seidel sweeps; contacts.reorder re-orders them
                                          when the sweeps make contacts that change the levels
+       continuous    continuous.py       the same for what the corrections moved too far
+                                         (then the sweeps again)
     7. refresh       narrowphase.py      the pairs of bodies the sweeps moved, at their final
                                          poses (refresh_moved)
-    8. velocity      velocity_solver.py  velocities from the displacement, restitution, friction
+    8. velocity      velocity_solver.py  velocities from the displacement, restitution, friction;
+                                         the energy guard (contacts add no kinetic energy)
     9. settle        sleeping.py         which bodies came to rest (may sleep next sub-step)
        after the last sub-step:
     10. sensors      sensors.py          touching contacts into the contact buffers
 
-A step that finds more candidate pairs than its buffer holds, or needs more sub-steps than
-``PR_MAXSUB``, is rolled back to its start (``_save``/``_restore`` here, and the sleep state
-in sleeping.py) and flagged in ``hl[e, HL_STATUS]``.
+A step that finds more candidate pairs than its buffer holds is rolled back to its start
+(``_save``/``_restore`` here, and the sleep state in sleeping.py) and flagged in
+``hl[e, HL_STATUS]``.
 
 ``step_serial`` runs envs one after the other; ``step_parallel`` runs them with ``prange``.
 Both call the same ``step_env`` with the env loop outermost and no reduction across envs, so
@@ -46,6 +52,7 @@ from .abi import ROWS_SIG, CFunction, call_void, struct_ptr
 from .arrays import cold_row, load_world
 from .broadphase import body_boxes, find_pairs
 from .contacts import prepare, reorder, sort_pairs
+from .continuous import any_fast, sweep_fast
 from .jit import compiled
 from .kinematics import free_motion
 from .layout import (
@@ -77,16 +84,18 @@ from .layout import (
     PR_SLOP,
     PR_SWEEPS,
     PRS_MODE,
+    SC_FROZEN,
+    SC_LAST,
+    SC_LEN,
     ST_OVERFLOW,
-    ST_SUBSTEPS,
 )
 from .narrowphase import refresh_moved
 from .position_solver import sweeps
 from .prefetch import prefetch_world
 from .sensors import write_contacts
-from .sleeping import doze, restore_sleep, save_sleep, settle
+from .sleeping import doze, regions, restore_sleep, save_sleep, settle, wake
 from .substeps import count_substeps
-from .velocity_solver import velocity_pass
+from .velocity_solver import energy_guard, velocity_pass
 
 _RELEVELS = 2  # times a sub-step may re-order its sweeps for contacts made while sweeping
 
@@ -153,10 +162,11 @@ def step_env(e, wp):
     ``abi.py``: a call costs two words, not W's ~300 flattened) by ``W.prm[PR_DT]`` s.
 
     Never silent: when the pair buffer is too small for some sub-step (``ST_OVERFLOW``, with
-    the pairs needed in ``hl[e, HL_OVERFLOW]``) or the bodies move too fast for PR_MAXSUB
-    sub-steps (``ST_SUBSTEPS``, needed count in ``hl[e, HL_NEED]``), the env is rolled back to
-    the step's start and ``hl[e, HL_STATUS]`` says why; World grows the buffers and steps the
-    env again, or raises. Callers stepping envs themselves must check HL_STATUS.
+    the pairs needed in ``hl[e, HL_OVERFLOW]``), the env is rolled back to the step's start
+    and ``hl[e, HL_STATUS]`` says why; World grows the buffers and steps the env again.
+    Callers stepping envs themselves must check HL_STATUS. The sub-steps the bodies' speeds
+    call for are in ``hl[e, HL_NEED]`` (past PR_MAXSUB the step takes PR_MAXSUB, and
+    continuous collision does the rest).
     """
     W = load_world(wp)
     prm, bint, bflt, movable, epar = W.prm, W.bint, W.bflt, W.movable, W.epar
@@ -168,20 +178,34 @@ def step_env(e, wp):
     tol = prm[PR_REST]
     W.hl[e, HL_STATUS] = 0.0
     W.hl[e, HL_OVERFLOW] = 0.0
-    need = count_substeps(e, prm, bint, bflt, movable, epar, pos, vel, omg, drv, cmd, bsc)
+    sleep_on = prm[PR_SLEEP] != 0.0
+    extra = tol + 2.0 * slop
+    nst = sint.shape[0]
+    nm = movable.shape[0]
+    order_at, awake_at = regions(W.stamp, nst, nm)[:2]
+    na = nm
+    counts = W.stamp.shape[1] - SC_LEN
+    if sleep_on:
+        # Sleepers leave the step here (sleeping.py): every stage below walks the awake list.
+        na = doze(e, True, extra, W)
+        if na < 0:
+            # Rebuilding the frozen contacts needs larger pair buffers.
+            restore_sleep(e, False, movable, bsc, bis, W.stamp, nst)
+            W.hl[e, HL_OVERFLOW] = -na
+            W.hl[e, HL_STATUS] = ST_OVERFLOW
+            return
+    aw = W.stamp[e, awake_at:awake_at + na] if sleep_on else movable
+    need = count_substeps(e, prm, bint, bflt, movable, aw, epar, pos, vel, omg, drv, cmd, bsc)
     W.hl[e, HL_NEED] = need
-    if need > int(prm[PR_MAXSUB]):
-        W.hl[e, HL_STATUS] = ST_SUBSTEPS
-        return
-    nsub = need
+    # Past the cap the sub-steps stop growing: continuous collision keeps what moves farther
+    # than the sub-step rule allows from passing through anything (continuous.py).
+    nsub = min(need, int(prm[PR_MAXSUB]))
     dts = prm[PR_DT] / nsub
     cap = prs.shape[1]
     max_sweeps = int(prm[PR_SWEEPS])
     most = 0
     npairs = np.int64(0)  # not a literal: one signature of write_contacts
-    sleep_on = prm[PR_SLEEP] != 0.0
-    extra = tol + 2.0 * slop
-    asleep = 0
+    nf = W.stamp[e, counts + SC_FROZEN] if sleep_on else 0
     # A step of one sub-step (most steps) can be rolled back from the hot rows alone.
     saved = nsub > 1
     if saved:
@@ -189,51 +213,58 @@ def step_env(e, wp):
         if sleep_on:
             save_sleep(e, movable, bsc)
     for sub in range(nsub):
-        # Sleeping bodies keep small boxes; the awake ones' boxes wake those they reach.
+        if sleep_on and sub > 0:
+            na = doze(e, False, extra, W)
+            aw = W.stamp[e, awake_at:awake_at + na]
+        free_motion(e, dts, gravity, bint, bflt, aw, epar, pos, ang, vel, omg, drv, cmd, bsc)
+        travel = body_boxes(e, aw, bflt, epar, bsc, extra, W.aabb)
+        nf = 0  # frozen pairs (the sleepers' contacts) at the buffers' end
         if sleep_on:
-            asleep = doze(e, sub == 0, movable, bint, pos, ang, vel, omg, bsc, bis)
-        free_motion(e, dts, gravity, sleep_on, bint, bflt, movable, epar, pos, ang, vel, omg,
-                    drv, cmd, bsc, bis)
-        travel = body_boxes(e, sleep_on, movable, bint, bflt, pint, pvert, pflt, epar, pos, ang,
-                            bsc, bis, extra, W.aabb)
-        while True:
-            found, woke = find_pairs(e, movable, W.aabb, sint, sflt, W.grid, W.gstart, W.gitem,
-                                     W.stamp, prs, asleep, travel + extra, bflt, epar, bsc, bis)
-            if woke == 0:
-                break
-            asleep -= woke
-        if found > cap:
+            # The awake boxes wake the sleepers they reach, and those, the next ones.
+            na = wake(e, travel + extra, W)
+            aw = W.stamp[e, awake_at:awake_at + na]
+            nf = W.stamp[e, counts + SC_FROZEN]
+        found = find_pairs(e, aw, order_at, cap - nf, bint, W.aabb, sint, sflt, W.grid,
+                           W.gstart, W.gitem, W.stamp, prs)
+        if found > cap - nf:
             # Dropping pairs would drop contacts: roll back and let World grow the buffers.
             _restore(e, saved, sleep_on, bint, movable, pos, ang, vel, omg, drv, bsc, bis)
             if sleep_on:
-                restore_sleep(e, saved, movable, bsc, bis)
-            W.hl[e, HL_OVERFLOW] = found
+                restore_sleep(e, saved, movable, bsc, bis, W.stamp, nst)
+            W.hl[e, HL_OVERFLOW] = found + nf
             W.hl[e, HL_STATUS] = ST_OVERFLOW
             return
         npairs = found
+        if sleep_on:
+            W.stamp[e, counts + SC_LAST] = found
+        if any_fast(e, sleep_on, prm, aw, pos, ang, bflt, epar, bsc, bis):
+            sweep_fast(e, True, sleep_on, npairs, prm, prs, pos, ang, epar, bint, bflt, pint,
+                       pvert, pflt, sint, svert, sflt, aw, bsc, bis, vbuf)
         touching = prepare(e, npairs, prs, pos, ang, epar, bint, bflt, pint, pvert, pflt, sint,
-                           svert, sflt, tol, gravity, movable, bsc, bis, vbuf, cbuf, pfl,
-                           W.gsc)
+                           svert, sflt, tol, gravity, aw, bsc, bis, vbuf, cbuf, pfl,
+                           W.gsc, prm, nf)
         if touching == 0:
             # Nothing touches after free motion, so no correction can start: the free motion
             # stands (positions and velocities are already written).
             if sleep_on:
-                settle(e, npairs, prs, pfl, bint, movable, pos, ang, vel, omg, bsc, bis)
+                settle(e, npairs, prs, pfl, bint, aw, pos, ang, vel, omg, bsc, bis)
             continue
         order = W.pord[e, sort_pairs(e, npairs, prs, bis, pfl, W.pord)]
         last = sweeps(e, npairs, order, max_sweeps, prs, pos, ang, epar, bint, pint, pvert,
-                      pflt, sint, svert, sflt, tol, slop, bsc, bis, movable, vbuf, cbuf, pfl)
+                      pflt, sint, svert, sflt, tol, slop, bsc, bis, aw, vbuf, cbuf, pfl,
+                      True)
         ns = last
         for _ in range(_RELEVELS):
             # Contacts made during the sweeps (a pushed row reaching a wall) change the
             # levels: order again from the new graph and sweep on, so the wall's block runs
             # back to the drive instead of jamming the row between them.
-            row = reorder(e, npairs, prs, bint, movable, bis, W.gsc, pfl, W.pord)
+            row = reorder(e, npairs, prs, bint, aw, bis, W.gsc, pfl, W.pord)
             if row < 0:
                 break
             order = W.pord[e, row]
             last = sweeps(e, npairs, order, max_sweeps, prs, pos, ang, epar, bint, pint, pvert,
-                          pflt, sint, svert, sflt, tol, slop, bsc, bis, movable, vbuf, cbuf, pfl)
+                          pflt, sint, svert, sflt, tol, slop, bsc, bis, aw, vbuf, cbuf, pfl,
+                      True)
             ns += last
         if last >= max_sweeps:
             # Still moving at the cap: the drives have jammed their loads (a pile wedged in a
@@ -242,21 +273,42 @@ def step_env(e, wp):
             for k in range(npairs):
                 if prs[e, k, PRS_MODE] == MODE_PUSH:
                     prs[e, k, PRS_MODE] = MODE_STALL
+            last = sweeps(e, npairs, order, max_sweeps, prs, pos, ang, epar, bint, pint, pvert,
+                          pflt, sint, svert, sflt, tol, slop, bsc, bis, aw, vbuf, cbuf, pfl,
+                          True)
+            ns += last
+            if last >= max_sweeps:
+                # Still not settled: blocked chains that meet from both sides (one backed by
+                # a wall, one by a drive) hand the overlap back and forth between them at
+                # every sweep. Plain Gauss-Seidel, nobody blocked, spreads it out instead.
+                ns += sweeps(e, npairs, order, 4 * max_sweeps, prs, pos, ang, epar, bint, pint,
+                             pvert, pflt, sint, svert, sflt, tol, slop, bsc, bis, aw, vbuf,
+                             cbuf, pfl, False)
+        if any_fast(e, sleep_on, prm, aw, pos, ang, bflt, epar, bsc, bis) and \
+                sweep_fast(e, False, sleep_on, npairs, prm, prs, pos, ang, epar, bint, bflt, pint,
+                           pvert, pflt, sint, svert, sflt, aw, bsc, bis, vbuf) > 0:
+            # A correction carried a body through another (a robot pushing a 1 mm disc into
+            # a wall moves it as far as itself): it was put back at its time of impact, where
+            # what pushed it may now overlap it; settle that, and sweep once more.
             ns += sweeps(e, npairs, order, max_sweeps, prs, pos, ang, epar, bint, pint, pvert,
-                         pflt, sint, svert, sflt, tol, slop, bsc, bis, movable, vbuf, cbuf, pfl)
+                         pflt, sint, svert, sflt, tol, slop, bsc, bis, aw, vbuf, cbuf, pfl,
+                         True)
+            sweep_fast(e, False, sleep_on, npairs, prm, prs, pos, ang, epar, bint, bflt, pint,
+                       pvert, pflt, sint, svert, sflt, aw, bsc, bis, vbuf)
         if ns > most:
             most = ns
         refresh_moved(e, npairs, prs, pos, ang, epar, bint, pint, pvert, pflt, sint, svert, sflt,
                       tol, bis, vbuf, cbuf, pfl)
-        velocity_pass(e, npairs, order, dts, prs, pos, ang, vel, omg, epar, bint, bflt, movable,
+        velocity_pass(e, npairs, order, dts, prs, pos, ang, vel, omg, epar, bint, bflt, aw,
                       bsc, bis, pfl)
+        energy_guard(e, sleep_on, npairs, prs, pfl, bint, epar, aw, vel, omg, bsc, bis)
         if sleep_on:
-            settle(e, npairs, prs, pfl, bint, movable, pos, ang, vel, omg, bsc, bis)
-    write_contacts(e, npairs, dts, gravity, prs, bint, epar, bsc, bis, pfl, W.cti, W.ctf,
+            settle(e, npairs, prs, pfl, bint, aw, pos, ang, vel, omg, bsc, bis)
+    write_contacts(e, npairs, nf, dts, gravity, prs, bint, epar, bsc, bis, pfl, W.cti, W.ctf,
                    W.ctn, W.hl)
     W.hl[e, HL_SWEEPS] = most
     W.hl[e, HL_NSUB] = nsub
-    W.hl[e, HL_SLEEP] = asleep
+    W.hl[e, HL_SLEEP] = nm - na
 
 
 def physics_rows(lo, hi, wp):

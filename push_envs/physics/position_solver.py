@@ -382,8 +382,14 @@ def _project_moves(e, a, b, a_blk, b_blk, ax0, ay0, at0, bx0, by0, bt0, prs, pos
 # LLVM-inlined into step_env, as each stage of the sub-step (jit.py, 'Inlining')
 @compiled(inline="llvm")
 def sweeps(e, npairs, order, max_sweeps, prs, pos, ang, epar, bint, pint, pvert, pflt, sint,
-           svert, sflt, tol, slop, bsc, bis, movable, vbuf, cbuf, pfl):
-    """Gauss-Seidel sweeps over the ordered pairs; returns the number of sweeps run."""
+           svert, sflt, tol, slop, bsc, bis, movable, vbuf, cbuf, pfl, shock):
+    """Gauss-Seidel sweeps over the ordered pairs; returns the number of sweeps run.
+
+    With ``shock`` False no body is ever blocked (no shock propagation): every pair shares
+    its correction by inverse mass (and by its mode), plain projected Gauss-Seidel, which
+    converges wherever a non-overlapping arrangement is near; the jam fallback
+    (pipeline.step_env) runs that way.
+    """
     # Flags passed to the called (not inlined) kernels as booleans, not literals: a literal
     # True would compile them a second time.
     yes, no = np.bool_(True), np.bool_(False)
@@ -451,6 +457,8 @@ def sweeps(e, npairs, order, max_sweeps, prs, pos, ang, epar, bint, pint, pvert,
                 bis[e, a, IS_MOVED] |= 1
             if pos[e, b, 0] != bx0 or pos[e, b, 1] != by0 or ang[e, b] != bt0:
                 bis[e, b, IS_MOVED] |= 1
+            if not shock:
+                continue
             if static_b:
                 _register_block(e, a, k, bis)
             else:

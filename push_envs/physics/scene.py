@@ -34,10 +34,12 @@ from .layout import (
     BF_VMIN1,
     BF_WHEELBASE,
     BI_DRIVE,
+    BI_FLAGS,
     BI_KIND,
     BI_LEN,
     BI_PCOUNT,
     BI_PSTART,
+    BODY_BULLET,
     DRIVEN,
     IMMOVABLE,
     PASSIVE,
@@ -197,6 +199,8 @@ def compile_scene(spec: SceneSpec, params: SolverParams | None = None) -> Compil
             steer0[i] = body.state[3]
         vel0[i] = body.velocity
         omega0[i] = body.omega
+        if body.bullet:
+            bint[i, BI_FLAGS] |= BODY_BULLET
         if "contact2d" in body.sensors:
             sensors.append(i)
         specs = [x for x in body.sensor_specs if isinstance(x, LidarSpec)]
@@ -271,7 +275,6 @@ def compile_scene(spec: SceneSpec, params: SolverParams | None = None) -> Compil
         steer0=steer0, sensors=sensors, map_segments=map_segments, lidars=lidars,
     )
     check_spawn_overlaps(scene, params.rest_tolerance)
-    check_substeps(scene)
     return scene
 
 
@@ -293,39 +296,32 @@ def speed_bound(scene: CompiledScene, i: int) -> float:
 
 
 def check_substeps(scene: CompiledScene) -> int:
-    """Sub-steps the fastest possible motion needs; SceneError when above the cap.
+    """Sub-steps [-] the fastest possible motion calls for (uncapped; a step takes at most
+    ``SolverParams.max_substeps`` of them, and continuous collision keeps whatever then
+    moves farther per sub-step from passing through anything).
 
     A body may travel at most ``substep_fraction`` of the thinnest movable body's
     half-thickness per sub-step (a robot pushes a thin body as far as it moves itself). The
     fastest motion is the fastest drive's limit, times (1 + the largest restitution) for what
-    a bounce adds, or a passive body's initial speed. Returns the count.
+    a bounce adds, or a passive body's initial speed. Bullets count for neither.
     """
     p = scene.params
-    mov = [int(i) for i in scene.movable]
+    mov = [int(i) for i in scene.movable if not scene.bint[i, BI_FLAGS] & BODY_BULLET]
     if not mov:
         return 1
     dt = float(scene.spec.world.step_time)
     bounce = 1.0 + max(0.0, float(np.max(scene.bflt[mov, BF_REST])))
-    speeds = [speed_bound(scene, i) * (bounce if scene.bint[i, BI_KIND] == DRIVEN else 1.0)
-              for i in mov]
-    fast = mov[int(np.argmax(speeds))]
-    thin = mov[int(np.argmin(scene.bflt[mov, BF_HALF]))]
-    half = max(float(scene.bflt[thin, BF_HALF]), 1e-6)
-    need = max(1, math.ceil(max(speeds) * dt / (p.substep_fraction * half)))
-    if need > p.max_substeps:
-        dt_ok = p.max_substeps * p.substep_fraction * half / max(speeds)
-        raise SceneError(
-            f"{scene.spec.source}: world.step_time: {dt:g} s needs {need} sub-steps: "
-            f"'{scene.names[fast]}' can move at {max(speeds):.3g} m/s and '{scene.names[thin]}' "
-            f"is {2 * half:.3g} m thick (a body may travel at most {p.substep_fraction:g} of "
-            f"the thinnest half-thickness per sub-step), but SolverParams.max_substeps is "
-            f"{p.max_substeps}; use step_time <= {dt_ok:.3g} s or raise max_substeps")
-    return need
+    fastest = max(speed_bound(scene, i) * (bounce if scene.bint[i, BI_KIND] == DRIVEN else 1.0)
+                  for i in mov)
+    half = max(float(np.min(scene.bflt[mov, BF_HALF])), 1e-6)
+    return max(1, math.ceil(fastest * dt / (p.substep_fraction * half)))
 
 
 def thinnest_half_allowed(scene: CompiledScene) -> float:
     """Smallest half-thickness [m] a movable body may have (at any size factor) for the
-    fastest motion of the scene to fit in ``SolverParams.max_substeps`` sub-steps.
+    fastest motion of the scene to fit in ``SolverParams.max_substeps`` sub-steps (thinner
+    bodies still never tunnel, through continuous collision, but they pause at their time
+    of impact where sub-steps would have resolved the contact).
 
     The step needs ceil(v dt / (substep_fraction half)) sub-steps for a body of half-thickness
     ``half`` moving at v (a pushed body moves at its pusher's speed; substeps.count_substeps), so it

@@ -115,16 +115,20 @@ def contact_array(body, cti, ctf, ctn, out, count):
 
 # LLVM-inlined into step_env, as each stage of the sub-step (jit.py, 'Inlining')
 @compiled(inline="llvm")
-def write_contacts(e, npairs, dts, gravity, prs, bint, epar, bsc, bis, pfl, cti, ctf, ctn,
-                    hl):
-    """The sensors stage: touching pairs of the last sub-step into the contact buffers.
+def write_contacts(e, npairs, frozen, dts, gravity, prs, bint, epar, bsc, bis, pfl, cti, ctf,
+                   ctn, hl):
+    """The sensors stage: touching pairs of the last sub-step into the contact buffers, then
+    the ``frozen`` ones of the sleepers (at the pair buffers' end, sleeping.py: resting, no
+    force).
 
     Forces [N] come from the solver's accumulated position and velocity lambdas over the
     sub-step ``dts`` [s]; ``hl[e, HL_MAXPEN]`` gets the deepest overlap left [m]."""
     n = 0
     cap = cti.shape[1]
     maxpen = 0.0
-    for k in range(npairs):
+    top = prs.shape[1]
+    for j in range(npairs + frozen):
+        k = j if j < npairs else top - frozen + (j - npairs)
         if pfl[e, k, PFL_TOUCH] <= 0.0:
             continue
         a = prs[e, k, PRS_A]

@@ -3,10 +3,13 @@
 A step of ``PR_DT`` seconds is split so that no body travels more than ``PR_SUBFRAC`` of its
 own half-thickness per sub-step, at the speed it can reach this step (its own, or that of a
 faster body that can touch it); SAT then always pushes a body back the way it came, so nothing
-tunnels through a thin wall (or a grid cell) at any speed the ``PR_MAXSUB`` cap allows.
-``count_substeps`` returns the count uncapped: the pipeline rolls the step back
-(``ST_SUBSTEPS``) when it exceeds the cap. ``scene.check_substeps`` and
-``scene.thinnest_half_allowed`` bound the same count before anything is stepped.
+tunnels through a thin wall (or a grid cell), and contacts are resolved where they happen.
+``count_substeps`` returns the count uncapped; the step takes at most ``PR_MAXSUB``, and
+continuous collision (continuous.py) stops whatever then moves farther per sub-step than the
+rule allows. Bullets (``BODY_BULLET``) are left out of the count: continuous collision alone
+handles them, so one fast small body does not split its whole env's step.
+``scene.check_substeps`` and ``scene.thinnest_half_allowed`` bound the same count before
+anything is stepped.
 """
 
 from __future__ import annotations
@@ -24,7 +27,9 @@ from .layout import (
     BF_VMIN1,
     BF_WHEELBASE,
     BI_DRIVE,
+    BI_FLAGS,
     BI_KIND,
+    BODY_BULLET,
     BS_REACH,
     DRIVEN,
     EP_SCALE,
@@ -87,24 +92,33 @@ _REACH_BODIES = 24
 
 # LLVM-inlined into step_env, as each stage of the sub-step (jit.py, 'Inlining')
 @compiled(inline="llvm")
-def count_substeps(e, prm, bint, bflt, movable, epar, pos, vel, omg, drv, cmd, bsc):
+def count_substeps(e, prm, bint, bflt, movable, aw, epar, pos, vel, omg, drv, cmd, bsc):
     """Sub-steps [-] env ``e``'s step needs so that no body travels more than PR_SUBFRAC of
-    its half-thickness per sub-step, moving at the speed it can reach (see the sketch above).
-    Returns the count uncapped; the caller compares it with PR_MAXSUB. Keeps each body's
-    reachable speed [m/s] in its hot ``BS_REACH`` column."""
+    its half-thickness per sub-step, moving at the speed it can reach (see the sketch above),
+    bullets left out. Returns the count uncapped; the caller takes at most PR_MAXSUB. Keeps
+    each awake body's (``aw``: every movable body, or with sleeping on the awake ones; a
+    sleeper has no speed) reachable speed [m/s] in its hot ``BS_REACH`` column."""
     dt = prm[PR_DT]
     frac = prm[PR_SUBFRAC]
     nm = movable.shape[0]
+    if nm <= _REACH_BODIES:
+        aw = movable  # the relaxation below reads every body's speed
     fastest = 0.0
     thinnest = math.inf
-    for i in range(nm):
-        b = movable[i]
+    for i in range(aw.shape[0]):
+        b = aw[i]
+        if bint[b, BI_FLAGS] & BODY_BULLET:
+            bsc[e, b, BS_REACH] = 0.0  # a bullet neither sets the count nor is held to it
+            continue
         p = _speed(e, b, bint, bflt, epar, vel, omg, drv, cmd)
         # The hot row: free motion reads this body's line right after, so the write costs no
         # extra memory traffic (the cold rows did: a miss per body on every step of a batch).
         bsc[e, b, BS_REACH] = p
         fastest = max(fastest, p)
-        thinnest = min(thinnest, max(bflt[b, BF_HALF] * epar[e, b, EP_SCALE], _MIN_HALF))
+    for i in range(nm):  # sleepers too: the count must not depend on who sleeps
+        b = movable[i]
+        if not bint[b, BI_FLAGS] & BODY_BULLET:
+            thinnest = min(thinnest, max(bflt[b, BF_HALF] * epar[e, b, EP_SCALE], _MIN_HALF))
     plain = _count(fastest, dt, frac, thinnest)
     if plain <= 1 or nm > _REACH_BODIES:
         return plain
@@ -122,7 +136,7 @@ def count_substeps(e, prm, bint, bflt, movable, epar, pos, vel, omg, drv, cmd, b
             for j in range(nm):
                 c = movable[j]
                 pc = bsc[e, c, BS_REACH]
-                if pc >= pb:
+                if pc >= pb or bint[c, BI_FLAGS] & BODY_BULLET:
                     continue
                 near = rb + bflt[c, BF_BRAD] * epar[e, c, EP_SCALE] + (pb + pc) * dt
                 dx = pos[e, b, 0] - pos[e, c, 0]
@@ -135,6 +149,8 @@ def count_substeps(e, prm, bint, bflt, movable, epar, pos, vel, omg, drv, cmd, b
     need = 1
     for i in range(nm):
         b = movable[i]
+        if bint[b, BI_FLAGS] & BODY_BULLET:
+            continue
         half = max(bflt[b, BF_HALF] * epar[e, b, EP_SCALE], _MIN_HALF)
         need = max(need, _count(bsc[e, b, BS_REACH], dt, frac, half))
     return need

@@ -1,24 +1,33 @@
-"""Velocity solver: velocities from the position pass, then restitution and friction.
+"""Velocity solver: velocities from the position pass, then restitution and friction, then
+the energy guard.
 
 Velocities are recovered from the displacement the contacts caused
 (v = v_free + (x - x_free) / dt); then each resolved contact that still approaches is given the
 separating speed -e * (approach speed before the sub-step), passive bodies only, and static
 surfaces add Coulomb friction, by sequential impulses with accumulated, clamped lambdas.
+Last, ``energy_guard`` holds every island of passive bodies that no drive touches to the
+kinetic energy it had at the sub-step's start (contacts never add energy).
 """
 
 from __future__ import annotations
 
 import math
 
+from .arrays import cold_row
 from .contacts import LEVEL_INF
 from .jit import compiled
 from .layout import (
     BF_BRAD,
     BI_KIND,
+    BS_KDRV,
+    BS_KE0,
+    BS_KE1,
     BS_TP,
     BS_VX0,
     BS_VXF,
+    BS_VY0,
     BS_VYF,
+    BS_W0,
     BS_WF,
     BS_X0,
     BS_XP,
@@ -28,11 +37,14 @@ from .layout import (
     EP_MASS,
     EP_SCALE,
     IMMOVABLE,
+    IS_GROUP,
     IS_LEVEL,
+    IS_SKIP,
     IS_SLEEP,
     MODE_PUSH,
     MODE_STALL,
     PASSIVE,
+    PFL_DMAX,
     PFL_E,
     PFL_LPOS,
     PFL_LTAN,
@@ -185,7 +197,7 @@ def _vel_row(e, k, j, a, b, nx, ny, static_b, pos, ang, vel, omg, bsc, pfl):
 
 # LLVM-inlined into step_env, as each stage of the sub-step (jit.py, 'Inlining')
 @compiled(inline="llvm")
-def velocity_pass(e, npairs, order, dt, prs, pos, ang, vel, omg, epar, bint, bflt, movable, bsc,
+def velocity_pass(e, npairs, order, dt, prs, pos, ang, vel, omg, epar, bint, bflt, aw, bsc,
                   bis, pfl):
     """Recover velocities from the displacement, then sequential impulses at the contacts.
 
@@ -199,17 +211,13 @@ def velocity_pass(e, npairs, order, dt, prs, pos, ang, vel, omg, epar, bint, bfl
     # solve a push hands on at most the pusher's speed; more comes only from removing an
     # overlap, and turning that into speed is what makes a jammed pile explode (Box2D caps
     # it the same way with its contact push velocity). Bounces are added afterwards.
+    # (Over the awake bodies ``aw``: a sleeper has no velocity, and nothing moved it.)
     vcap = 0.0
-    for i in range(movable.shape[0]):
-        b = movable[i]
-        if bis[e, b, IS_SLEEP] == 0:
-            vcap = max(vcap, math.sqrt(bsc[e, b, BS_VXF] ** 2 + bsc[e, b, BS_VYF] ** 2))
-    for i in range(movable.shape[0]):
-        b = movable[i]
-        if bis[e, b, IS_SLEEP] != 0:
-            # Asleep through the sub-step (sleeping.py): nothing moved it, and it had no
-            # velocity, so the recovered velocity is its zero velocity.
-            continue
+    for i in range(aw.shape[0]):
+        b = aw[i]
+        vcap = max(vcap, math.sqrt(bsc[e, b, BS_VXF] ** 2 + bsc[e, b, BS_VYF] ** 2))
+    for i in range(aw.shape[0]):
+        b = aw[i]
         vx = bsc[e, b, BS_VXF] + (pos[e, b, 0] - bsc[e, b, BS_XP]) / dt
         vy = bsc[e, b, BS_VYF] + (pos[e, b, 1] - bsc[e, b, BS_YP]) / dt
         sp = math.sqrt(vx * vx + vy * vy)
@@ -286,3 +294,109 @@ def velocity_pass(e, npairs, order, dt, prs, pos, ang, vel, omg, epar, bint, bfl
                 vel[e, a, 1] += ty * lt * wa
         if change < _VEL_TOL:
             break
+
+
+# --------------------------------------------------------------------------------------------
+# Energy guard
+# --------------------------------------------------------------------------------------------
+# Relative and absolute rise [J] of an island's kinetic energy taken for rounding, not for a
+# gain: well below the 1e-9 J the property test holds every step to.
+_KE_RTOL = 1e-12
+_KE_ATOL = 1e-15
+
+
+@compiled
+def _island(e, x, bis):
+    """Root of passive body x's island (union-find over ``bis[e, :, IS_GROUP]``, free after
+    the traction rule; path halving)."""
+    while bis[e, x, IS_GROUP] != x:
+        bis[e, x, IS_GROUP] = bis[e, bis[e, x, IS_GROUP], IS_GROUP]
+        x = bis[e, x, IS_GROUP]
+    return x
+
+
+@compiled
+def _kinetic(e, b, vx, vy, w, epar):
+    """Kinetic energy [J] of body b moving at (vx, vy) [m/s] and spinning at w [rad/s]."""
+    return 0.5 * epar[e, b, EP_MASS] * (vx * vx + vy * vy) + 0.5 * epar[e, b, EP_INERTIA] * w * w
+
+
+# LLVM-inlined into step_env, as each stage of the sub-step (jit.py, 'Inlining')
+@compiled(inline="llvm")
+def energy_guard(e, sleep_on, npairs, prs, pfl, bint, epar, aw, vel, omg, bsc, bis):
+    """Contacts never add kinetic energy: an island of passive bodies that no drive touches
+    ends the sub-step with at most the kinetic energy it had at its start, so no step without
+    a drive raises the kinetic energy (translational + rotational) of a scene. Returns the
+    number of islands held back.
+
+    The solve turns position corrections into velocity (v = v_free + dx / dt) and bounces
+    each patch point by itself; both can hand a body energy no drive put in (a box spinning
+    against a wall, frozen there by the shock propagation, bats a disc away). Islands are the
+    connected components of the pairs that touched at some point of the sub-step; static
+    bodies join none, and an island a drive touched is exempt (a drive does work). The
+    reference is the energy at the sub-step's start, before ground friction: a contact may
+    give back at most what the floor took in the same sub-step (which keeps every rollout of
+    the tasks as it was). An island above it has every velocity and spin scaled by
+    sqrt(E_before / E_after)::
+
+        box (spinning, against the wall) + disc     island, no drive: E after <= E before
+        robot -> box -> disc                        a drive touches it: exempt
+
+    A rise within rounding (``_KE_RTOL``, ``_KE_ATOL``) is left alone, so an elastic bounce
+    that keeps its energy is not touched.
+    """
+    nm = aw.shape[0]
+    for i in range(nm):
+        b = aw[i]
+        bis[e, b, IS_GROUP] = b
+        r = cold_row(bsc, b)
+        bsc[e, r, BS_KE0] = 0.0
+        bsc[e, r, BS_KE1] = 0.0
+        bsc[e, r, BS_KDRV] = 0.0
+    for k in range(npairs):
+        if prs[e, k, PRS_SP] >= 0 or (pfl[e, k, PFL_TOUCH] <= 0.0
+                                      and pfl[e, k, PFL_DMAX] == -math.inf):
+            continue
+        a = prs[e, k, PRS_A]
+        b = prs[e, k, PRS_B]
+        ka, kb = bint[a, BI_KIND], bint[b, BI_KIND]
+        if ka == PASSIVE and kb == PASSIVE:
+            ra, rb = _island(e, a, bis), _island(e, b, bis)
+            if ra < rb:
+                bis[e, rb, IS_GROUP] = ra
+            elif rb < ra:
+                bis[e, ra, IS_GROUP] = rb
+        elif ka == DRIVEN and kb == PASSIVE:
+            bsc[e, cold_row(bsc, b), BS_KDRV] = 1.0  # this body's own mark
+        elif kb == DRIVEN and ka == PASSIVE:
+            bsc[e, cold_row(bsc, a), BS_KDRV] = 1.0
+    for i in range(nm):
+        b = aw[i]
+        if bint[b, BI_KIND] != PASSIVE or bis[e, b, IS_SLEEP] != 0:
+            continue
+        r = cold_row(bsc, _island(e, b, bis))
+        if bsc[e, cold_row(bsc, b), BS_KDRV] != 0.0:
+            bsc[e, r, BS_KE0] = math.inf  # a drive touches the island: it may gain
+        elif not (sleep_on and bis[e, b, IS_SKIP] != 0):
+            # (A body that slept into this sub-step, woken now, started it at rest; its
+            # BS_VX0.. are those of an earlier sub-step.)
+            bsc[e, r, BS_KE0] += _kinetic(e, b, bsc[e, b, BS_VX0], bsc[e, b, BS_VY0],
+                                          bsc[e, b, BS_W0], epar)
+        bsc[e, r, BS_KE1] += _kinetic(e, b, vel[e, b, 0], vel[e, b, 1], omg[e, b], epar)
+    held = 0
+    for i in range(nm):
+        b = aw[i]
+        if bint[b, BI_KIND] != PASSIVE or bis[e, b, IS_SLEEP] != 0:
+            continue
+        root = _island(e, b, bis)
+        r = cold_row(bsc, root)
+        before, after = bsc[e, r, BS_KE0], bsc[e, r, BS_KE1]
+        if after <= before * (1.0 + _KE_RTOL) + _KE_ATOL:
+            continue
+        s = math.sqrt(before / after)
+        vel[e, b, 0] *= s
+        vel[e, b, 1] *= s
+        omg[e, b] *= s
+        if root == b:
+            held += 1
+    return held

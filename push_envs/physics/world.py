@@ -30,7 +30,9 @@ from .fov import bounding_radii, detect_all, fov_of
 from .frames import com_offsets
 from .layout import (
     BI_DRIVE,
+    BI_FLAGS,
     BI_KIND,
+    BODY_BULLET,
     BS_LEN,
     CT_DEPTH,
     CT_FN,
@@ -55,7 +57,6 @@ from .layout import (
     GS_STAMP,
     HL_LEN,
     HL_MAXPEN,
-    HL_NEED,
     HL_NSUB,
     HL_OVERFLOW,
     HL_SLEEP,
@@ -69,22 +70,29 @@ from .layout import (
     PASSIVE,
     PFL_LEN,
     PR_DT,
+    PR_FMIX,
+    PR_FMIXFN,
     PR_G,
     PR_LEN,
     PR_MAXSUB,
     PR_REST,
+    PR_RMIX,
     PR_SLEEP,
     PR_SLOP,
     PR_SUBFRAC,
     PR_SWEEPS,
     PRS_LEN,
+    SC_REBUILD,
     ST_OVERFLOW,
-    ST_SUBSTEPS,
     gsc_len,
     gsc_queue,
+    stamp_counts,
+    stamp_len,
+    stamp_order,
 )
 from .lidar import LP_OFFT, LP_OFFX, LP_OFFY, lidar_arrays, scan_env, scan_parallel, scan_serial
 from .limits import MAX_COORD, MAX_MAGNITUDE, MAX_SCALE, MIN_MASS, MIN_SCALE
+from .mixing import rule_code
 from .narrowphase import MAX_VERTS
 from .params import SolverParams
 from .pipeline import PHYSICS, step_parallel, step_serial
@@ -229,6 +237,12 @@ class World:
         self.prm[PR_SUBFRAC] = p.substep_fraction
         nm, ns = len(scene.movable), len(scene.sint)
         self.prm[PR_SLEEP] = 1.0 if nm >= SLEEP_MIN_BODIES else 0.0
+        # The user's mixing functions, kept alive while their addresses are in prm.
+        self._mixers: dict[str, Any] = {}
+        self.friction_mixing = scene.spec.world.friction_mixing
+        self.restitution_mixing = scene.spec.world.restitution_mixing
+        # Per-body flags (BI_FLAGS: bullets) are this world's own: its setters write them.
+        self.bint = scene.bint.copy()
         # Sized to the scene: per-env scratch is walked every step, so oversizing it costs
         # cache misses at large batches (a step that finds more pairs grows the buffers).
         # Never more than the pairs the broad phase can list: each two movable bodies once,
@@ -250,15 +264,21 @@ class World:
         # Per-body and per-pair scratch rows are whole cache lines (layout.py): start them on one.
         self._bsc = aligned_zeros((E, 2 * B, BS_LEN))
         self._bis = aligned_zeros((E, B, IS_LEN), np.int64)
-        self._aabb = aligned_zeros((E, B, 4))
-        # Broad-phase scratch: piece tags, query counter, then the sweep order (a permutation).
-        self._stamp = np.zeros((E, ns + 1 + nm), np.int64)
-        self._stamp[:, ns + 1:] = np.arange(nm)
+        # One row per body, and a last one for the env's widest sleeper box (sleeping.py).
+        self._aabb = aligned_zeros((E, B + 1, 4))
+        # Broad-phase and sleep scratch (layout.stamp_len): piece tags, query counter, the
+        # sweep order (every movable body while sleeping is off), the sleep lists, counts.
+        self._stamp = np.zeros((E, stamp_len(ns, nm)), np.int64)
+        self._stamp[:, stamp_order(ns):stamp_order(ns) + nm] = scene.movable
+        self._stamp[:, stamp_counts(ns, nm) + SC_REBUILD] = 1
         self._prs = aligned_zeros((E, max_pairs, PRS_LEN), np.int64)
         self._pfl = aligned_zeros((E, max_pairs, PFL_LEN))
-        self._pord = np.zeros((E, 2, max_pairs), np.int64)
+        self._pord = np.zeros((E, 3, max_pairs), np.int64)  # two orders, levels
         self._vbuf = np.zeros((E, 2, MAX_VERTS, 2))
-        self._cbuf = np.zeros((E, OUT_LEN))
+        # The narrow phase's output row, then each body's heading cache (angle, cos, sin;
+        # narrowphase.heading), started with NaN angles that match no heading.
+        self._cbuf = np.zeros((E, OUT_LEN + 3 * B))
+        self._cbuf[:, OUT_LEN::3] = np.nan
         self.cti = np.zeros((E, max_contacts, 3), np.int64)
         self.ctf = np.zeros((E, max_contacts, CT_LEN))
         self.ctn = np.zeros(E, np.int64)
@@ -282,7 +302,7 @@ class World:
         # What the step kernels receive, bound once: every array is updated in place.
         s = scene
         self.arrays = WorldArrays(
-            prm=self.prm, bint=s.bint, bflt=s.bflt, pint=s.pint, pvert=s.pvert, pflt=s.pflt,
+            prm=self.prm, bint=self.bint, bflt=s.bflt, pint=s.pint, pvert=s.pvert, pflt=s.pflt,
             sint=s.sint, svert=s.svert, sflt=s.sflt, grid=s.grid, gstart=s.gstart,
             gitem=s.gitem, movable=s.movable, epar=self.epar, pos=self.pos, ang=self.ang,
             vel=self.vel, omg=self.omg, drv=self.drv, cmd=self.cmd, active=self.active,
@@ -320,7 +340,7 @@ class World:
         cap = int(need * 1.5) + 8
         self._prs = aligned_zeros((E, cap, PRS_LEN), np.int64)
         self._pfl = aligned_zeros((E, cap, PFL_LEN))
-        self._pord = np.zeros((E, 2, cap), np.int64)
+        self._pord = np.zeros((E, 3, cap), np.int64)
         # The graph scratch is rebuilt each sub-step, so a fresh array is enough, except for
         # the BFS stamp, which must keep counting up.
         gsc = self._new_gsc(cap)
@@ -334,6 +354,8 @@ class World:
         self.cti, self.ctf = cti, ctf
         self.arrays = self.arrays._replace(prs=self._prs, pfl=self._pfl, pord=self._pord,
                                            gsc=self._gsc, cti=cti, ctf=ctf)
+        # The sleepers' frozen contacts lived at the old buffers' end: found again.
+        self._stale_sleep(slice(None))
 
     # ------------------------------------------------------------------------------ set-up
     @classmethod
@@ -451,10 +473,18 @@ class World:
         self.ctn[sel] = 0
         self.health[sel] = 0.0
         self._bis[sel, :, IS_SLEEP] = 0
+        self._stale_sleep(sel)
         if self.behaviours is not None:
             from .behaviours.layout import CTL_RESET
 
             self.behaviours.run(self, CTL_RESET, np.arange(self.num_envs)[sel])
+
+    def _stale_sleep(self, sel: Any) -> None:
+        """The sleep lists of the selected envs are rebuilt at their next step (sleeping.py),
+        and the sweep order holds every movable body again."""
+        ns, nm = len(self.scene.sint), len(self.scene.movable)
+        self._stamp[sel, stamp_order(ns):stamp_order(ns) + nm] = self.scene.movable
+        self._stamp[sel, stamp_counts(ns, nm) + SC_REBUILD] = 1
 
     # ------------------------------------------------------------------------------ stepping
     def step(self, commands: Mapping[str, Any] | None = None) -> None:
@@ -511,8 +541,8 @@ class World:
         self.steps += self.active
 
     def _recover(self, kernel: Any) -> None:
-        """Envs whose step was rolled back: grow the pair buffers and step them again, or
-        raise when the bodies move too fast for the sub-step cap (never a silent step)."""
+        """Envs whose step was rolled back: grow the pair buffers and step them again (no
+        contact is ever dropped)."""
         active = self.active.copy()
         retried = np.zeros(self.num_envs, bool)
         try:
@@ -530,18 +560,8 @@ class World:
     def rolled_back(self, active: np.ndarray) -> np.ndarray | None:
         """After a step taken with kernels of one's own (``arrays``, as the env classes do):
         the envs among ``active`` rolled back for a full pair buffer (the buffers already
-        grown for them, so the caller steps them again), or None. Raises when an env needs
-        more sub-steps than allowed."""
+        grown for them, so the caller steps them again), or None."""
         status = self.health[:, HL_STATUS].astype(np.int64) * active
-        if np.any(status & ST_SUBSTEPS):
-            e = int(np.flatnonzero(status & ST_SUBSTEPS)[0])
-            need = int(self.health[e, HL_NEED])
-            raise RuntimeError(
-                f"World.step: env {e} needs {need} sub-steps (a body would travel more "
-                f"than {self.params.substep_fraction:g} of the thinnest body's "
-                f"half-thickness per sub-step) but SolverParams.max_substeps is "
-                f"{self.params.max_substeps}; the step was not taken. Lower "
-                f"world.step_time, slow the bodies, or raise max_substeps.")
         over = (status & ST_OVERFLOW) != 0
         if not np.any(over):
             return None
@@ -925,6 +945,57 @@ class World:
         self.prm[PR_SLEEP] = 1.0 if on else 0.0
         if not on:
             self._bis[:, :, IS_SLEEP] = 0  # nobody sleeps (or skips its free motion) any more
+        self._stale_sleep(slice(None))
+
+    def _mixing(self, which: str) -> Any:
+        return self._mixers.get(which)
+
+    def _set_mixing(self, which: str, rule: Any, col: int) -> None:
+        code, address = rule_code(rule, f"World.{which}")
+        self.prm[col] = float(code)
+        self.prm[col + PR_FMIXFN - PR_FMIX] = float(address)
+        self._mixers[which] = rule
+
+    @property
+    def friction_mixing(self) -> Any:
+        """How a contact's friction is made from its two bodies' coefficients: ``"mean"``
+        (the default, IR-SIM's), ``"geometric"`` (Box2D's), ``"min"``, ``"max"``, or a numba
+        cfunc of signature :data:`push_envs.physics.mixing.MIX_SIGNATURE` (mixing.py).
+        Set from the scene's ``world.friction_mixing``; takes effect from the next step."""
+        return self._mixing("friction_mixing")
+
+    @friction_mixing.setter
+    def friction_mixing(self, rule: Any) -> None:
+        self._set_mixing("friction_mixing", rule, PR_FMIX)
+
+    @property
+    def restitution_mixing(self) -> Any:
+        """How a contact's restitution is made from its two bodies' (the same choices as
+        :attr:`friction_mixing`; Box2D's is ``"max"``). A cfunc's result is clamped to
+        [0, 1]."""
+        return self._mixing("restitution_mixing")
+
+    @restitution_mixing.setter
+    def restitution_mixing(self, rule: Any) -> None:
+        self._set_mixing("restitution_mixing", rule, PR_RMIX)
+
+    def set_bullet(self, name: str, on: bool = True) -> None:
+        """Make ``name`` a bullet (or not), in every env: it is then swept continuously
+        against every body in every sub-step and left out of the sub-step count, so a fast
+        small body does not split its whole env's step (see the physics docs, 'Continuous
+        collision'). The scene key is ``bullet: true``."""
+        i = self._movable(name, "set_bullet")
+        if not isinstance(on, (bool, np.bool_)):
+            raise ValueError(f"World.set_bullet: on must be True or False, got "
+                             f"{short_repr(on)}")
+        if on:
+            self.bint[i, BI_FLAGS] |= BODY_BULLET
+        else:
+            self.bint[i, BI_FLAGS] &= ~BODY_BULLET
+
+    def is_bullet(self, name: str) -> bool:
+        """Whether ``name`` is a bullet (:meth:`set_bullet`)."""
+        return bool(self.bint[self.index(name), BI_FLAGS] & BODY_BULLET)
 
     @property
     def asleep(self) -> np.ndarray:

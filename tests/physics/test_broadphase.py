@@ -17,6 +17,7 @@ from push_envs.physics.layout import (
     PRS_A,
     PRS_B,
     PRS_SP,
+    stamp_order,
 )
 
 find_pairs = python_entry(broadphase.find_pairs)  # compiled-only: a twin that takes Python calls
@@ -43,12 +44,15 @@ def crowd(scn, n_robots=10, n_boxes=200, spacing=0.5, seed=0):
 
 
 def _pairs(w, env=0):
+    """The broad phase over every movable body with the boxes as they are (the sleepers'
+    tight ones included)."""
     s = w.scene
-    # asleep = 0: a pass over the boxes as they are (no body woken, no box grown).
-    n, woke = find_pairs(env, s.movable, w._aabb, s.sint, s.sflt, s.grid, s.gstart, s.gitem,
-                         w._stamp, w._prs, 0, 0.0, s.bflt, w.epar, w._bsc, w._bis)
-    assert woke == 0
-    assert n <= w._prs.shape[1]
+    at = stamp_order(len(s.sint))
+    w._stamp[env, at:at + len(s.movable)] = s.movable
+    cap = w._prs.shape[1]
+    n = find_pairs(env, s.movable, at, cap, w.bint, w._aabb, s.sint, s.sflt, s.grid, s.gstart,
+                   s.gitem, w._stamp, w._prs)
+    assert n <= cap
     return n, {tuple(p) for p in w._prs[env, :n, [PRS_A, PRS_B, PRS_SP]].T.tolist()}
 
 

@@ -141,7 +141,8 @@ def test_unknown_body_key_lists_allowed_keys(tmp_path):
     with pytest.raises(SceneError) as err:
         load_scene(path)
     message = str(err.value)
-    assert message.startswith(f"{path}: obstacle[0]: unknown key 'mas'; allowed: acce, color,")
+    assert message.startswith(
+        f"{path}: obstacle[0]: unknown key 'mas'; allowed: acce, bullet, color,")
     assert "mass" in message and "x.yaml" in message
 
 

@@ -33,10 +33,12 @@ NOT_COLUMNS = {
     "PFL_PSTRIDE",  # columns per patch point (a stride)
     "BS_SAVE",  # cold-row columns (row B + b of bsc): the step's saved state ...
     "BS_SLSAVE",  # ... and saved sleep pose, laid out by SV_LEN
+    "BS_KE0", "BS_KE1", "BS_KDRV",  # ... and the energy guard's island sums after them
+    "BS_TOI",  # ... and continuous collision's time of impact
 }
 
 # Constants of layout.py that belong to no family of columns: enumerations, bits, sizes.
-OTHER_PREFIXES = ("MODE_", "ST_", "GS_", "DS_", "MAX_", "SV_", "OUT_")
+OTHER_PREFIXES = ("MODE_", "ST_", "GS_", "DS_", "MAX_", "SV_", "OUT_", "BODY_", "SC_")
 OTHER_NAMES = {"IMMOVABLE", "DRIVEN", "PASSIVE"}
 
 

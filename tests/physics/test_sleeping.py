@@ -6,6 +6,8 @@ Units: metres, seconds, kilograms.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from overlap import worst_overlap
@@ -137,3 +139,94 @@ def test_sleeping_flag_is_checked(scn):
     on = scn.world([], [scn.box("a", 0.0, 0.0, mass=0.5)])
     with pytest.raises(ValueError, match="sleeping"):
         on.sleeping = 1
+
+
+def crowd(scn, cols=20, rows=15, robots=5):
+    """``robots`` 5 kg omni robots below a cols x rows grid of 0.3 m boxes 0.25 m apart (a
+    woken box's fattened reach does not span the gap, so a push wakes its column, not the
+    grid), with walls; a few boxes rest against the walls and against each other."""
+    boxes = [scn.box(f"b{i}_{j}", -5.2 + 0.55 * i, -1.0 + 0.55 * j, length=0.3, width=0.3,
+                     mass=0.4) for i in range(cols) for j in range(rows)]
+    # A touching pair and a box flat on the east wall: contacts that freeze while asleep.
+    boxes += [scn.box("t0", 4.0, 7.3, mass=0.4), scn.box("t1", 4.4, 7.3, mass=0.4),
+              scn.box("w0", 6.0 - 0.2, -3.0, mass=0.4)]
+    bots = [scn.robot(f"r{k}", -4.65 + 2.2 * k, -1.8, kin="omni", mass=5.0, sensors=False)
+            for k in range(robots)]
+    return bots, boxes + scn.arena_walls(6.0, 7.5)
+
+
+def test_crowd_is_the_same_with_sleeping_on_and_off(scn):
+    # Robots drive up into the grid and sideways: boxes wake as the pushes reach them, whole
+    # pushed columns move, the rest sleep on; every step the same bits and the same contacts.
+    bots, obstacles = crowd(scn)
+    on, off = twins(scn, bots, obstacles)
+
+    def cmd(i):
+        return {f"r{k}": [0.3 * math.sin(0.1 * i + k), 1.0] for k in range(5)}
+
+    asleep = []
+    for i in range(40):
+        step_both(on, off, cmd(i))
+        asleep.append(int(on.asleep[0]))
+    nm = len(on.scene.movable)
+    assert asleep[1] == nm - 5  # all but the robots, once they rested a step
+    assert 200 < asleep[-1] < nm - 20  # pushed boxes awake, most asleep
+    # The sleepers' resting contacts are reported while they sleep.
+    assert {r.other for r in on.contacts("t0")} == {"t1", "wall_n"}
+    assert {r.other for r in on.contacts("w0")} == {"wall_e"}
+    assert worst_overlap(on)[0] < ANY_STEP
+
+
+def test_envs_of_a_batch_sleep_apart(scn):
+    # Three envs, three commands (idle, pushing, pushing elsewhere): each env sleeps its own
+    # bodies and equals a single world given its commands, bit for bit.
+    bots, obstacles = crowd(scn, cols=10, rows=6, robots=2)
+    batch = scn.world(bots, obstacles, num_envs=3)
+    singles = [scn.world(bots, obstacles) for _ in range(3)]
+    speeds = np.array([[0.0, 0.0], [1.0, 1.0], [1.0, 0.0]])  # per env: robot r0, r1 [m/s]
+    for _i in range(40):
+        cmds = [{f"r{k}": [0.0, speeds[e, k]] for k in range(2)} for e in range(3)]
+        batch.step({f"r{k}": np.array([[0.0, speeds[e, k]] for e in range(3)])
+                    for k in range(2)})
+        for e in range(3):
+            singles[e].step(cmds[e])
+    for e in range(3):
+        for a in ("pos", "ang", "vel", "omg", "drv"):
+            assert getattr(batch, a)[e].tobytes() == getattr(singles[e], a)[0].tobytes()
+        assert int(batch.asleep[e]) == int(singles[e].asleep[0])
+    counts = [int(batch.asleep[e]) for e in range(3)]
+    assert counts[0] > counts[2] > counts[1]  # idle env: all asleep; two pushes wake most
+
+
+@pytest.mark.parametrize("how", ["set_velocity", "set_omega", "pos", "reset"])
+def test_sleeper_woken_from_outside_moves_as_without_sleeping(scn, how):
+    bots, obstacles = crowd(scn, cols=8, rows=4, robots=1)
+    on, off = twins(scn, bots, obstacles)
+    for _ in range(3):
+        step_both(on, off, None)
+    assert on.at_rest("b3_2")[0] and int(on.asleep[0]) == len(on.scene.movable) - 1
+    for w in (on, off):
+        if how == "set_velocity":
+            w.set_velocity("b3_2", [0.5, 0.2])
+        elif how == "set_omega":
+            w.set_omega("b3_2", 3.0)
+        elif how == "pos":  # written straight into the state, no setter
+            w.pos[0, w.index("b3_2"), 0] += 0.05
+        else:
+            w.reset()
+    for _ in range(10):
+        step_both(on, off, None)
+    assert worst_overlap(on)[0] < ANY_STEP
+
+
+def test_sleepers_cost_nothing_per_step(scn):
+    # 283 resting boxes and one robot driving in open space: with the sleepers out of every
+    # stage, a step lists only the robot's own pairs (none), whatever the crowd.
+    bots, obstacles = crowd(scn, cols=20, rows=14, robots=1)
+    w = scn.world(bots, obstacles)
+    for _ in range(3):
+        w.step({"r0": [-1.0, 0.0]})
+    assert int(w.asleep[0]) == len(w.scene.movable) - 1
+    from push_envs.physics.layout import SC_AWAKE, SC_LEN
+    counts = w._stamp.shape[1] - SC_LEN
+    assert w._stamp[0, counts + SC_AWAKE] == 1  # the robot alone walks the stages

@@ -1,0 +1,313 @@
+"""Continuous collision: no body passes through another, whatever its size, speed and step.
+
+The sub-step rule (substeps.py) keeps every body within ``PR_SUBFRAC`` of its half-thickness
+per sub-step, so the separating axis always pushes it back the way it came; past the cap on
+sub-steps (``PR_MAXSUB``), or for a bullet (``BODY_BULLET``, left out of the count), a body
+may move farther. Such a body is *fast* in the sub-step, and this stage sweeps it: its motion
+from the sub-step's start pose to its current pose, a straight line in position and angle, is
+advanced conservatively against every body its broad-phase pairs list (static pieces and
+movable bodies, each along its own sweep), and stopped where it would sink deeper into one
+than the sub-step rule allows. It runs twice per sub-step (pipeline.py):
+
+* after the broad phase, on free motion (the pose a drive or coasting reached): a clamped
+  body's free motion ends at the time of impact, its velocity kept (Box2D's time-of-impact
+  pause), and the contact solve then meets the contact;
+* after the position sweeps, on the corrections (a robot pushing a 1 mm disc moves it as far
+  as itself): a clamped body is put back at its time of impact, and the sweeps run again to
+  settle what that left (the pusher now overlaps it).
+
+Conservative advancement (Mirtich's, as Box2D's ``b2TimeOfImpact`` brackets it), for a pair
+at relative positions t in [0, 1] of both sweeps::
+
+    bound  = |d_a - d_b| + |dth_a| r_a + |dth_b| r_b    most any point moves, relative [m]
+    target = min(gap(0), 0) - allow                     allow = PR_SUBFRAC * thinner half
+    t = 0; repeat: g = gap(t);  g <= target + eps: hit at t
+                                t += (g - target) / bound;  t >= 1: no hit
+
+``gap`` is a lower bound of the signed distance between the two bodies (exact for circles;
+the largest separation over the polygons' face normals, which never exceeds the distance,
+and equals minus the penetration depth when they overlap), so a step never passes the
+target. The target lets a body sink as deep as a legal sub-step could (so one sliding along
+a wall, or resting on it, is never paused), and no deeper: the solve then pushes it out on
+the side it came from. A sweep that has not converged in ``_CA_ITERS`` advances stops where
+it is (safe: short of the target).
+
+Bodies clamped against each other are swept again along their shortened motions, for a few
+rounds (``_ROUNDS``); a pair still hitting after them is frozen at its start poses.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .arrays import cold_row
+from .jit import compiled
+from .layout import (
+    BF_BRAD,
+    BF_HALF,
+    BI_PCOUNT,
+    BI_PSTART,
+    BS_T0,
+    BS_TOI,
+    BS_TP,
+    BS_X0,
+    BS_XP,
+    BS_Y0,
+    BS_YP,
+    EP_SCALE,
+    IS_SKIP,
+    PF_BCX,
+    PF_BCY,
+    PF_BRAD,
+    PF_RAD,
+    PI_KIND,
+    PI_NV,
+    PR_SUBFRAC,
+    PRS_A,
+    PRS_B,
+    PRS_SP,
+)
+from .narrowphase import CIRCLE, circle_face, max_separation, piece_circle, place
+
+_CA_ITERS = 64  # advances per sweep before it stops where it is
+_CA_EPS = 1e-9  # [m] how near the target a sweep stops
+_ROUNDS = 3  # rounds of sweeps along shortened motions before a pair is frozen
+
+
+# --------------------------------------------------------------------------------------------
+# A lower bound of the signed distance between two placed pieces
+# --------------------------------------------------------------------------------------------
+@compiled
+def _circle_polygon_gap(cx, cy, r, vb, nb):
+    """Signed distance [m] from a circle of radius r at (cx, cy) to a convex polygon or
+    segment (negative: the depth of the overlap)."""
+    sep, idx = circle_face(cx, cy, vb, nb)
+    if sep <= 0.0:
+        return sep - r
+    j = idx + 1 if idx + 1 < nb else 0
+    v1x, v1y, v2x, v2y = vb[idx, 0], vb[idx, 1], vb[j, 0], vb[j, 1]
+    if (cx - v1x) * (v2x - v1x) + (cy - v1y) * (v2y - v1y) <= 0.0:
+        return math.sqrt((cx - v1x) ** 2 + (cy - v1y) ** 2) - r
+    if (cx - v2x) * (v1x - v2x) + (cy - v2y) * (v1y - v2y) <= 0.0:
+        return math.sqrt((cx - v2x) ** 2 + (cy - v2y) ** 2) - r
+    return sep - r
+
+
+@compiled
+def piece_gap(ka, va, na, ra, kb, vb, nb, rb):
+    """A lower bound [m] of the signed distance between two placed pieces (kinds, world
+    vertices, counts, radii as narrowphase.collide takes them): exact with a circle, the best
+    face-normal separation of two polygons (at most the distance; minus the penetration
+    depth when they overlap)."""
+    if ka == CIRCLE:
+        if kb == CIRCLE:
+            return math.sqrt((va[0, 0] - vb[0, 0]) ** 2 + (va[0, 1] - vb[0, 1]) ** 2) - ra - rb
+        return _circle_polygon_gap(va[0, 0], va[0, 1], ra, vb, nb) - rb
+    if kb == CIRCLE:
+        return _circle_polygon_gap(vb[0, 0], vb[0, 1], rb, va, na) - ra
+    sa = max_separation(va, na, vb, nb)[0]
+    sb = max_separation(vb, nb, va, na)[0]
+    return max(sa, sb) - ra - rb
+
+
+@compiled
+def _start(e, b, sleep_on, pos, ang, bsc, bis):
+    """Body b's pose at the sub-step's start (COM x, y [m], theta [rad]): BS_X0.., or, for a
+    body that slept into this sub-step (free motion skipped it and left those of an earlier
+    one), its current pose: it has not moved."""
+    if sleep_on and bis[e, b, IS_SKIP] != 0:
+        return pos[e, b, 0], pos[e, b, 1], ang[e, b]
+    return bsc[e, b, BS_X0], bsc[e, b, BS_Y0], bsc[e, b, BS_T0]
+
+
+@compiled
+def _swept(e, b, t, sleep_on, pos, ang, bsc, bis):
+    """Body b's pose at t in [0, 1] of its sweep: from its sub-step start (:func:`_start`) to
+    its current pose, linear in position and angle (COM x, y [m], theta [rad])."""
+    x0, y0, t0 = _start(e, b, sleep_on, pos, ang, bsc, bis)
+    return (x0 + t * (pos[e, b, 0] - x0), y0 + t * (pos[e, b, 1] - y0),
+            t0 + t * (ang[e, b] - t0))
+
+
+@compiled
+def _pair_gap(e, a, b, sp, t, sleep_on, pos, ang, epar, bint, pint, pvert, pflt, sint, svert,
+              sflt, bsc, bis, vbuf):
+    """Lower bound [m] of the signed distance between a and b (or static piece sp), each at
+    position t of its sweep."""
+    va = vbuf[e, 0]
+    vb = vbuf[e, 1]
+    ax, ay, ath = _swept(e, a, t, sleep_on, pos, ang, bsc, bis)
+    ca, sa, sca = math.cos(ath), math.sin(ath), epar[e, a, EP_SCALE]
+    bx = by = bth = 0.0
+    cb = sb = scb = 1.0
+    if sp < 0:
+        bx, by, bth = _swept(e, b, t, sleep_on, pos, ang, bsc, bis)
+        cb, sb, scb = math.cos(bth), math.sin(bth), epar[e, b, EP_SCALE]
+        q0, q1 = bint[b, BI_PSTART], bint[b, BI_PSTART] + bint[b, BI_PCOUNT]
+    else:
+        q0, q1 = sp, sp + 1
+    best = np.inf
+    for p in range(bint[a, BI_PSTART], bint[a, BI_PSTART] + bint[a, BI_PCOUNT]):
+        pcx, pcy, prad = piece_circle(p, ax, ay, ca, sa, sca, pflt)
+        placed = False
+        for q in range(q0, q1):
+            if sp < 0:
+                qcx, qcy, qrad = piece_circle(q, bx, by, cb, sb, scb, pflt)
+            else:
+                qcx, qcy, qrad = sflt[q, PF_BCX], sflt[q, PF_BCY], sflt[q, PF_BRAD]
+            # The bounding circles' gap is a lower bound too: enough where it is large.
+            circles = math.sqrt((pcx - qcx) ** 2 + (pcy - qcy) ** 2) - prad - qrad
+            if circles >= best:
+                continue
+            if not placed:
+                na = place(e, p, ax, ay, ca, sa, sca, pint, pvert, va)
+                placed = True
+            if sp < 0:
+                nb = place(e, q, bx, by, cb, sb, scb, pint, pvert, vb)
+                g = piece_gap(pint[p, PI_KIND], va, na, pflt[p, PF_RAD] * sca, pint[q, PI_KIND],
+                              vb, nb, pflt[q, PF_RAD] * scb)
+            else:
+                g = piece_gap(pint[p, PI_KIND], va, na, pflt[p, PF_RAD] * sca, sint[q, PI_KIND],
+                              svert[q], sint[q, PI_NV], sflt[q, PF_RAD])
+            best = min(best, max(g, circles))
+    return best
+
+
+# --------------------------------------------------------------------------------------------
+# One pair: the time of impact by conservative advancement
+# --------------------------------------------------------------------------------------------
+@compiled
+def _motion(e, b, sleep_on, pos, ang, bflt, epar, bsc, bis):
+    """Body b's motion in the sub-step so far: (dx, dy [m], turn times the bounding radius
+    [m]), from its start pose (:func:`_start`) to its current pose."""
+    x0, y0, t0 = _start(e, b, sleep_on, pos, ang, bsc, bis)
+    return (pos[e, b, 0] - x0, pos[e, b, 1] - y0,
+            abs(ang[e, b] - t0) * bflt[b, BF_BRAD] * epar[e, b, EP_SCALE])
+
+
+@compiled
+def fast(e, b, frac, sleep_on, pos, ang, bflt, epar, bsc, bis):
+    """Whether any point of body b moved more than ``frac`` of its half-thickness in the
+    sub-step so far (displacement plus turn times the bounding radius, against BF_HALF)."""
+    dx, dy, spin = _motion(e, b, sleep_on, pos, ang, bflt, epar, bsc, bis)
+    return math.sqrt(dx * dx + dy * dy) + spin > frac * bflt[b, BF_HALF] * epar[e, b, EP_SCALE]
+
+
+@compiled
+def pair_toi(e, k, frac, sleep_on, prs, pos, ang, epar, bint, bflt, pint, pvert, pflt, sint,
+             svert, sflt, bsc, bis, vbuf):
+    """Time of impact t in [0, 1] of pair k along both bodies' sweeps (1: none): where the
+    pair would sink deeper than ``frac`` of the thinner body's half-thickness (beyond its
+    depth at the start, if it started deeper). See the module's sketch."""
+    a = prs[e, k, PRS_A]
+    b = prs[e, k, PRS_B]
+    sp = prs[e, k, PRS_SP]
+    half = bflt[a, BF_HALF] * epar[e, a, EP_SCALE]
+    dx, dy, spin = _motion(e, a, sleep_on, pos, ang, bflt, epar, bsc, bis)
+    if sp < 0:
+        half = min(half, bflt[b, BF_HALF] * epar[e, b, EP_SCALE])
+        bdx, bdy, bspin = _motion(e, b, sleep_on, pos, ang, bflt, epar, bsc, bis)
+        dx -= bdx
+        dy -= bdy
+        spin += bspin
+    bound = math.sqrt(dx * dx + dy * dy) + spin
+    allow = frac * half
+    if bound <= allow:
+        return 1.0  # no point moved far enough to sink deeper than a sub-step may
+    gap = _pair_gap(e, a, b, sp, 0.0, sleep_on, pos, ang, epar, bint, pint, pvert, pflt, sint,
+                    svert, sflt, bsc, bis, vbuf)
+    target = min(gap, 0.0) - allow
+    t = 0.0
+    for _ in range(_CA_ITERS):
+        t += (gap - target) / bound
+        if (1.0 - t) * bound <= _CA_EPS:
+            # Reaches the end within the tolerance: no hit (a body clamped in an earlier
+            # round ends right at the target, and must not be taken back again).
+            return 1.0
+        gap = _pair_gap(e, a, b, sp, t, sleep_on, pos, ang, epar, bint, pint, pvert, pflt,
+                        sint, svert, sflt, bsc, bis, vbuf)
+        if gap <= target + _CA_EPS:
+            return t
+    return t
+
+
+# --------------------------------------------------------------------------------------------
+# The stage
+# --------------------------------------------------------------------------------------------
+@compiled
+def _clamp(e, b, t, sleep_on, pos, ang, bsc, bis):
+    x, y, th = _swept(e, b, t, sleep_on, pos, ang, bsc, bis)
+    pos[e, b, 0] = x
+    pos[e, b, 1] = y
+    ang[e, b] = th
+
+
+# Not inlined: a stage that does nothing in a step without fast bodies but check each body
+# (continuous_active), so its body is typed once, apart from step_env.
+@compiled
+def sweep_fast(e, free, sleep_on, npairs, prm, prs, pos, ang, epar, bint, bflt, pint, pvert,
+               pflt, sint, svert, sflt, movable, bsc, bis, vbuf):
+    """Sweep the fast bodies of env e against their pairs and stop each at its earliest time
+    of impact; returns the number of bodies moved back.
+
+    ``free``: on free motion (after the broad phase), the clamped pose also becomes the end
+    of free motion (``BS_XP``..), so the velocity the body had is kept; after the sweeps the
+    clamp is a correction like any other. A body is fast when it moved more than PR_SUBFRAC
+    of its half-thickness since the sub-step began; its ``BS_TOI`` (cold row) holds its
+    earliest time of impact while this runs.
+    """
+    frac = prm[PR_SUBFRAC]
+    nm = movable.shape[0]
+    moved = 0
+    for rnd in range(_ROUNDS + 1):
+        for i in range(nm):
+            b = movable[i]
+            bsc[e, cold_row(bsc, b), BS_TOI] = 1.0
+        hits = 0
+        for k in range(npairs):
+            a = prs[e, k, PRS_A]
+            b = prs[e, k, PRS_B]
+            sp = prs[e, k, PRS_SP]
+            if not (fast(e, a, frac, sleep_on, pos, ang, bflt, epar, bsc, bis) or (
+                    sp < 0 and fast(e, b, frac, sleep_on, pos, ang, bflt, epar, bsc, bis))):
+                continue
+            t = pair_toi(e, k, frac, sleep_on, prs, pos, ang, epar, bint, bflt, pint, pvert,
+                         pflt, sint, svert, sflt, bsc, bis, vbuf)
+            if t >= 1.0:
+                continue
+            if rnd == _ROUNDS:
+                t = 0.0  # still hitting after the rounds: both stay where they started
+            hits += 1
+            ra = cold_row(bsc, a)
+            bsc[e, ra, BS_TOI] = min(bsc[e, ra, BS_TOI], t)
+            if sp < 0:
+                rb = cold_row(bsc, b)
+                bsc[e, rb, BS_TOI] = min(bsc[e, rb, BS_TOI], t)
+        if hits == 0:
+            break
+        for i in range(nm):
+            b = movable[i]
+            t = bsc[e, cold_row(bsc, b), BS_TOI]
+            if t >= 1.0:
+                continue
+            _clamp(e, b, t, sleep_on, pos, ang, bsc, bis)
+            moved += 1
+            if free:
+                bsc[e, b, BS_XP] = pos[e, b, 0]
+                bsc[e, b, BS_YP] = pos[e, b, 1]
+                bsc[e, b, BS_TP] = ang[e, b]
+    return moved
+
+
+# LLVM-inlined into step_env, as each stage of the sub-step (jit.py, 'Inlining')
+@compiled(inline="llvm")
+def any_fast(e, sleep_on, prm, movable, pos, ang, bflt, epar, bsc, bis):
+    """Whether some body of env e moved more than PR_SUBFRAC of its half-thickness since
+    the sub-step began (what makes :func:`sweep_fast` worth calling)."""
+    frac = prm[PR_SUBFRAC]
+    for i in range(movable.shape[0]):
+        if fast(e, movable[i], frac, sleep_on, pos, ang, bflt, epar, bsc, bis):
+            return True
+    return False

@@ -1,0 +1,293 @@
+"""Continuous collision (physics/continuous.py): no body passes through another, whatever its
+size, speed and the step, and no scene is refused for being thin or fast.
+
+Each scene is run past the sub-step cap (64): the sub-step rule alone would need more, so the
+sweeps are what keep the bodies on their side. "Passing" is judged from the poses alone (a
+body's centre beyond a wall's line, two discs' order along their line of flight), and
+overlaps by the independent SAT of overlap.py.
+
+Units: metres, seconds, kilograms, radians.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import shapely
+from hypothesis import given
+from hypothesis import strategies as st
+from overlap import worst_overlap
+
+from push_envs.physics import World
+from push_envs.physics.continuous import piece_gap
+from push_envs.physics.jit import python_entry
+from push_envs.physics.layout import HL_NEED
+from push_envs.physics.narrowphase import CIRCLE, MAX_VERTS, POLYGON, SEGMENT
+from push_envs.physics.scene import body_geometry
+
+ANY_STEP = 1e-3  # [m] deepest overlap at any step
+
+
+def wall_of(scn, kind, x, name="wall"):
+    """A wall whose face toward -x is the line x [m]: 0.1 m thick, or a zero-thickness
+    segment."""
+    if kind == "thick":
+        return scn.wall(name, x + 0.05, 0.0, length=0.1, width=4.0)
+    return scn.line_wall(name, (x, -2.0), (x, 2.0))
+
+
+def run(w, steps, cmd=None, check=None):
+    """Step ``w``; at every step no NaN, an overlap below ANY_STEP, and ``check(w)``."""
+    for _ in range(steps):
+        w.step(cmd)
+        assert np.all(np.isfinite(w.pos)) and np.all(np.isfinite(w.vel))
+        assert worst_overlap(w)[0] < ANY_STEP
+        if check is not None:
+            check(w)
+
+
+# ------------------------------------------------------------------------ the issue's cases
+@pytest.mark.parametrize("radius", [1e-3, 5e-4])
+@pytest.mark.parametrize("kind", ["thick", "line"])
+def test_fifty_1mm_discs_driven_into_a_wall_none_passes(scn, radius, kind):
+    # 1 g discs, each its own 1 m/s drive, dt 0.1 s: the rule asks 112 (r = 1 mm) or 223
+    # sub-steps; the scene is not refused.
+    discs = [scn.robot(f"d{i}", 0.0, -0.5 + 0.02 * i, kin="omni", radius=radius, mass=1e-3,
+                       sensors=False) for i in range(50)]
+    w = scn.world(discs, [wall_of(scn, kind, 0.3)])
+    cmd = {f"d{i}": [1.0, 0.0] for i in range(50)}
+    x = w.pos[0, :50, 0]
+
+    def check(w):
+        assert np.all(x <= 0.3 - radius + 1e-6)
+
+    run(w, 8, cmd, check)
+    assert int(w.health[0, HL_NEED]) > 64 and int(w.substeps[0]) == 64
+    assert np.all(x >= 0.3 - radius - 1e-3)  # they got there
+
+
+@pytest.mark.parametrize("kind", ["thick", "line"])
+def test_fifty_1mm_discs_pushed_into_a_wall_by_a_robot_none_passes(scn, kind):
+    # A row of 50 discs (r 1 mm, 1 g, 0.1 mm apart) pushed by a 1 kg robot at 1 m/s: each
+    # pushed disc moves 1.6 mm per sub-step at the cap, past its own radius.
+    discs = [scn.disc(f"d{i}", 0.25 + 0.0021 * i, 0.0, radius=1e-3, mass=1e-3)
+             for i in range(50)]
+    w = scn.world([scn.robot("r", 0.0, 0.0, kin="omni", mass=1.0)],
+                  discs + [wall_of(scn, kind, 0.5)])
+    x = w.pos[0, 1:51, 0]
+
+    def check(w):
+        assert np.all(x <= 0.5 - 1e-3 + 1e-6)
+
+    run(w, 8, {"r": [1.0, 0.0]}, check)
+    assert float(w.state("r")[0, 0]) == pytest.approx(0.5 - 0.2 - 50 * 2e-3, abs=2e-3)
+
+
+@pytest.mark.parametrize("kind", ["thick", "line"])
+def test_1cm_discs_at_20_m_s_into_a_wall(scn, kind):
+    discs = [scn.disc(f"d{i}", 0.0, -0.4 + 0.1 * i, radius=0.01, mass=0.01,
+                      velocity=[20.0, 0.0]) for i in range(9)]
+    w = scn.world(obstacles=discs + [wall_of(scn, kind, 0.5)], friction=0.0)
+    x = w.pos[0, :9, 0]
+
+    def check(w):
+        assert np.all(x <= 0.5 - 0.01 + 1e-6)
+
+    run(w, 6, None, check)
+    assert np.all(w.vel[0, :9, 0] <= 0.0)  # stopped at the wall (restitution 0)
+
+
+def test_1cm_discs_at_20_m_s_head_on_do_not_pass_each_other(scn):
+    w = scn.world(obstacles=[
+        scn.disc("a", 0.0, 0.0, radius=0.01, mass=0.01, velocity=[20.0, 0.0]),
+        scn.disc("b", 1.0, 0.0, radius=0.01, mass=0.01, velocity=[-20.0, 0.0])],
+        friction=0.0, restitution=1.0)
+
+    def check(w):
+        assert w.com("a")[0, 0] < w.com("b")[0, 0]
+
+    run(w, 6, None, check)
+    assert int(w.health[0, HL_NEED]) == 223
+    assert w.velocity("a")[0, 0] < 0.0 < w.velocity("b")[0, 0]  # bounced back
+
+
+@pytest.mark.parametrize("thickness", [2e-3, 1e-3, 2e-4])
+@pytest.mark.parametrize("kind", ["thick", "line"])
+def test_2cm_bar_spinning_at_50_rad_s_beside_a_wall(scn, thickness, kind):
+    # The bar's tip passes 0.5 mm from the wall; at 50 rad/s it sweeps 5 rad per step.
+    wx = 0.0105
+    w = scn.world(obstacles=[
+        scn.box("bar", 0.0, 0.0, 0.0, length=0.02, width=thickness, mass=0.01, omega=50.0),
+        wall_of(scn, kind, wx)], friction=0.0)
+
+    def check(w):
+        x, y, t = w.state("bar")[0]
+        c, s = math.cos(t), math.sin(t)
+        tips = [x + c * u - s * v for u in (-0.01, 0.01) for v in (-thickness / 2, thickness / 2)]
+        assert max(tips) <= wx + 1e-6
+
+    run(w, 20, None, check)
+
+
+def test_a_pile_of_small_discs_pushed_fast_into_a_segment_corner(scn):
+    # 40 discs of r 2 mm in a 2-D pile, pushed by a 5 m/s robot into a corner of two
+    # zero-thickness walls (100 sub-steps by the rule).
+    discs = [scn.disc(f"d{i}", 0.3 + 0.0045 * (i % 8), -0.02 + 0.0045 * (i // 8), radius=2e-3,
+                      mass=1e-3) for i in range(40)]
+    corner = [scn.line_wall("e", (0.5, -1.0), (0.5, 1.0)),
+              scn.line_wall("s", (-1.0, -0.05), (1.0, -0.05))]
+    w = scn.world([scn.robot("r", 0.0, 0.2, kin="omni", radius=0.1, vel_max=[5.0, 5.0],
+                             vel_min=[-5.0, -5.0])], discs + corner)
+    xy = w.pos[0, 1:41]
+
+    def check(w):
+        assert np.all(xy[:, 0] <= 0.5 - 2e-3 + 1e-6) and np.all(xy[:, 1] >= -0.05 + 2e-3 - 1e-6)
+
+    run(w, 10, {"r": [3.0, -2.0]}, check)
+
+
+# ------------------------------------------------------------------------ Box2D's scenes
+def _in_house(w, name, half):
+    g = body_geometry(w.scene, w.index(name), w.state(name)[0])
+    return shapely.box(-half, -half, half, half).buffer(1e-6).contains(g)
+
+
+@pytest.mark.parametrize("shape", [{"name": "circle", "radius": 0.5},
+                                   {"name": "rectangle", "length": 4.0, "width": 0.2}])
+@pytest.mark.parametrize("bullet", [True, False])
+def test_bounce_house(scn, shape, bullet):
+    # Box2D's "Bounce House", top-down: a body at (10, 20) m/s, restitution 1, in a 20 m box
+    # of four segments, for 20 s: it stays inside and keeps its speed (no friction).
+    body = {"name": "b", "shape": shape, "mass": 1.0, "state": [0.0, 0.0, 0.0],
+            "velocity": [10.0, 20.0], "friction": 0.0, "bullet": bullet}
+    c = [(-10, -10), (10, -10), (10, 10), (-10, 10)]
+    house = [scn.line_wall(f"s{i}", c[i], c[(i + 1) % 4]) for i in range(4)]
+    w = scn.world(obstacles=[body] + house, friction=0.0, restitution=1.0)
+    assert w.is_bullet("b") == bullet
+    for _ in range(200):
+        w.step()
+        assert _in_house(w, "b", 10.0)
+    assert float(np.hypot(*w.velocity("b")[0])) == pytest.approx(math.hypot(10, 20), rel=1e-6)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_skinny_box(scn, seed):
+    # Box2D's "Skinny Box", top-down: a 4 m x 0.1 m box at 100 m/s, spinning at up to
+    # 50 rad/s, into a segment beside a 0.2 m post, and a 0.5 m bullet at 50 m/s after it.
+    rng = np.random.default_rng(seed)
+    obstacles = [
+        scn.box("skinny", 0.0, 8.0, float(rng.uniform(-3, 3)), length=4.0, width=0.1, mass=1.0,
+                velocity=[0.0, -100.0], omega=float(rng.uniform(-50, 50)), friction=0.9),
+        scn.box("bullet", float(rng.uniform(-1, 1)), 12.0, 0.0, length=0.5, width=0.5,
+                mass=1.0, velocity=[0.0, -50.0], bullet=True),
+        scn.box("post", 0.0, 1.0, 0.0, length=0.2, width=2.0, static=True, friction=0.9),
+        scn.line_wall("ground", (-10.0, 0.0), (10.0, 0.0), friction=0.9)]
+    for dt in (1 / 60, 0.1):
+        w = scn.world(obstacles=obstacles, step_time=dt)
+        post = body_geometry(w.scene, w.index("post"), w.state("post")[0])
+        ground = shapely.LineString([(-10.0, 0.0), (10.0, 0.0)])
+        for _ in range(int(round(1.0 / dt))):
+            w.step()
+            for name in ("skinny", "bullet"):
+                g = body_geometry(w.scene, w.index(name), w.state(name)[0]).buffer(-ANY_STEP)
+                assert not g.intersects(post) and not g.intersects(ground), (name, dt)
+
+
+# ------------------------------------------------------------------------ bullets
+def test_bullet_key_and_setter(scn):
+    w = scn.world(obstacles=[scn.disc("a", 0.0, 0.0, mass=1.0, bullet=True),
+                             scn.disc("b", 1.0, 0.0, mass=1.0)])
+    assert w.is_bullet("a") and not w.is_bullet("b")
+    w.set_bullet("b")
+    w.set_bullet("a", False)
+    assert w.is_bullet("b") and not w.is_bullet("a")
+    with pytest.raises(ValueError, match="set_bullet"):
+        w.set_bullet("b", 1)
+    with pytest.raises(KeyError):
+        w.set_bullet("nobody")
+    with pytest.raises(Exception, match=r"obstacle\[0\]\.bullet.*true or false"):
+        scn.world(obstacles=[scn.disc("a", 0.0, 0.0, mass=1.0, bullet="yes")])
+
+
+def test_a_bullet_does_not_split_the_step_and_still_passes_nothing(scn):
+    # A 1 cm disc at 30 m/s through a row of 1 cm discs and into a segment: as a bullet it
+    # leaves the step whole (1 sub-step), and hits the first disc instead of passing it.
+    row = [scn.disc(f"t{i}", 1.0 + 0.3 * i, 0.0, radius=0.01, mass=0.01) for i in range(4)]
+    for bullet in (True, False):
+        w = scn.world(obstacles=[scn.disc("a", 0.0, 0.0, radius=0.01, mass=0.01,
+                                          velocity=[30.0, 0.0], bullet=bullet)]
+                      + row + [scn.line_wall("wall", (2.5, -1.0), (2.5, 1.0))], friction=0.0)
+
+        def check(w):
+            xs = [float(w.com(n)[0, 0]) for n in ["a"] + [f"t{i}" for i in range(4)]]
+            assert xs == sorted(xs) and xs[-1] <= 2.5 - 0.01 + 1e-6
+
+        run(w, 1, None, check)
+        assert int(w.substeps[0]) == (1 if bullet else 64)
+        run(w, 9, None, check)
+        assert float(w.com("t0")[0, 0]) > 1.0  # struck
+
+
+# ------------------------------------------------------------------------ the gap function
+def _placed(kind, pts):
+    out = np.zeros((MAX_VERTS, 2))
+    out[:len(pts)] = pts
+    return out, len(pts)
+
+
+@st.composite
+def pieces(draw):
+    kind = draw(st.sampled_from([CIRCLE, POLYGON, SEGMENT]))
+    cx, cy = draw(st.floats(-1, 1)), draw(st.floats(-1, 1))
+    if kind == CIRCLE:
+        r = draw(st.floats(0.01, 0.5))
+        return kind, np.array([[cx, cy]]), r, shapely.Point(cx, cy).buffer(r, 256)
+    if kind == SEGMENT:
+        a = draw(st.floats(0, 2 * math.pi))
+        h = draw(st.floats(0.01, 0.5))
+        pts = np.array([[cx - h * math.cos(a), cy - h * math.sin(a)],
+                        [cx + h * math.cos(a), cy + h * math.sin(a)]])
+        return kind, pts, 0.0, shapely.LineString(pts)
+    n = draw(st.integers(3, 6))
+    a0 = draw(st.floats(0, 2 * math.pi))
+    r = draw(st.floats(0.02, 0.5))
+    pts = np.array([[cx + r * math.cos(a0 + 2 * math.pi * k / n),
+                     cy + r * math.sin(a0 + 2 * math.pi * k / n)] for k in range(n)])
+    return kind, pts, 0.0, shapely.Polygon(pts)
+
+
+_GAP = python_entry(piece_gap)  # compiled on its first call
+
+
+@given(pieces(), pieces())
+def test_piece_gap_never_exceeds_the_distance(p, q):
+    # The sweeps advance by the gap: it must never be more than the true distance (else a
+    # sweep could step through a contact), and for overlapping pieces it is at most 0.
+    gap = _GAP
+    ka, va, ra, ga = p
+    kb, vb, rb, gb = q
+    a, na = _placed(ka, va)
+    b, nb = _placed(kb, vb)
+    g = gap(ka, a, na, ra, kb, b, nb, rb)
+    d = ga.distance(gb)
+    assert g <= d + 1e-6
+    if d > 0:
+        assert g > -1e-9 or ka != CIRCLE or kb != CIRCLE  # two circles: exact
+    if ka == CIRCLE and kb == CIRCLE:
+        assert g == pytest.approx(math.dist(va[0], vb[0]) - ra - rb, abs=1e-12)
+
+
+def test_no_scene_is_refused_for_being_thin_or_fast(scn):
+    # 0.1 mm discs beside a 10 m/s robot, dt 1 s: the rule would ask 111,112 sub-steps.
+    discs = [scn.disc(f"d{i}", 0.3 + 0.001 * i, 0.0, radius=1e-4, mass=1e-4) for i in range(5)]
+    w = scn.world([scn.robot("r", 0.0, 0.0, kin="omni", vel_max=[10.0, 10.0])],
+                  discs + [scn.line_wall("wall", (1.0, -2.0), (1.0, 2.0))], step_time=1.0)
+    run(w, 3, {"r": [10.0, 0.0]})
+    assert all(float(w.com(f"d{i}")[0, 0]) <= 1.0 - 1e-4 + 1e-6 for i in range(5))
+
+
+def test_world_from_a_fast_scene_is_a_world(scn):
+    assert isinstance(scn.world(obstacles=[scn.disc("a", 0, 0, radius=1e-4, mass=1.0,
+                                                    velocity=[1e3, 0.0])]), World)
