@@ -20,8 +20,9 @@ the recordings' rounding (measured step by step):
   friction x g; IR-SIM's other collision modes take a command at once and stop two bodies
   that touch (the tests that follow IR-SIM step by step give the drives a grip well above
   what they ask: friction 100);
-* IR-SIM's orca runs RVO2 in float32 (the 200-agent world agrees to 1e-6 m until its agents
-  first meet, at step 27, and to 5e-5 m there);
+* IR-SIM's orca runs RVO2 in float32: the 200-agent world agrees to 1e-6 m until its agents
+  first meet, at step 27, where it parts by 4e-5 m; IR-SIM's own world moved by 5 m (a
+  change of its float32 rounding only) parts from the unmoved one by 6e-5 m there;
 * a wandering agent's goals after its first are its own env's draws.
 
 The worlds are built from what IR-SIM resolved at load (behaviours.reference), so the
