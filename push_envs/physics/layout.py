@@ -28,7 +28,10 @@ BI_KIND = 0
 BI_DRIVE = 1
 BI_PSTART = 2  # first piece (movable bodies: index into the movable piece arrays)
 BI_PCOUNT = 3
-BI_LEN = 4
+BI_ROLE = 4  # ROLE_OBSTACLE or ROLE_ROBOT (IR-SIM's role: unobstructed_obstacles stops robots)
+BI_LEN = 5
+ROLE_OBSTACLE = 0
+ROLE_ROBOT = 1
 
 # bflt[B, :] (float64)
 BF_WHEELBASE = 0  # [m]
@@ -44,7 +47,16 @@ BF_HALF = 9  # smallest half-thickness of the body's pieces [m] (unscaled)
 BF_BRAD = 10  # bounding radius about the centre of mass [m] (unscaled)
 BF_COMX = 11  # centre of mass in the body frame [m] (unscaled)
 BF_COMY = 12
-BF_LEN = 13
+BF_VMIN2 = 13  # third command of an omni_angular drive (yaw rate [rad/s]): limits, rate
+BF_VMAX2 = 14
+BF_ACC2 = 15
+BF_UNOBS = 16  # 1: IR-SIM's unobstructed: the body takes part in no collision
+BF_NOISE = 17  # 1: IR-SIM's motion noise on the drive (kinematics.noise)
+BF_ALPHA0 = 18  # the noise's alpha (IR-SIM's 4 for diff and acker, 2 omni, 3 omni_angular)
+BF_ALPHA1 = 19
+BF_ALPHA2 = 20
+BF_ALPHA3 = 21
+BF_LEN = 22
 
 # epar[E, B, :] per-env body parameters (domain randomisation lives here)
 EP_MASS = 0  # [kg], inf when immovable
@@ -79,7 +91,16 @@ PR_SWEEPS = 4  # max Gauss-Seidel sweeps
 PR_MAXSUB = 5  # max sub-steps per step
 PR_SUBFRAC = 6  # travel per sub-step as a fraction of the body's half-thickness
 PR_SLEEP = 7  # 1: bodies at rest sleep (sleeping.py), 0: every body is awake every sub-step
-PR_LEN = 8
+PR_MODE = 8  # collision mode: MODE_CONTACT (this engine) or one of IR-SIM's (collision_modes.py)
+PR_NOISE = 9  # 1: some body has motion noise (a step draws it first, kinematics.draw_noise)
+PR_LEN = 10
+CM_CONTACT = 0  # bodies push each other (the contact solver)
+CM_STOP = 1  # nothing pushes; a body that overlaps another (not unobstructed) stops
+CM_UNOBSTRUCTED = 2  # nothing pushes or stops
+CM_UNOBSTRUCTED_OBSTACLES = 3  # as CM_STOP, but only robots stop
+COLLISION_MODE_CODES = {"contact": CM_CONTACT, "stop": CM_STOP,
+                        "unobstructed": CM_UNOBSTRUCTED,
+                        "unobstructed_obstacles": CM_UNOBSTRUCTED_OBSTACLES}
 
 # bsc[E, 2 B, BS_LEN] per-body float scratch, split by use so that a sub-step walks few cache
 # lines: row b holds body b's hot columns (what every sub-step reads and writes), row
@@ -108,12 +129,15 @@ BS_SLY = 14  # only while still there
 BS_SLT = 15
 BS_D0 = 13  # driven bodies (which never sleep): drive state at the start of the sub-step,
 BS_D1 = 14  # in the columns a passive body keeps its sleep pose in
+BS_D2 = 15  # (an omni_angular drive's third, its yaw rate)
 BS_LEN = 16
 # Cold row: what a rolled-back step restores when it took more than one sub-step (a step of
 # one sub-step is restored from the BS_X0..BS_W0 and BS_D0, BS_D1 columns of its hot rows).
 BS_SAVE = 0  # SV_LEN columns: x, y, theta, vx, vy, omega, drive 0, drive 1 at the step's start
 SV_LEN = 8
 BS_SLSAVE = SV_LEN  # 3 columns: BS_SLX..BS_SLT at the step's start
+BS_SAVE2 = 11  # an omni_angular drive's third state at the step's start
+BS_NOISE = 12  # 3 columns: this step's standard normal draws of a noisy drive (draw_noise)
 
 # bis[E, B, :] per-body integer scratch. The first cache line (8 columns) holds what the sleep
 # bookkeeping reads every sub-step and what preparing a contact-free sub-step writes; the
@@ -133,7 +157,9 @@ MAX_BLOCK = 4
 IS_GROUP = IS_BLK + MAX_BLOCK  # union-find parent over drives pushing one load the same way
 IS_VIS = IS_GROUP + 1  # breadth-first visit stamp
 IS_MASK = IS_VIS + 1  # bits of the drive slots whose push carries the body
-IS_LEN = IS_MASK + 1
+IS_STOP = IS_MASK + 1  # IR-SIM's stop flag: 1 once a body stopped (collision_modes.py)
+IS_HIT = IS_STOP + 1  # IR-SIM's collision flag: 1 while it overlaps another body
+IS_LEN = IS_HIT + 1
 
 # prs[E, K, :] candidate pairs
 PRS_A = 0

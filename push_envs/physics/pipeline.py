@@ -25,6 +25,11 @@ Box2D's ``b2World_Step`` and ``solver.c`` follow; read the modules in this order
        after the last sub-step:
     10. sensors      sensors.py          touching contacts into the contact buffers
 
+Before the sub-steps, a world with motion noise draws the step's noise (kinematics.py's
+``draw_noise``); a world in one of IR-SIM's other collision modes (``stop``,
+``unobstructed``, ``unobstructed_obstacles``) takes ``collision_modes.kinematic_step``
+instead of stages 1-10: its drives move, nothing pushes, overlaps stop bodies.
+
 A step that finds more candidate pairs than its buffer holds, or needs more sub-steps than
 ``PR_MAXSUB``, is rolled back to its start (``_save``/``_restore`` here, and the sleep state
 in sleeping.py) and flagged in ``hl[e, HL_STATUS]``.
@@ -45,14 +50,18 @@ from numba import njit, prange
 from .abi import ROWS_SIG, CFunction, call_void, struct_ptr
 from .arrays import cold_row, load_world
 from .broadphase import body_boxes, find_pairs
+from .collision_modes import kinematic_step
 from .contacts import prepare, reorder, sort_pairs
 from .jit import compiled
-from .kinematics import free_motion
+from .kinematics import DRIVE_OMNI_ANGULAR, draw_noise, free_motion
 from .layout import (
+    BI_DRIVE,
     BI_KIND,
     BS_D0,
     BS_D1,
+    BS_D2,
     BS_SAVE,
+    BS_SAVE2,
     BS_T0,
     BS_VX0,
     BS_VY0,
@@ -72,6 +81,8 @@ from .layout import (
     PR_DT,
     PR_G,
     PR_MAXSUB,
+    PR_MODE,
+    PR_NOISE,
     PR_REST,
     PR_SLEEP,
     PR_SLOP,
@@ -107,6 +118,7 @@ def _save(e, movable, pos, ang, vel, omg, drv, bsc):
         bsc[e, r, BS_SAVE + 5] = omg[e, b]
         bsc[e, r, BS_SAVE + 6] = drv[e, b, 0]
         bsc[e, r, BS_SAVE + 7] = drv[e, b, 1]
+        bsc[e, r, BS_SAVE2] = drv[e, b, 2]
 
 
 # LLVM-inlined into step_env, as each stage of the sub-step (jit.py, 'Inlining')
@@ -131,6 +143,7 @@ def _restore(e, saved, sleep_on, bint, movable, pos, ang, vel, omg, drv, bsc, bi
             omg[e, b] = bsc[e, r, BS_SAVE + 5]
             drv[e, b, 0] = bsc[e, r, BS_SAVE + 6]
             drv[e, b, 1] = bsc[e, r, BS_SAVE + 7]
+            drv[e, b, 2] = bsc[e, r, BS_SAVE2]
             continue
         if sleep_on and bis[e, b, IS_SKIP] != 0:
             continue
@@ -143,6 +156,8 @@ def _restore(e, saved, sleep_on, bint, movable, pos, ang, vel, omg, drv, bsc, bi
         if bint[b, BI_KIND] == DRIVEN:
             drv[e, b, 0] = bsc[e, b, BS_D0]
             drv[e, b, 1] = bsc[e, b, BS_D1]
+            if bint[b, BI_DRIVE] == DRIVE_OMNI_ANGULAR:
+                drv[e, b, 2] = bsc[e, b, BS_D2]
 
 
 # Without reference counting, as its callers: it reads ~40 arrays of W per env, and an
@@ -168,10 +183,20 @@ def step_env(e, wp):
     tol = prm[PR_REST]
     W.hl[e, HL_STATUS] = 0.0
     W.hl[e, HL_OVERFLOW] = 0.0
+    # The env's own stream as the step starts: a rolled-back step puts it back, so the step
+    # taken again draws the same motion noise.
+    stream = W.rng[e]
+    if prm[PR_NOISE] != 0.0:
+        draw_noise(e, bint, bflt, movable, bsc, W.rng)
+    if prm[PR_MODE] != 0.0:
+        # IR-SIM's stop / unobstructed modes: nothing pushes anything (collision_modes.py).
+        kinematic_step(e, W)
+        return
     need = count_substeps(e, prm, bint, bflt, movable, epar, pos, vel, omg, drv, cmd, bsc)
     W.hl[e, HL_NEED] = need
     if need > int(prm[PR_MAXSUB]):
         W.hl[e, HL_STATUS] = ST_SUBSTEPS
+        W.rng[e] = stream
         return
     nsub = need
     dts = prm[PR_DT] / nsub
@@ -192,8 +217,8 @@ def step_env(e, wp):
         # Sleeping bodies keep small boxes; the awake ones' boxes wake those they reach.
         if sleep_on:
             asleep = doze(e, sub == 0, movable, bint, pos, ang, vel, omg, bsc, bis)
-        free_motion(e, dts, gravity, sleep_on, bint, bflt, movable, epar, pos, ang, vel, omg,
-                    drv, cmd, bsc, bis)
+        free_motion(e, dts, gravity, sleep_on, True, bint, bflt, movable, epar, pos, ang, vel,
+                    omg, drv, cmd, bsc, bis)
         travel = body_boxes(e, sleep_on, movable, bint, bflt, pint, pvert, pflt, epar, pos, ang,
                             bsc, bis, extra, W.aabb)
         while True:
@@ -209,6 +234,7 @@ def step_env(e, wp):
                 restore_sleep(e, saved, movable, bsc, bis)
             W.hl[e, HL_OVERFLOW] = found
             W.hl[e, HL_STATUS] = ST_OVERFLOW
+            W.rng[e] = stream
             return
         npairs = found
         touching = prepare(e, npairs, prs, pos, ang, epar, bint, bflt, pint, pvert, pflt, sint,

@@ -14,14 +14,17 @@ from __future__ import annotations
 import math
 
 from .jit import compiled
-from .kinematics import DRIVE_ACKER, DRIVE_OMNI
+from .kinematics import DRIVE_ACKER, DRIVE_OMNI, DRIVE_OMNI_ANGULAR, noise_bound
 from .layout import (
     BF_BRAD,
     BF_HALF,
+    BF_NOISE,
     BF_VMAX0,
     BF_VMAX1,
+    BF_VMAX2,
     BF_VMIN0,
     BF_VMIN1,
+    BF_VMIN2,
     BF_WHEELBASE,
     BI_DRIVE,
     BI_KIND,
@@ -36,7 +39,7 @@ _MIN_HALF = 1e-6  # [m] floor on the half-thickness used to size sub-steps (no d
 
 
 @compiled
-def _speed(e, b, bint, bflt, epar, vel, omg, drv, cmd):
+def _speed(e, b, bint, bflt, epar, vel, omg, drv, cmd, bsc):
     """Bound [m/s] on how fast any point of movable body b moves this step: a driven body's
     faster of its drive state and its (clipped) command, a passive body's velocity; both
     with the spin times the bounding radius."""
@@ -48,6 +51,18 @@ def _speed(e, b, bint, bflt, epar, vel, omg, drv, cmd):
     d0 = max(abs(drv[e, b, 0]), abs(c0))
     d1 = max(abs(drv[e, b, 1]), abs(c1))
     drive = bint[b, BI_DRIVE]
+    d2 = 0.0
+    if drive == DRIVE_OMNI_ANGULAR:
+        c2 = min(max(cmd[e, b, 2], bflt[b, BF_VMIN2]), bflt[b, BF_VMAX2])
+        d2 = max(abs(drv[e, b, 2]), abs(c2))
+    if bflt[b, BF_NOISE] != 0.0:
+        # The step executes the drive plus its motion noise (kinematics.executed).
+        n0, n1, n2 = noise_bound(e, b, drive, d0, d1, bflt, bsc)
+        d0 += n0
+        d1 += n1
+        d2 += n2
+    if drive == DRIVE_OMNI_ANGULAR:
+        return math.sqrt(d0 * d0 + d1 * d1) + d2 * reach
     if drive == DRIVE_OMNI:
         return math.sqrt(d0 * d0 + d1 * d1)
     if drive == DRIVE_ACKER:
@@ -99,7 +114,7 @@ def count_substeps(e, prm, bint, bflt, movable, epar, pos, vel, omg, drv, cmd, b
     thinnest = math.inf
     for i in range(nm):
         b = movable[i]
-        p = _speed(e, b, bint, bflt, epar, vel, omg, drv, cmd)
+        p = _speed(e, b, bint, bflt, epar, vel, omg, drv, cmd, bsc)
         # The hot row: free motion reads this body's line right after, so the write costs no
         # extra memory traffic (the cold rows did: a miss per body on every step of a batch).
         bsc[e, b, BS_REACH] = p

@@ -25,6 +25,7 @@ ALIASES = {
     "BS_REACH": "BS_DRIVE",  # the step's reach speed, written and read before BS_DRIVE is
     "BS_D0": "BS_SLX",  # a driven body's drive state, where a passive body keeps its sleep pose
     "BS_D1": "BS_SLY",
+    "BS_D2": "BS_SLT",  # an omni_angular drive's third state, as BS_D0 and BS_D1
     "PFL_ACC": "PFL_LPOS",  # where the solver's accumulators start (prepare clears from it)
 }
 
@@ -33,10 +34,12 @@ NOT_COLUMNS = {
     "PFL_PSTRIDE",  # columns per patch point (a stride)
     "BS_SAVE",  # cold-row columns (row B + b of bsc): the step's saved state ...
     "BS_SLSAVE",  # ... and saved sleep pose, laid out by SV_LEN
+    "BS_SAVE2",  # ... and an omni_angular drive's third saved state
+    "BS_NOISE",  # ... and the step's motion-noise draws
 }
 
 # Constants of layout.py that belong to no family of columns: enumerations, bits, sizes.
-OTHER_PREFIXES = ("MODE_", "ST_", "GS_", "DS_", "MAX_", "SV_", "OUT_")
+OTHER_PREFIXES = ("MODE_", "ST_", "GS_", "DS_", "MAX_", "SV_", "OUT_", "CM_", "ROLE_")
 OTHER_NAMES = {"IMMOVABLE", "DRIVEN", "PASSIVE"}
 
 
