@@ -156,6 +156,20 @@ def sweep_order(e, movable, aabb, stamp):
     return base
 
 
+# LLVM-inlined into find_pairs (jit.py, 'Inlining')
+@compiled(inline="llvm")
+def grid_cells(grid, x0, y0, x1, y1):
+    """Cells (i0, j0, i1, j1), inclusive, of the static grid ``grid`` (x0, y0, cell, nx, ny)
+    that the box [x0, x1] x [y0, y1] [m] covers, clipped to the grid."""
+    x0g, y0g, cell = grid[0], grid[1], grid[2]
+    nx, ny = int(grid[3]), int(grid[4])
+    i0 = max(int(math.floor((x0 - x0g) / cell)), 0)
+    j0 = max(int(math.floor((y0 - y0g) / cell)), 0)
+    i1 = min(int(math.floor((x1 - x0g) / cell)), nx - 1)
+    j1 = min(int(math.floor((y1 - y0g) / cell)), ny - 1)
+    return i0, j0, i1, j1
+
+
 @compiled
 def _push_pair(e, prs, n, cap, a, b, sp):
     if n < cap:
@@ -239,18 +253,15 @@ def find_pairs(e, movable, aabb, sint, sflt, grid, gstart, gitem, stamp, prs, as
     ns = sint.shape[0]
     if ns == 0:
         return n, 0
-    x0g, y0g, cell = grid[0], grid[1], grid[2]
-    nx, ny = int(grid[3]), int(grid[4])
+    ny = int(grid[4])
     for i in range(nm):
         a = movable[i]
         if bflt[a, BF_UNOBS] != 0.0:
             continue
         stamp[e, ns] += 1
         tag = stamp[e, ns]
-        i0 = max(int(math.floor((aabb[e, a, 0] - x0g) / cell)), 0)
-        j0 = max(int(math.floor((aabb[e, a, 1] - y0g) / cell)), 0)
-        i1 = min(int(math.floor((aabb[e, a, 2] - x0g) / cell)), nx - 1)
-        j1 = min(int(math.floor((aabb[e, a, 3] - y0g) / cell)), ny - 1)
+        i0, j0, i1, j1 = grid_cells(grid, aabb[e, a, 0], aabb[e, a, 1], aabb[e, a, 2],
+                                    aabb[e, a, 3])
         for ci in range(i0, i1 + 1):
             for cj in range(j0, j1 + 1):
                 c = ci * ny + cj

@@ -31,9 +31,7 @@ The step (``kinematic_step``), per env::
 
 from __future__ import annotations
 
-import math
-
-from .broadphase import shape_box
+from .broadphase import grid_cells, shape_box
 from .jit import compiled
 from .kinematics import free_motion
 from .layout import (
@@ -101,16 +99,11 @@ def _hits_static(e, a, W):
     ns = W.sint.shape[0]
     if ns == 0:
         return False
-    grid = W.grid
-    x0g, y0g, cell = grid[0], grid[1], grid[2]
-    nx, ny = int(grid[3]), int(grid[4])
+    ny = int(W.grid[4])
     box = W.aabb
     W.stamp[e, ns] += 1
     tag = W.stamp[e, ns]
-    i0 = max(int(math.floor((box[e, a, 0] - x0g) / cell)), 0)
-    j0 = max(int(math.floor((box[e, a, 1] - y0g) / cell)), 0)
-    i1 = min(int(math.floor((box[e, a, 2] - x0g) / cell)), nx - 1)
-    j1 = min(int(math.floor((box[e, a, 3] - y0g) / cell)), ny - 1)
+    i0, j0, i1, j1 = grid_cells(W.grid, box[e, a, 0], box[e, a, 1], box[e, a, 2], box[e, a, 3])
     for ci in range(i0, i1 + 1):
         for cj in range(j0, j1 + 1):
             c = ci * ny + cj

@@ -91,7 +91,9 @@ class RandomGroup:
 
 
 def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float, np.integer, np.floating))
+    # push_envs also reads an infinite limit written as a string (".inf", "inf").
+    return isinstance(value, (int, float, np.integer, np.floating)) or (
+        isinstance(value, str) and value.strip().lower() in ("inf", "+inf", ".inf", "+.inf"))
 
 
 def _list_of_numbers(value: Any) -> bool:

@@ -136,14 +136,12 @@ def drive_yaw_update(d2, c2, vmin2, vmax2, acc2, tau, dt):
 
 
 @compiled
-def drive_twist(drive, d0, d1, d2, theta, wheelbase):
+def drive_twist(drive, d0, d1, theta, wheelbase):
     """World-frame velocity of the drive point and yaw rate: (vx, vy [m/s], omega [rad/s])."""
     c = math.cos(theta)
     s = math.sin(theta)
     if drive == DRIVE_OMNI:
         return c * d0 - s * d1, s * d0 + c * d1, 0.0
-    if drive == DRIVE_OMNI_ANGULAR:
-        return c * d0 - s * d1, s * d0 + c * d1, d2
     if drive == DRIVE_ACKER:
         w = d0 * math.tan(d1) / wheelbase
     else:
@@ -152,14 +150,22 @@ def drive_twist(drive, d0, d1, d2, theta, wheelbase):
 
 
 @compiled
-def drive_motion(drive, d0, d1, d2, theta, wheelbase, dt):
+def drive_twist3(drive, d0, d1, d2, theta, wheelbase):
+    """:func:`drive_twist` of any drive, with the third column of an omni_angular one."""
+    if drive == DRIVE_OMNI_ANGULAR:
+        c = math.cos(theta)
+        s = math.sin(theta)
+        return c * d0 - s * d1, s * d0 + c * d1, d2
+    return drive_twist(drive, d0, d1, theta, wheelbase)
+
+
+@compiled
+def drive_motion(drive, d0, d1, theta, wheelbase, dt):
     """Exact displacement (dx, dy [m], dtheta [rad]) of the drive point over ``dt``."""
     if drive == DRIVE_OMNI:
         c = math.cos(theta)
         s = math.sin(theta)
         return (c * d0 - s * d1) * dt, (s * d0 + c * d1) * dt, 0.0
-    if drive == DRIVE_OMNI_ANGULAR:
-        return _turning_omni(d0, d1, d2, theta, dt)
     v = d0
     if drive == DRIVE_ACKER:
         w = v * math.tan(d1) / wheelbase
@@ -176,6 +182,14 @@ def drive_motion(drive, d0, d1, d2, theta, wheelbase, dt):
         r * (math.cos(theta) - math.cos(theta + dth)),
         dth,
     )
+
+
+@compiled
+def drive_motion3(drive, d0, d1, d2, theta, wheelbase, dt):
+    """:func:`drive_motion` of any drive, with the third column of an omni_angular one."""
+    if drive == DRIVE_OMNI_ANGULAR:
+        return _turning_omni(d0, d1, d2, theta, dt)
+    return drive_motion(drive, d0, d1, theta, wheelbase, dt)
 
 
 @compiled
@@ -340,9 +354,9 @@ def free_motion(e, dt, gravity, sleep_on, contact, bint, bflt, movable, epar, po
             # The drive moves the body origin; the COM rides along at its body-frame offset.
             th = ang[e, b]
             wb = bflt[b, BF_WHEELBASE]
-            dx, dy, dth = drive_motion(drive, x0, x1, x2, th, wb, dt)
+            dx, dy, dth = drive_motion3(drive, x0, x1, x2, th, wb, dt)
             th2 = th + dth
-            vx, vy, w = drive_twist(drive, x0, x1, x2, th2, wb)
+            vx, vy, w = drive_twist3(drive, x0, x1, x2, th2, wb)
             if bflt[b, BF_COMX] == 0.0 and bflt[b, BF_COMY] == 0.0:
                 pos[e, b, 0] += dx
                 pos[e, b, 1] += dy

@@ -273,8 +273,12 @@ class World:
         self.ang = np.zeros((E, B))
         self.vel = np.zeros((E, B, 2))
         self.omg = np.zeros((E, B))
-        self.drv = np.zeros((E, B, 3))
-        self.cmd = np.zeros((E, B, 3))
+        # Drive state and commands: three columns (the third only for omni_angular drives);
+        # `drv` and `cmd` are views of the first two, as they always were.
+        self._drv = np.zeros((E, B, 3))
+        self._cmd = np.zeros((E, B, 3))
+        self.drv = self._drv[:, :, :2]
+        self.cmd = self._cmd[:, :, :2]
         # Each env's own stream for the world model's draws (placement.py, motion noise).
         self.rng = seed_states(scene.spec.seed if seed is None else _seed(seed, "seed"), E)
         # The random groups' latest draws (placement.py), one row per placed body.
@@ -321,7 +325,7 @@ class World:
             prm=self.prm, bint=s.bint, bflt=s.bflt, pint=s.pint, pvert=s.pvert, pflt=s.pflt,
             sint=s.sint, svert=s.svert, sflt=s.sflt, grid=s.grid, gstart=s.gstart,
             gitem=s.gitem, movable=s.movable, epar=self.epar, pos=self.pos, ang=self.ang,
-            vel=self.vel, omg=self.omg, drv=self.drv, cmd=self.cmd, active=self.active,
+            vel=self.vel, omg=self.omg, drv=self._drv, cmd=self._cmd, active=self.active,
             bsc=self._bsc, bis=self._bis, aabb=self._aabb, stamp=self._stamp, prs=self._prs,
             pfl=self._pfl, pord=self._pord, vbuf=self._vbuf, cbuf=self._cbuf, cti=self.cti,
             ctf=self.ctf, ctn=self.ctn, hl=self.health, gsc=self._gsc, rng=self.rng)
@@ -507,8 +511,8 @@ class World:
         self.epar[sel, :, EP_FRICTION] = s.friction
         self.epar[sel, :, EP_SCALE] = 1.0
         self.steps[sel] = 0
-        self.cmd[sel] = 0.0
-        self.drv[sel] = s.drv0 if s.drv0 is not None else 0.0
+        self._cmd[sel] = 0.0
+        self._drv[sel] = s.drv0 if s.drv0 is not None else 0.0
         for i in range(s.num_bodies):
             if s.shapes[i] is None:
                 continue
@@ -541,7 +545,7 @@ class World:
         world with IR-SIM's ``step_mode: external`` moves nothing (its states are set from
         outside): it refuses commands and only counts time.
         """
-        self.cmd[:] = 0.0
+        self._cmd[:] = 0.0
         manual = self.behaviours.arrays.manual if self.behaviours is not None else None
         if manual is not None:
             manual[:] = 0
@@ -557,7 +561,7 @@ class World:
                                      f"or ({self.num_envs}, {k}), got {arr.shape}")
                 if not np.all(np.isfinite(arr)):
                     raise ValueError(f"World.step: command for {name!r} has NaN or inf: {arr}")
-                self.cmd[:, i, :k] = arr
+                self._cmd[:, i, :k] = arr
                 if manual is not None:
                     manual[i] = 1
         if self.scene.spec.world.step_mode == "external":
@@ -736,7 +740,7 @@ class World:
         """Drive state per env (num_envs, 2), (num_envs, 3) for omni_angular: see
         kinematics.py for each model's meaning."""
         i = self.index(name)
-        return self.drv[:, i, :DRIVE_COLUMNS[int(self.scene.bint[i, BI_DRIVE])]].copy()
+        return self._drv[:, i, :DRIVE_COLUMNS[int(self.scene.bint[i, BI_DRIVE])]].copy()
 
     def collision(self, name: str) -> np.ndarray:
         """IR-SIM's collision flag per env: (num_envs,) bool, whether ``name`` overlaps a body
@@ -817,7 +821,7 @@ class World:
             raise ValueError(f"World.set_drive_state: {name!r} has no drive")
         sel = self._envs(env)
         k = DRIVE_COLUMNS[int(self.scene.bint[i, BI_DRIVE])]
-        self.drv[sel, i, :k] = self._values("set_drive_state", name, d, sel, k)
+        self._drv[sel, i, :k] = self._values("set_drive_state", name, d, sel, k)
 
     # ------------------------------------------------------------------- domain randomisation
     def set_mass(self, name: str, mass: Any, env: int | np.ndarray | None = None) -> None:
@@ -1068,7 +1072,7 @@ class World:
         h = hashlib.sha256()
         # The drive state's third column only exists for omni_angular drives: hashed only
         # where one is, so the hashes of other scenes are what they were.
-        drv = self.drv if np.any(self.scene.bint[:, BI_DRIVE] == 4) else self.drv[:, :, :2]
+        drv = self._drv if np.any(self.scene.bint[:, BI_DRIVE] == 4) else self.drv
         for a in (self.pos, self.ang, self.vel, self.omg, drv):
             h.update(np.ascontiguousarray(a).tobytes())
         return h.hexdigest()

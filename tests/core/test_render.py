@@ -27,7 +27,7 @@ def scene() -> dict:
         "obstacle": [
             {"name": "box", "shape": {"name": "rectangle", "length": 0.4, "width": 0.4},
              "state": [1.4, 1.5, 0], "mass": 1.0},
-            {"name": "wall", "shape": {"name": "linestring",
+            {"name": "wall", "state": [0, 0, 0], "shape": {"name": "linestring",
                                        "vertices": [[0, 0], [4, 0], [4, 3], [0, 3], [0, 0]]}},
         ],
     }
