@@ -37,6 +37,7 @@ from .kinematics import free_motion
 from .layout import (
     BF_UNOBS,
     BI_ROLE,
+    CM_CONTACT,
     CM_STOP,
     CM_UNOBSTRUCTED_OBSTACLES,
     HL_MAXPEN,
@@ -66,14 +67,30 @@ _TOUCH = 0.0  # [m] gap that still counts as a collision: touching, as shapely's
 
 
 @compiled
-def _overlaps(e, a, b, sp, W):
-    """Whether body a meets body b (sp < 0) or static piece sp, at zero gap."""
-    W.prs[e, 0, PRS_A] = a
-    W.prs[e, 0, PRS_B] = b
-    W.prs[e, 0, PRS_SP] = sp
-    W.prs[e, 0, PRS_MODE] = 0
+def _touching(e, W):
+    """Whether the pair in row 0 of ``W.prs[e]`` meets at zero gap (the narrow phase)."""
     return pair_contact_call(e, 0, W.prs, W.pos, W.ang, W.epar, W.bint, W.pint, W.pvert,
                              W.pflt, W.sint, W.svert, W.sflt, _TOUCH, W.vbuf, W.cbuf, W.pfl)
+
+
+@compiled
+def _meets_body(e, a, b, W):
+    """Whether movable body a meets movable body b."""
+    W.prs[e, 0, PRS_A] = a
+    W.prs[e, 0, PRS_B] = b
+    W.prs[e, 0, PRS_SP] = -1
+    W.prs[e, 0, PRS_MODE] = 0
+    return _touching(e, W)
+
+
+@compiled
+def _meets_piece(e, a, sp, W):
+    """Whether movable body a meets static piece sp."""
+    W.prs[e, 0, PRS_A] = a
+    W.prs[e, 0, PRS_B] = W.sint[sp, PI_BODY]
+    W.prs[e, 0, PRS_SP] = sp
+    W.prs[e, 0, PRS_MODE] = 0
+    return _touching(e, W)
 
 
 @compiled
@@ -87,7 +104,7 @@ def _hits_movable(e, a, W):
         if box[e, b, 0] > box[e, a, 2] or box[e, a, 0] > box[e, b, 2] or \
                 box[e, b, 1] > box[e, a, 3] or box[e, a, 1] > box[e, b, 3]:
             continue
-        if _overlaps(e, a, b, -1, W):
+        if _meets_body(e, a, b, W):
             return True
     return False
 
@@ -115,7 +132,7 @@ def _hits_static(e, a, W):
                 if W.sflt[sp, PF_MAXX] < box[e, a, 0] or W.sflt[sp, PF_MINX] > box[e, a, 2] or \
                         W.sflt[sp, PF_MAXY] < box[e, a, 1] or W.sflt[sp, PF_MINY] > box[e, a, 3]:
                     continue
-                if _overlaps(e, a, W.sint[sp, PI_BODY], sp, W):
+                if _meets_piece(e, a, sp, W):
                     return True
     return False
 
@@ -127,8 +144,11 @@ def kinematic_step(e, W):
     stop flags. No contact is resolved or reported."""
     prm, bis = W.prm, W.bis
     mode = int(prm[PR_MODE])
-    free_motion(e, prm[PR_DT], prm[PR_G], False, False, W.bint, W.bflt, W.movable, W.epar,
-                W.pos, W.ang, W.vel, W.omg, W.drv, W.cmd, W.bsc, bis)
+    # Variables, not literals (False, False): a literal argument is a second signature of
+    # free_motion, compiled again (tests/test_numba_cache.py).
+    contact = mode == CM_CONTACT
+    free_motion(e, prm[PR_DT], prm[PR_G], contact, contact, W.bint, W.bflt, W.movable,
+                W.epar, W.pos, W.ang, W.vel, W.omg, W.drv, W.cmd, W.bsc, bis)
     for i in range(W.movable.shape[0]):
         b = W.movable[i]
         if bis[e, b, IS_STOP] != 0:

@@ -194,9 +194,9 @@ class BodySpec:
     [m]; ``arrive_mode`` ``"position"`` or ``"state"``; ``behavior``: a plain dict with a
     string ``name`` and its parameters (the group's ``group_behavior`` when the object has
     none), or None; ``group`` and ``group_behavior``; ``unobstructed``: the body takes part
-    in no collision (nothing hits it, lidars do not see it); ``fov`` [rad] / ``fov_radius``
-    [m]: its field of view as given, or None (IR-SIM's defaults from the lidar are applied
-    by physics/fov.py);
+    in no collision (nothing hits it; an immovable one has no pieces at all); ``fov`` [rad] /
+    ``fov_radius`` [m]: its field of view as given, or None (IR-SIM's defaults from the
+    lidar are applied by physics/fov.py);
     ``state_dim``, ``vel_dim``; ``path``: the key path of the body in its file (``robot[2]``,
     or ``robot[2][k]`` for object k of a group), for error messages. ``random_group``: the
     index of the random distribution that places it per env (SceneSpec.groups), or -1.

@@ -188,7 +188,8 @@ def step_env(e, wp):
     stream = W.rng[e]
     if prm[PR_NOISE] != 0.0:
         draw_noise(e, bint, bflt, movable, bsc, W.rng)
-    if prm[PR_MODE] != 0.0:
+    contact = prm[PR_MODE] == 0.0  # a variable, not a literal: one signature of free_motion
+    if not contact:
         # IR-SIM's stop / unobstructed modes: nothing pushes anything (collision_modes.py).
         kinematic_step(e, W)
         return
@@ -217,8 +218,8 @@ def step_env(e, wp):
         # Sleeping bodies keep small boxes; the awake ones' boxes wake those they reach.
         if sleep_on:
             asleep = doze(e, sub == 0, movable, bint, pos, ang, vel, omg, bsc, bis)
-        free_motion(e, dts, gravity, sleep_on, True, bint, bflt, movable, epar, pos, ang, vel,
-                    omg, drv, cmd, bsc, bis)
+        free_motion(e, dts, gravity, sleep_on, contact, bint, bflt, movable, epar, pos, ang,
+                    vel, omg, drv, cmd, bsc, bis)
         travel = body_boxes(e, sleep_on, movable, bint, bflt, pint, pvert, pflt, epar, pos, ang,
                             bsc, bis, extra, W.aabb)
         while True:

@@ -165,3 +165,22 @@ def test_uniform_distribution_and_3d_are_refused_as_in_irsim():
         load_scene({"robot": robot(distribution={"name": "uniform"})})
     with pytest.raises(SceneError, match=r"distribution\.3d: 3-D distributions are not"):
         load_scene({"robot": robot(distribution={"name": "manual", "3d": True})})
+
+
+def test_step_mode_external_moves_nothing_and_takes_no_command():
+    w = World.from_config({"world": {"step_mode": "external"},
+                           "robot": [robot(velocity=[0.5, 0.0])]})
+    w.step()
+    assert w.state("robot_0").tolist() == [[1.0, 1.0, 0.0]] and w.time == pytest.approx(0.1)
+    with pytest.raises(ValueError, match="step_mode is 'external'"):
+        w.step({"robot_0": [1.0, 0.0]})
+
+
+def test_velocity_of_a_driven_body_is_its_initial_drive_state():
+    """IR-SIM's ``velocity`` of a driven object is its command-frame velocity: here the drive
+    state a reset starts from (what a lag then moves from)."""
+    w = World.from_config({"robot": [robot(velocity=[0.5, 0.2],
+                                           kinematics={"name": "diff", "tau": 1.0})]})
+    assert w.drive_state("robot_0").tolist() == [[0.5, 0.2]]
+    w.step({"robot_0": [0.5, 0.2]})
+    assert w.drive_state("robot_0").tolist() == [[0.5, 0.2]]  # already at the command
