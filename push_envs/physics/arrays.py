@@ -30,8 +30,7 @@ class WorldArrays(NamedTuple):
         epar:   (E, B, EP_LEN) per-env mass [kg], inertia [kg m^2], friction, size factor
         pos:    (E, B, 2) centre of mass [m];   ang: (E, B) heading [rad]
         vel:    (E, B, 2) velocity [m/s];       omg: (E, B) yaw rate [rad/s]
-        drv:    (E, B, 3) drive state;          cmd: (E, B, 3) drive commands (the third
-                only for an omni_angular drive)
+        drv:    (E, B, 2) drive state;          cmd: (E, B, 2) drive commands
         active: (E,) uint8, 0 skips the env in a step
     Scratch (rewritten every step):
         bsc:    (E, 2 B, BS_LEN) per-body floats: B hot rows, then B cold ones (``cold_row``)
@@ -53,6 +52,10 @@ class WorldArrays(NamedTuple):
                 random placements at a reset (placement.py), motion noise in a step
                 (kinematics.draw_noise); env i of a batch seeded s draws as a single world
                 seeded s + i.
+        colliders: (C,) int64, the movable bodies that take part in contacts (``movable``
+                without IR-SIM's unobstructed bodies): the broad phase's bodies.
+        yaw:    (E, B, 2) an omni_angular drive's third command and drive state, its yaw
+                rate [rad/s] (read for those drives only, so other scenes never touch it).
     """
 
     prm: np.ndarray
@@ -91,6 +94,8 @@ class WorldArrays(NamedTuple):
     hl: np.ndarray
     gsc: np.ndarray
     rng: np.ndarray
+    colliders: np.ndarray
+    yaw: np.ndarray
 
 
 WORLD_ABI = AbiType(WorldArrays, {
@@ -102,6 +107,7 @@ WORLD_ABI = AbiType(WorldArrays, {
     "bsc": ("f8", 3), "bis": ("i8", 3), "aabb": ("f8", 3), "stamp": ("i8", 2), "prs": ("i8", 3),
     "pfl": ("f8", 3), "pord": ("i8", 3), "vbuf": ("f8", 4), "cbuf": ("f8", 2), "cti": ("i8", 3),
     "ctf": ("f8", 3), "ctn": ("i8", 1), "hl": ("f8", 2), "gsc": ("i8", 2), "rng": ("u8", 1),
+    "colliders": ("i8", 1), "yaw": ("f8", 3),
 })
 """The declared type of :class:`WorldArrays`, the structure the engine's compiled step
 receives by pointer (``abi.py``)."""

@@ -15,8 +15,9 @@ that overlap now.
 Bodies asleep (sleeping.py) keep a box fattened only by the rest tolerance, so a resting
 crowd yields only its touching pairs, not every pair within the env's largest travel.
 
-A body flagged ``BF_UNOBS`` (IR-SIM's ``unobstructed: true``) is in no pair: it takes part in
-no contact (an immovable one has no static pieces at all, scene.py).
+A body flagged ``BF_UNOBS`` (IR-SIM's ``unobstructed: true``) is in no pair: the step passes
+``find_pairs`` the movable bodies that collide (``W.colliders``), without it, so the search
+pays nothing for the flag; an immovable one has no static pieces at all (scene.py).
 
 ``stamp[e]`` is the broad phase's integer scratch: one tag per static piece, the query
 counter, then the sweep order of the movable bodies (a permutation, kept between steps).
@@ -29,7 +30,6 @@ import math
 from .jit import compiled
 from .layout import (
     BF_BRAD,
-    BF_UNOBS,
     BI_PCOUNT,
     BI_PSTART,
     BS_T0,
@@ -198,8 +198,9 @@ def _wake_pair(e, a, b, fat, bflt, epar, bsc, bis, aabb):
 @compiled(inline="llvm")
 def find_pairs(e, movable, aabb, sint, sflt, grid, gstart, gitem, stamp, prs, asleep, fat, bflt,
                epar, bsc, bis):
-    """Fill ``prs[e]`` with candidate pairs; returns (pairs found (may exceed capacity),
-    bodies woken).
+    """Fill ``prs[e]`` with candidate pairs of the bodies ``movable`` (the step passes the
+    movable bodies that collide, ``W.colliders``); returns (pairs found (may exceed
+    capacity), bodies woken).
 
     With ``asleep`` > 0 bodies asleep, a sleeping body whose box meets an awake one's is
     woken (sleeping.py) and its box grown to the awake fattening ``fat`` [m]. Boxes then
@@ -213,12 +214,8 @@ def find_pairs(e, movable, aabb, sint, sflt, grid, gstart, gitem, stamp, prs, as
     if nm < _SWEEP_MIN:
         for i in range(nm):
             a = movable[i]
-            if bflt[a, BF_UNOBS] != 0.0:
-                continue
             for j in range(i + 1, nm):
                 b = movable[j]
-                if bflt[b, BF_UNOBS] != 0.0:
-                    continue
                 if (
                     aabb[e, a, 0] <= aabb[e, b, 2]
                     and aabb[e, b, 0] <= aabb[e, a, 2]
@@ -233,14 +230,10 @@ def find_pairs(e, movable, aabb, sint, sflt, grid, gstart, gitem, stamp, prs, as
         base = sweep_order(e, movable, aabb, stamp)
         for ii in range(nm):
             a = movable[stamp[e, base + ii]]
-            if bflt[a, BF_UNOBS] != 0.0:
-                continue
             for jj in range(ii + 1, nm):
                 b = movable[stamp[e, base + jj]]
                 if aabb[e, b, 0] > aabb[e, a, 2]:
                     break
-                if bflt[b, BF_UNOBS] != 0.0:
-                    continue
                 if aabb[e, a, 1] <= aabb[e, b, 3] and aabb[e, b, 1] <= aabb[e, a, 3]:
                     if asleep > 0:
                         woke += _wake_pair(e, a, b, fat, bflt, epar, bsc, bis, aabb)
@@ -256,8 +249,6 @@ def find_pairs(e, movable, aabb, sint, sflt, grid, gstart, gitem, stamp, prs, as
     ny = int(grid[4])
     for i in range(nm):
         a = movable[i]
-        if bflt[a, BF_UNOBS] != 0.0:
-            continue
         stamp[e, ns] += 1
         tag = stamp[e, ns]
         i0, j0, i1, j1 = grid_cells(grid, aabb[e, a, 0], aabb[e, a, 1], aabb[e, a, 2],

@@ -15,7 +15,8 @@ In every mode a body with ``unobstructed: true`` blocks nobody: it takes no part
 contact solver (the broad phase skips it; an immovable one has no static pieces at all), and
 in the modes above it stops nobody, though it stops itself when it runs into a body that is
 not unobstructed, as in IR-SIM. ``bis[e, b, IS_HIT]`` is IR-SIM's collision flag (the body
-overlaps such a body after the step), ``IS_STOP`` its stop flag.
+overlaps such a body after the step), ``IS_STOP`` its stop flag (columns of the contact graph,
+which these modes do not build).
 
 The step (``kinematic_step``), per env::
 
@@ -31,6 +32,7 @@ The step (``kinematic_step``), per env::
 
 from __future__ import annotations
 
+from .arrays import load_world
 from .broadphase import grid_cells, shape_box
 from .jit import compiled
 from .kinematics import free_motion
@@ -43,7 +45,9 @@ from .layout import (
     HL_MAXPEN,
     HL_NEED,
     HL_NSUB,
+    HL_OVERFLOW,
     HL_SLEEP,
+    HL_STATUS,
     HL_SWEEPS,
     IS_HIT,
     IS_STOP,
@@ -138,17 +142,19 @@ def _hits_static(e, a, W):
 
 
 @compiled
-def kinematic_step(e, W):
-    """Advance env ``e`` by ``W.prm[PR_DT]`` in IR-SIM's stop / unobstructed modes (see the
-    module doc): free motion of the bodies that have not stopped, then the collision and
-    stop flags. No contact is resolved or reported."""
+def kinematic_step(e, wp):
+    """Advance env ``e`` of the worlds at ``wp`` (a :class:`WorldArrays` by pointer, as
+    pipeline.step_env takes them) by ``W.prm[PR_DT]`` in IR-SIM's stop / unobstructed modes
+    (see the module doc): free motion of the bodies that have not stopped, then the collision
+    and stop flags. No contact is resolved or reported."""
+    W = load_world(wp)
     prm, bis = W.prm, W.bis
     mode = int(prm[PR_MODE])
     # Variables, not literals (False, False): a literal argument is a second signature of
     # free_motion, compiled again (tests/test_numba_cache.py).
     contact = mode == CM_CONTACT
     free_motion(e, prm[PR_DT], prm[PR_G], contact, contact, W.bint, W.bflt, W.movable,
-                W.epar, W.pos, W.ang, W.vel, W.omg, W.drv, W.cmd, W.bsc, bis)
+                W.epar, W.pos, W.ang, W.vel, W.omg, W.drv, W.cmd, W.yaw, W.bsc, bis)
     for i in range(W.movable.shape[0]):
         b = W.movable[i]
         if bis[e, b, IS_STOP] != 0:
@@ -157,7 +163,7 @@ def kinematic_step(e, W):
             W.omg[e, b] = 0.0
             W.drv[e, b, 0] = 0.0
             W.drv[e, b, 1] = 0.0
-            W.drv[e, b, 2] = 0.0
+            W.yaw[e, b, 1] = 0.0
         shape_box(e, b, W.bint, W.pint, W.pvert, W.pflt, W.epar, W.pos, W.ang, 0.0, W.aabb)
     for i in range(W.movable.shape[0]):
         a = W.movable[i]
@@ -167,6 +173,8 @@ def kinematic_step(e, W):
                                     and W.bint[a, BI_ROLE] == ROLE_ROBOT)
         bis[e, a, IS_STOP] = 1 if hit and stops else 0
     W.ctn[e] = 0
+    W.hl[e, HL_STATUS] = 0.0  # never rolled back: nothing to grow, no sub-steps
+    W.hl[e, HL_OVERFLOW] = 0.0
     W.hl[e, HL_MAXPEN] = 0.0
     W.hl[e, HL_SWEEPS] = 0.0
     W.hl[e, HL_NSUB] = 1.0

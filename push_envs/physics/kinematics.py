@@ -234,6 +234,25 @@ def executed(e, b, drive, d0, d1, d2, bflt, bsc):
 
 
 @compiled
+def irsim_motion(e, b, drive, d0, d1, th, wb, tau, dt, yaw, bflt, bsc):
+    """Free motion of an omni_angular drive or one with motion noise, whose drive state
+    (d0, d1) is already updated: the yaw rate's update (omni_angular: command and state in
+    ``yaw[e, b]``, the state kept in BS_D2 for a rollback), the executed velocity (plus this
+    step's noise), and its exact motion (dx, dy [m], dtheta [rad]) and twist (vx, vy [m/s],
+    omega [rad/s]) at the new heading."""
+    d2 = 0.0
+    if drive == DRIVE_OMNI_ANGULAR:
+        bsc[e, b, BS_D2] = yaw[e, b, 1]
+        d2 = drive_yaw_update(yaw[e, b, 1], yaw[e, b, 0], bflt[b, BF_VMIN2], bflt[b, BF_VMAX2],
+                              bflt[b, BF_ACC2], tau, dt)
+        yaw[e, b, 1] = d2
+    x0, x1, x2 = executed(e, b, drive, d0, d1, d2, bflt, bsc)
+    dx, dy, dth = drive_motion3(drive, x0, x1, x2, th, wb, dt)
+    vx, vy, w = drive_twist3(drive, x0, x1, x2, th + dth, wb)
+    return dx, dy, dth, vx, vy, w
+
+
+@compiled
 def noise_bound(e, b, drive, d0, d1, bflt, bsc):
     """Largest change (|n0|, |n1|, |n2|) this step's noise makes to a drive whose state is at
     most (|d0|, |d1|) in size (sub-steps are counted for the executed speed)."""
@@ -304,7 +323,7 @@ def coast(vx, vy, w, mu_g, gyration, dt):
 # LLVM-inlined into step_env, as each stage of the sub-step (jit.py, 'Inlining')
 @compiled(inline="llvm")
 def free_motion(e, dt, gravity, sleep_on, contact, bint, bflt, movable, epar, pos, ang, vel,
-                omg, drv, cmd, bsc, bis):
+                omg, drv, cmd, yaw, bsc, bis):
     """The free-motion stage: drive update and free motion of every movable body of env ``e``
     over ``dt`` [s], under ground friction ``gravity`` [m/s^2] times each body's coefficient.
 
@@ -344,19 +363,18 @@ def free_motion(e, dt, gravity, sleep_on, contact, bint, bflt, movable, epar, po
             )
             drv[e, b, 0] = d0
             drv[e, b, 1] = d1
-            d2 = 0.0
-            if drive == DRIVE_OMNI_ANGULAR:
-                bsc[e, b, BS_D2] = drv[e, b, 2]
-                d2 = drive_yaw_update(drv[e, b, 2], cmd[e, b, 2], bflt[b, BF_VMIN2],
-                                      bflt[b, BF_VMAX2], bflt[b, BF_ACC2], tau, dt)
-                drv[e, b, 2] = d2
-            x0, x1, x2 = executed(e, b, drive, d0, d1, d2, bflt, bsc)
             # The drive moves the body origin; the COM rides along at its body-frame offset.
             th = ang[e, b]
             wb = bflt[b, BF_WHEELBASE]
-            dx, dy, dth = drive_motion3(drive, x0, x1, x2, th, wb, dt)
-            th2 = th + dth
-            vx, vy, w = drive_twist3(drive, x0, x1, x2, th2, wb)
+            if drive == DRIVE_OMNI_ANGULAR or bflt[b, BF_NOISE] != 0.0:
+                # Out of line, so the common drives' path stays as short as it was.
+                dx, dy, dth, vx, vy, w = irsim_motion(e, b, drive, d0, d1, th, wb, tau, dt,
+                                                      yaw, bflt, bsc)
+                th2 = th + dth
+            else:
+                dx, dy, dth = drive_motion(drive, d0, d1, th, wb, dt)
+                th2 = th + dth
+                vx, vy, w = drive_twist(drive, d0, d1, th2, wb)
             if bflt[b, BF_COMX] == 0.0 and bflt[b, BF_COMY] == 0.0:
                 pos[e, b, 0] += dx
                 pos[e, b, 1] += dy

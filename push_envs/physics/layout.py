@@ -129,14 +129,14 @@ BS_SLY = 14  # only while still there
 BS_SLT = 15
 BS_D0 = 13  # driven bodies (which never sleep): drive state at the start of the sub-step,
 BS_D1 = 14  # in the columns a passive body keeps its sleep pose in
-BS_D2 = 15  # (an omni_angular drive's third, its yaw rate)
+BS_D2 = 15  # (an omni_angular drive's yaw rate, from W.yaw)
 BS_LEN = 16
 # Cold row: what a rolled-back step restores when it took more than one sub-step (a step of
 # one sub-step is restored from the BS_X0..BS_W0 and BS_D0, BS_D1 columns of its hot rows).
 BS_SAVE = 0  # SV_LEN columns: x, y, theta, vx, vy, omega, drive 0, drive 1 at the step's start
 SV_LEN = 8
 BS_SLSAVE = SV_LEN  # 3 columns: BS_SLX..BS_SLT at the step's start
-BS_SAVE2 = 11  # an omni_angular drive's third state at the step's start
+BS_SAVE2 = 11  # an omni_angular drive's yaw rate at the step's start
 BS_NOISE = 12  # 3 columns: this step's standard normal draws of a noisy drive (draw_noise)
 
 # bis[E, B, :] per-body integer scratch. The first cache line (8 columns) holds what the sleep
@@ -157,9 +157,11 @@ MAX_BLOCK = 4
 IS_GROUP = IS_BLK + MAX_BLOCK  # union-find parent over drives pushing one load the same way
 IS_VIS = IS_GROUP + 1  # breadth-first visit stamp
 IS_MASK = IS_VIS + 1  # bits of the drive slots whose push carries the body
-IS_STOP = IS_MASK + 1  # IR-SIM's stop flag: 1 once a body stopped (collision_modes.py)
-IS_HIT = IS_STOP + 1  # IR-SIM's collision flag: 1 while it overlaps another body
-IS_LEN = IS_HIT + 1
+IS_LEN = IS_MASK + 1
+# Outside the contact mode (IR-SIM's stop and unobstructed modes, collision_modes.py) no
+# contact graph is built, so its columns hold IR-SIM's flags instead:
+IS_STOP = IS_UF  # stop flag: the body overlapped another after the last step, so it holds
+IS_HIT = IS_MOVED  # collision flag: it overlaps another body that is not unobstructed
 
 # prs[E, K, :] candidate pairs
 PRS_A = 0

@@ -25,10 +25,11 @@ Box2D's ``b2World_Step`` and ``solver.c`` follow; read the modules in this order
        after the last sub-step:
     10. sensors      sensors.py          touching contacts into the contact buffers
 
-Before the sub-steps, a world with motion noise draws the step's noise (kinematics.py's
+Before the step, a world with motion noise draws the step's noise (kinematics.py's
 ``draw_noise``); a world in one of IR-SIM's other collision modes (``stop``,
 ``unobstructed``, ``unobstructed_obstacles``) takes ``collision_modes.kinematic_step``
-instead of stages 1-10: its drives move, nothing pushes, overlaps stop bodies.
+instead of stages 1-10: its drives move, nothing pushes, overlaps stop bodies
+(``_step_mode`` picks, around ``step_env``).
 
 A step that finds more candidate pairs than its buffer holds, or needs more sub-steps than
 ``PR_MAXSUB``, is rolled back to its start (``_save``/``_restore`` here, and the sleep state
@@ -104,7 +105,7 @@ _RELEVELS = 2  # times a sub-step may re-order its sweeps for contacts made whil
 
 # LLVM-inlined into step_env, as each stage of the sub-step (jit.py, 'Inlining')
 @compiled(inline="llvm")
-def _save(e, movable, pos, ang, vel, omg, drv, bsc):
+def _save(e, movable, bint, pos, ang, vel, omg, drv, yaw, bsc):
     """Keep env e's state at the step's start in the cold rows of ``bsc``, so a step of
     several sub-steps can be rolled back (a step of one is restored from its hot rows)."""
     for i in range(movable.shape[0]):
@@ -118,12 +119,13 @@ def _save(e, movable, pos, ang, vel, omg, drv, bsc):
         bsc[e, r, BS_SAVE + 5] = omg[e, b]
         bsc[e, r, BS_SAVE + 6] = drv[e, b, 0]
         bsc[e, r, BS_SAVE + 7] = drv[e, b, 1]
-        bsc[e, r, BS_SAVE2] = drv[e, b, 2]
+        if bint[b, BI_DRIVE] == DRIVE_OMNI_ANGULAR:
+            bsc[e, r, BS_SAVE2] = yaw[e, b, 1]
 
 
 # LLVM-inlined into step_env, as each stage of the sub-step (jit.py, 'Inlining')
 @compiled(inline="llvm")
-def _restore(e, saved, sleep_on, bint, movable, pos, ang, vel, omg, drv, bsc, bis):
+def _restore(e, saved, sleep_on, bint, movable, pos, ang, vel, omg, drv, yaw, bsc, bis):
     """Roll env e back to the step's start: from the cold rows when ``saved`` (``_save``),
     else, in the step's first sub-step, from what free motion kept of it in the hot rows.
 
@@ -143,7 +145,8 @@ def _restore(e, saved, sleep_on, bint, movable, pos, ang, vel, omg, drv, bsc, bi
             omg[e, b] = bsc[e, r, BS_SAVE + 5]
             drv[e, b, 0] = bsc[e, r, BS_SAVE + 6]
             drv[e, b, 1] = bsc[e, r, BS_SAVE + 7]
-            drv[e, b, 2] = bsc[e, r, BS_SAVE2]
+            if bint[b, BI_DRIVE] == DRIVE_OMNI_ANGULAR:
+                yaw[e, b, 1] = bsc[e, r, BS_SAVE2]
             continue
         if sleep_on and bis[e, b, IS_SKIP] != 0:
             continue
@@ -157,7 +160,7 @@ def _restore(e, saved, sleep_on, bint, movable, pos, ang, vel, omg, drv, bsc, bi
             drv[e, b, 0] = bsc[e, b, BS_D0]
             drv[e, b, 1] = bsc[e, b, BS_D1]
             if bint[b, BI_DRIVE] == DRIVE_OMNI_ANGULAR:
-                drv[e, b, 2] = bsc[e, b, BS_D2]
+                yaw[e, b, 1] = bsc[e, b, BS_D2]
 
 
 # Without reference counting, as its callers: it reads ~40 arrays of W per env, and an
@@ -183,21 +186,12 @@ def step_env(e, wp):
     tol = prm[PR_REST]
     W.hl[e, HL_STATUS] = 0.0
     W.hl[e, HL_OVERFLOW] = 0.0
-    # The env's own stream as the step starts: a rolled-back step puts it back, so the step
-    # taken again draws the same motion noise.
-    stream = W.rng[e]
-    if prm[PR_NOISE] != 0.0:
-        draw_noise(e, bint, bflt, movable, bsc, W.rng)
-    contact = prm[PR_MODE] == 0.0  # a variable, not a literal: one signature of free_motion
-    if not contact:
-        # IR-SIM's stop / unobstructed modes: nothing pushes anything (collision_modes.py).
-        kinematic_step(e, W)
-        return
-    need = count_substeps(e, prm, bint, bflt, movable, epar, pos, vel, omg, drv, cmd, bsc)
+    contact = prm[PR_MODE] == 0.0  # True here; a variable, not a literal: one signature
+    need = count_substeps(e, prm, bint, bflt, movable, epar, pos, vel, omg, drv, cmd, W.yaw,
+                          bsc)
     W.hl[e, HL_NEED] = need
     if need > int(prm[PR_MAXSUB]):
         W.hl[e, HL_STATUS] = ST_SUBSTEPS
-        W.rng[e] = stream
         return
     nsub = need
     dts = prm[PR_DT] / nsub
@@ -211,7 +205,7 @@ def step_env(e, wp):
     # A step of one sub-step (most steps) can be rolled back from the hot rows alone.
     saved = nsub > 1
     if saved:
-        _save(e, movable, pos, ang, vel, omg, drv, bsc)
+        _save(e, movable, bint, pos, ang, vel, omg, drv, W.yaw, bsc)
         if sleep_on:
             save_sleep(e, movable, bsc)
     for sub in range(nsub):
@@ -219,23 +213,24 @@ def step_env(e, wp):
         if sleep_on:
             asleep = doze(e, sub == 0, movable, bint, pos, ang, vel, omg, bsc, bis)
         free_motion(e, dts, gravity, sleep_on, contact, bint, bflt, movable, epar, pos, ang,
-                    vel, omg, drv, cmd, bsc, bis)
+                    vel, omg, drv, cmd, W.yaw, bsc, bis)
         travel = body_boxes(e, sleep_on, movable, bint, bflt, pint, pvert, pflt, epar, pos, ang,
                             bsc, bis, extra, W.aabb)
         while True:
-            found, woke = find_pairs(e, movable, W.aabb, sint, sflt, W.grid, W.gstart, W.gitem,
-                                     W.stamp, prs, asleep, travel + extra, bflt, epar, bsc, bis)
+            found, woke = find_pairs(e, W.colliders, W.aabb, sint, sflt, W.grid, W.gstart,
+                                     W.gitem, W.stamp, prs, asleep, travel + extra, bflt, epar,
+                                     bsc, bis)
             if woke == 0:
                 break
             asleep -= woke
         if found > cap:
             # Dropping pairs would drop contacts: roll back and let World grow the buffers.
-            _restore(e, saved, sleep_on, bint, movable, pos, ang, vel, omg, drv, bsc, bis)
+            _restore(e, saved, sleep_on, bint, movable, pos, ang, vel, omg, drv, W.yaw, bsc,
+                     bis)
             if sleep_on:
                 restore_sleep(e, saved, movable, bsc, bis)
             W.hl[e, HL_OVERFLOW] = found
             W.hl[e, HL_STATUS] = ST_OVERFLOW
-            W.rng[e] = stream
             return
         npairs = found
         touching = prepare(e, npairs, prs, pos, ang, epar, bint, bflt, pint, pvert, pflt, sint,
@@ -286,6 +281,27 @@ def step_env(e, wp):
     W.hl[e, HL_SLEEP] = asleep
 
 
+# LLVM-inlined into physics_rows (jit.py, 'Inlining')
+@compiled(inline="llvm")
+def _step_mode(e, wp, W):
+    """Env ``e``'s step in the world's collision mode: the contact solver (``step_env``) or
+    IR-SIM's stop / unobstructed modes (collision_modes.py), after drawing the step's motion
+    noise when some drive has any; a rolled-back step puts the env's stream back, so the step
+    taken again draws the same noise."""
+    prm = W.prm
+    noisy = prm[PR_NOISE] != 0.0
+    stream = W.rng[0]
+    if noisy:
+        stream = W.rng[e]
+        draw_noise(e, W.bint, W.bflt, W.movable, W.bsc, W.rng)
+    if prm[PR_MODE] != 0.0:
+        kinematic_step(e, wp)
+        return
+    step_env(e, wp)
+    if noisy and W.hl[e, HL_STATUS] != 0.0:
+        W.rng[e] = stream
+
+
 def physics_rows(lo, hi, wp):
     """Step envs ``lo .. hi-1`` of the worlds at ``wp`` (a :class:`WorldArrays` by pointer,
     ``abi.py``) whose ``active`` flag is set; over several envs, each prefetches the next
@@ -301,14 +317,14 @@ def physics_rows(lo, hi, wp):
         # prefetch's set-up, per array, would be paid per env here, not once per loop;
         # profiled at ~100 ns of a 1.2 us PushBox env-step.
         if W.active[lo]:
-            step_env(lo, wp)
+            _step_mode(lo, wp, W)
         return
     n = W.pos.shape[0]
     for e in range(lo, hi):
         if e + 1 < n:
             prefetch_world(e + 1, W)  # arrives while env e steps (prefetch.py)
         if W.active[e]:
-            step_env(e, wp)
+            _step_mode(e, wp, W)
 
 
 PHYSICS = CFunction(physics_rows, ROWS_SIG)

@@ -113,6 +113,7 @@ class CompiledScene:
     # bodies are placement.gbody, in order.
     placement: PlacementArrays | None = None
     collision_mode: int = 0  # layout.CM_*
+    colliders: np.ndarray | None = None  # movable bodies in contacts (not unobstructed)
 
     @property
     def num_bodies(self) -> int:
@@ -415,6 +416,7 @@ def compile_scene(spec: SceneSpec, params: SolverParams | None = None) -> Compil
         steer0=steer0, sensors=sensors, map_segments=map_segments, lidars=lidars, drv0=drv0,
         goal0=goal0, placement=placement,
         collision_mode=COLLISION_MODE_CODES[w.collision_mode],
+        colliders=np.array([b for b in movable if bflt[b, BF_UNOBS] == 0.0], np.int64),
     )
     if contact:
         # IR-SIM's other modes let bodies overlap (they stop, or pass through): only the

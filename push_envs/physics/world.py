@@ -33,6 +33,7 @@ from .layout import (
     BI_DRIVE,
     BI_KIND,
     BS_LEN,
+    CM_CONTACT,
     CT_DEPTH,
     CT_FN,
     CT_FT,
@@ -273,12 +274,10 @@ class World:
         self.ang = np.zeros((E, B))
         self.vel = np.zeros((E, B, 2))
         self.omg = np.zeros((E, B))
-        # Drive state and commands: three columns (the third only for omni_angular drives);
-        # `drv` and `cmd` are views of the first two, as they always were.
-        self._drv = np.zeros((E, B, 3))
-        self._cmd = np.zeros((E, B, 3))
-        self.drv = self._drv[:, :, :2]
-        self.cmd = self._cmd[:, :, :2]
+        self.drv = np.zeros((E, B, 2))
+        self.cmd = np.zeros((E, B, 2))
+        # An omni_angular drive's third command and drive state, its yaw rate [rad/s].
+        self.yaw = np.zeros((E, B, 2))
         # Each env's own stream for the world model's draws (placement.py, motion noise).
         self.rng = seed_states(scene.spec.seed if seed is None else _seed(seed, "seed"), E)
         # The random groups' latest draws (placement.py), one row per placed body.
@@ -293,7 +292,10 @@ class World:
         self._aabb = aligned_zeros((E, B, 4))
         # Broad-phase scratch: piece tags, query counter, then the sweep order (a permutation).
         self._stamp = np.zeros((E, ns + 1 + nm), np.int64)
-        self._stamp[:, ns + 1:] = np.arange(nm)
+        # The sweep order of the bodies the broad phase sees (scene.colliders), kept at the
+        # row's end (broadphase.sweep_order).
+        nc = len(scene.colliders)
+        self._stamp[:, ns + 1 + nm - nc:] = np.arange(nc)
         self._prs = aligned_zeros((E, max_pairs, PRS_LEN), np.int64)
         self._pfl = aligned_zeros((E, max_pairs, PFL_LEN))
         self._pord = np.zeros((E, 2, max_pairs), np.int64)
@@ -325,10 +327,11 @@ class World:
             prm=self.prm, bint=s.bint, bflt=s.bflt, pint=s.pint, pvert=s.pvert, pflt=s.pflt,
             sint=s.sint, svert=s.svert, sflt=s.sflt, grid=s.grid, gstart=s.gstart,
             gitem=s.gitem, movable=s.movable, epar=self.epar, pos=self.pos, ang=self.ang,
-            vel=self.vel, omg=self.omg, drv=self._drv, cmd=self._cmd, active=self.active,
+            vel=self.vel, omg=self.omg, drv=self.drv, cmd=self.cmd, active=self.active,
             bsc=self._bsc, bis=self._bis, aabb=self._aabb, stamp=self._stamp, prs=self._prs,
             pfl=self._pfl, pord=self._pord, vbuf=self._vbuf, cbuf=self._cbuf, cti=self.cti,
-            ctf=self.ctf, ctn=self.ctn, hl=self.health, gsc=self._gsc, rng=self.rng)
+            ctf=self.ctf, ctn=self.ctn, hl=self.health, gsc=self._gsc, rng=self.rng,
+            colliders=s.colliders, yaw=self.yaw)
         WORLD_ABI.check(self.arrays)
         self._parallel = self.num_envs >= PARALLEL_MIN_ENVS
         self._kernel = step_parallel if self._parallel else step_serial
@@ -511,8 +514,10 @@ class World:
         self.epar[sel, :, EP_FRICTION] = s.friction
         self.epar[sel, :, EP_SCALE] = 1.0
         self.steps[sel] = 0
-        self._cmd[sel] = 0.0
-        self._drv[sel] = s.drv0 if s.drv0 is not None else 0.0
+        self.cmd[sel] = 0.0
+        self.drv[sel] = s.drv0[:, :2]
+        self.yaw[sel, :, 0] = 0.0
+        self.yaw[sel, :, 1] = s.drv0[:, 2]
         for i in range(s.num_bodies):
             if s.shapes[i] is None:
                 continue
@@ -525,8 +530,9 @@ class World:
         self.ctn[sel] = 0
         self.health[sel] = 0.0
         self._bis[sel, :, IS_SLEEP] = 0
-        self._bis[sel, :, IS_STOP] = 0
-        self._bis[sel, :, IS_HIT] = 0
+        if s.collision_mode != CM_CONTACT:  # IR-SIM's flags (contact-graph columns otherwise)
+            self._bis[sel, :, IS_STOP] = 0
+            self._bis[sel, :, IS_HIT] = 0
         if self.behaviours is not None:
             from .behaviours.layout import CTL_RESET
 
@@ -545,7 +551,8 @@ class World:
         world with IR-SIM's ``step_mode: external`` moves nothing (its states are set from
         outside): it refuses commands and only counts time.
         """
-        self._cmd[:] = 0.0
+        self.cmd[:] = 0.0
+        self.yaw[:, :, 0] = 0.0
         manual = self.behaviours.arrays.manual if self.behaviours is not None else None
         if manual is not None:
             manual[:] = 0
@@ -561,7 +568,9 @@ class World:
                                      f"or ({self.num_envs}, {k}), got {arr.shape}")
                 if not np.all(np.isfinite(arr)):
                     raise ValueError(f"World.step: command for {name!r} has NaN or inf: {arr}")
-                self._cmd[:, i, :k] = arr
+                self.cmd[:, i] = arr[..., :2]
+                if k == 3:
+                    self.yaw[:, i, 0] = arr[..., 2]
                 if manual is not None:
                     manual[i] = 1
         if self.scene.spec.world.step_mode == "external":
@@ -740,19 +749,27 @@ class World:
         """Drive state per env (num_envs, 2), (num_envs, 3) for omni_angular: see
         kinematics.py for each model's meaning."""
         i = self.index(name)
-        return self._drv[:, i, :DRIVE_COLUMNS[int(self.scene.bint[i, BI_DRIVE])]].copy()
+        if DRIVE_COLUMNS[int(self.scene.bint[i, BI_DRIVE])] == 3:
+            return np.concatenate([self.drv[:, i], self.yaw[:, i, 1:]], axis=1)
+        return self.drv[:, i].copy()
 
     def collision(self, name: str) -> np.ndarray:
         """IR-SIM's collision flag per env: (num_envs,) bool, whether ``name`` overlaps a body
         that is not unobstructed after the last step (collision modes other than contact;
         in contact mode see :meth:`in_contact`)."""
-        return self._bis[:, self.index(name), IS_HIT] != 0
+        i = self.index(name)
+        if self.scene.collision_mode == CM_CONTACT:
+            return np.zeros(self.num_envs, bool)
+        return self._bis[:, i, IS_HIT] != 0
 
     def stopped(self, name: str) -> np.ndarray:
         """IR-SIM's stop flag per env: (num_envs,) bool, whether ``name`` is held by a
         collision (``collision_mode`` stop or unobstructed_obstacles): it overlapped a body
         that is not unobstructed after the last step, so it does not move in the next."""
-        return self._bis[:, self.index(name), IS_STOP] != 0
+        i = self.index(name)
+        if self.scene.collision_mode == CM_CONTACT:
+            return np.zeros(self.num_envs, bool)
+        return self._bis[:, i, IS_STOP] != 0
 
     def placed_goals(self, name: str) -> np.ndarray:
         """The goal IR-SIM's ``random`` distribution drew for ``name`` at the last reset, per
@@ -821,7 +838,10 @@ class World:
             raise ValueError(f"World.set_drive_state: {name!r} has no drive")
         sel = self._envs(env)
         k = DRIVE_COLUMNS[int(self.scene.bint[i, BI_DRIVE])]
-        self._drv[sel, i, :k] = self._values("set_drive_state", name, d, sel, k)
+        values = self._values("set_drive_state", name, d, sel, k)
+        self.drv[sel, i] = values[..., :2]
+        if k == 3:
+            self.yaw[sel, i, 1] = values[..., 2]
 
     # ------------------------------------------------------------------- domain randomisation
     def set_mass(self, name: str, mass: Any, env: int | np.ndarray | None = None) -> None:
@@ -1070,11 +1090,10 @@ class World:
     def state_hash(self) -> str:
         """SHA-256 over every env's poses and velocities (for golden-hash regression tests)."""
         h = hashlib.sha256()
-        # The drive state's third column only exists for omni_angular drives: hashed only
-        # where one is, so the hashes of other scenes are what they were.
-        drv = self._drv if np.any(self.scene.bint[:, BI_DRIVE] == 4) else self.drv
-        for a in (self.pos, self.ang, self.vel, self.omg, drv):
+        for a in (self.pos, self.ang, self.vel, self.omg, self.drv):
             h.update(np.ascontiguousarray(a).tobytes())
+        if np.any(self.scene.bint[:, BI_DRIVE] == 4):  # omni_angular drives' yaw rate too
+            h.update(np.ascontiguousarray(self.yaw[:, :, 1]).tobytes())
         return h.hexdigest()
 
     def kinematics(self, name: str) -> str | None:

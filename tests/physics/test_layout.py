@@ -25,7 +25,9 @@ ALIASES = {
     "BS_REACH": "BS_DRIVE",  # the step's reach speed, written and read before BS_DRIVE is
     "BS_D0": "BS_SLX",  # a driven body's drive state, where a passive body keeps its sleep pose
     "BS_D1": "BS_SLY",
-    "BS_D2": "BS_SLT",  # an omni_angular drive's third state, as BS_D0 and BS_D1
+    "BS_D2": "BS_SLT",  # an omni_angular drive's yaw rate, as BS_D0 and BS_D1
+    "IS_STOP": "IS_UF",  # IR-SIM's flags, outside the contact mode (no contact graph)
+    "IS_HIT": "IS_MOVED",
     "PFL_ACC": "PFL_LPOS",  # where the solver's accumulators start (prepare clears from it)
 }
 
