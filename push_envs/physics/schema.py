@@ -11,12 +11,14 @@ and the nearest allowed key, never dropped silently.
 
 from __future__ import annotations
 
-import difflib
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import Any
 
-from .checks import fail
+from .checks import fail, keys, suggestion
 from .errors import short_repr
+
+# The key check every parser uses (checks.keys: it names the nearest allowed key).
+check_keys = keys
 
 TOP_KEYS = ("world", "robot", "obstacle", "gui", "custom")
 """Top-level sections. ``custom`` is carried untouched (IR-SIM hands it to user code). A file
@@ -101,29 +103,6 @@ MAP_GENERATOR_KEYS = {
 }
 
 ARRIVE_MODES = ("position", "state")
-
-
-def suggestion(key: Any, allowed: Iterable[str]) -> str:
-    """`` (did you mean 'x'?)`` for the allowed key nearest to ``key``, or ``""``."""
-    if not isinstance(key, str):
-        return ""
-    near = difflib.get_close_matches(key, list(allowed), n=1, cutoff=0.6)
-    return f" (did you mean {near[0]!r}?)" if near else ""
-
-
-def check_keys(mapping: Any, allowed: Iterable[str], where: str) -> dict:
-    """Require a mapping whose keys are all in ``allowed``; return it as a (shallow) dict.
-
-    An unknown key is a SceneError naming it, the nearest allowed key and the whole list.
-    """
-    if not isinstance(mapping, Mapping):
-        raise fail(where, f"must be a mapping, got {type(mapping).__name__}")
-    allowed = sorted(allowed)
-    for key in mapping:
-        if not isinstance(key, str) or key not in allowed:
-            raise fail(where, f"unknown key {short_repr(key)}{suggestion(key, allowed)}; "
-                              f"allowed: {', '.join(allowed)}")
-    return dict(mapping)
 
 
 def choice(value: Any, choices: Iterable[str], where: str, what: str) -> str:

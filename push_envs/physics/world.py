@@ -536,7 +536,30 @@ class World:
         if self.behaviours is not None:
             from .behaviours.layout import CTL_RESET
 
-            self.behaviours.run(self, CTL_RESET, np.arange(self.num_envs)[sel])
+            self.behaviours.run(self, CTL_RESET, envs)
+            self._placed_goals_to_plan(envs)
+
+    def _placed_goals_to_plan(self, envs: np.ndarray) -> None:
+        """The goals IR-SIM's random distributions drew in ``envs`` (each env its own) as the
+        goal queues of the behaviours' plan, which holds the scene's goals (none for a body
+        placed per env)."""
+        P = self.scene.placement
+        if P is None or self.behaviours is None or not len(envs):
+            return
+        from .behaviours.layout import GQ_DIMS, GS_ARRIVED, GS_COUNT, GS_HEAD
+
+        A = self.behaviours.arrays
+        for k, b in enumerate(P.gbody):
+            goal = self.placed_goal[envs, k]
+            ok = envs[np.all(np.isfinite(goal), axis=1)]
+            if not len(ok):
+                continue
+            A.gq[ok, b] = 0.0
+            A.gq[ok, b, 0, :3] = self.placed_goal[ok, k]
+            A.gq[ok, b, 0, GQ_DIMS] = 3
+            A.gs[ok, b, GS_HEAD] = 0
+            A.gs[ok, b, GS_COUNT] = 1
+            A.gs[ok, b, GS_ARRIVED] = 0
 
     # ------------------------------------------------------------------------------ stepping
     def step(self, commands: Mapping[str, Any] | None = None) -> None:
@@ -683,6 +706,7 @@ class World:
             self.behaviours = BehaviourPlan(self.scene, self.num_envs)
             envs = np.arange(self.num_envs)
             self.behaviours.run(self, CTL_RESET, envs)
+            self._placed_goals_to_plan(envs)
             self.behaviours.arrays.pend[:] = 1
             self.behaviours.run(self, CTL_ARRIVE, envs)
         return self.behaviours

@@ -6,8 +6,9 @@ Two sources:
   with what IR-SIM 2.12 resolves for each (``expected.json``: names, groups, states, goals,
   shapes, the map), so CI checks the schema without IR-SIM's repository;
 * every world of IR-SIM's repository that IR-SIM 2.12 runs headless, read from the bare
-  mirror when it is present (skipped otherwise): each loads with ``num_envs=4`` and steps 100
-  times under random commands with no NaN and, in contact mode, no overlap above 1 mm.
+  mirror when it is present (skipped otherwise): each loads with one env and with
+  ``num_envs=4`` and steps 100 times under random commands with no NaN and, in contact mode,
+  no overlap above 1 mm.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import pytest
 import shapely
 import yaml
 
-from push_envs.physics import World, load_scene
+from push_envs.physics import SceneError, World, load_scene
 from push_envs.physics.config import SceneWarning
 from push_envs.physics.layout import BF_UNOBS, BI_DRIVE, BI_KIND, DRIVEN, PI_BODY, PI_NV
 from push_envs.physics.world import DRIVE_COLUMNS
@@ -41,13 +42,12 @@ IRSIM_REFUSES = {
                                                       "(script-registered)",
     "tests/test_duplicate_names.yaml": "two objects named 'dup'",
 }
-# Worlds whose sensors push_envs does not read yet (the sensors' part of issue 49: lidar2d
-# ``reso`` and ``plot``, the fmcw_lidar2d sensor); they load once those land.
-SENSOR_PENDING = {
-    "tests/test_collision_avoidance.yaml", "tests/test_grid_map.yaml",
-    "tests/test_keyboard_control.yaml", "tests/test_keyboard_control2.yaml",
-    "usage/05lidar_world/lidar_world.yaml", "usage/05lidar_world/lidar_world_laser_color.yaml",
-    "usage/22fmcw_lidar_world/fmcw_lidar_world.yaml",
+# Two more name a group behaviour their example script registers in Python ('formation',
+# 'swarm'); IR-SIM runs them without it (its objects then hold still), push_envs refuses a
+# behaviour nobody registered (issue 49: a behaviour IR-SIM does not have is a SceneError).
+SCRIPT_BEHAVIOURS = {
+    "usage/13custom_behavior/custom_group_behavior.yaml": "formation",
+    "usage/13custom_behavior/custom_swarm_behavior.yaml": "swarm",
 }
 
 
@@ -185,13 +185,20 @@ def repo(tmp_path_factory):
 
 @pytest.mark.slow
 @pytest.mark.skipif(not MIRROR_WORLDS, reason="IR-SIM's repository mirror is absent")
+@pytest.mark.parametrize("num_envs", [1, 4])
 @pytest.mark.parametrize("name", MIRROR_WORLDS or ["none"])
-def test_irsim_repository_world_loads_and_steps(repo, name):
+def test_irsim_repository_world_loads_and_steps(repo, name, num_envs):
     if name in IRSIM_REFUSES:
         pytest.skip(f"IR-SIM 2.12 does not run it either: {IRSIM_REFUSES[name]}")
-    if name in SENSOR_PENDING:
-        pytest.skip("sensor keys the sensors' part of issue 49 adds")
+    if name in SCRIPT_BEHAVIOURS:
+        with pytest.raises(SceneError, match=rf"group_behavior\.name: unknown group behaviour "
+                                             rf"'{SCRIPT_BEHAVIOURS[name]}'"), \
+                warnings.catch_warnings():
+            warnings.simplefilter("ignore", SceneWarning)
+            World.from_config(repo / name, num_envs=num_envs)
+        return
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SceneWarning)
-        w = World.from_config(repo / name, num_envs=4)
+        w = World.from_config(repo / name, num_envs=num_envs)
+    assert w.num_envs == num_envs
     assert step_randomly(w, 100) <= 1e-3

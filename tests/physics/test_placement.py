@@ -90,3 +90,22 @@ def test_immovable_random_groups_are_drawn_once_for_every_env():
     assert not np.allclose(poses, [b.scene.pose0[i] for i in range(5)])  # drawn from the seed
     for i in range(5):
         assert np.all(a.state(f"obstacle_{i}") == poses[i])
+
+
+def test_behaviours_head_for_the_goal_each_env_drew():
+    # The behaviours' goal queues hold each env's own draw (a placed body has no scene goal),
+    # after every reset, and dash takes each robot to it.
+    w = World.from_config(crowd(number=3, obstacles=(), behavior={"name": "dash"}),
+                          num_envs=3)
+    for reset in range(2):
+        if reset:
+            w.reset(seed=7)
+        for n in w.names:
+            np.testing.assert_array_equal(w.goal(n), w.placed_goals(n))
+            assert len(np.unique(w.goal(n)[:, 0])) == 3  # three envs, three draws
+    for _ in range(400):
+        w.step()
+    for n in w.names:
+        assert w.arrived(n).all(), n
+        gap = np.linalg.norm(w.state(n)[:, :2] - w.placed_goals(n)[:, :2], axis=1)
+        assert np.all(gap <= 0.1), (n, gap)  # IR-SIM's goal_threshold

@@ -9,6 +9,7 @@ import pytest
 
 from push_envs.physics import SceneError, World, load_scene
 from push_envs.physics.config import SceneWarning
+from push_envs.physics.fov import fov_of
 from push_envs.physics.schema import suggestion
 
 
@@ -94,7 +95,9 @@ def test_group_behavior_is_the_fallback_of_an_empty_behavior():
 def test_lidar_gives_the_default_field_of_view():
     (body,) = load_scene({"robot": robot(sensors=[{"name": "lidar2d", "angle_range": 3.0,
                                                   "range_max": 6.0}])}).bodies
-    assert (body.fov, body.fov_radius) == (3.0, 6.0)
+    # The spec keeps fov as given; the field of view's default is the lidar's (fov.py).
+    assert (body.fov, body.fov_radius) == (None, None)
+    assert fov_of(body) == (3.0, 6.0)
 
 
 def test_irsim_nesting_and_sections_of_another_simulator():
