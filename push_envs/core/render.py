@@ -157,11 +157,19 @@ class _Body:
     heading: float  # [m] length of the heading line (origin to the outline along +x)
 
 
+# matplotlib's one-letter colours (IR-SIM's worlds use them: color: 'g', 'k').
+_MPL_LETTERS = {"b": (0, 0, 255), "g": (0, 128, 0), "r": (255, 0, 0), "c": (0, 191, 191),
+                "m": (191, 0, 191), "y": (191, 191, 0), "k": (0, 0, 0), "w": (255, 255, 255)}
+
+
 def _parse_colour(pygame: Any, text: str | None, default: tuple[int, int, int],
                   where: str) -> tuple[int, int, int]:
-    """A YAML colour string (name or '#rrggbb') as RGB, or ``default`` with a warning."""
+    """A YAML colour string (name, '#rrggbb' or a matplotlib letter) as RGB, or ``default``
+    with a warning."""
     if text is None:
         return default
+    if text in _MPL_LETTERS:
+        return _MPL_LETTERS[text]
     try:
         c = pygame.Color(text)
     except (ValueError, TypeError):
@@ -207,7 +215,8 @@ class Renderer:
             is opened (works headless); ``"human"``: :meth:`render` shows a window and keeps
             ``fps`` frames per second.
         width_px: frame width [px]; the height follows from the world's aspect ratio.
-        fps: frame rate of ``"human"`` mode [1/s].
+        fps: frame rate of ``"human"`` mode [1/s]; None: one frame per ``sample_time`` of
+            the world (IR-SIM's render interval; the step time when not given).
         title: window caption of ``"human"`` mode.
         margin_px: empty border around the world rectangle [px].
         decorations: draw the grid lines, the world's bounds, contacts, trails and text
@@ -218,10 +227,15 @@ class Renderer:
     an env's step, or by ``World.lidar``), a field of view its wedge. A sensor draws with
     :attr:`pg` (pygame), :meth:`world_to_px`, :meth:`colour` and the :attr:`canvas` and
     :attr:`overlay` (translucent) surfaces.
+
+    A body whose ``plot`` says ``show_trajectory`` (IR-SIM's option) has its path drawn, in
+    ``traj_color`` (its own colour by default), the last ``keep_traj_length`` frames (all
+    when 0).
     """
 
     def __init__(self, world: World, mode: str = "rgb_array", *, width_px: int = 600,
-                 fps: int = 10, title: str = "push_envs", margin_px: int = MARGIN_PX,
+                 fps: int | None = None, title: str = "push_envs",
+                 margin_px: int = MARGIN_PX,
                  decorations: bool = True) -> None:
         if mode not in RENDER_MODES:
             raise ValueError(f"Renderer: mode must be one of {RENDER_MODES}, got {mode!r}")
@@ -243,9 +257,9 @@ class Renderer:
         self._pg = pygame
         self.world = world
         self.mode = mode
-        self.fps = int(fps)
-        self.title = title
         w = world.scene.spec.world
+        self.fps = int(fps) if fps is not None else max(1, round(1.0 / w.render_interval))
+        self.title = title
         self._x0, self._y0 = float(w.offset[0]), float(w.offset[1])
         self._wm, self._hm = float(w.width), float(w.height)
         self.width_px = int(width_px)
@@ -279,6 +293,16 @@ class Renderer:
         self._prepare_movable()
         self._background = self._draw_background()
         self._closed_flag = False
+        # IR-SIM's plot.show_trajectory: (body index, colour, frames kept or 0) and the path
+        # of the env drawn last.
+        specs = world.scene.spec.bodies
+        self._traj = [(b.index, _parse_colour(pygame, specs[b.index].plot.get("traj_color"),
+                                              b.fill, world.names[b.index]),
+                       int(specs[b.index].plot.get("keep_traj_length") or 0))
+                      for b in self._bodies
+                      if b.kind != IMMOVABLE and specs[b.index].plot.get("show_trajectory")]
+        self._paths: dict[int, list] = {i: [] for i, _, _ in self._traj}
+        self._path_env = -1
 
     # ------------------------------------------------------------------ for the sensors
     @property
@@ -384,14 +408,14 @@ class Renderer:
 
         w = self.world.scene.spec.world
         if w.obstacle_map is not None:
-            res = float(w.map_resolution)
-            # Cell (i, j) covers [x0 + i res, x0 + (i+1) res] x [y0 + j res, ...]; rounding
+            rx, ry = w.cell  # IR-SIM stretches a map over the world: cells need not be square
+            # Cell (i, j) covers [x0 + i rx, x0 + (i+1) rx] x [y0 + j ry, ...]; rounding
             # both corners (not the size) keeps neighbouring cells gap-free. The pixel
             # observation fills the same whole-pixel rects (raster.PRIM_RECT), and draws the
             # map's edges by this pygame line's integer rule (raster.PRIM_PXLINE).
             for i, j in np.argwhere(np.asarray(w.obstacle_map, dtype=bool)):
-                lo = self.world_to_px([self._x0 + i * res, self._y0 + (j + 1) * res])
-                hi = self.world_to_px([self._x0 + (i + 1) * res, self._y0 + j * res])
+                lo = self.world_to_px([self._x0 + i * rx, self._y0 + (j + 1) * ry])
+                hi = self.world_to_px([self._x0 + (i + 1) * rx, self._y0 + j * ry])
                 lo, hi = np.round(lo), np.round(hi)
                 pg.draw.rect(surf, MAP_CELL, pg.Rect(lo[0], lo[1], hi[0] - lo[0],
                                                      hi[1] - lo[1]))
@@ -447,6 +471,8 @@ class Renderer:
                 pts = self.world_to_px(np.asarray(trail, dtype=np.float64)[:, :2]).tolist()
                 pg.draw.lines(self._overlay, TRAIL, False, pts, 2)
             canvas.blit(self._overlay, (0, 0))
+        if self._traj:
+            self._draw_trajectories(env)
         self._draw_movable(env)
         for decl, body, spec in self._sensors:
             decl.draw(self, env, body, spec)
@@ -466,6 +492,20 @@ class Renderer:
         # the copy makes the frame writable and independent of the canvas.
         raw = pg.image.tobytes(canvas, "RGB")
         return np.frombuffer(raw, np.uint8).reshape(self.height_px, self.width_px, 3).copy()
+
+    def _draw_trajectories(self, env: int) -> None:
+        """The paths of the bodies that show their trajectory (IR-SIM's plot option)."""
+        if env != self._path_env:
+            self._paths = {i: [] for i in self._paths}
+            self._path_env = env
+        for i, colour, keep in self._traj:
+            path = self._paths[i]
+            path.append(self.world.state(self.world.names[i])[env, :2].copy())
+            if keep and len(path) > keep:
+                del path[: len(path) - keep]
+            if len(path) > 1:
+                self._pg.draw.lines(self._canvas, colour, False,
+                                    self.world_to_px(np.array(path)).tolist(), 2)
 
     def _draw_goals(self, goals: Sequence[Goal], env: int) -> None:
         pg = self._pg

@@ -47,6 +47,14 @@ class WorldArrays(NamedTuple):
                 ``bis``, the state saved for a rollback the cold rows of ``bsc``: every field
                 costs the call a type check (about 0.17 us each, measured), so scratch joins
                 existing arrays.
+    Appended for IR-SIM's world model:
+        rng:    (E,) uint64, each env's own random stream (rng.py) for its world-model draws:
+                random placements at a reset (placement.py), motion noise in a step
+                (kinematics.draw_noise); env i of a batch seeded s draws as a single world
+                seeded s + i.
+        yaw:    (E, B, YW_LEN) IR-SIM's drive extras (layout.YW_*): an omni_angular drive's
+                yaw-rate command and state [rad/s], a noisy drive's draws (read for those
+                drives only, so other scenes never touch it).
     """
 
     prm: np.ndarray
@@ -84,6 +92,8 @@ class WorldArrays(NamedTuple):
     ctn: np.ndarray
     hl: np.ndarray
     gsc: np.ndarray
+    rng: np.ndarray
+    yaw: np.ndarray
 
 
 WORLD_ABI = AbiType(WorldArrays, {
@@ -94,7 +104,8 @@ WORLD_ABI = AbiType(WorldArrays, {
     "vel": ("f8", 3), "omg": ("f8", 2), "drv": ("f8", 3), "cmd": ("f8", 3), "active": ("u1", 1),
     "bsc": ("f8", 3), "bis": ("i8", 3), "aabb": ("f8", 3), "stamp": ("i8", 2), "prs": ("i8", 3),
     "pfl": ("f8", 3), "pord": ("i8", 3), "vbuf": ("f8", 4), "cbuf": ("f8", 2), "cti": ("i8", 3),
-    "ctf": ("f8", 3), "ctn": ("i8", 1), "hl": ("f8", 2), "gsc": ("i8", 2),
+    "ctf": ("f8", 3), "ctn": ("i8", 1), "hl": ("f8", 2), "gsc": ("i8", 2), "rng": ("u8", 1),
+    "yaw": ("f8", 3),
 })
 """The declared type of :class:`WorldArrays`, the structure the engine's compiled step
 receives by pointer (``abi.py``)."""

@@ -19,6 +19,9 @@ reach, so a resting crowd costs nothing here.
 ``stamp[e]`` is the broad phase's integer scratch (layout.stamp_len): one tag per static
 piece, the query counter, then the sweep order of the bodies it sorts (kept between steps),
 and the sleep lists.
+
+A body IR-SIM calls ``unobstructed`` (``BODY_UNOBS`` in ``bint[b, BI_FLAGS]``) is in no pair
+(``collides``); an immovable one has no static pieces at all (scene.py).
 """
 
 from __future__ import annotations
@@ -28,8 +31,10 @@ import math
 from .jit import compiled
 from .layout import (
     BF_BRAD,
+    BI_FLAGS,
     BI_PCOUNT,
     BI_PSTART,
+    BODY_UNOBS,
     BS_T0,
     BS_TP,
     BS_X0,
@@ -144,10 +149,25 @@ def sweep_order(e, at, n, aabb, stamp):
 
 @compiled
 def collides(bint, a, b):
-    """Whether bodies a and b (b: the static body of a static piece) may touch: every pair
-    does today. The one place to filter pairs (per-body collision modes, IR-SIM's
-    ``unobstructed``): a pair it refuses is never listed, so no stage meets it."""
-    return True
+    """Whether bodies a and b (b: the static body of a static piece) may touch: unless one is
+    IR-SIM's ``unobstructed`` (``BODY_UNOBS``). The one place to filter pairs: a pair it
+    refuses is never listed, so no stage meets it. Called after the boxes meet, so the flags
+    are read for candidate pairs only."""
+    return ((bint[a, BI_FLAGS] | bint[b, BI_FLAGS]) & BODY_UNOBS) == 0
+
+
+# LLVM-inlined into find_pairs (jit.py, 'Inlining')
+@compiled(inline="llvm")
+def grid_cells(grid, x0, y0, x1, y1):
+    """Cells (i0, j0, i1, j1), inclusive, of the static grid ``grid`` (x0, y0, cell, nx, ny)
+    that the box [x0, x1] x [y0, y1] [m] covers, clipped to the grid."""
+    x0g, y0g, cell = grid[0], grid[1], grid[2]
+    nx, ny = int(grid[3]), int(grid[4])
+    i0 = max(int(math.floor((x0 - x0g) / cell)), 0)
+    j0 = max(int(math.floor((y0 - y0g) / cell)), 0)
+    i1 = min(int(math.floor((x1 - x0g) / cell)), nx - 1)
+    j1 = min(int(math.floor((y1 - y0g) / cell)), ny - 1)
+    return i0, j0, i1, j1
 
 
 @compiled
@@ -205,16 +225,13 @@ def find_pairs(e, aw, order, cap, bint, aabb, sint, sflt, grid, gstart, gitem, s
     ns = sint.shape[0]
     if ns == 0:
         return n
-    x0g, y0g, cell = grid[0], grid[1], grid[2]
-    nx, ny = int(grid[3]), int(grid[4])
+    ny = int(grid[4])
     for i in range(na):
         a = aw[i]
         stamp[e, ns] += 1
         tag = stamp[e, ns]
-        i0 = max(int(math.floor((aabb[e, a, 0] - x0g) / cell)), 0)
-        j0 = max(int(math.floor((aabb[e, a, 1] - y0g) / cell)), 0)
-        i1 = min(int(math.floor((aabb[e, a, 2] - x0g) / cell)), nx - 1)
-        j1 = min(int(math.floor((aabb[e, a, 3] - y0g) / cell)), ny - 1)
+        i0, j0, i1, j1 = grid_cells(grid, aabb[e, a, 0], aabb[e, a, 1], aabb[e, a, 2],
+                                    aabb[e, a, 3])
         for ci in range(i0, i1 + 1):
             for cj in range(j0, j1 + 1):
                 c = ci * ny + cj

@@ -7,6 +7,7 @@ Each check returns a Python float or raises :class:`SceneError` with the message
 
 from __future__ import annotations
 
+import difflib
 import math
 import numbers
 from collections.abc import Iterable, Mapping
@@ -75,14 +76,26 @@ def size(value: Any, where: str, *, minimum: float = MIN_SIZE,
     return number
 
 
+def suggestion(key: Any, allowed: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` for the allowed key nearest to ``key``, or ``""``."""
+    if not isinstance(key, str):
+        return ""
+    near = difflib.get_close_matches(key, list(allowed), n=1, cutoff=0.6)
+    return f" (did you mean {near[0]!r}?)" if near else ""
+
+
 def keys(mapping: Any, allowed: Iterable[str], where: str) -> dict:
-    """Require a mapping whose keys are all in ``allowed``; return it as a (shallow) dict."""
+    """Require a mapping whose keys are all in ``allowed``; return it as a (shallow) dict.
+
+    An unknown key is a SceneError naming it, the nearest allowed key and the whole list.
+    """
     if not isinstance(mapping, Mapping):
         raise fail(where, f"must be a mapping, got {type(mapping).__name__}")
     allowed = sorted(allowed)
     for key in mapping:
         if not isinstance(key, str) or key not in allowed:
-            raise fail(where, f"unknown key {short_repr(key)}; allowed: {', '.join(allowed)}")
+            raise fail(where, f"unknown key {short_repr(key)}{suggestion(key, allowed)}; "
+                              f"allowed: {', '.join(allowed)}")
     return dict(mapping)
 
 

@@ -3,7 +3,8 @@
 Setup time only. Sizes are checked before anything is decoded or allocated: a PNG's width
 and height come from its header, an inline array's from its list lengths.
 
-Units: cells of ``resolution`` metres; world coordinates in metres.
+Units: cells of ``resolution`` metres (one number, or x and y apart: IR-SIM stretches a map
+over the world, so its cells need not be square); world coordinates in metres.
 """
 
 from __future__ import annotations
@@ -183,8 +184,10 @@ def count_rectangles(occ: np.ndarray) -> int:
     return int(run_start.sum() - np.count_nonzero(repeats))
 
 
-def load_grid(obstacle_map: Any, where: str, base_dir: str | None) -> np.ndarray:
-    """Load an occupancy grid as a bool array ``occ[i, j]`` (i along x, j along y).
+def load_occupancy(obstacle_map: Any, where: str, base_dir: str | None) -> np.ndarray:
+    """Load an occupancy grid as a bool array ``occ[i, j]`` (i along x, j along y), without
+    counting its rectangles (``load_grid`` does; a caller that downsamples first counts
+    after).
 
     Args:
         obstacle_map: 2-D array-like of 0-100 values or bools (already indexed [i, j]), or
@@ -197,8 +200,8 @@ def load_grid(obstacle_map: Any, where: str, base_dir: str | None) -> np.ndarray
         Bool array, True where the cell value is > 50 (on a 0-100 scale) or True.
 
     Raises:
-        SceneError: unreadable or non-PNG image, more than ``MAX_MAP_CELLS`` cells or
-            ``MAX_MAP_PIECES`` rectangles, values outside [0, 100], ragged or non-2-D arrays.
+        SceneError: unreadable or non-PNG image, more than ``MAX_MAP_CELLS`` cells, values
+            outside [0, 100], ragged or non-2-D arrays.
     """
     if isinstance(obstacle_map, (str, os.PathLike)):
         path = os.fspath(obstacle_map)
@@ -206,14 +209,27 @@ def load_grid(obstacle_map: Any, where: str, base_dir: str | None) -> np.ndarray
             path = os.path.join(base_dir, path)
         if not os.path.isfile(path):
             raise SceneError(f"{where}: map image not found: {_quote(path)}")
-        occ = _load_png(path, where)
-    else:
-        occ = _array_occupancy(obstacle_map, where)
+        return _load_png(path, where)
+    return _array_occupancy(obstacle_map, where)
+
+
+def load_grid(obstacle_map: Any, where: str, base_dir: str | None) -> np.ndarray:
+    """:func:`load_occupancy`, refused when it needs more than ``MAX_MAP_PIECES``
+    rectangles (counted before any is built)."""
+    occ = load_occupancy(obstacle_map, where, base_dir)
     pieces = count_rectangles(occ)
     if pieces > MAX_MAP_PIECES:
         raise SceneError(f"{where}: the map needs {pieces} rectangles, more than the limit of "
                          f"{MAX_MAP_PIECES} (MAX_MAP_PIECES); use coarser or simpler maps")
     return occ
+
+
+def _cell(resolution: float | Sequence[float]) -> tuple[float, float]:
+    """(x, y) cell size [m] of a scalar or a pair."""
+    if isinstance(resolution, (int, float, np.integer, np.floating)):
+        return float(resolution), float(resolution)
+    rx, ry = resolution
+    return float(rx), float(ry)
 
 
 def _row_runs(row: np.ndarray) -> list[tuple[int, int]]:
@@ -224,7 +240,7 @@ def _row_runs(row: np.ndarray) -> list[tuple[int, int]]:
 
 
 def grid_rectangles(
-    occ: np.ndarray, resolution: float, origin: Sequence[float] = (0.0, 0.0)
+    occ: np.ndarray, resolution: float | Sequence[float], origin: Sequence[float] = (0.0, 0.0)
 ) -> list[Piece]:
     """Cover the occupied cells with few solid axis-aligned rectangles (world frame).
 
@@ -234,8 +250,8 @@ def grid_rectangles(
 
     Args:
         occ: bool occupancy ``occ[i, j]``; cell (i, j) covers
-            x in [i*res, (i+1)*res], y in [j*res, (j+1)*res] (plus ``origin``).
-        resolution: cell size [m].
+            x in [i*rx, (i+1)*rx], y in [j*ry, (j+1)*ry] (plus ``origin``).
+        resolution: cell size [m], one number (square cells) or (rx, ry).
         origin: world position [m] of the grid corner (0, 0).
 
     Returns:
@@ -251,10 +267,11 @@ def grid_rectangles(
             boxes.append((run[0], run[1], open_runs.pop(run), j))
         for run in runs:
             open_runs.setdefault(run, j)
+    rx, ry = _cell(resolution)
     pieces = []
     for i0, i1, j0, j1 in sorted(boxes, key=lambda b: (b[2], b[0])):
-        x0, x1 = ox + i0 * resolution, ox + i1 * resolution
-        y0, y1 = oy + j0 * resolution, oy + j1 * resolution
+        x0, x1 = ox + i0 * rx, ox + i1 * rx
+        y0, y1 = oy + j0 * ry, oy + j1 * ry
         pieces.append(Piece("polygon", [[x0, y0], [x1, y0], [x1, y1], [x0, y1]]))
     return pieces
 
@@ -265,7 +282,7 @@ def _edge_runs(mask: np.ndarray) -> list[tuple[int, int, int]]:
 
 
 def grid_boundary_segments(
-    occ: np.ndarray, resolution: float, origin: Sequence[float] = (0.0, 0.0)
+    occ: np.ndarray, resolution: float | Sequence[float], origin: Sequence[float] = (0.0, 0.0)
 ) -> np.ndarray:
     """Boundary edges between occupied and free cells (or the map border), for drawing.
 
@@ -283,5 +300,5 @@ def grid_boundary_segments(
     horizontal = (padded[1:-1, :-1] != padded[1:-1, 1:]).T
     segs = [[[i, a], [i, b]] for i, a, b in _edge_runs(vertical)]
     segs += [[[a, j], [b, j]] for j, a, b in _edge_runs(horizontal)]
-    out = np.array(segs, dtype=np.float64).reshape(-1, 2, 2) * resolution
+    out = np.array(segs, dtype=np.float64).reshape(-1, 2, 2) * np.array(_cell(resolution))
     return out + np.array([ox, oy])

@@ -8,7 +8,19 @@ the linear part, by the wheels' grip ``mu * g`` [m/s^2]. The drive state is, per
 
 * ``diff``:  [v (m/s) along the heading, omega (rad/s)]
 * ``omni``:  [vx, vy] (m/s) in the body frame
+* ``omni_angular``: [vx, vy] (m/s) in the body frame and a yaw rate (rad/s), the third column
+  (IR-SIM's omnidirectional drive that also turns)
 * ``acker``: [v (m/s), steering angle (rad)]; omega = v tan(steer) / wheelbase
+
+Motion noise (IR-SIM's ``kinematics: {noise: true, alpha: [...]}``): the velocity executed in
+a step is the drive state plus sigma * z, z standard normal draws made once per step from
+the env's own stream (``draw_noise``), sigma = sqrt(alpha0 v^2 + alpha1 w^2) for the linear
+and sqrt(alpha2 v^2 + alpha3 w^2) for the second part of a diff or acker drive,
+sqrt(alpha_k) for part k of an omni or omni_angular one. The drive state itself stays noise
+free, as IR-SIM's commanded velocity does.
+
+In IR-SIM's collision modes other than ``contact`` (``contact`` False), a drive takes its
+command as it is, as IR-SIM's do: no lag (tau) and no grip cap, only the limits and ``acce``.
 
 Integration. Driven bodies follow the drive exactly (a circular arc when turning, not an Euler
 step). Passive bodies coast under ground friction: the speed falls by ``mu g`` per second and
@@ -27,18 +39,27 @@ from .jit import compiled
 from .layout import (
     BF_ACC0,
     BF_ACC1,
+    BF_ACC2,
+    BF_ALPHA0,
+    BF_ALPHA1,
+    BF_ALPHA2,
+    BF_ALPHA3,
     BF_COMX,
     BF_COMY,
+    BF_NOISE,
     BF_TAU,
     BF_VMAX0,
     BF_VMAX1,
+    BF_VMAX2,
     BF_VMIN0,
     BF_VMIN1,
+    BF_VMIN2,
     BF_WHEELBASE,
     BI_DRIVE,
     BI_KIND,
     BS_D0,
     BS_D1,
+    BS_D2,
     BS_T0,
     BS_TP,
     BS_VX0,
@@ -55,13 +76,20 @@ from .layout import (
     EP_FRICTION,
     EP_INERTIA,
     EP_MASS,
+    IS_STOP,
+    YW_CMD,
+    YW_NOISE,
+    YW_STATE,
 )
+from .rng import normal
 
 DRIVE_NONE = 0
 DRIVE_DIFF = 1
 DRIVE_OMNI = 2
 DRIVE_ACKER = 3
-DRIVE_NAMES = {"diff": DRIVE_DIFF, "omni": DRIVE_OMNI, "acker": DRIVE_ACKER}
+DRIVE_OMNI_ANGULAR = 4
+DRIVE_NAMES = {"diff": DRIVE_DIFF, "omni": DRIVE_OMNI, "acker": DRIVE_ACKER,
+               "omni_angular": DRIVE_OMNI_ANGULAR}
 
 
 @compiled
@@ -86,7 +114,7 @@ def drive_update(drive, d0, d1, c0, c1, vmin0, vmin1, vmax0, vmax1, acc0, acc1, 
     dd0 = _clip(w0 - d0, -acc0 * dt, acc0 * dt)
     dd1 = _clip(w1 - d1, -acc1 * dt, acc1 * dt)
     cap = grip * dt
-    if drive == DRIVE_OMNI:
+    if drive == DRIVE_OMNI or drive == DRIVE_OMNI_ANGULAR:
         m = math.sqrt(dd0 * dd0 + dd1 * dd1)
         if m > cap:
             s = cap / m
@@ -95,6 +123,16 @@ def drive_update(drive, d0, d1, c0, c1, vmin0, vmin1, vmax0, vmax1, acc0, acc1, 
     else:
         dd0 = _clip(dd0, -cap, cap)
     return d0 + dd0, d1 + dd1
+
+
+@compiled
+def drive_yaw_update(d2, c2, vmin2, vmax2, acc2, tau, dt):
+    """An omni_angular drive's new yaw rate [rad/s] after ``dt`` [s] toward command ``c2``: the
+    limits, lag and ``acce`` of ``drive_update``; no grip cap (IR-SIM caps the translation
+    only)."""
+    t2 = _clip(c2, vmin2, vmax2)
+    w2 = d2 + (t2 - d2) * (1.0 - math.exp(-dt / tau)) if tau > 0.0 else t2
+    return d2 + _clip(w2 - d2, -acc2 * dt, acc2 * dt)
 
 
 @compiled
@@ -109,6 +147,16 @@ def drive_twist(drive, d0, d1, theta, wheelbase):
     else:
         w = d1
     return c * d0, s * d0, w
+
+
+@compiled
+def drive_twist3(drive, d0, d1, d2, theta, wheelbase):
+    """:func:`drive_twist` of any drive, with the third column of an omni_angular one."""
+    if drive == DRIVE_OMNI_ANGULAR:
+        c = math.cos(theta)
+        s = math.sin(theta)
+        return c * d0 - s * d1, s * d0 + c * d1, d2
+    return drive_twist(drive, d0, d1, theta, wheelbase)
 
 
 @compiled
@@ -134,6 +182,99 @@ def drive_motion(drive, d0, d1, theta, wheelbase, dt):
         r * (math.cos(theta) - math.cos(theta + dth)),
         dth,
     )
+
+
+@compiled
+def drive_motion3(drive, d0, d1, d2, theta, wheelbase, dt):
+    """:func:`drive_motion` of any drive, with the third column of an omni_angular one."""
+    if drive == DRIVE_OMNI_ANGULAR:
+        return _turning_omni(d0, d1, d2, theta, dt)
+    return drive_motion(drive, d0, d1, theta, wheelbase, dt)
+
+
+@compiled
+def _turning_omni(vx, vy, w, theta, dt):
+    """Displacement of a constant body-frame velocity (vx, vy) [m/s] turning at w [rad/s].
+
+    It sweeps the integral of R(theta + w t) (vx, vy) over the step: with S_c, S_s the
+    integrals of cos(theta + w t) and sin(theta + w t), dx = vx S_c - vy S_s and
+    dy = vx S_s + vy S_c (for vy = 0 the arc of a diff drive).
+    """
+    dth = w * dt
+    if abs(dth) < 1e-9:
+        hm = theta + 0.5 * dth
+        c = math.cos(hm)
+        s = math.sin(hm)
+        return (c * vx - s * vy) * dt, (s * vx + c * vy) * dt, dth
+    sc = (math.sin(theta + dth) - math.sin(theta)) / w
+    ss = (math.cos(theta) - math.cos(theta + dth)) / w
+    return vx * sc - vy * ss, vx * ss + vy * sc, dth
+
+
+@compiled
+def noise_sigma(drive, b, d0, d1, bflt):
+    """Standard deviations of a noisy drive's executed velocity for drive state (d0, d1)."""
+    if drive == DRIVE_OMNI or drive == DRIVE_OMNI_ANGULAR:
+        return (math.sqrt(bflt[b, BF_ALPHA0]), math.sqrt(bflt[b, BF_ALPHA1]),
+                math.sqrt(bflt[b, BF_ALPHA2]))
+    return (math.sqrt(bflt[b, BF_ALPHA0] * d0 * d0 + bflt[b, BF_ALPHA1] * d1 * d1),
+            math.sqrt(bflt[b, BF_ALPHA2] * d0 * d0 + bflt[b, BF_ALPHA3] * d1 * d1), 0.0)
+
+
+@compiled
+def executed(e, b, drive, d0, d1, d2, bflt, yaw):
+    """The velocity a drive executes this step: its state, plus this step's motion noise
+    (drawn by ``draw_noise`` into ``yaw[e, b, YW_NOISE:]``) when it has any."""
+    if bflt[b, BF_NOISE] == 0.0:
+        return d0, d1, d2
+    s0, s1, s2 = noise_sigma(drive, b, d0, d1, bflt)
+    return (d0 + s0 * yaw[e, b, YW_NOISE], d1 + s1 * yaw[e, b, YW_NOISE + 1],
+            d2 + s2 * yaw[e, b, YW_NOISE + 2])
+
+
+@compiled
+def irsim_motion(e, b, drive, d0, d1, th, wb, tau, dt, yaw, bflt, bsc):
+    """Free motion of an omni_angular drive or one with motion noise, whose drive state
+    (d0, d1) is already updated: the yaw rate's update (omni_angular: command and state in
+    ``yaw[e, b]``, the state kept in BS_D2 for a rollback), the executed velocity (plus this
+    step's noise), and its exact motion (dx, dy [m], dtheta [rad]) and twist (vx, vy [m/s],
+    omega [rad/s]) at the new heading."""
+    d2 = 0.0
+    if drive == DRIVE_OMNI_ANGULAR:
+        bsc[e, b, BS_D2] = yaw[e, b, YW_STATE]
+        d2 = drive_yaw_update(yaw[e, b, YW_STATE], yaw[e, b, YW_CMD], bflt[b, BF_VMIN2],
+                              bflt[b, BF_VMAX2], bflt[b, BF_ACC2], tau, dt)
+        yaw[e, b, YW_STATE] = d2
+    x0, x1, x2 = executed(e, b, drive, d0, d1, d2, bflt, yaw)
+    dx, dy, dth = drive_motion3(drive, x0, x1, x2, th, wb, dt)
+    vx, vy, w = drive_twist3(drive, x0, x1, x2, th + dth, wb)
+    return dx, dy, dth, vx, vy, w
+
+
+@compiled
+def noise_bound(e, b, drive, d0, d1, bflt, yaw):
+    """Largest change (|n0|, |n1|, |n2|) this step's noise makes to a drive whose state is at
+    most (|d0|, |d1|) in size (sub-steps are counted for the executed speed)."""
+    if bflt[b, BF_NOISE] == 0.0:
+        return 0.0, 0.0, 0.0
+    s0, s1, s2 = noise_sigma(drive, b, d0, d1, bflt)
+    return (abs(s0 * yaw[e, b, YW_NOISE]), abs(s1 * yaw[e, b, YW_NOISE + 1]),
+            abs(s2 * yaw[e, b, YW_NOISE + 2]))
+
+
+@compiled
+def draw_noise(e, bint, bflt, movable, yaw, rng):
+    """This step's standard normal draws of every noisy drive of env ``e``, from the env's
+    stream ``rng[e]``, into ``yaw[e, b, YW_NOISE:]`` (a rolled-back step restores the stream
+    first, so it draws the same again)."""
+    for i in range(movable.shape[0]):
+        b = movable[i]
+        if bint[b, BI_KIND] != DRIVEN or bflt[b, BF_NOISE] == 0.0:
+            continue
+        yaw[e, b, YW_NOISE] = normal(rng, e, 0.0, 1.0)
+        yaw[e, b, YW_NOISE + 1] = normal(rng, e, 0.0, 1.0)
+        yaw[e, b, YW_NOISE + 2] = normal(rng, e, 0.0, 1.0) \
+            if bint[b, BI_DRIVE] == DRIVE_OMNI_ANGULAR else 0.0
 
 
 @compiled
@@ -178,21 +319,26 @@ def coast(vx, vy, w, mu_g, gyration, dt):
 # --------------------------------------------------------------------------------------------
 # LLVM-inlined into step_env, as each stage of the sub-step (jit.py, 'Inlining')
 @compiled(inline="llvm")
-def free_motion(e, dt, gravity, bint, bflt, aw, epar, pos, ang, vel, omg, drv, cmd, bsc):
+def free_motion(e, dt, gravity, contact, bint, bflt, aw, epar, pos, ang, vel, omg, drv, cmd,
+                yaw, bsc, bis):
     """The free-motion stage: drive update and free motion of every awake body ``aw`` of env
     ``e`` over ``dt`` [s], under ground friction ``gravity`` [m/s^2] times each body's
     coefficient.
 
     Keeps the pose and velocity it starts from (``BS_X0``..``BS_W0``, and a drive's state in
-    ``BS_D0``, ``BS_D1``: what a rolled-back step restores) and the free-motion pose and
+    ``BS_D0``..``BS_D2``: what a rolled-back step restores) and the free-motion pose and
     velocity (``BS_XP``.., ``BS_VXF``..: what the velocity pass measures the contacts'
     corrections against) in the hot rows of ``bsc``.
 
     Sleepers are not in ``aw``: they have no velocity, so their free motion is none, and their
-    scratch in ``bsc`` says so (sleeping.py).
+    scratch in ``bsc`` says so (sleeping.py). Outside the contact mode (``contact`` False,
+    collision_modes.py) a stopped body (``IS_STOP``) is skipped, and drives take their
+    commands without lag or grip cap.
     """
     for i in range(aw.shape[0]):
         b = aw[i]
+        if not contact and bis[e, b, IS_STOP] != 0:
+            continue
         bsc[e, b, BS_X0] = pos[e, b, 0]
         bsc[e, b, BS_Y0] = pos[e, b, 1]
         bsc[e, b, BS_T0] = ang[e, b]
@@ -204,19 +350,26 @@ def free_motion(e, dt, gravity, bint, bflt, aw, epar, pos, ang, vel, omg, drv, c
             drive = bint[b, BI_DRIVE]
             bsc[e, b, BS_D0] = drv[e, b, 0]
             bsc[e, b, BS_D1] = drv[e, b, 1]
+            tau = bflt[b, BF_TAU] if contact else 0.0
             d0, d1 = drive_update(
                 drive, drv[e, b, 0], drv[e, b, 1], cmd[e, b, 0], cmd[e, b, 1],
                 bflt[b, BF_VMIN0], bflt[b, BF_VMIN1], bflt[b, BF_VMAX0], bflt[b, BF_VMAX1],
-                bflt[b, BF_ACC0], bflt[b, BF_ACC1], bflt[b, BF_TAU], mu_g, dt,
+                bflt[b, BF_ACC0], bflt[b, BF_ACC1], tau, mu_g if contact else math.inf, dt,
             )
             drv[e, b, 0] = d0
             drv[e, b, 1] = d1
             # The drive moves the body origin; the COM rides along at its body-frame offset.
             th = ang[e, b]
             wb = bflt[b, BF_WHEELBASE]
-            dx, dy, dth = drive_motion(drive, d0, d1, th, wb, dt)
-            th2 = th + dth
-            vx, vy, w = drive_twist(drive, d0, d1, th2, wb)
+            if drive == DRIVE_OMNI_ANGULAR or bflt[b, BF_NOISE] != 0.0:
+                # Out of line, so the common drives' path stays as short as it was.
+                dx, dy, dth, vx, vy, w = irsim_motion(e, b, drive, d0, d1, th, wb, tau, dt,
+                                                      yaw, bflt, bsc)
+                th2 = th + dth
+            else:
+                dx, dy, dth = drive_motion(drive, d0, d1, th, wb, dt)
+                th2 = th + dth
+                vx, vy, w = drive_twist(drive, d0, d1, th2, wb)
             if bflt[b, BF_COMX] == 0.0 and bflt[b, BF_COMY] == 0.0:
                 pos[e, b, 0] += dx
                 pos[e, b, 1] += dy

@@ -29,8 +29,12 @@ BI_DRIVE = 1
 BI_PSTART = 2  # first piece (movable bodies: index into the movable piece arrays)
 BI_PCOUNT = 3
 BI_FLAGS = 4  # BODY_* bits: per-body options the stages read (a World's own copy of bint)
-BI_LEN = 5
+BI_ROLE = 5  # ROLE_OBSTACLE or ROLE_ROBOT (IR-SIM's role: unobstructed_obstacles stops robots)
+BI_LEN = 6
 BODY_BULLET = 1  # swept continuously every sub-step and left out of the sub-step count
+BODY_UNOBS = 2  # IR-SIM's unobstructed: in no pair of the broad phase (broadphase.collides)
+ROLE_OBSTACLE = 0
+ROLE_ROBOT = 1
 
 # bflt[B, :] (float64)
 BF_WHEELBASE = 0  # [m]
@@ -46,7 +50,16 @@ BF_HALF = 9  # smallest half-thickness of the body's pieces [m] (unscaled)
 BF_BRAD = 10  # bounding radius about the centre of mass [m] (unscaled)
 BF_COMX = 11  # centre of mass in the body frame [m] (unscaled)
 BF_COMY = 12
-BF_LEN = 13
+BF_VMIN2 = 13  # third command of an omni_angular drive (yaw rate [rad/s]): limits, rate
+BF_VMAX2 = 14
+BF_ACC2 = 15
+BF_UNOBS = 16  # 1: IR-SIM's unobstructed: the body takes part in no collision
+BF_NOISE = 17  # 1: IR-SIM's motion noise on the drive (kinematics.noise)
+BF_ALPHA0 = 18  # the noise's alpha (IR-SIM's 4 for diff and acker, 2 omni, 3 omni_angular)
+BF_ALPHA1 = 19
+BF_ALPHA2 = 20
+BF_ALPHA3 = 21
+BF_LEN = 22
 
 # epar[E, B, :] per-env body parameters (domain randomisation lives here)
 EP_MASS = 0  # [kg], inf when immovable
@@ -85,7 +98,16 @@ PR_FMIX = 8  # friction mixing rule (mixing.py: MIX_MEAN ...)
 PR_RMIX = 9  # restitution mixing rule
 PR_FMIXFN = 10  # address of the user's friction mixing function (rule MIX_USER), else 0
 PR_RMIXFN = 11  # address of the user's restitution mixing function
-PR_LEN = 12
+PR_MODE = 12  # collision mode: CM_CONTACT (this engine) or one of IR-SIM's (collision_modes.py)
+PR_NOISE = 13  # 1: some body has motion noise (a step draws it first, kinematics.draw_noise)
+PR_LEN = 14
+CM_CONTACT = 0  # bodies push each other (the contact solver)
+CM_STOP = 1  # nothing pushes; a body that overlaps another (not unobstructed) stops
+CM_UNOBSTRUCTED = 2  # nothing pushes or stops
+CM_UNOBSTRUCTED_OBSTACLES = 3  # as CM_STOP, but only robots stop
+COLLISION_MODE_CODES = {"contact": CM_CONTACT, "stop": CM_STOP,
+                        "unobstructed": CM_UNOBSTRUCTED,
+                        "unobstructed_obstacles": CM_UNOBSTRUCTED_OBSTACLES}
 
 # bsc[E, 2 B, BS_LEN] per-body float scratch, split by use so that a sub-step walks few cache
 # lines: row b holds body b's hot columns (what every sub-step reads and writes), row
@@ -114,6 +136,7 @@ BS_SLY = 14  # only while still there
 BS_SLT = 15
 BS_D0 = 13  # driven bodies (which never sleep): drive state at the start of the sub-step,
 BS_D1 = 14  # in the columns a passive body keeps its sleep pose in
+BS_D2 = 15  # (an omni_angular drive's yaw rate, from W.yaw)
 BS_LEN = 16
 # Cold row: what a rolled-back step restores when it took more than one sub-step (a step of
 # one sub-step is restored from the BS_X0..BS_W0 and BS_D0, BS_D1 columns of its hot rows).
@@ -125,6 +148,14 @@ BS_KE0 = SV_LEN + 3  # island root: kinetic energy at the sub-step's start [J] (
 BS_KE1 = SV_LEN + 4  # island root: kinetic energy after the velocity pass [J]
 BS_KDRV = SV_LEN + 5  # each body: 1 when a drive touched it this sub-step
 BS_TOI = SV_LEN + 6  # continuous.sweep_fast: the body's earliest time of impact in [0, 1]
+
+# yaw[E, B, YW_LEN]: IR-SIM's extras of a drive, read for those drives only (so other scenes
+# never touch them): an omni_angular drive's yaw rate, and the draws of a noisy drive.
+YW_CMD = 0  # omni_angular: the yaw-rate command [rad/s]
+YW_STATE = 1  # omni_angular: the yaw-rate state [rad/s]
+YW_SAVE = 2  # omni_angular: the yaw-rate state at the step's start (a rollback restores it)
+YW_NOISE = 3  # 3 columns: this step's standard normal draws of a noisy drive (draw_noise)
+YW_LEN = 6
 
 # bis[E, B, :] per-body integer scratch. The first cache line (8 columns) holds what the sleep
 # bookkeeping reads every sub-step and what preparing a contact-free sub-step writes; the
@@ -145,6 +176,10 @@ IS_GROUP = IS_BLK + MAX_BLOCK  # union-find parent over drives pushing one load 
 IS_VIS = IS_GROUP + 1  # breadth-first visit stamp
 IS_MASK = IS_VIS + 1  # bits of the drive slots whose push carries the body
 IS_LEN = IS_MASK + 1
+# Outside the contact mode (IR-SIM's stop and unobstructed modes, collision_modes.py) no
+# contact graph is built, so its columns hold IR-SIM's flags instead:
+IS_STOP = IS_UF  # stop flag: the body overlapped another after the last step, so it holds
+IS_HIT = IS_MOVED  # collision flag: it overlaps another body that is not unobstructed
 
 # prs[E, K, :] candidate pairs
 PRS_A = 0

@@ -31,6 +31,12 @@ Box2D's ``b2World_Step`` and ``solver.c`` follow; read the modules in this order
        after the last sub-step:
     10. sensors      sensors.py          touching contacts into the contact buffers
 
+Before the step, a world with motion noise draws the step's noise (kinematics.py's
+``draw_noise``); a world in one of IR-SIM's other collision modes (``stop``,
+``unobstructed``, ``unobstructed_obstacles``) takes ``collision_modes.kinematic_step``
+instead of stages 1-10: its drives move, nothing pushes, overlaps stop bodies
+(``_step_mode`` picks, around ``step_env``).
+
 A step that finds more candidate pairs than its buffer holds is rolled back to its start
 (``_save``/``_restore`` here, and the sleep state in sleeping.py) and flagged in
 ``hl[e, HL_STATUS]``.
@@ -51,14 +57,17 @@ from numba import njit, prange
 from .abi import ROWS_SIG, CFunction, call_void, struct_ptr
 from .arrays import cold_row, load_world
 from .broadphase import body_boxes, find_pairs
+from .collision_modes import kinematic_step
 from .contacts import prepare, reorder, sort_pairs
 from .continuous import any_fast, sweep_fast
 from .jit import compiled
-from .kinematics import free_motion
+from .kinematics import DRIVE_OMNI_ANGULAR, draw_noise, free_motion
 from .layout import (
+    BI_DRIVE,
     BI_KIND,
     BS_D0,
     BS_D1,
+    BS_D2,
     BS_SAVE,
     BS_T0,
     BS_VX0,
@@ -79,6 +88,8 @@ from .layout import (
     PR_DT,
     PR_G,
     PR_MAXSUB,
+    PR_MODE,
+    PR_NOISE,
     PR_REST,
     PR_SLEEP,
     PR_SLOP,
@@ -88,6 +99,8 @@ from .layout import (
     SC_LAST,
     SC_LEN,
     ST_OVERFLOW,
+    YW_SAVE,
+    YW_STATE,
 )
 from .narrowphase import refresh_moved
 from .position_solver import sweeps
@@ -102,7 +115,7 @@ _RELEVELS = 2  # times a sub-step may re-order its sweeps for contacts made whil
 
 # LLVM-inlined into step_env, as each stage of the sub-step (jit.py, 'Inlining')
 @compiled(inline="llvm")
-def _save(e, movable, pos, ang, vel, omg, drv, bsc):
+def _save(e, movable, bint, pos, ang, vel, omg, drv, yaw, bsc):
     """Keep env e's state at the step's start in the cold rows of ``bsc``, so a step of
     several sub-steps can be rolled back (a step of one is restored from its hot rows)."""
     for i in range(movable.shape[0]):
@@ -116,11 +129,13 @@ def _save(e, movable, pos, ang, vel, omg, drv, bsc):
         bsc[e, r, BS_SAVE + 5] = omg[e, b]
         bsc[e, r, BS_SAVE + 6] = drv[e, b, 0]
         bsc[e, r, BS_SAVE + 7] = drv[e, b, 1]
+        if bint[b, BI_DRIVE] == DRIVE_OMNI_ANGULAR:
+            yaw[e, b, YW_SAVE] = yaw[e, b, YW_STATE]
 
 
 # LLVM-inlined into step_env, as each stage of the sub-step (jit.py, 'Inlining')
 @compiled(inline="llvm")
-def _restore(e, saved, sleep_on, bint, movable, pos, ang, vel, omg, drv, bsc, bis):
+def _restore(e, saved, sleep_on, bint, movable, pos, ang, vel, omg, drv, yaw, bsc, bis):
     """Roll env e back to the step's start: from the cold rows when ``saved`` (``_save``),
     else, in the step's first sub-step, from what free motion kept of it in the hot rows.
 
@@ -140,6 +155,8 @@ def _restore(e, saved, sleep_on, bint, movable, pos, ang, vel, omg, drv, bsc, bi
             omg[e, b] = bsc[e, r, BS_SAVE + 5]
             drv[e, b, 0] = bsc[e, r, BS_SAVE + 6]
             drv[e, b, 1] = bsc[e, r, BS_SAVE + 7]
+            if bint[b, BI_DRIVE] == DRIVE_OMNI_ANGULAR:
+                yaw[e, b, YW_STATE] = yaw[e, b, YW_SAVE]
             continue
         if sleep_on and bis[e, b, IS_SKIP] != 0:
             continue
@@ -152,6 +169,8 @@ def _restore(e, saved, sleep_on, bint, movable, pos, ang, vel, omg, drv, bsc, bi
         if bint[b, BI_KIND] == DRIVEN:
             drv[e, b, 0] = bsc[e, b, BS_D0]
             drv[e, b, 1] = bsc[e, b, BS_D1]
+            if bint[b, BI_DRIVE] == DRIVE_OMNI_ANGULAR:
+                yaw[e, b, YW_STATE] = bsc[e, b, BS_D2]
 
 
 # Without reference counting, as its callers: it reads ~40 arrays of W per env, and an
@@ -195,7 +214,9 @@ def step_env(e, wp):
             W.hl[e, HL_STATUS] = ST_OVERFLOW
             return
     aw = W.stamp[e, awake_at:awake_at + na] if sleep_on else movable
-    need = count_substeps(e, prm, bint, bflt, movable, aw, epar, pos, vel, omg, drv, cmd, bsc)
+    contact = prm[PR_MODE] == 0.0  # True here; a variable, not a literal: one signature
+    need = count_substeps(e, prm, bint, bflt, movable, aw, epar, pos, vel, omg, drv, cmd, W.yaw,
+                          bsc)
     W.hl[e, HL_NEED] = need
     # Past the cap the sub-steps stop growing: continuous collision keeps what moves farther
     # than the sub-step rule allows from passing through anything (continuous.py).
@@ -209,14 +230,15 @@ def step_env(e, wp):
     # A step of one sub-step (most steps) can be rolled back from the hot rows alone.
     saved = nsub > 1
     if saved:
-        _save(e, movable, pos, ang, vel, omg, drv, bsc)
+        _save(e, movable, bint, pos, ang, vel, omg, drv, W.yaw, bsc)
         if sleep_on:
             save_sleep(e, movable, bsc)
     for sub in range(nsub):
         if sleep_on and sub > 0:
             na = doze(e, False, extra, W)
             aw = W.stamp[e, awake_at:awake_at + na]
-        free_motion(e, dts, gravity, bint, bflt, aw, epar, pos, ang, vel, omg, drv, cmd, bsc)
+        free_motion(e, dts, gravity, contact, bint, bflt, aw, epar, pos, ang, vel, omg, drv, cmd,
+                    W.yaw, bsc, bis)
         travel = body_boxes(e, aw, bflt, epar, bsc, extra, W.aabb)
         nf = 0  # frozen pairs (the sleepers' contacts) at the buffers' end
         if sleep_on:
@@ -228,7 +250,8 @@ def step_env(e, wp):
                            W.gstart, W.gitem, W.stamp, prs)
         if found > cap - nf:
             # Dropping pairs would drop contacts: roll back and let World grow the buffers.
-            _restore(e, saved, sleep_on, bint, movable, pos, ang, vel, omg, drv, bsc, bis)
+            _restore(e, saved, sleep_on, bint, movable, pos, ang, vel, omg, drv, W.yaw, bsc,
+                     bis)
             if sleep_on:
                 restore_sleep(e, saved, movable, bsc, bis, W.stamp, nst)
             W.hl[e, HL_OVERFLOW] = found + nf
@@ -311,6 +334,27 @@ def step_env(e, wp):
     W.hl[e, HL_SLEEP] = nm - na
 
 
+# LLVM-inlined into physics_rows (jit.py, 'Inlining')
+@compiled(inline="llvm")
+def _step_mode(e, wp, W):
+    """Env ``e``'s step in the world's collision mode: the contact solver (``step_env``) or
+    IR-SIM's stop / unobstructed modes (collision_modes.py), after drawing the step's motion
+    noise when some drive has any; a rolled-back step puts the env's stream back, so the step
+    taken again draws the same noise."""
+    prm = W.prm
+    noisy = prm[PR_NOISE] != 0.0
+    stream = W.rng[0]
+    if noisy:
+        stream = W.rng[e]
+        draw_noise(e, W.bint, W.bflt, W.movable, W.yaw, W.rng)
+    if prm[PR_MODE] != 0.0:
+        kinematic_step(e, wp)
+        return
+    step_env(e, wp)
+    if noisy and W.hl[e, HL_STATUS] != 0.0:
+        W.rng[e] = stream
+
+
 def physics_rows(lo, hi, wp):
     """Step envs ``lo .. hi-1`` of the worlds at ``wp`` (a :class:`WorldArrays` by pointer,
     ``abi.py``) whose ``active`` flag is set; over several envs, each prefetches the next
@@ -326,14 +370,14 @@ def physics_rows(lo, hi, wp):
         # prefetch's set-up, per array, would be paid per env here, not once per loop;
         # profiled at ~100 ns of a 1.2 us PushBox env-step.
         if W.active[lo]:
-            step_env(lo, wp)
+            _step_mode(lo, wp, W)
         return
     n = W.pos.shape[0]
     for e in range(lo, hi):
         if e + 1 < n:
             prefetch_world(e + 1, W)  # arrives while env e steps (prefetch.py)
         if W.active[e]:
-            step_env(e, wp)
+            _step_mode(e, wp, W)
 
 
 PHYSICS = CFunction(physics_rows, ROWS_SIG)

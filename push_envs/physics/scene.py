@@ -17,21 +17,27 @@ import shapely
 from .config import BodySpec, LidarSpec, SceneSpec
 from .errors import SceneError, clip
 from .grid import grid_boundary_segments, grid_rectangles
-from .kinematics import DRIVE_NAMES, DRIVE_NONE
+from .kinematics import DRIVE_NAMES, DRIVE_NONE, DRIVE_OMNI_ANGULAR
 from .layout import (
     BF_ACC0,
     BF_ACC1,
+    BF_ACC2,
+    BF_ALPHA0,
     BF_BRAD,
     BF_COMX,
     BF_COMY,
     BF_HALF,
     BF_LEN,
+    BF_NOISE,
     BF_REST,
     BF_TAU,
+    BF_UNOBS,
     BF_VMAX0,
     BF_VMAX1,
+    BF_VMAX2,
     BF_VMIN0,
     BF_VMIN1,
+    BF_VMIN2,
     BF_WHEELBASE,
     BI_DRIVE,
     BI_FLAGS,
@@ -39,7 +45,10 @@ from .layout import (
     BI_LEN,
     BI_PCOUNT,
     BI_PSTART,
+    BI_ROLE,
     BODY_BULLET,
+    BODY_UNOBS,
+    COLLISION_MODE_CODES,
     DRIVEN,
     IMMOVABLE,
     PASSIVE,
@@ -55,10 +64,14 @@ from .layout import (
     PI_BODY,
     PI_LEN,
     PI_NV,
+    ROLE_OBSTACLE,
+    ROLE_ROBOT,
 )
 from .narrowphase import CIRCLE, MAX_VERTS, POLYGON, SEGMENT
 from .params import SolverParams
 from .pieces import Piece
+from .placement import CHECK_ENVS, PlacementArrays, place
+from .rng import seed_states_of
 from .shapes import ShapeInfo
 
 _KIND_CODES = {"circle": CIRCLE, "polygon": POLYGON, "segment": SEGMENT}
@@ -97,6 +110,12 @@ class CompiledScene:
     map_segments: np.ndarray  # (k, 2, 2) boundary of the grid map, for drawing
     # (body, spec) of every ray-casting sensor (lidar2d, fmcw_lidar2d), bodies in order
     lidars: list[tuple[int, LidarSpec]] = field(default_factory=list)
+    drv0: np.ndarray | None = None  # (B, 3) initial drive state (IR-SIM's velocity; steer)
+    goal0: np.ndarray | None = None  # (B, 3) goal drawn for env 0 (random groups), else NaN
+    # Random groups drawn per env at a reset (placement.py), None when there are none; their
+    # bodies are placement.gbody, in order.
+    placement: PlacementArrays | None = None
+    collision_mode: int = 0  # layout.CM_*
 
     @property
     def num_bodies(self) -> int:
@@ -128,6 +147,112 @@ def _body_kind(body: BodySpec) -> int:
     if body.static or not math.isfinite(body.mass):
         return IMMOVABLE
     return DRIVEN if body.kinematics is not None else PASSIVE
+
+
+def _world_pieces(items: list[tuple[ShapeInfo, tuple]], rects: list[Piece]) -> PlacementArrays:
+    """The fixed pieces (world frame) a random placement keeps clear of, with no group:
+    each body's pieces at its pose, then the map's rectangles."""
+    arrays = [_piece_arrays(p, pose, np.zeros(2)) for info, pose in items for p in info.pieces]
+    arrays += [_piece_arrays(p, None, np.zeros(2)) for p in rects]
+    n = len(arrays)
+    fvert = np.zeros((n, MAX_VERTS, 2))
+    fbox = np.zeros((n, 4))
+    for j, (_kc, nv, verts, rad, _c, _r) in enumerate(arrays):
+        fvert[j] = verts
+        pts = verts[:nv]
+        fbox[j] = (*(pts.min(axis=0) - rad), *(pts.max(axis=0) + rad))
+    return PlacementArrays(
+        gint=np.zeros((0, 2), np.int64), gflt=np.zeros((0, 7)), gbody=np.zeros(0, np.int64),
+        brad=np.zeros(0), com=np.zeros((0, 2)),
+        fkind=np.array([a[0] for a in arrays], np.int64).reshape(n),
+        fnv=np.array([a[1] for a in arrays], np.int64).reshape(n), fvert=fvert,
+        frad=np.array([a[3] for a in arrays], np.float64).reshape(n), fbox=fbox)
+
+
+def _with_groups(fixed: PlacementArrays, spec: SceneSpec, groups: list[int],
+                 infos: list[ShapeInfo]) -> PlacementArrays:
+    """``fixed`` with the random groups ``groups`` (indices into spec.groups) to place."""
+    gint, gflt, gbody, brad, com = [], [], [], [], []
+    for g in groups:
+        grp = spec.groups[g]
+        gint.append((len(gbody), len(grp.bodies)))
+        gflt.append((*grp.low, *grp.high, grp.min_distance))
+        for b in grp.bodies:
+            info = infos[b]
+            c = np.asarray(info.centroid, float) if info.area > 0 else np.zeros(2)
+            gbody.append(b)
+            com.append(c)
+            brad.append(max(float(np.hypot(*(np.asarray(p.verts, float) - c).T).max())
+                            + p.radius for p in info.pieces))
+    return fixed._replace(gint=np.array(gint, np.int64).reshape(-1, 2),
+                          gflt=np.array(gflt, np.float64).reshape(-1, 7),
+                          gbody=np.array(gbody, np.int64), brad=np.array(brad, np.float64),
+                          com=np.array(com, np.float64).reshape(-1, 2))
+
+
+def _draw_layouts(P: PlacementArrays, seeds: list[int], spec: SceneSpec, groups: list[int],
+                  what: str) -> tuple[np.ndarray, np.ndarray]:
+    """Poses and goals (len(seeds), R, 3) of the random groups drawn with one stream per
+    seed; a SceneError naming the file and the group that cannot be placed."""
+    n, r = len(seeds), len(P.gbody)
+    pose = np.zeros((n, r, 3))
+    goal = np.zeros((n, r, 3))
+    status = np.zeros(n, np.int64)
+    place(np.arange(n, dtype=np.int64), seed_states_of(seeds), P, pose, goal, status)
+    bad = np.flatnonzero(status)
+    if len(bad):
+        grp = spec.groups[groups[int(status[bad[0]]) - 1]]
+        raise SceneError(
+            f"{grp.path}.distribution: cannot place the group's {len(grp.bodies)} objects "
+            f"({what}): each needs a state in range_low {list(grp.low)} .. range_high "
+            f"{list(grp.high)} at least min_distance {grp.min_distance:g} m from the group's "
+            "others and clear of every other body (its bounding circle), and no draw of "
+            f"{n} found one; widen the range, lower number or min_distance")
+    return pose, goal
+
+
+def _layout(spec: SceneSpec, infos: list[ShapeInfo], kinds: list[int], rects: list[Piece]
+            ) -> tuple[np.ndarray, np.ndarray, PlacementArrays | None]:
+    """Origin poses (B, 3) and drawn goals (B, 3, NaN when not drawn) of every body, and the
+    placement of the random groups drawn per env (None when there are none).
+
+    Groups of immovable bodies are drawn here, once, from the scene's seed (they become
+    static pieces, shared by every env); the others for env 0 of a world seeded
+    ``spec.seed`` (what its first reset draws), after checking that the first CHECK_ENVS
+    envs' draws all succeed.
+    """
+    bodies = spec.bodies
+    pose0 = np.array([b.state[:3] for b in bodies], np.float64).reshape(-1, 3)
+    goal0 = np.full((len(bodies), 3), np.nan)
+    if not spec.groups:
+        return pose0, goal0, None
+    per_env = [g for g, grp in enumerate(spec.groups)
+               if all(kinds[b] != IMMOVABLE for b in grp.bodies)]
+    at_load = [g for g in range(len(spec.groups)) if g not in per_env]
+    placed = {b for grp in spec.groups for b in grp.bodies}
+
+    def fixed(exclude: set[int]) -> PlacementArrays:
+        keep = [(infos[i], tuple(pose0[i])) for i, b in enumerate(bodies)
+                if i not in exclude and not b.unobstructed]
+        return _world_pieces(keep, rects)
+
+    P = None
+    for groups, draws in ((at_load, None), (per_env, CHECK_ENVS)):
+        if not groups:
+            continue
+        members = {b for g in groups for b in spec.groups[g].bodies}
+        P = _with_groups(fixed(members | (placed if draws is None else members)), spec,
+                         groups, infos)
+        seeds = [spec.seed ^ 0x5EED] if draws is None else \
+            [spec.seed + i for i in range(draws)]
+        what = "drawn once, for every env" if draws is None else "drawn per env"
+        pose, goal = _draw_layouts(P, seeds, spec, groups, what)
+        for k, b in enumerate(P.gbody):
+            pose0[b] = pose[0, k]
+            goal0[b] = goal[0, k]
+        if draws is None:
+            placed -= members
+    return pose0, goal0, (P if per_env else None)
 
 
 def _static_grid(sflt: np.ndarray, smin: np.ndarray, smax: np.ndarray, cell_hint: float):
@@ -165,6 +290,11 @@ def compile_scene(spec: SceneSpec, params: SolverParams | None = None) -> Compil
                              "reserved for the grid map; rename that body")
         names.append(MAP_NAME)
     nb = len(names)
+    contact = w.collision_mode == "contact"
+    rects = grid_rectangles(w.obstacle_map, w.cell, origin=w.offset) if has_map else []
+    infos = [body.shape_info(f"{spec.source}: {body.role}[{body.name}]") for body in bodies]
+    kinds = [_body_kind(body) for body in bodies]
+    layout_pose, goal_draw, placement = _layout(spec, infos, kinds, rects)
     shapes: list[ShapeInfo | None] = []
     bint = np.zeros((nb, BI_LEN), np.int64)
     bflt = np.zeros((nb, BF_LEN))
@@ -175,32 +305,47 @@ def compile_scene(spec: SceneSpec, params: SolverParams | None = None) -> Compil
     vel0 = np.zeros((nb, 2))
     omega0 = np.zeros(nb)
     steer0 = np.zeros(nb)
+    drv0 = np.zeros((nb, 3))
+    goal0 = np.full((nb, 3), np.nan)
+    goal0[: len(bodies)] = goal_draw
     pieces_m: list[tuple] = []
     pieces_s: list[tuple] = []
     sensors: list[int] = []
     lidars: list[tuple[int, LidarSpec]] = []
     for i, body in enumerate(bodies):
-        where = f"{spec.source}: {body.role}[{body.name}]"
-        info = body.shape_info(where)  # built by load_scene; not built again
+        info = infos[i]  # built by load_scene; not built again
         shapes.append(info)
-        kind = _body_kind(body)
+        kind = kinds[i]
         bint[i, BI_KIND] = kind
         bint[i, BI_DRIVE] = DRIVE_NAMES[body.kinematics.name] if body.kinematics else DRIVE_NONE
+        bint[i, BI_ROLE] = ROLE_ROBOT if body.role == "robot" else ROLE_OBSTACLE
         kin = body.kinematics
         bflt[i, BF_WHEELBASE] = (kin.wheelbase or 1.0) if kin else 1.0
         bflt[i, BF_TAU] = kin.tau if kin is not None and kin.tau is not None else w.drive_tau
-        bflt[i, [BF_VMIN0, BF_VMIN1]] = body.vel_min
-        bflt[i, [BF_VMAX0, BF_VMAX1]] = body.vel_max
-        bflt[i, [BF_ACC0, BF_ACC1]] = body.acce
+        bflt[i, [BF_VMIN0, BF_VMIN1]] = body.vel_min[:2]
+        bflt[i, [BF_VMAX0, BF_VMAX1]] = body.vel_max[:2]
+        bflt[i, [BF_ACC0, BF_ACC1]] = body.acce[:2]
+        if len(body.vel_min) > 2 and bint[i, BI_DRIVE] == DRIVE_OMNI_ANGULAR:
+            bflt[i, [BF_VMIN2, BF_VMAX2, BF_ACC2]] = (body.vel_min[2], body.vel_max[2],
+                                                      body.acce[2])
         bflt[i, BF_REST] = body.restitution if body.restitution is not None else w.restitution
+        bflt[i, BF_UNOBS] = 1.0 if body.unobstructed else 0.0
+        if kin is not None and kin.noise:
+            bflt[i, BF_NOISE] = 1.0
+            bflt[i, BF_ALPHA0:BF_ALPHA0 + len(kin.alpha)] = kin.alpha
         friction[i] = body.friction if body.friction is not None else w.friction
-        pose0[i] = body.state[:3]
-        if len(body.state) > 3:
+        pose0[i] = layout_pose[i]
+        if len(body.state) > 3 and kin is not None and kin.name == "acker":
             steer0[i] = body.state[3]
+            drv0[i, 1] = body.state[3]
+        if body.drive:
+            drv0[i, : len(body.drive)] = body.drive
         vel0[i] = body.velocity
         omega0[i] = body.omega
         if body.bullet:
             bint[i, BI_FLAGS] |= BODY_BULLET
+        if body.unobstructed:
+            bint[i, BI_FLAGS] |= BODY_UNOBS
         if "contact2d" in body.sensors:
             sensors.append(i)
         specs = [x for x in body.sensor_specs if isinstance(x, LidarSpec)]
@@ -210,8 +355,10 @@ def compile_scene(spec: SceneSpec, params: SolverParams | None = None) -> Compil
         com = np.asarray(info.centroid, dtype=np.float64) if info.area > 0 else np.zeros(2)
         if kind == IMMOVABLE:
             bint[i, BI_PSTART] = len(pieces_s)
+            if body.unobstructed:
+                continue  # IR-SIM's unobstructed: no piece for anything to meet
             for p in info.pieces:
-                pieces_s.append((_piece_arrays(p, body.state[:3], np.zeros(2)), i))
+                pieces_s.append((_piece_arrays(p, pose0[i], np.zeros(2)), i))
             bint[i, BI_PCOUNT] = len(info.pieces)
             continue
         m = float(body.mass)
@@ -235,12 +382,12 @@ def compile_scene(spec: SceneSpec, params: SolverParams | None = None) -> Compil
         i = nb - 1
         shapes.append(None)
         bint[i, BI_KIND] = IMMOVABLE
+        bint[i, BI_ROLE] = ROLE_OBSTACLE
         bint[i, BI_PSTART] = len(pieces_s)
-        rects = grid_rectangles(w.obstacle_map, w.map_resolution, origin=w.offset)
         for p in rects:
             pieces_s.append((_piece_arrays(p, None, np.zeros(2)), i))
         bint[i, BI_PCOUNT] = len(rects)
-        map_segments = grid_boundary_segments(w.obstacle_map, w.map_resolution, origin=w.offset)
+        map_segments = grid_boundary_segments(w.obstacle_map, w.cell, origin=w.offset)
 
     def pack(items, world):
         n = len(items)
@@ -272,9 +419,14 @@ def compile_scene(spec: SceneSpec, params: SolverParams | None = None) -> Compil
         shapes=shapes, bint=bint, bflt=bflt, pint=pint, pvert=pvert, pflt=pflt, sint=sint,
         svert=svert, sflt=sflt, grid=grid, gstart=gstart, gitem=gitem, movable=movable,
         mass=mass, inertia=inertia, friction=friction, pose0=pose0, vel0=vel0, omega0=omega0,
-        steer0=steer0, sensors=sensors, map_segments=map_segments, lidars=lidars,
+        steer0=steer0, sensors=sensors, map_segments=map_segments, lidars=lidars, drv0=drv0,
+        goal0=goal0, placement=placement,
+        collision_mode=COLLISION_MODE_CODES[w.collision_mode],
     )
-    check_spawn_overlaps(scene, params.rest_tolerance)
+    if contact:
+        # IR-SIM's other modes let bodies overlap (they stop, or pass through): only the
+        # contact solver needs clear spawns.
+        check_spawn_overlaps(scene, params.rest_tolerance)
     return scene
 
 
@@ -290,6 +442,9 @@ def speed_bound(scene: CompiledScene, i: int) -> float:
         return float(np.hypot(*scene.vel0[i]) + abs(scene.omega0[i]) * reach)
     if drive == DRIVE_NAMES["omni"]:
         return float(math.hypot(v0, v1))
+    if drive == DRIVE_OMNI_ANGULAR:
+        v2 = max(abs(b[BF_VMIN2]), abs(b[BF_VMAX2]))
+        return float(math.hypot(v0, v1) + v2 * reach)
     if drive == DRIVE_NAMES["acker"]:
         return float(v0 * (1.0 + reach * abs(math.tan(min(v1, 1.5))) / b[BF_WHEELBASE]))
     return float(v0 + v1 * reach)
@@ -374,7 +529,8 @@ def check_spawn_overlaps(scene: CompiledScene, tol: float) -> None:
     within a few tol of that box is included (mitred corners reach at most 5 shrink
     distances), hence the margin.
     """
-    movable = set(scene.movable.tolist())
+    # IR-SIM's unobstructed bodies meet nothing, so their overlaps are no spawn error.
+    movable = {int(b) for b in scene.movable if scene.bflt[b, BF_UNOBS] == 0.0}
     is_map = [info is None for info in scene.shapes]
     geoms: list[shapely.Geometry] = []
     for i in range(scene.num_bodies):
@@ -395,7 +551,7 @@ def check_spawn_overlaps(scene: CompiledScene, tol: float) -> None:
     for i in sorted(movable):
         for j in tree.query(geoms[i]):
             j = int(j)
-            if j == i or (j in movable and j < i):
+            if j == i or (j in movable and j < i) or scene.bflt[j, BF_UNOBS] != 0.0:
                 continue
             gi, ai = shrunk[i]
             gj, aj = shrunk[j]

@@ -274,9 +274,13 @@ def _circle(spec: dict, where: str) -> _Part:
 
 
 def _rectangle(spec: dict, where: str) -> _Part:
+    """A ``length`` x ``width`` rectangle about its ``center`` (the origin by default; a car
+    shape's wheelbase moves it forward, config.py)."""
     half_l = _size(spec, "length", where) / 2.0
     half_w = _size(spec, "width", where) / 2.0
     verts = np.array([[-half_l, -half_w], [half_l, -half_w], [half_l, half_w], [-half_l, half_w]])
+    if "center" in spec:
+        verts = verts + _pair(spec["center"], f"{where}.center", 2)
     return _Part([Piece("polygon", verts)], _polygon_mass(verts), [verts], [True])
 
 

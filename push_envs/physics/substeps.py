@@ -17,14 +17,17 @@ from __future__ import annotations
 import math
 
 from .jit import compiled
-from .kinematics import DRIVE_ACKER, DRIVE_OMNI
+from .kinematics import DRIVE_ACKER, DRIVE_OMNI, DRIVE_OMNI_ANGULAR, noise_bound
 from .layout import (
     BF_BRAD,
     BF_HALF,
+    BF_NOISE,
     BF_VMAX0,
     BF_VMAX1,
+    BF_VMAX2,
     BF_VMIN0,
     BF_VMIN1,
+    BF_VMIN2,
     BF_WHEELBASE,
     BI_DRIVE,
     BI_FLAGS,
@@ -35,6 +38,8 @@ from .layout import (
     EP_SCALE,
     PR_DT,
     PR_SUBFRAC,
+    YW_CMD,
+    YW_STATE,
 )
 
 _MIN_HALF = 1e-6  # [m] floor on the half-thickness used to size sub-steps (no division by 0)
@@ -55,6 +60,33 @@ def _speed(e, b, bint, bflt, epar, vel, omg, drv, cmd):
     drive = bint[b, BI_DRIVE]
     if drive == DRIVE_OMNI:
         return math.sqrt(d0 * d0 + d1 * d1)
+    if drive == DRIVE_ACKER:
+        return d0 * (1.0 + reach * abs(math.tan(min(d1, 1.5))) / bflt[b, BF_WHEELBASE])
+    return d0 + d1 * reach
+
+
+@compiled
+def _speed_irsim(e, b, bint, bflt, epar, drv, cmd, yaw, bsc):
+    """:func:`_speed` of a drive _speed does not cover: an omni_angular drive (its yaw rate
+    times the bounding radius on top of its translation) or one with motion noise (the step
+    executes the drive plus this step's noise, kinematics.executed). Kept apart so that the
+    common case stays the small function it was (LLVM inlines it into count_substeps)."""
+    reach = bflt[b, BF_BRAD] * epar[e, b, EP_SCALE]
+    c0 = min(max(cmd[e, b, 0], bflt[b, BF_VMIN0]), bflt[b, BF_VMAX0])
+    c1 = min(max(cmd[e, b, 1], bflt[b, BF_VMIN1]), bflt[b, BF_VMAX1])
+    d0 = max(abs(drv[e, b, 0]), abs(c0))
+    d1 = max(abs(drv[e, b, 1]), abs(c1))
+    drive = bint[b, BI_DRIVE]
+    d2 = 0.0
+    if drive == DRIVE_OMNI_ANGULAR:
+        c2 = min(max(yaw[e, b, YW_CMD], bflt[b, BF_VMIN2]), bflt[b, BF_VMAX2])
+        d2 = max(abs(yaw[e, b, YW_STATE]), abs(c2))
+    n0, n1, n2 = noise_bound(e, b, drive, d0, d1, bflt, yaw)
+    d0 += n0
+    d1 += n1
+    d2 += n2
+    if drive == DRIVE_OMNI_ANGULAR or drive == DRIVE_OMNI:
+        return math.sqrt(d0 * d0 + d1 * d1) + d2 * reach
     if drive == DRIVE_ACKER:
         return d0 * (1.0 + reach * abs(math.tan(min(d1, 1.5))) / bflt[b, BF_WHEELBASE])
     return d0 + d1 * reach
@@ -92,7 +124,7 @@ _REACH_BODIES = 24
 
 # LLVM-inlined into step_env, as each stage of the sub-step (jit.py, 'Inlining')
 @compiled(inline="llvm")
-def count_substeps(e, prm, bint, bflt, movable, aw, epar, pos, vel, omg, drv, cmd, bsc):
+def count_substeps(e, prm, bint, bflt, movable, aw, epar, pos, vel, omg, drv, cmd, yaw, bsc):
     """Sub-steps [-] env ``e``'s step needs so that no body travels more than PR_SUBFRAC of
     its half-thickness per sub-step, moving at the speed it can reach (see the sketch above),
     bullets left out. Returns the count uncapped; the caller takes at most PR_MAXSUB. Keeps
@@ -111,6 +143,8 @@ def count_substeps(e, prm, bint, bflt, movable, aw, epar, pos, vel, omg, drv, cm
             bsc[e, b, BS_REACH] = 0.0  # a bullet neither sets the count nor is held to it
             continue
         p = _speed(e, b, bint, bflt, epar, vel, omg, drv, cmd)
+        if bflt[b, BF_NOISE] != 0.0 or bint[b, BI_DRIVE] == DRIVE_OMNI_ANGULAR:
+            p = _speed_irsim(e, b, bint, bflt, epar, drv, cmd, yaw, bsc)
         # The hot row: free motion reads this body's line right after, so the write costs no
         # extra memory traffic (the cold rows did: a miss per body on every step of a batch).
         bsc[e, b, BS_REACH] = p

@@ -29,11 +29,13 @@ from .fastcall import entry_point
 from .fov import bounding_radii, detect_all, fov_of
 from .frames import com_offsets
 from .layout import (
+    BF_NOISE,
     BI_DRIVE,
     BI_FLAGS,
     BI_KIND,
     BODY_BULLET,
     BS_LEN,
+    CM_CONTACT,
     CT_DEPTH,
     CT_FN,
     CT_FT,
@@ -63,8 +65,10 @@ from .layout import (
     HL_STATUS,
     HL_SWEEPS,
     IMMOVABLE,
+    IS_HIT,
     IS_LEN,
     IS_SLEEP,
+    IS_STOP,
     MAX_DRIVE_SLOTS,
     OUT_LEN,
     PASSIVE,
@@ -75,6 +79,8 @@ from .layout import (
     PR_G,
     PR_LEN,
     PR_MAXSUB,
+    PR_MODE,
+    PR_NOISE,
     PR_REST,
     PR_RMIX,
     PR_SLEEP,
@@ -84,6 +90,8 @@ from .layout import (
     PRS_LEN,
     SC_REBUILD,
     ST_OVERFLOW,
+    YW_LEN,
+    YW_STATE,
     gsc_len,
     gsc_queue,
     stamp_counts,
@@ -96,14 +104,16 @@ from .mixing import rule_code
 from .narrowphase import MAX_VERTS
 from .params import SolverParams
 from .pipeline import PHYSICS, step_parallel, step_serial
-from .rng import seed_states
+from .placement import place
+from .rng import seed_states, seed_states_of
 from .scene import CompiledScene, compile_scene
 from .sensors import contact_array
 from .sleeping import SLEEP_MIN_BODIES
 
 MAX_ENVS = 1 << 20  # a batch beyond this is a typo, not a workload: refuse before allocating
 PARALLEL_MIN_ENVS = 16  # below this, the serial kernel beats prange (thread start-up)
-DRIVE_NAMES = {0: None, 1: "diff", 2: "omni", 3: "acker"}
+DRIVE_NAMES = {0: None, 1: "diff", 2: "omni", 3: "acker", 4: "omni_angular"}
+DRIVE_COLUMNS = {0: 2, 1: 2, 2: 2, 3: 2, 4: 3}  # command (and drive state) entries per drive
 
 
 @dataclass(frozen=True, eq=False)
@@ -184,6 +194,23 @@ def reports_for(world: World, body: int, env: int) -> list[ContactReport]:
     return out
 
 
+def _seed(seed: Any, what: str) -> int:
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) \
+            or not 0 <= seed < 2**64:
+        raise ValueError(f"World: {what} must be an integer in [0, 2**64), got "
+                         f"{short_repr(seed)}")
+    return int(seed)
+
+
+def _seeds(seed: Any, n: int) -> list[int]:
+    """One seed per selected env: an int s gives s, s + 1, ...; a list gives its entries."""
+    if isinstance(seed, (list, tuple, np.ndarray)):
+        if len(seed) != n:
+            raise ValueError(f"World.reset: {n} envs selected but {len(seed)} seeds given")
+        return [_seed(x, "seed") for x in seed]
+    return [_seed(seed, "seed") + k for k in range(n)]
+
+
 def _holds_bool(value: Any) -> bool:
     """True if a (nested) list or tuple holds a bool anywhere."""
     stack = [value]
@@ -204,10 +231,13 @@ class World:
         num_envs: number of copies stepped together (>= 1).
         num_threads: threads for ``prange`` over envs; None keeps numba's current setting
             (``NUMBA_NUM_THREADS``). Only used when ``num_envs >= PARALLEL_MIN_ENVS``.
+        seed: seed of the envs' own streams (``rng``): env i draws as a single world seeded
+            ``seed + i`` (IR-SIM's random distributions at every reset, motion noise). None:
+            the scene's seed (``from_config``'s).
     """
 
     def __init__(self, scene: CompiledScene, num_envs: int = 1,
-                 num_threads: int | None = None) -> None:
+                 num_threads: int | None = None, seed: int | None = None) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) \
                 or not 1 <= num_envs <= MAX_ENVS:
             raise ValueError(f"World: num_envs must be an integer in [1, {MAX_ENVS}], got "
@@ -243,6 +273,8 @@ class World:
         self.restitution_mixing = scene.spec.world.restitution_mixing
         # Per-body flags (BI_FLAGS: bullets) are this world's own: its setters write them.
         self.bint = scene.bint.copy()
+        self.prm[PR_MODE] = float(scene.collision_mode)
+        self.prm[PR_NOISE] = 1.0 if np.any(scene.bflt[:, BF_NOISE] != 0.0) else 0.0
         # Sized to the scene: per-env scratch is walked every step, so oversizing it costs
         # cache misses at large batches (a step that finds more pairs grows the buffers).
         # Never more than the pairs the broad phase can list: each two movable bodies once,
@@ -260,6 +292,16 @@ class World:
         self.omg = np.zeros((E, B))
         self.drv = np.zeros((E, B, 2))
         self.cmd = np.zeros((E, B, 2))
+        # IR-SIM's drive extras (layout.YW_*): an omni_angular drive's yaw-rate command and
+        # state [rad/s], and a noisy drive's draws of the step.
+        self.yaw = np.zeros((E, B, YW_LEN))
+        # Each env's own stream for the world model's draws (placement.py, motion noise).
+        self.rng = seed_states(scene.spec.seed if seed is None else _seed(seed, "seed"), E)
+        # The random groups' latest draws (placement.py), one row per placed body.
+        nr = 0 if scene.placement is None else len(scene.placement.gbody)
+        self.placed_pose = np.zeros((E, nr, 3))
+        self.placed_goal = np.zeros((E, nr, 3))
+        self._place_status = np.zeros(E, np.int64)
         # Scratch and outputs.
         # Per-body and per-pair scratch rows are whole cache lines (layout.py): start them on one.
         self._bsc = aligned_zeros((E, 2 * B, BS_LEN))
@@ -308,7 +350,8 @@ class World:
             vel=self.vel, omg=self.omg, drv=self.drv, cmd=self.cmd, active=self.active,
             bsc=self._bsc, bis=self._bis, aabb=self._aabb, stamp=self._stamp, prs=self._prs,
             pfl=self._pfl, pord=self._pord, vbuf=self._vbuf, cbuf=self._cbuf, cti=self.cti,
-            ctf=self.ctf, ctn=self.ctn, hl=self.health, gsc=self._gsc)
+            ctf=self.ctf, ctn=self.ctn, hl=self.health, gsc=self._gsc, rng=self.rng,
+            yaw=self.yaw)
         WORLD_ABI.check(self.arrays)
         self._parallel = self.num_envs >= PARALLEL_MIN_ENVS
         self._kernel = step_parallel if self._parallel else step_serial
@@ -361,8 +404,14 @@ class World:
     @classmethod
     def from_config(cls, source: str | os.PathLike | Mapping, num_envs: int = 1,
                     num_threads: int | None = None,
-                    params: SolverParams | None = None) -> World:
-        """Load a YAML scene (path or dict), compile it and make ``num_envs`` copies.
+                    params: SolverParams | None = None, seed: int = 0) -> World:
+        """Load a YAML scene (path or dict; IR-SIM's world files load as written), compile it
+        and make ``num_envs`` copies.
+
+        ``seed`` seeds what is drawn at load, once for every env (``random_shape`` shapes, a
+        generator map without its own seed, random groups of immovable bodies), and the
+        envs' streams: env i draws its random placements and motion noise as a single world
+        seeded ``seed + i``.
 
         Raises:
             SceneError: an invalid scene (the message names the file and the key path).
@@ -371,7 +420,7 @@ class World:
         if not isinstance(source, (str, bytes, os.PathLike, Mapping)):
             raise TypeError(f"World.from_config: a scene is a path (str or os.PathLike) to a "
                             f"YAML file or a mapping, got {type(source).__name__}")
-        spec = load_scene(source)
+        spec = load_scene(source, seed=_seed(seed, "seed"))
         return cls(compile_scene(spec, params), num_envs=num_envs, num_threads=num_threads)
 
     @property
@@ -452,32 +501,88 @@ class World:
             raise ValueError(f"{where} must be <= {high:g}, got {short_repr(value)}")
         return out
 
-    def reset(self, env: int | np.ndarray | None = None) -> None:
-        """Restore the scene's initial state and parameters in ``env`` (all when None)."""
+    def reset(self, env: int | np.ndarray | None = None, seed: Any = None) -> None:
+        """Restore the scene's initial state and parameters in ``env`` (all when None).
+
+        The bodies of IR-SIM's ``random`` distributions are drawn afresh in each reset env,
+        from its own stream (``seed``: None continues the streams; an int s gives the k-th
+        selected env the stream of a single world seeded s + k; a list gives one seed per
+        selected env). Stop and collision flags (IR-SIM's stop mode) are cleared.
+
+        Raises:
+            RuntimeError: an env whose random groups could not be placed (naming the group);
+                nothing is changed then.
+        """
         s = self.scene
         sel = self._envs(env)
+        envs = np.arange(self.num_envs)[sel]
+        if seed is not None:
+            self.rng[envs] = seed_states_of(_seeds(seed, len(envs)))
+        if s.placement is not None and len(envs):
+            streams = self.rng[envs].copy()
+            place(envs.astype(np.int64), self.rng, s.placement, self.placed_pose,
+                  self.placed_goal, self._place_status)
+            bad = envs[self._place_status[envs] != 0]
+            if len(bad):
+                self.rng[envs] = streams
+                e = int(bad[0])
+                grp = s.spec.groups[int(self._place_status[e]) - 1]
+                raise RuntimeError(
+                    f"World.reset: env {e}: {grp.path}.distribution: no placement of the "
+                    f"group's {len(grp.bodies)} objects found in {len(grp.bodies)} x "
+                    "MAX_TRIES tries, MAX_ROUNDS times (placement.py); the env was not reset")
         self.epar[sel, :, EP_MASS] = s.mass
         self.epar[sel, :, EP_INERTIA] = s.inertia
         self.epar[sel, :, EP_FRICTION] = s.friction
         self.epar[sel, :, EP_SCALE] = 1.0
         self.steps[sel] = 0
         self.cmd[sel] = 0.0
-        self.drv[sel] = 0.0
-        self.drv[sel, :, 1] = np.where(s.bint[:, BI_DRIVE] == 3, s.steer0, 0.0)
+        self.drv[sel] = s.drv0[:, :2]
+        self.yaw[sel, :, 0] = 0.0
+        self.yaw[sel, :, 1] = s.drv0[:, 2]
         for i in range(s.num_bodies):
             if s.shapes[i] is None:
                 continue
             self._place(i, s.pose0[i], sel)
+        if s.placement is not None:
+            for k, b in enumerate(s.placement.gbody):
+                self._place(int(b), self.placed_pose[sel, k], sel)
         self.vel[sel] = s.vel0
         self.omg[sel] = s.omega0
         self.ctn[sel] = 0
         self.health[sel] = 0.0
         self._bis[sel, :, IS_SLEEP] = 0
         self._stale_sleep(sel)
+        if s.collision_mode != CM_CONTACT:  # IR-SIM's flags (contact-graph columns otherwise)
+            self._bis[sel, :, IS_STOP] = 0
+            self._bis[sel, :, IS_HIT] = 0
         if self.behaviours is not None:
             from .behaviours.layout import CTL_RESET
 
-            self.behaviours.run(self, CTL_RESET, np.arange(self.num_envs)[sel])
+            self.behaviours.run(self, CTL_RESET, envs)
+            self._placed_goals_to_plan(envs)
+
+    def _placed_goals_to_plan(self, envs: np.ndarray) -> None:
+        """The goals IR-SIM's random distributions drew in ``envs`` (each env its own) as the
+        goal queues of the behaviours' plan, which holds the scene's goals (none for a body
+        placed per env)."""
+        P = self.scene.placement
+        if P is None or self.behaviours is None or not len(envs):
+            return
+        from .behaviours.layout import GQ_DIMS, GS_ARRIVED, GS_COUNT, GS_HEAD
+
+        A = self.behaviours.arrays
+        for k, b in enumerate(P.gbody):
+            goal = self.placed_goal[envs, k]
+            ok = envs[np.all(np.isfinite(goal), axis=1)]
+            if not len(ok):
+                continue
+            A.gq[ok, b] = 0.0
+            A.gq[ok, b, 0, :3] = self.placed_goal[ok, k]
+            A.gq[ok, b, 0, GQ_DIMS] = 3
+            A.gs[ok, b, GS_HEAD] = 0
+            A.gs[ok, b, GS_COUNT] = 1
+            A.gs[ok, b, GS_ARRIVED] = 0
 
     def _stale_sleep(self, sel: Any) -> None:
         """The sleep lists of the selected envs are rebuilt at their next step (sleeping.py),
@@ -490,14 +595,17 @@ class World:
     def step(self, commands: Mapping[str, Any] | None = None) -> None:
         """Advance every env by one ``step_time``, as IR-SIM's ``env.step()``.
 
-        ``commands`` maps driven body names to arrays of shape (num_envs, 2) or (2,): diff
-        [v m/s, omega rad/s], omni [vx, vy] m/s in the body frame, acker [v m/s, steer rad].
-        A body given a command follows it for this step, whatever its behaviour; the others
-        follow their behaviour toward their goals (``behavior``, ``group_behavior``), and a
-        driven body without one holds still. Goals are checked after the physics
-        (:meth:`goal`, :meth:`arrived`).
+        ``commands`` maps driven body names to arrays of shape (num_envs, k) or (k,): diff
+        [v m/s, omega rad/s], omni [vx, vy] m/s in the body frame, acker [v m/s, steer rad]
+        (k = 2), omni_angular [vx, vy m/s, omega rad/s] (k = 3). A body given a command
+        follows it for this step, whatever its behaviour; the others follow their behaviour
+        toward their goals (``behavior``, ``group_behavior``), and a driven body without one
+        holds still. Goals are checked after the physics (:meth:`goal`, :meth:`arrived`). A
+        world with IR-SIM's ``step_mode: external`` moves nothing (its states are set from
+        outside): it refuses commands and only counts time.
         """
         self.cmd[:] = 0.0
+        self.yaw[:, :, 0] = 0.0
         manual = self.behaviours.arrays.manual if self.behaviours is not None else None
         if manual is not None:
             manual[:] = 0
@@ -506,15 +614,26 @@ class World:
                 i = self.index(name)
                 if self.scene.bint[i, BI_KIND] != DRIVEN:
                     raise ValueError(f"World.step: body {name!r} has no drive to command")
+                k = DRIVE_COLUMNS[int(self.scene.bint[i, BI_DRIVE])]
                 arr = np.asarray(value, dtype=np.float64)
-                if arr.shape not in ((2,), (self.num_envs, 2)):
-                    raise ValueError(f"World.step: command for {name!r} must have shape (2,) or "
-                                     f"({self.num_envs}, 2), got {arr.shape}")
+                if arr.shape not in ((k,), (self.num_envs, k)):
+                    raise ValueError(f"World.step: command for {name!r} must have shape ({k},) "
+                                     f"or ({self.num_envs}, {k}), got {arr.shape}")
                 if not np.all(np.isfinite(arr)):
                     raise ValueError(f"World.step: command for {name!r} has NaN or inf: {arr}")
-                self.cmd[:, i] = arr
+                self.cmd[:, i] = arr[..., :2]
+                if k == 3:
+                    self.yaw[:, i, 0] = arr[..., 2]
                 if manual is not None:
                     manual[i] = 1
+        if self.scene.spec.world.step_mode == "external":
+            if manual is not None:
+                manual[:] = 0
+            if commands:
+                raise ValueError("World.step: the world's step_mode is 'external' (IR-SIM: the "
+                                 "caller sets states with set_state); it takes no commands")
+            self.steps += self.active
+            return
         try:
             self.step_raw()
         finally:
@@ -581,7 +700,8 @@ class World:
     def state(self, name: str) -> np.ndarray:
         """Pose of the body origin per env: (num_envs, 3) x [m], y [m], theta [rad].
 
-        Acker bodies get a fourth column, the steering angle [rad].
+        Acker bodies get a fourth column, the steering angle [rad]; a body whose
+        ``state_dim`` is larger gets zero columns up to it (IR-SIM's state vector).
         """
         i = self.index(name)
         theta = self.ang[:, i]
@@ -589,6 +709,9 @@ class World:
         out = np.concatenate([xy, theta[:, None]], axis=1)
         if self.scene.bint[i, BI_DRIVE] == 3:
             out = np.concatenate([out, self.drv[:, i, 1:2]], axis=1)
+        dim = self.scene.spec.bodies[i].state_dim if i < len(self.scene.spec.bodies) else 3
+        if out.shape[1] < dim:  # IR-SIM's state_dim: the state padded with zeros
+            out = np.concatenate([out, np.zeros((self.num_envs, dim - out.shape[1]))], axis=1)
         return out
 
     # ------------------------------------------------------------------------------ goals
@@ -603,6 +726,7 @@ class World:
             self.behaviours = BehaviourPlan(self.scene, self.num_envs)
             envs = np.arange(self.num_envs)
             self.behaviours.run(self, CTL_RESET, envs)
+            self._placed_goals_to_plan(envs)
             self.behaviours.arrays.pend[:] = 1
             self.behaviours.run(self, CTL_ARRIVE, envs)
         return self.behaviours
@@ -666,8 +790,42 @@ class World:
         return self.omg[:, self.index(name)].copy()
 
     def drive_state(self, name: str) -> np.ndarray:
-        """Drive state per env (num_envs, 2): see kinematics.py for each model's meaning."""
-        return self.drv[:, self.index(name)].copy()
+        """Drive state per env (num_envs, 2), (num_envs, 3) for omni_angular: see
+        kinematics.py for each model's meaning."""
+        i = self.index(name)
+        if DRIVE_COLUMNS[int(self.scene.bint[i, BI_DRIVE])] == 3:
+            return np.concatenate([self.drv[:, i], self.yaw[:, i, YW_STATE:YW_STATE + 1]],
+                                  axis=1)
+        return self.drv[:, i].copy()
+
+    def collision(self, name: str) -> np.ndarray:
+        """IR-SIM's collision flag per env: (num_envs,) bool, whether ``name`` overlaps a body
+        that is not unobstructed after the last step (collision modes other than contact;
+        in contact mode see :meth:`in_contact`)."""
+        i = self.index(name)
+        if self.scene.collision_mode == CM_CONTACT:
+            return np.zeros(self.num_envs, bool)
+        return self._bis[:, i, IS_HIT] != 0
+
+    def stopped(self, name: str) -> np.ndarray:
+        """IR-SIM's stop flag per env: (num_envs,) bool, whether ``name`` is held by a
+        collision (``collision_mode`` stop or unobstructed_obstacles): it overlapped a body
+        that is not unobstructed after the last step, so it does not move in the next."""
+        i = self.index(name)
+        if self.scene.collision_mode == CM_CONTACT:
+            return np.zeros(self.num_envs, bool)
+        return self._bis[:, i, IS_STOP] != 0
+
+    def placed_goals(self, name: str) -> np.ndarray:
+        """The goal IR-SIM's ``random`` distribution drew for ``name`` at the last reset, per
+        env: (num_envs, 3) x [m], y [m], theta [rad]; ValueError for a body not placed at
+        random per env (its goals are ``scene.spec.bodies[i].goal``)."""
+        i = self.index(name)
+        P = self.scene.placement
+        rows = [] if P is None else np.flatnonzero(P.gbody == i)
+        if not len(rows):
+            raise ValueError(f"World.placed_goals: {name!r} is not placed at random per env")
+        return self.placed_goal[:, int(rows[0])].copy()
 
     def _movable(self, name: str, what: str) -> int:
         i = self.index(name)
@@ -718,12 +876,17 @@ class World:
         self._bis[sel, i, IS_SLEEP] = 0
 
     def set_drive_state(self, name: str, d: Any, env: int | np.ndarray | None = None) -> None:
-        """Set a driven body's drive state (2 columns; see kinematics.py for their meaning)."""
+        """Set a driven body's drive state (2 columns, 3 for omni_angular; see kinematics.py
+        for their meaning)."""
         i = self._movable(name, "set_drive_state")
         if self.scene.bint[i, BI_KIND] != DRIVEN:
             raise ValueError(f"World.set_drive_state: {name!r} has no drive")
         sel = self._envs(env)
-        self.drv[sel, i] = self._values("set_drive_state", name, d, sel, 2)
+        k = DRIVE_COLUMNS[int(self.scene.bint[i, BI_DRIVE])]
+        values = self._values("set_drive_state", name, d, sel, k)
+        self.drv[sel, i] = values[..., :2]
+        if k == 3:
+            self.yaw[sel, i, 1] = values[..., 2]
 
     # ------------------------------------------------------------------- domain randomisation
     def set_mass(self, name: str, mass: Any, env: int | np.ndarray | None = None) -> None:
@@ -1025,10 +1188,12 @@ class World:
         h = hashlib.sha256()
         for a in (self.pos, self.ang, self.vel, self.omg, self.drv):
             h.update(np.ascontiguousarray(a).tobytes())
+        if np.any(self.scene.bint[:, BI_DRIVE] == 4):  # omni_angular drives' yaw rate too
+            h.update(np.ascontiguousarray(self.yaw[:, :, 1]).tobytes())
         return h.hexdigest()
 
     def kinematics(self, name: str) -> str | None:
-        """Drive model of ``name``: 'diff', 'omni', 'acker' or None."""
+        """Drive model of ``name``: 'diff', 'omni', 'omni_angular', 'acker' or None."""
         return DRIVE_NAMES[int(self.scene.bint[self.index(name), BI_DRIVE])]
 
     def __repr__(self) -> str:

@@ -27,7 +27,7 @@ def scene() -> dict:
         "obstacle": [
             {"name": "box", "shape": {"name": "rectangle", "length": 0.4, "width": 0.4},
              "state": [1.4, 1.5, 0], "mass": 1.0},
-            {"name": "wall", "shape": {"name": "linestring",
+            {"name": "wall", "state": [0, 0, 0], "shape": {"name": "linestring",
                                        "vertices": [[0, 0], [4, 0], [4, 3], [0, 3], [0, 0]]}},
         ],
     }
@@ -225,3 +225,28 @@ def test_keys_to_action(pressed, expected):
     a = keys_to_action(pressed)
     assert a.shape == (2,) and a.dtype == np.float32
     np.testing.assert_array_equal(a, expected)
+
+
+def test_irsim_world_colours_trajectory_and_render_rate():
+    """An IR-SIM world draws as IR-SIM's options say: its one-letter matplotlib colours, the
+    trajectory of a body with ``plot.show_trajectory`` (robot_world.yaml: 'g', a dash robot),
+    and one frame per ``sample_time``."""
+    import warnings
+    from pathlib import Path
+
+    path = Path(__file__).parents[1] / "physics" / "data" / "irsim_worlds" / "robot_world.yaml"
+    w = World.from_config(path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # 'g' is a colour, not a warning
+        r = Renderer(w, mode="rgb_array", width_px=200)
+    assert r.fps == 10  # sample_time 0.1 s
+    green = np.array([0, 128, 0])
+    frames = []
+    for _ in range(15):
+        w.step({"robot_0": [1.0, 0.0]})
+        frames.append(r.render())
+    # the path behind the robot (from x = 1.1 to 2.5 m) is drawn in the robot's green
+    row = r.world_to_px([1.6, 1.0]).round().astype(int)
+    assert np.all(frames[-1][row[1], row[0]] == green)
+    assert not np.all(frames[0][row[1], row[0]] == green)
+    r.close()

@@ -63,7 +63,7 @@ def wall(name, x, y, length=0.1, width=4.0, **kw):
 def line_wall(name, p0, p1, **kw):
     """A zero-thickness static wall (linestring)."""
     body = {"name": name, "shape": {"name": "linestring", "vertices": [list(p0), list(p1)]},
-            "static": True}
+            "static": True, "state": [0.0, 0.0, 0.0]}  # vertices in the world frame
     body.update(kw)
     return body
 

@@ -48,7 +48,8 @@ def test_defaults_and_order():
     assert scene.source == "<dict>" and scene.base_dir is None
     assert scene.world.step_time == 0.05 and scene.world.friction == 0.3
     assert scene.world.gravity == 9.81 and scene.world.obstacle_map is None
-    assert [b.name for b in scene.bodies] == ["pusher", "box", "obstacle_1"]
+    # IR-SIM's running id: the unnamed third object is obstacle_2 (after robot 0, object 1).
+    assert [b.name for b in scene.bodies] == ["pusher", "box", "obstacle_2"]
     assert [b.role for b in scene.bodies] == ["robot", "obstacle", "obstacle"]
 
     robot, box, ball = scene.bodies
@@ -65,6 +66,13 @@ def test_defaults_and_order():
     assert box.mass == 2.0 and box.state == (3.0, 2.0, 0.0)
     assert ball.mass == math.inf  # passive without mass: immovable
     assert ball.kinematics is None and ball.velocity == (0.0, 0.0) and ball.omega == 0.0
+    # IR-SIM's defaults: state [1, 1, 0] and goal [1, 9, 0] (ObjectFactory), group by entry.
+    assert ball.state == (1.0, 1.0, 0.0) and ball.goal == ((1.0, 9.0, 0.0),)
+    assert robot.goal == ((1.0, 9.0, 0.0),) and robot.goal_threshold == 0.1
+    assert robot.arrive_mode == "position" and robot.behavior is None
+    assert (robot.group, box.group, ball.group) == (0, 1, 2)
+    assert robot.path == "robot[0]" and ball.path == "obstacle[1]"
+    assert robot.unobstructed is False and robot.fov is None and robot.state_dim == 3
 
 
 def test_input_dict_not_modified():
@@ -74,10 +82,14 @@ def test_input_dict_not_modified():
 
 
 def test_single_mapping_section_and_default_shape():
-    scene = load_scene({"robot": {"kinematics": {"name": "omni"}}})
-    (robot,) = scene.bodies
-    assert robot.name == "robot_0"
-    assert robot.shape == {"name": "circle", "radius": 0.2}
+    scene = load_scene({"robot": {"kinematics": {"name": "omni"}},
+                        "obstacle": {"shape": {"name": "circle"}}})
+    robot, ball = scene.bodies
+    assert robot.name == "robot_0" and ball.name == "obstacle_1"
+    # IR-SIM: no shape is a circle of 1 m; a circle without a radius has 0.2 m.
+    assert robot.shape == {"name": "circle", "radius": 1.0}
+    assert ball.shape == {"name": "circle", "radius": 0.2}
+    assert robot.group == ball.group == 0  # a single mapping is group 0 in both sections
 
 
 def test_acker_defaults():
@@ -91,7 +103,7 @@ def test_inf_mass_forms_and_passive_velocity():
     scene = load_scene({"obstacle": [
         {"mass": "inf"},
         {"mass": float("inf")},
-        {"mass": 3, "velocity": [0.5, 0], "omega": 1.0, "acce": [".inf", 2]},
+        {"mass": 3, "velocity": [0.5, 0], "omega": 1.0, "acce": [".inf", 2.0]},
     ]})
     a, b, c = scene.bodies
     assert a.mass == math.inf and b.mass == math.inf
@@ -106,28 +118,49 @@ def test_inf_mass_forms_and_passive_velocity():
         (["robot", 0, "mass"], ".inf", r"robot\[0\]\.mass", "driven body needs a finite mass"),
         (["obstacle", 1, "name"], "pusher", r"obstacle\[1\]\.name", "duplicate name 'pusher'"),
         (["robot", 0, "kinematics"], {"name": "tank"}, r"robot\[0\]\.kinematics\.name",
-         "choices: diff, omni, acker"),
+         "choices: diff, omni, omni_angular, acker, static"),
         (["robot", 0, "shape"], {"name": "circle", "radiu": 1}, r"robot\[0\]\.shape",
-         "unknown key 'radiu'; allowed: center, name, radius"),
+         "unknown key 'radiu' (did you mean 'radius'?); allowed: center, name, radius, "
+         "radius_range, random_shape, wheelbase"),
         (["obstacle", 0, "friction"], "high", r"obstacle\[0\]\.friction", "must be a finite"),
         (["obstacle", 0, "friction"], True, r"obstacle\[0\]\.friction", "must be a finite"),
         (["obstacle", 0, "friction"], float("nan"), r"obstacle\[0\]\.friction", "finite"),
         (["robot", 0, "sensors"], [{"name": "radar2d"}], r"robot\[0\]\.sensors\[0\]",
          "unknown sensor 'radar2d'"),
-        (["robot", 0, "state"], [0, 0, 0, 1], r"robot\[0\]\.state", "2 to 3 numbers"),
+        (["robot", 0, "state"], [0], r"robot\[0\]\.state", "2 to 3 numbers"),
         (["robot", 0, "vel_min"], [2, 0], r"robot\[0\]\.vel_min", "<= vel_max"),
         (["robot", 0, "acce"], [0, 1], r"robot\[0\]\.acce\[0\]", "must be > 0"),
-        (["robot", 0, "velocity"], [1, 0], r"robot\[0\]\.velocity", "kinematics"),
+        (["robot", 0, "omega"], 1.0, r"robot\[0\]\.omega", "kinematics"),
+        (["robot", 0, "goal"], [[[1, 2], [3]]], r"robot\[0\]\.goal\[0\]",
+         "must be a goal pose [x, y, theta]"),
+        (["robot", 0, "goal"], "home", r"robot\[0\]\.goal", "must be a goal pose"),
+        (["robot", 0, "behavior"], {"speed": 1}, r"robot\[0\]\.behavior\.name",
+         "must be a behaviour name"),
+        (["robot", 0, "plot"], {"show_trajectroy": True}, r"robot\[0\]\.plot",
+         "unknown key 'show_trajectroy' (did you mean 'show_trajectory'?)"),
+        (["robot", 0, "distribution"], {"name": "uniform"}, r"robot\[0\]\.distribution\.name",
+         "choices: manual, circle, random"),
+        (["robot", 0, "number"], -1, r"robot\[0\]\.number", "integer in [0, 10000]"),
+        (["robot", 0, "role"], "obstacle", r"robot\[0\]\.role", "the section sets the role"),
+        (["robot", 0, "kinematics"], {"name": "acker", "mode": "angular"},
+         r"robot\[0\]\.kinematics\.mode", "not supported here"),
+        (["robot", 0, "kinematics"], {"name": "diff", "noise": True, "alpha": [0.1]},
+         r"robot\[0\]\.kinematics\.alpha", "at least 4 numbers"),
         (["obstacle", 0, "restitution"], 1.5, r"obstacle\[0\]\.restitution", "<= 1"),
         (["obstacle", 0, "static"], "yes", r"obstacle\[0\]\.static", "true or false"),
         (["world", "step_time"], 0, r"world\.step_time", "must be > 0"),
-        (["world", "gravty"], 9.8, r"world", "unknown key 'gravty'; allowed: drive_tau"),
+        (["world", "gravty"], 9.8, r"world",
+         "unknown key 'gravty' (did you mean 'gravity'?); allowed: collision_mode"),
+        (["world", "sample_tme"], 0.1, r"world", "(did you mean 'sample_time'?)"),
+        (["world", "control_mode"], "joystick", r"world\.control_mode",
+         "choices: auto, keyboard"),
+        (["world", "mdownsample"], 0, r"world\.mdownsample", "integer in [1,"),
         (["obstacle", 0, "shape"], {"name": "polygon", "vertices": [[0, 0], [1, 1], [1, 0],
                                                                     [0, 1]]},
          r"obstacle\[0\]\.shape\.vertices", "self-intersect"),
         (["obstacle", 0, "shape"], {"name": "compound", "parts": [
             {"name": "circle", "radius": 1, "pos": [0, 0, 0]}]},
-         r"obstacle\[0\]\.shape\.parts\[0\]", "allowed: center, name, pose, radius"),
+         r"obstacle\[0\]\.shape\.parts\[0\]", "(did you mean 'pose'?); allowed: center, name"),
     ],
 )
 def test_errors_name_path_and_reason(path, value, where, text):
@@ -141,13 +174,14 @@ def test_unknown_body_key_lists_allowed_keys(tmp_path):
     with pytest.raises(SceneError) as err:
         load_scene(path)
     message = str(err.value)
-    assert message.startswith(
-        f"{path}: obstacle[0]: unknown key 'mas'; allowed: acce, bullet, color,")
+    assert message.startswith(f"{path}: obstacle[0]: unknown key 'mas' (did you mean 'mass'?); "
+                              "allowed: acce, angle_range, arrive_mode, behavior, bullet, color,")
     assert "mass" in message and "x.yaml" in message
 
 
 def test_unknown_top_level_key():
-    with pytest.raises(SceneError, match=r"<dict>: unknown key 'robots'; allowed: obstacle"):
+    with pytest.raises(SceneError, match=r"<dict>: unknown key 'robots' \(did you mean "
+                                         r"'robot'\?\); allowed: custom, gui, obstacle"):
         load_scene({"robots": []})
 
 

@@ -141,7 +141,7 @@ def test_merge_key_bomb_is_refused(tmp_path):
 
 def test_error_messages_quote_short_excerpts():
     huge = list(range(100_000))
-    for path, value in ((["world", "width"], huge), (["robot", 0, "name"], ["n" * 10_000] * 100),
+    for path, value in ((["world", "width"], huge), (["robot", 0, "name"], [["n" * 10_000] * 100]),
                         (["robot", 0, "state"], huge), (["robot", 0, "sensors"], "s" * 9999)):
         scene = {"robot": [{"name": "r"}]}
         node = scene

@@ -244,3 +244,88 @@ def test_world_acker_state_and_yaw(scn):
     s = w.state("car")
     assert s.shape == (1, 4) and s[0, 3] == pytest.approx(0.3)
     assert w.omega("car")[0] == pytest.approx(math.tan(0.3) / 0.5, abs=1e-12)
+
+
+# ------------------------------------------------------------------ IR-SIM's kinematics keys
+def _omni_angular_world(num_envs=1, **robot):
+    from push_envs.physics import World
+
+    body = {"name": "r", "kinematics": {"name": "omni_angular"}, "state": [0.0, 0.0, 0.0],
+            "shape": {"name": "circle", "radius": 0.2}, "vel_max": [2, 2, 3],
+            "vel_min": [-2, -2, -3]}
+    body.update(robot)
+    return World.from_config({"world": {"friction": 2.0}, "robot": [body]},
+                             num_envs=num_envs)
+
+
+def test_omni_angular_sweeps_the_exact_integral_and_closes_its_circle():
+    """A body-frame velocity (vx, vy) turning at w sweeps a circle of radius |v| / w: after a
+    full turn (2 pi / w) it is back where it started, after half a turn at the diameter's far
+    end, (x, y) = 2 / w (-vy, vx) from the start."""
+    vx, vy, w = 0.6, 0.3, math.pi / 2  # a full turn in 4 s = 40 steps
+    world = _omni_angular_world()
+    for _ in range(20):
+        world.step({"r": [vx, vy, w]})
+    x, y, th = world.state("r")[0]
+    assert (x, y) == pytest.approx((-2 * vy / w, 2 * vx / w), abs=1e-12)
+    assert th == pytest.approx(math.pi, abs=1e-12)
+    for _ in range(20):
+        world.step({"r": [vx, vy, w]})
+    assert world.state("r")[0].tolist() == pytest.approx([0.0, 0.0, 2 * math.pi], abs=1e-12)
+    assert world.drive_state("r")[0].tolist() == [vx, vy, w]
+
+
+def test_omni_angular_limits_and_commands():
+    world = _omni_angular_world(acce=[10, 10, 5])
+    world.step({"r": [0.0, 0.0, 9.0]})
+    assert world.drive_state("r")[0, 2] == pytest.approx(0.5)  # acce 5 rad/s^2 x 0.1 s
+    for _ in range(10):
+        world.step({"r": [0.0, 0.0, 9.0]})
+    assert world.drive_state("r")[0, 2] == 3.0  # vel_max
+    with pytest.raises(ValueError, match=r"shape \(3,\)"):
+        world.step({"r": [1.0, 0.0]})
+
+
+def _noisy(num_envs=1, seed=0, kin="diff", alpha=(0.1, 0.0, 0.0, 0.3)):
+    from push_envs.physics import World
+
+    return World.from_config(
+        {"world": {"friction": 5.0},
+         "robot": [{"name": "r", "kinematics": {"name": kin, "noise": True,
+                                                 "alpha": list(alpha)},
+                    "state": [0.0, 0.0, 0.0], "shape": {"name": "circle", "radius": 0.1},
+                    "vel_max": [2, 2], "vel_min": [-2, -2]}]},
+        num_envs=num_envs, seed=seed)
+
+
+def test_motion_noise_of_a_batch_is_each_envs_own_stream():
+    """Env i of a batch seeded s moves as a single world seeded s + i, bit for bit; a reset
+    with a seed starts the streams again."""
+    batch = _noisy(num_envs=3, seed=5)
+    for _ in range(15):
+        batch.step({"r": [1.0, 0.5]})
+    for i in range(3):
+        single = _noisy(seed=5 + i)
+        for _ in range(15):
+            single.step({"r": [1.0, 0.5]})
+        assert single.state("r")[0].tobytes() == batch.state("r")[i].tobytes()
+    first = batch.state("r").copy()
+    assert len({tuple(row) for row in first.tolist()}) == 3  # three different walks
+    batch.reset(seed=5)
+    for _ in range(15):
+        batch.step({"r": [1.0, 0.5]})
+    assert batch.state("r").tobytes() == first.tobytes()
+
+
+def test_motion_noise_has_irsims_spread():
+    """diff: the executed velocity is v + N(0, alpha0 v^2 + alpha1 w^2) and w +
+    N(0, alpha2 v^2 + alpha3 w^2); from rest at heading 0 with w = 0, one step's x is
+    (v + n0) dt, so its spread over many envs is sqrt(alpha0) v dt (heading: 0)."""
+    n = 4000
+    w = _noisy(num_envs=n, seed=1)
+    w.step({"r": [1.0, 0.0]})
+    x = w.state("r")[:, 0]
+    assert x.mean() == pytest.approx(0.1, abs=4 * 0.1 * math.sqrt(0.1) / math.sqrt(n))
+    assert x.std() == pytest.approx(0.1 * math.sqrt(0.1), rel=0.05)
+    assert np.all(w.state("r")[:, 2] == 0.0)  # alpha2 = 0 and w = 0: no heading noise
+    assert np.all(w.drive_state("r")[:, 0] == 1.0)  # the drive state itself is noise free

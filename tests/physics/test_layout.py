@@ -16,7 +16,7 @@ from push_envs.physics import layout
 FAMILIES = {
     "BI": "bint", "BF": "bflt", "EP": "epar", "PI": "pint/sint", "PF": "pflt/sflt",
     "PR": "prm", "BS": "bsc (hot row)", "IS": "bis", "PRS": "prs", "PFL": "pfl",
-    "CT": "ctf", "HL": "hl",
+    "CT": "ctf", "HL": "hl", "YW": "yaw",
 }
 
 # Names that share a column with another name on purpose, each documented in layout.py:
@@ -25,6 +25,9 @@ ALIASES = {
     "BS_REACH": "BS_DRIVE",  # the step's reach speed, written and read before BS_DRIVE is
     "BS_D0": "BS_SLX",  # a driven body's drive state, where a passive body keeps its sleep pose
     "BS_D1": "BS_SLY",
+    "BS_D2": "BS_SLT",  # an omni_angular drive's yaw rate, as BS_D0 and BS_D1
+    "IS_STOP": "IS_UF",  # IR-SIM's flags, outside the contact mode (no contact graph)
+    "IS_HIT": "IS_MOVED",
     "PFL_ACC": "PFL_LPOS",  # where the solver's accumulators start (prepare clears from it)
 }
 
@@ -38,7 +41,8 @@ NOT_COLUMNS = {
 }
 
 # Constants of layout.py that belong to no family of columns: enumerations, bits, sizes.
-OTHER_PREFIXES = ("MODE_", "ST_", "GS_", "DS_", "MAX_", "SV_", "OUT_", "BODY_", "SC_")
+OTHER_PREFIXES = ("MODE_", "ST_", "GS_", "DS_", "MAX_", "SV_", "OUT_", "BODY_", "SC_", "CM_",
+                  "ROLE_")
 OTHER_NAMES = {"IMMOVABLE", "DRIVEN", "PASSIVE"}
 
 

@@ -158,7 +158,7 @@ def test_grid_cell_corner():
 
 def test_segment_and_static_circle():
     obs = [{"name": "line", "shape": {"name": "linestring", "vertices": [[1.5, -1], [1.5, 1]]},
-            "static": True},
+            "static": True, "state": [0, 0, 0]},
            {"name": "post", "shape": {"name": "circle", "radius": 0.25}, "state": [0, -2, 0],
             "static": True}]
     w = make(obs)
@@ -256,7 +256,8 @@ def test_random_map_matches_shapely_walk_through_the_grid():
                                       [0.075, 0], [0.3, 0], [0.3, 0.15], [-0.3, 0.15]]},
             "state": [1.0, -1.2, -0.7], "mass": 1.0},
            {"name": "line", "shape": {"name": "linestring", "vertices":
-                                      [[0.5, 1.4], [1.2, 0.6], [1.4, 1.6]]}, "static": True}]
+                                      [[0.5, 1.4], [1.2, 0.6], [1.4, 1.6]]}, "static": True,
+            "state": [0, 0, 0]}]
     w = make(obs, sensor=lidar(number=181, angle_range=2 * math.pi, range_max=4.0),
              world={"obstacle_map": (occ * 100).tolist(), "map_resolution": 0.1,
                     "offset": [-3, -3], "width": 6, "height": 6},

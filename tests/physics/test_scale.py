@@ -330,10 +330,10 @@ def test_pile_pushed_into_a_corner():
 def test_discs_poured_into_a_funnel():
     seg = {"name": "funnel", "shape": {"name": "linestring",
                                        "vertices": [[-2.0, 2.0], [-0.15, 0.0], [-0.15, -1.0]]},
-           "static": True}
+           "static": True, "state": [0.0, 0.0, 0.0]}
     seg2 = {"name": "funnel2", "shape": {"name": "linestring",
                                          "vertices": [[2.0, 2.0], [0.15, 0.0], [0.15, -1.0]]},
-            "static": True}
+            "static": True, "state": [0.0, 0.0, 0.0]}
     discs = [disc(f"d{i}", -1.2 + 0.24 * (i % 10), 2.2 + 0.24 * (i // 10), 0.1, mass=0.1,
                   velocity=[0.0, -1.0]) for i in range(100)]
     w = make([], discs + [seg, seg2], friction=0.0)

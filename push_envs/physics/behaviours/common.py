@@ -24,15 +24,18 @@ import math
 
 from ..frames import origin_pose
 from ..jit import compiled
-from ..kinematics import drive_motion, drive_update
+from ..kinematics import DRIVE_OMNI_ANGULAR, drive_motion3, drive_update, drive_yaw_update
 from ..layout import (
     BF_ACC0,
     BF_ACC1,
+    BF_ACC2,
     BF_TAU,
     BF_VMAX0,
     BF_VMAX1,
+    BF_VMAX2,
     BF_VMIN0,
     BF_VMIN1,
+    BF_VMIN2,
     BF_WHEELBASE,
     BI_DRIVE,
     BI_KIND,
@@ -238,8 +241,9 @@ def snapshot(e, W, B):
         snap[e, b, SN_VY] = vy
         snap[e, b, SN_V0] = d0
         snap[e, b, SN_V0 + 1] = d1
-        # a drive's third component (omni_angular's yaw rate), when the engine keeps one
-        snap[e, b, SN_V0 + 2] = W.drv[e, b, 2] if W.drv.shape[2] > 2 else W.omg[e, b]
+        # a drive's third component: omni_angular's yaw rate (W.yaw), else the spin
+        omni_angular = W.bint[b, BI_KIND] == DRIVEN and W.bint[b, BI_DRIVE] == DRIVE_OMNI_ANGULAR
+        snap[e, b, SN_V0 + 2] = W.yaw[e, b, 1] if omni_angular else W.omg[e, b]
         n = bi[b, BI_NSEG]
         if n > 0:
             s0 = bi[b, BI_SEG0]
@@ -274,11 +278,11 @@ def command_in_range(e, b, W, B, c0, c1, c2):
 @compiled
 def write_command(e, b, W, c0, c1, c2):
     """Body b's command in env e: (c0, c1) into the drive's command, and c2 (omni_angular's
-    yaw rate [rad/s]) when the engine's command has a third column."""
+    yaw rate [rad/s]) into its yaw command (``W.yaw``)."""
     W.cmd[e, b, 0] = c0
     W.cmd[e, b, 1] = c1
-    if W.cmd.shape[2] > 2:
-        W.cmd[e, b, 2] = c2
+    if W.bint[b, BI_DRIVE] == DRIVE_OMNI_ANGULAR:
+        W.yaw[e, b, 0] = c2
 
 
 @compiled
@@ -312,8 +316,13 @@ def advance(e, b, W, B):
                           bflt[b, BF_VMIN0], bflt[b, BF_VMIN1], bflt[b, BF_VMAX0],
                           bflt[b, BF_VMAX1], bflt[b, BF_ACC0], bflt[b, BF_ACC1],
                           bflt[b, BF_TAU], W.epar[e, b, EP_FRICTION] * W.prm[PR_G], dt)
+    d2 = 0.0
+    if drive == DRIVE_OMNI_ANGULAR:
+        d2 = drive_yaw_update(W.yaw[e, b, 1], W.yaw[e, b, 0], bflt[b, BF_VMIN2],
+                              bflt[b, BF_VMAX2], bflt[b, BF_ACC2], bflt[b, BF_TAU], dt)
+        snap[e, b, SN_V0 + 2] = d2
     th = snap[e, b, SN_T]
-    dx, dy, dth = drive_motion(drive, d0, d1, th, bflt[b, BF_WHEELBASE], dt)
+    dx, dy, dth = drive_motion3(drive, d0, d1, d2, th, bflt[b, BF_WHEELBASE], dt)
     x = snap[e, b, SN_X] + dx
     y = snap[e, b, SN_Y] + dy
     th = th + dth
