@@ -22,6 +22,7 @@ from . import _numba_cache  # noqa: F401  isort: skip
 # Importing the sensors registers each (before any scene is read).
 from .sensors import Sensor, register_sensor
 from .tasks import REGISTRY, TASK_MODULES, spec_of
+from .worlds import WORLD_ENV_ID
 
 try:
     __version__ = version("push_envs")
@@ -44,4 +45,9 @@ def register_task(module: str) -> str:
 ENV_IDS: tuple[str, ...] = tuple(register_task(m) for m in REGISTRY)
 """The registered ids, in :data:`push_envs.tasks.REGISTRY` order."""
 
-__all__ = ["ENV_IDS", "Sensor", "__version__", "register_sensor", "register_task"]
+if WORLD_ENV_ID not in registry:
+    # Any IR-SIM world file (world=...): not a task (no expert, agent or golden rollout).
+    register(id=WORLD_ENV_ID, entry_point="push_envs.worlds.env:WorldEnv",
+             vector_entry_point="push_envs.worlds.env:WorldVectorEnv")
+
+__all__ = ["ENV_IDS", "WORLD_ENV_ID", "Sensor", "__version__", "register_sensor", "register_task"]

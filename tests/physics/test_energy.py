@@ -133,7 +133,9 @@ def walls(draw) -> list[dict]:
             cx, cy = side[0] * d, side[1] * d
             ux, uy = -side[1] * math.cos(tilt) - side[0] * math.sin(tilt), \
                 side[0] * math.cos(tilt) - side[1] * math.sin(tilt)
-            out.append({"name": f"w{k}", "static": True, "shape": {
+            # world-frame vertices: the body's origin at [0, 0, 0] (IR-SIM's default state is
+            # [1, 1, 0])
+            out.append({"name": f"w{k}", "static": True, "state": [0, 0, 0], "shape": {
                 "name": "linestring", "vertices": [[cx - 2 * ux, cy - 2 * uy],
                                                    [cx + 2 * ux, cy + 2 * uy]]}})
         else:
