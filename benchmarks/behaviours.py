@@ -18,8 +18,9 @@ cold). push_envs loads the world file itself when its parser takes IR-SIM's keys
 otherwise builds the world IR-SIM loaded, object by object
 (``push_envs.physics.behaviours.reference``); without IR-SIM (or without its world files) it
 runs the recorded worlds of ``tests/physics/behaviours/data`` and the IR-SIM columns are left
-empty. Each figure is the best of ``--repeats`` timings (wall clock), taken on a machine
-others may share: compare the ratios of one run.
+empty. The two sides run in alternating rounds (``--repeats``, wall clock); each figure is
+printed as min / median / max over the rounds, and the ratio is of the medians: compare the
+ratios of one run on a machine others may share.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ import csv
 import io
 import json
 import os
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -69,9 +71,8 @@ def irsim_env(path: Path):
 
 
 def time_irsim(env, steps: int) -> float:
-    """IR-SIM's steps/s over ``steps`` steps after the first."""
+    """IR-SIM's steps/s over ``steps`` steps (one round)."""
     with contextlib.redirect_stdout(io.StringIO()):
-        env.step()
         t = time.perf_counter()
         for _ in range(steps):
             env.step()
@@ -88,18 +89,21 @@ def push_world(path: Path | None, ref: dict, num_envs: int) -> tuple[World, str]
     return world_from_reference(ref, num_envs=num_envs), "IR-SIM's objects"
 
 
-def time_push(world: World, steps: int, repeats: int) -> float:
-    """push_envs' env-steps/s over ``steps`` steps after the first, best of ``repeats``
-    (each from a reset)."""
-    best = 0.0
-    for _ in range(repeats):
-        world.reset()
+def time_push(world: World, steps: int) -> float:
+    """push_envs' env-steps/s over ``steps`` steps (one round, from a reset and one step)."""
+    world.reset()
+    world.step()
+    t = time.perf_counter()
+    for _ in range(steps):
         world.step()
-        t = time.perf_counter()
-        for _ in range(steps):
-            world.step()
-        best = max(best, steps * world.num_envs / (time.perf_counter() - t))
-    return best
+    return steps * world.num_envs / (time.perf_counter() - t)
+
+
+def spread(xs: list[float]) -> tuple[float, float, float]:
+    """(min, median, max) of the rounds' figures."""
+    if not xs:
+        return (float("nan"),) * 3
+    return min(xs), statistics.median(xs), max(xs)
 
 
 def main() -> None:
@@ -109,7 +113,7 @@ def main() -> None:
     ap.add_argument("--num-envs", type=int, default=1024, help="push_envs envs, rvo crowd")
     ap.add_argument("--steps", type=int, default=200, help="steps timed (rvo crowd)")
     ap.add_argument("--orca-steps", type=int, default=20, help="steps timed (orca crowd)")
-    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--repeats", type=int, default=5, help="alternating rounds")
     ap.add_argument("--quick", action="store_true", help="fewer steps and envs")
     ap.add_argument("--csv", default=None, help="also write the rows to this CSV file")
     args = ap.parse_args()
@@ -127,19 +131,32 @@ def main() -> None:
         envs = args.num_envs if key == "rvo" else 1
         steps = args.steps if key == "rvo" else args.orca_steps
         world, how = push_world(path, ref, envs)
-        # the same steps on both sides; push_envs' few orca steps are timed more often
-        ours = time_push(world, steps, args.repeats if key == "rvo" else 5 * args.repeats)
-        theirs = time_irsim(env, steps) if env is not None else float("nan")
-        rows.append({"world": label, "irsim_steps_per_s": theirs, "push_envs_num_envs": envs,
-                     "push_envs_env_steps_per_s": ours, "ratio": ours / theirs,
-                     "target_ratio": target, "push_envs_world_from": how})
-    print(f"{'world':30s} {'IR-SIM steps/s':>15s} {'push_envs env-steps/s':>22s} "
-          f"{'envs':>5s} {'ratio':>8s} {'target':>8s}")
+        world.step()  # compiles on a cold cache: not timed
+        if env is not None:
+            with contextlib.redirect_stdout(io.StringIO()):
+                env.step()
+        # Alternating rounds of the same steps on both sides (the machine may be shared):
+        # the ratio is of the medians. push_envs' few orca steps are timed more often.
+        ours, theirs = [], []
+        for _ in range(args.repeats):
+            if env is not None:
+                theirs.append(time_irsim(env, steps))
+            for _ in range(1 if key == "rvo" else 5):
+                ours.append(time_push(world, steps))
+        o, t = spread(ours), spread(theirs)
+        rows.append({"world": label, "irsim_min": t[0], "irsim_median": t[1], "irsim_max": t[2],
+                     "push_envs_num_envs": envs, "push_envs_min": o[0], "push_envs_median": o[1],
+                     "push_envs_max": o[2], "ratio": o[1] / t[1], "target_ratio": target,
+                     "push_envs_world_from": how})
+    print(f"{'world':28s} {'IR-SIM steps/s (min/med/max)':>30s} "
+          f"{'push_envs env-steps/s (min/med/max)':>38s} {'envs':>5s} {'ratio':>7s} "
+          f"{'target':>7s}")
     for r in rows:
-        print(f"{r['world']:30s} {r['irsim_steps_per_s']:15.1f} "
-              f"{r['push_envs_env_steps_per_s']:22.0f} {r['push_envs_num_envs']:5d} "
-              f"{r['ratio']:8.0f} {r['target_ratio']:7.0f}x   ({r['push_envs_world_from']})")
-    if any(r["irsim_steps_per_s"] != r["irsim_steps_per_s"] for r in rows):
+        irs = f"{r['irsim_min']:.0f}/{r['irsim_median']:.0f}/{r['irsim_max']:.0f}"
+        pe = f"{r['push_envs_min']:.0f}/{r['push_envs_median']:.0f}/{r['push_envs_max']:.0f}"
+        print(f"{r['world']:28s} {irs:>30s} {pe:>38s} {r['push_envs_num_envs']:5d} "
+              f"{r['ratio']:7.0f} {r['target_ratio']:6.0f}x   ({r['push_envs_world_from']})")
+    if any(r["irsim_median"] != r["irsim_median"] for r in rows):
         print("IR-SIM not run (not importable, or no --irsim-usage): push_envs alone, on the "
               "recorded worlds")
     if args.csv:
