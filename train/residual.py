@@ -108,6 +108,7 @@ from .residual_env import (  # noqa: F401  (ResidualVecEnv, unwrap: the names us
     unwrap,
 )
 from .run_folder import RunDir
+from .time_to_floor import EvalLog, describe, first_at_floor, floor_of
 from .train import (
     EVAL_SEED_OFFSET,
     FINAL_SEED_OFFSET,
@@ -368,12 +369,14 @@ def _train(args: Args, hp: dict[str, Any], res: dict[str, Any], base: Agent,
     print(f"the base on the final evaluation's episodes: success "
           f"{100 * base_result['success_rate']:.1f}%")
 
+    log: list[dict[str, Any]] = []  # every evaluation, with its wall clock and env steps
     eval_freq = int(hp.get("eval_freq") or max(hp["n_timesteps"] // 20, 1))
     eval_cb = EvalCallback(eval_env, n_eval_episodes=args.eval_episodes,
                            eval_freq=max(eval_freq // hp["n_envs"], 1), log_path=str(out),
                            best_model_save_path=str(out), deterministic=True,
                            callback_on_new_best=SaveVecNormalize(out / "best_vecnormalize.pkl"),
-                           verbose=0)
+                           verbose=0, callback_after_eval=EvalLog(log, t_start,
+                                                       hp.get("stop_at_success")))
     callbacks = CallbackList([eval_cb, UpdateThreads(args.threads, update_threads),
                               Schedule(res["critic_warmup"], res["log_std_final"]),
                               *ent_coef_decay(hp), UnderWay(run)])
@@ -396,6 +399,9 @@ def _train(args: Args, hp: dict[str, Any], res: dict[str, Any], base: Agent,
                               "env_kwargs": hp["env_kwargs"], "residual": res,
                               "env_steps": steps, "train_time_s": train_time,
                               "steps_per_s": steps / train_time, "base": base_result}
+    floor = floor_of(env_id, hp)
+    result.update(evaluations=log, floor=floor, to_floor=first_at_floor(log, floor))
+    print(describe(result["to_floor"], floor))
     for which in ("final", "best"):
         path = out / f"{which}_model.zip"
         if not path.exists():

@@ -177,6 +177,20 @@ def test_ppo_smoke_then_enjoy_gif(tmp_path: Path):
     assert 0.0 <= result["success_rate"] <= 1.0 and result["env_steps"] >= 2048
     log = np.load(run / "evaluations.npz")
     assert "successes" in log and log["successes"].shape[1] == 4  # is_success reached EvalCallback
+    # Each evaluation is in result.json with its wall clock, in the order played.
+    # PushBox-v0's entry warm-starts: the clone's evaluation comes first, at 0 PPO steps.
+    evals = result["evaluations"]
+    assert [e["phase"] for e in evals] == ["clone"] + ["ppo"] * len(log["timesteps"])
+    assert evals[0]["env_steps"] == 0
+    assert evals[0]["success_rate"] == result["warm_start"]["clone"]["success_rate"]
+    ppo = evals[1:]
+    assert [e["env_steps"] for e in ppo] == log["timesteps"].tolist()
+    np.testing.assert_allclose([e["success_rate"] for e in ppo], log["successes"].mean(1))
+    walls = [e["wall_clock_s"] for e in evals]
+    assert walls == sorted(walls) and 0 < walls[-1] < result["wall_clock_s"]
+    assert result["floor"] == 0.8
+    hits = [e for e in evals if e["success_rate"] >= 0.8]
+    assert result["to_floor"] == ({**hits[0], "floor": 0.8} if hits else None)
 
     gif = tmp_path / "x.gif"
     _run(["-m", "train.enjoy", "--run", str(run), "--gif", str(gif), "--episodes", "1"], 120)
