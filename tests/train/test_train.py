@@ -164,7 +164,8 @@ def _run(cmd: list[str], timeout: float) -> subprocess.CompletedProcess:
 def test_ppo_smoke_then_enjoy_gif(tmp_path: Path):
     out = _run(["-m", "train.train", "--timesteps", "2048", "--n-envs", "8", "--eval-episodes",
                 "4", "--eval-envs", "4", "--eval-freq", "1024", "--run-dir", str(tmp_path),
-                "--no-progress", "--hp", "ent_coef=lin_0.02"], 600)
+                "--no-progress", "--hp", "ent_coef=lin_0.02", "--hp", "stop_at_success=null",
+                "--hp", "warm_start={episodes: 20, epochs: 2, num_envs: 10}"], 600)
     assert "final evaluation: success" in out.stdout
     run = tmp_path / "PushBox-v0" / "ppo" / "0"
     from stable_baselines3 import PPO
@@ -455,8 +456,13 @@ def test_a_tasks_entry_is_read_from_its_own_folder(tmp_path: Path, monkeypatch):
     folder = spec("PushBox-v0").folder()
     assert spec("PushBox-v0").hyperparams_path() == folder / "hyperparams.yml"
     hp = T.load_hyperparams("ppo", "PushBox-v0")
-    assert (hp["n_timesteps"], hp["n_epochs"], hp["learning_rate"]) == (5e5, 5, 5e-4)
-    assert hp["n_envs"] == 64  # the shared default
+    assert (hp["n_timesteps"], hp["n_epochs"], hp["learning_rate"]) == (6e6, 2, 1e-3)
+    assert hp["n_envs"] == 1024 and hp["gamma"] == 0.98  # its own, and the shared default's
+    # omni keeps the former recipe, pinned in its robots entry over the task's
+    omni = T.load_hyperparams("ppo", "PushBox-v0", robot="omni")
+    assert (omni["n_envs"], omni["n_steps"], omni["batch_size"], omni["n_epochs"]) == \
+        (64, 64, 1024, 10)
+    assert omni["stop_at_success"] is None and omni["warm_start"] is None
     # Another file in its place is what is read.
     own = tmp_path / "hp.yml"
     own.write_text("ppo:\n  n_timesteps: 1234\n")
