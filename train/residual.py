@@ -118,6 +118,7 @@ from .train import (
     evaluate,
     load_model,
     make_env,
+    thread_plan,
 )
 
 ENTRY = "residual"  # the key of a task's hyperparams.yml this script reads
@@ -324,7 +325,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     if hp["env_kwargs"]["robot"] != base.robot:
         raise ValueError(f"the base drives {base.robot}, the yml's env_kwargs say "
                          f"{hp['env_kwargs']['robot']}")
-    hp.setdefault("env_threads", os.cpu_count() or 1)
+    hp["env_threads"] = thread_plan(hp).env  # train.train's thread plan
     res = settings(hp, args.scale)
 
     set_random_seed(args.seed)
@@ -353,7 +354,7 @@ def _train(args: Args, hp: dict[str, Any], res: dict[str, Any], base: Agent,
     print(f"run {out}: residual PPO on {base.policy} ({env_id} {hp['env_kwargs']}), "
           f"scale {res['scale']:g}, inputs {res['inputs']}, {hp['n_timesteps']:,} steps, "
           f"{hp['n_envs']} envs")
-    update_threads = args.update_threads or os.cpu_count() or 1
+    update_threads = thread_plan(hp, args.threads, args.update_threads).update
     with open(out / "args.json", "w") as fh:
         json.dump({"args": dataclasses.asdict(args), "hyperparams": hp, "residual": res,
                    "base": {"policy": base.policy, "kind": base.meta["kind"],

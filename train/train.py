@@ -206,11 +206,13 @@ class ThreadPlan:
     The phases of an iteration take turns, they never run at once: the batch steps (numba,
     ``env`` threads), the policy reads the new observations (torch, ``collect`` threads),
     and after the rollout the update trains on it (torch, ``update`` threads) while the
-    batch waits. So each phase may use every core: ``env`` and ``update`` default to the
-    cores, ``collect`` to 1, because a forward of a small MLP on a batch of observations is
-    faster on one thread than split (measured there). numba's workqueue threads and torch's
-    OpenMP threads (``OMP_WAIT_POLICY=PASSIVE``) sleep between their phases, so neither
-    spins on a core the other needs."""
+    batch waits. Each defaults to 1, by measurement on 2 cores (docs/training.md): the
+    physics is a small part of an iteration at a thousand envs, a 64-wide MLP's forward is
+    faster on one thread than split, and its update was faster on one thread than on two
+    (18-27 % more env-steps/s), while on a busy machine a two-thread region waits for a
+    thread the scheduler parked (the warm start's fit took 4x longer). numba's workqueue
+    threads and torch's OpenMP threads (``OMP_WAIT_POLICY=PASSIVE``) sleep between their
+    phases, so neither spins on a core the other needs when more are asked for."""
 
     env: int
     """numba threads stepping the batch"""
@@ -220,14 +222,12 @@ class ThreadPlan:
     """torch threads during the gradient update and the warm start's fit"""
 
 
-def thread_plan(hp: dict[str, Any], collect: int = 1, update: int | None = None,
-                cores: int | None = None) -> ThreadPlan:
-    """The :class:`ThreadPlan` of a run: the hyperparameters' ``env_threads`` (else the
-    cores), ``collect`` torch threads while collecting, ``update`` (else the cores) in the
-    update. ``cores`` defaults to ``os.cpu_count()``."""
-    cores = cores or os.cpu_count() or 1
-    return ThreadPlan(env=int(hp.get("env_threads") or cores), collect=collect,
-                      update=update or cores)
+def thread_plan(hp: dict[str, Any], collect: int = 1, update: int | None = None
+                ) -> ThreadPlan:
+    """The :class:`ThreadPlan` of a run: the hyperparameters' ``env_threads`` (else 1),
+    ``collect`` torch threads while collecting, ``update`` (else 1) in the update."""
+    return ThreadPlan(env=int(hp.get("env_threads") or 1), collect=collect,
+                      update=update or 1)
 
 
 class EntCoefDecay(BaseCallback):

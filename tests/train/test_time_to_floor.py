@@ -92,31 +92,11 @@ def test_eval_log_appends_each_evaluation_with_its_wall_clock(monkeypatch):
     assert F.first_at_floor(log, 0.5)["wall_clock_s"] == 4.0
 
 
-def test_thread_plan_gives_each_phase_the_cores_and_the_collection_one_thread():
+def test_thread_plan_is_one_thread_a_phase_unless_asked():
     from train.train import thread_plan
 
-    assert thread_plan({}, cores=2) == thread_plan({"env_threads": None}, cores=2)
-    plan = thread_plan({}, cores=2)
-    assert (plan.env, plan.collect, plan.update) == (2, 1, 2)
-    plan = thread_plan({"env_threads": 1}, collect=2, update=1, cores=8)
-    assert (plan.env, plan.collect, plan.update) == (1, 2, 1)
-
-
-@pytest.mark.parametrize("stop_at, calls", [(None, 3), (0.75, 2), (0.5, 1), (1.0, 3)])
-def test_eval_log_stops_training_at_the_first_evaluation_at_or_above_stop_at(stop_at, calls):
-    """EvalLog's answer is what EvalCallback passes on to learn(): False ends training."""
-    log: list[dict] = []
-    cb = F.EvalLog(log, t_start=0.0, stop_at=stop_at)
-    parent = EvalCallback.__new__(EvalCallback)
-    parent.evaluations_successes, parent.last_mean_reward = [], 0.0
-    cb.parent, cb.model = parent, _Model()
-    answers = []
-    for succ in ([True, False], [True, True, True, False], [True] * 3 + [False]):
-        parent.evaluations_successes.append(succ)
-        answers.append(cb.on_step())
-    # success rates 0.5, 0.75, 0.75: training goes on while they are below stop_at
-    stops = {None: [True, True, True], 0.75: [True, False, False],
-             0.5: [False, False, False], 1.0: [True, True, True]}
-    assert answers == stops[stop_at]
-    assert (answers.index(False) + 1 if False in answers else 3) == calls
-    assert [e["success_rate"] for e in log] == [0.5, 0.75, 0.75]
+    plan = thread_plan({})
+    assert (plan.env, plan.collect, plan.update) == (1, 1, 1)
+    assert thread_plan({"env_threads": None}) == plan
+    plan = thread_plan({"env_threads": 2}, collect=2, update=2)
+    assert (plan.env, plan.collect, plan.update) == (2, 2, 2)
