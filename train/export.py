@@ -47,6 +47,8 @@ from push_envs.baselines.agent import FORMAT, FORMAT_VERSION
 from push_envs.baselines.view import ObsView
 from push_envs.tasks import spec
 
+from .time_to_floor import to_floor
+
 # torch.nn activation modules -> (the agent file's name, the parameters it keeps)
 ACTIVATION_NAMES = {nn.Tanh: ("tanh", ()), nn.ReLU: ("relu", ()), nn.ELU: ("elu", ("alpha",)),
                     nn.LeakyReLU: ("leaky_relu", ("negative_slope",)),
@@ -301,6 +303,7 @@ def _sb3(run: Path, which: str) -> tuple[dict[str, Any], dict[str, np.ndarray], 
         "env_steps": int(model.num_timesteps),
         "warm_start_steps": (result.get("warm_start") or {}).get("steps"),
         "wall_clock_s": result.get("wall_clock_s"), "train_time_s": result.get("train_time_s"),
+        **to_floor(result),
         "success_rate_during_training": (result.get(which) or {}).get("success_rate"),
         "run": run.as_posix(), "args": args, "hyperparams": hp}
     meta = {"env_id": env_id, "robot": robot, "env_kwargs": env_kwargs, "policy": name,
@@ -425,6 +428,7 @@ def _residual(run: Path, which: str) -> tuple[dict[str, Any], dict[str, np.ndarr
         "env_steps": int(model.num_timesteps),
         "base_env_steps": (base.meta.get("training") or {}).get("env_steps"),
         "wall_clock_s": result.get("wall_clock_s"), "train_time_s": result.get("train_time_s"),
+        **to_floor(result),
         "success_rate_during_training": (result.get(which) or {}).get("success_rate"),
         "base_success_rate": (result.get("base") or {}).get("success_rate"),
         "run": run.as_posix(), "args": args, "hyperparams": hp, "residual": res}

@@ -211,7 +211,8 @@ def std_bounds(hp: dict[str, Any]) -> tuple[float | None, float | None]:
 
 
 _RUN_KEYS = ("n_envs", "n_timesteps", "policy", "normalize", "env_kwargs", "eval_freq",
-             "env_threads", "warm_start", "hide_obs", "sort_obs", "min_std", "max_std")
+             "env_threads", "warm_start", "hide_obs", "sort_obs", "min_std", "max_std",
+             "floor", "stop_at_success")
 
 
 def algo_kwargs(hp: dict[str, Any]) -> dict[str, Any]:
@@ -451,6 +452,8 @@ RUN_KEYS: dict[str, Check] = {
     "hide_obs": either(none, names),
     "sort_obs": anything,  # its fields: push_envs.baselines.view.sort_rows, on the env
     "min_std": _std_check, "max_std": _std_check,
+    "floor": either(none, real(0.0, 1.0, above=True)),  # train/time_to_floor.py
+    "stop_at_success": either(none, real(0.0, 1.0, above=True)),  # its EvalLog
 }
 """train/train.py's own keys (what the run is, not the algorithm's arguments)."""
 

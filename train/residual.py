@@ -108,6 +108,7 @@ from .residual_env import (  # noqa: F401  (ResidualVecEnv, unwrap: the names us
     unwrap,
 )
 from .run_folder import RunDir
+from .time_to_floor import EvalLog, describe, first_at_floor, floor_of
 from .train import (
     EVAL_SEED_OFFSET,
     FINAL_SEED_OFFSET,
@@ -117,6 +118,7 @@ from .train import (
     evaluate,
     load_model,
     make_env,
+    thread_plan,
 )
 
 ENTRY = "residual"  # the key of a task's hyperparams.yml this script reads
@@ -323,7 +325,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     if hp["env_kwargs"]["robot"] != base.robot:
         raise ValueError(f"the base drives {base.robot}, the yml's env_kwargs say "
                          f"{hp['env_kwargs']['robot']}")
-    hp.setdefault("env_threads", os.cpu_count() or 1)
+    hp["env_threads"] = thread_plan(hp).env  # train.train's thread plan
     res = settings(hp, args.scale)
 
     set_random_seed(args.seed)
@@ -352,7 +354,7 @@ def _train(args: Args, hp: dict[str, Any], res: dict[str, Any], base: Agent,
     print(f"run {out}: residual PPO on {base.policy} ({env_id} {hp['env_kwargs']}), "
           f"scale {res['scale']:g}, inputs {res['inputs']}, {hp['n_timesteps']:,} steps, "
           f"{hp['n_envs']} envs")
-    update_threads = args.update_threads or os.cpu_count() or 1
+    update_threads = thread_plan(hp, args.threads, args.update_threads).update
     with open(out / "args.json", "w") as fh:
         json.dump({"args": dataclasses.asdict(args), "hyperparams": hp, "residual": res,
                    "base": {"policy": base.policy, "kind": base.meta["kind"],
@@ -368,12 +370,14 @@ def _train(args: Args, hp: dict[str, Any], res: dict[str, Any], base: Agent,
     print(f"the base on the final evaluation's episodes: success "
           f"{100 * base_result['success_rate']:.1f}%")
 
+    log: list[dict[str, Any]] = []  # every evaluation, with its wall clock and env steps
     eval_freq = int(hp.get("eval_freq") or max(hp["n_timesteps"] // 20, 1))
     eval_cb = EvalCallback(eval_env, n_eval_episodes=args.eval_episodes,
                            eval_freq=max(eval_freq // hp["n_envs"], 1), log_path=str(out),
                            best_model_save_path=str(out), deterministic=True,
                            callback_on_new_best=SaveVecNormalize(out / "best_vecnormalize.pkl"),
-                           verbose=0)
+                           verbose=0, callback_after_eval=EvalLog(log, t_start,
+                                                       hp.get("stop_at_success")))
     callbacks = CallbackList([eval_cb, UpdateThreads(args.threads, update_threads),
                               Schedule(res["critic_warmup"], res["log_std_final"]),
                               *ent_coef_decay(hp), UnderWay(run)])
@@ -396,6 +400,9 @@ def _train(args: Args, hp: dict[str, Any], res: dict[str, Any], base: Agent,
                               "env_kwargs": hp["env_kwargs"], "residual": res,
                               "env_steps": steps, "train_time_s": train_time,
                               "steps_per_s": steps / train_time, "base": base_result}
+    floor = floor_of(env_id, hp)
+    result.update(evaluations=log, floor=floor, to_floor=first_at_floor(log, floor))
+    print(describe(result["to_floor"], floor))
     for which in ("final", "best"):
         path = out / f"{which}_model.zip"
         if not path.exists():

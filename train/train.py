@@ -69,6 +69,7 @@ from .hyperparameters import (  # noqa: E402, F401  (the names tests and scripts
     yaml_mapping,
 )
 from .run_folder import RunDir  # noqa: E402
+from .time_to_floor import EvalLog, describe, entry, first_at_floor, floor_of
 from .warm_start import demonstrations, pretrain, settings  # noqa: E402
 
 EVAL_SEED_OFFSET = 10_000  # the EvalCallback's env: seed + 10_000
@@ -196,6 +197,37 @@ class UpdateThreads(BaseCallback):
 
     def _on_step(self) -> bool:
         return True
+
+
+@dataclass(frozen=True)
+class ThreadPlan:
+    """Who gets the cores during a PPO run (docs/training.md, "Threads").
+
+    The phases of an iteration take turns, they never run at once: the batch steps (numba,
+    ``env`` threads), the policy reads the new observations (torch, ``collect`` threads),
+    and after the rollout the update trains on it (torch, ``update`` threads) while the
+    batch waits. Each defaults to 1, by measurement on 2 cores (docs/training.md): the
+    physics is a small part of an iteration at a thousand envs, a 64-wide MLP's forward is
+    faster on one thread than split, and its update was faster on one thread than on two
+    (18-27 % more env-steps/s), while on a busy machine a two-thread region waits for a
+    thread the scheduler parked (the warm start's fit took 4x longer). numba's workqueue
+    threads and torch's OpenMP threads (``OMP_WAIT_POLICY=PASSIVE``) sleep between their
+    phases, so neither spins on a core the other needs when more are asked for."""
+
+    env: int
+    """numba threads stepping the batch"""
+    collect: int
+    """torch threads while collecting rollouts, evaluating and exporting"""
+    update: int
+    """torch threads during the gradient update and the warm start's fit"""
+
+
+def thread_plan(hp: dict[str, Any], collect: int = 1, update: int | None = None
+                ) -> ThreadPlan:
+    """The :class:`ThreadPlan` of a run: the hyperparameters' ``env_threads`` (else 1),
+    ``collect`` torch threads while collecting, ``update`` (else 1) in the update."""
+    return ThreadPlan(env=int(hp.get("env_threads") or 1), collect=collect,
+                      update=update or 1)
 
 
 class EntCoefDecay(BaseCallback):
@@ -340,7 +372,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     yml = load_hyperparams(args.algo, args.env, args.hyperparams, args.robot)
     hp = apply_overrides(yml, args)
     check(hp, args.algo, f"{args.env} ({args.algo})")
-    hp.setdefault("env_threads", os.cpu_count() or 1)
+    plan = thread_plan(hp, args.threads, args.update_threads)
+    hp["env_threads"] = plan.env
     if ent_coef_setting(hp.get("ent_coef", 0.0))[1] and args.algo != "ppo":
         raise ValueError(f"{args.env}.ent_coef: lin_ decays PPO's entropy bonus; {args.algo} "
                          f"takes a number or 'auto'")
@@ -367,7 +400,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         # Played before anything is written: a task without an expert is refused here.
         demo = demonstrations(args.env, hp["env_kwargs"], warm, args.seed,
                               f"{args.env}.warm_start")
-    torch.set_num_threads(args.threads)
+    torch.set_num_threads(plan.collect)
     set_random_seed(args.seed)
     env = make_env(args.env, hp["n_envs"], args.seed, hp)
     eval_env = make_env(args.env, args.eval_envs, args.seed + EVAL_SEED_OFFSET, hp,
@@ -383,32 +416,34 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                          f"hyperparameters: {type(exc).__name__}: {exc}") from None
     with RunDir(run_dir_of(args, (yml.get("env_kwargs") or {}).get("robot")),
                 args.overwrite) as run:
-        return _train(args, hp, run, env, eval_env, model, warm, demo if warm else None,
-                      view, std_callbacks, t_start)
+        return _train(args, hp, plan, run, env, eval_env, model, warm,
+                      demo if warm else None, view, std_callbacks, t_start)
 
 
-def _train(args: Args, hp: dict[str, Any], run: RunDir, env: VecEnv, eval_env: VecEnv,
-           model: BaseAlgorithm, warm: dict[str, Any] | None, demo: Any, view: Any,
-           std_callbacks: list[BaseCallback], t_start: float) -> dict[str, Any]:
+def _train(args: Args, hp: dict[str, Any], plan: ThreadPlan, run: RunDir, env: VecEnv,
+           eval_env: VecEnv, model: BaseAlgorithm, warm: dict[str, Any] | None, demo: Any,
+           view: Any, std_callbacks: list[BaseCallback], t_start: float) -> dict[str, Any]:
     """The run itself, into ``run.path`` (claimed by :func:`main`)."""
     out = run.path
     model.tensorboard_log = str(out / "tb")  # read when learning starts
     print(f"run {out}: {args.algo} on {args.env} {hp['env_kwargs'] or ''}, "
           f"{hp['n_timesteps']:,} steps, {hp['n_envs']} envs")
-    update_threads = args.update_threads or os.cpu_count() or 1
-    print(f"threads: torch {torch.get_num_threads()} (update {update_threads}), "
-          f"numba (env batch) {hp['env_threads']}")
+    print(f"threads: numba (env batch) {plan.env}, torch {plan.collect} while collecting "
+          f"and {plan.update} in the update")
     with open(out / "args.json", "w") as fh:
         json.dump({"args": dataclasses.asdict(args), "hyperparams": hp}, fh, indent=2,
                   default=str)
 
     warm_result = None
+    log: list[dict[str, Any]] = []  # every evaluation, with its wall clock and env steps
     if warm is not None:
-        torch.set_num_threads(update_threads)  # cloning is gradient steps, as an update is
+        torch.set_num_threads(plan.update)  # cloning is gradient steps, as an update is
         warm_result = pretrain(model, env, demo, args.seed, warm, view)
-        torch.set_num_threads(args.threads)
+        torch.set_num_threads(plan.collect)
         sync_envs_normalization(env, eval_env)
-        warm_result["clone"] = evaluate(model, eval_env, args.eval_episodes)
+        clone = warm_result["clone"] = evaluate(model, eval_env, args.eval_episodes)
+        log.append(entry(0, time.perf_counter() - t_start, clone["success_rate"],
+                         clone["mean_return"], "clone"))
         dagger = " ".join(f"{r:.0%}" for r in warm_result["dagger_success_rates"])
         print(f"warm start: {warm_result['steps']:,} steps of {warm_result['episodes']} expert "
               f"episodes ({warm_result['expert_success_rate']:.0%} success)"
@@ -421,14 +456,16 @@ def _train(args: Args, hp: dict[str, Any], run: RunDir, env: VecEnv, eval_env: V
     eval_cb = EvalCallback(eval_env, n_eval_episodes=args.eval_episodes,
                            eval_freq=max(eval_freq // hp["n_envs"], 1), log_path=str(out),
                            best_model_save_path=str(out), deterministic=True,
-                           callback_on_new_best=on_best, verbose=0)
+                           callback_on_new_best=on_best, verbose=0,
+                           callback_after_eval=EvalLog(log, t_start,
+                                                       hp.get("stop_at_success")))
     t_train = time.perf_counter()
-    callbacks = CallbackList([eval_cb, UpdateThreads(args.threads, update_threads),
+    callbacks = CallbackList([eval_cb, UpdateThreads(plan.collect, plan.update),
                               *ent_coef_decay(hp), *std_callbacks, UnderWay(run)])
     model.learn(total_timesteps=hp["n_timesteps"], callback=callbacks,
                 progress_bar=args.progress, tb_log_name=args.algo)
     train_time = time.perf_counter() - t_train
-    torch.set_num_threads(args.threads)  # the evaluations below are batched inference again
+    torch.set_num_threads(plan.collect)  # the evaluations below are batched inference again
     model.save(out / "final_model.zip")
     if isinstance(env, VecNormalize):
         env.save(str(out / "vecnormalize.pkl"))
@@ -443,6 +480,9 @@ def _train(args: Args, hp: dict[str, Any], run: RunDir, env: VecEnv, eval_env: V
                               "env_kwargs": hp["env_kwargs"], "env_steps": steps,
                               "train_time_s": train_time, "steps_per_s": steps / train_time,
                               "warm_start": warm_result}
+    floor = floor_of(args.env, hp)
+    result.update(evaluations=log, floor=floor, to_floor=first_at_floor(log, floor))
+    print(describe(result["to_floor"], floor))
     for which in ("final", "best"):
         path = out / f"{which}_model.zip"
         if not path.exists():

@@ -42,10 +42,12 @@ FIELDS = ("task", "robot", "policy", "seed", "episodes", "successes", "success",
           "wilson_hi", "mean_length", "final_coverage", "max_coverage", "success_cov95",
           "success_cov90", "cov90_wilson_lo", "cov90_wilson_hi", "final_fraction_inside",
           "eval_seed", "env_steps", "wall_clock_s", "env_kwargs", "agent", "command",
-          "eval_command", "configuration")
+          "eval_command", "configuration", "floor", "floor_env_steps", "floor_wall_clock_s")
 """The columns of an evaluation row (docs/data/learned.csv); empty where they do not apply
 (the coverage columns outside Push-T, ``final_fraction_inside`` outside Sweep-v0, the
-training figures an agent does not record)."""
+training figures an agent does not record). ``floor*``: the training run's time to floor
+(train/time_to_floor.py): the task's floor and the env steps and wall clock [s] of its first
+evaluation at or above it."""
 
 
 def has_coverage(env_id: str) -> bool:
@@ -147,6 +149,8 @@ def evaluate(agent: Agent, episodes: int = 500, seed: int = EVAL_SEED, num_envs:
                mean_length=float(runs["length"].mean()), eval_seed=seed,
                env_steps=_training(agent, "env_steps"),
                wall_clock_s=_training(agent, "wall_clock_s"),
+               **{k: _training(agent, k) for k in ("floor", "floor_env_steps",
+                                                    "floor_wall_clock_s")},
                env_kwargs=json.dumps(agent.env_kwargs, sort_keys=True),
                agent=target if target and target.endswith(".npz") else
                (agent.path.name if agent.path else ""),

@@ -39,7 +39,10 @@ def csv_path(tmp_path: Path) -> Path:
     for seed, wins in enumerate((480, 490, 470)):
         append_csv(path, _row("PushBox-v0", "diff", "PPO", seed, wins))
     for seed, wins in enumerate((400, 450, 300)):
-        append_csv(path, _row("PushBox-v0", "omni", "PPO", seed, wins))
+        # seed 0 reached its floor at 14.4 s and 1.02 M steps; seed 1 never did
+        floor = [dict(floor=0.8, floor_env_steps=1_024_000, floor_wall_clock_s=14.4),
+                 dict(floor=0.8), {}][seed]
+        append_csv(path, _row("PushBox-v0", "omni", "PPO", seed, wins, **floor))
     for seed, wins in enumerate((420, 440, 430)):
         append_csv(path, _row("PushT-v0", "omni", "DAgger", seed, wins, final_coverage=0.91,
                               max_coverage=0.97, success_cov95=wins / 500,
@@ -57,7 +60,10 @@ def test_the_report_writes_the_table_the_iqm_and_the_profile(csv_path, tmp_path)
     text = page.read_text()
     assert "**88.4 %** (95 % stratified bootstrap interval" in text
     assert "| PushBox-v0 | omni | PPO | 2 | **60.0 %** (55.6-64.2) | 500 | 80 | 500 k | " \
-           "23.5 min |" in text
+           "23.5 min | - |" in text  # a run from before the time to floor was recorded
+    assert "| PushBox-v0 | omni | PPO | 0 | **80.0 %** (76.3-83.3) | 500 | 80 | 500 k | " \
+           "23.5 min | 14 s (1.02 M) |" in text
+    assert "| 23.5 min | not reached |" in text
     assert "| PushT-v0 | omni | DAgger | 1 | 0.910 | 0.970 | 88.0 % (84.9-90.6) | " \
            "90.0 % (87.1-92.3) |" in text
     assert "`python -m train.train --env PushBox-v0 --seed S`" in text

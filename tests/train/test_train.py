@@ -164,7 +164,8 @@ def _run(cmd: list[str], timeout: float) -> subprocess.CompletedProcess:
 def test_ppo_smoke_then_enjoy_gif(tmp_path: Path):
     out = _run(["-m", "train.train", "--timesteps", "2048", "--n-envs", "8", "--eval-episodes",
                 "4", "--eval-envs", "4", "--eval-freq", "1024", "--run-dir", str(tmp_path),
-                "--no-progress", "--hp", "ent_coef=lin_0.02"], 600)
+                "--no-progress", "--hp", "ent_coef=lin_0.02", "--hp", "stop_at_success=null",
+                "--hp", "warm_start={episodes: 20, epochs: 2, num_envs: 10}"], 600)
     assert "final evaluation: success" in out.stdout
     run = tmp_path / "PushBox-v0" / "ppo" / "0"
     from stable_baselines3 import PPO
@@ -177,6 +178,20 @@ def test_ppo_smoke_then_enjoy_gif(tmp_path: Path):
     assert 0.0 <= result["success_rate"] <= 1.0 and result["env_steps"] >= 2048
     log = np.load(run / "evaluations.npz")
     assert "successes" in log and log["successes"].shape[1] == 4  # is_success reached EvalCallback
+    # Each evaluation is in result.json with its wall clock, in the order played.
+    # PushBox-v0's entry warm-starts: the clone's evaluation comes first, at 0 PPO steps.
+    evals = result["evaluations"]
+    assert [e["phase"] for e in evals] == ["clone"] + ["ppo"] * len(log["timesteps"])
+    assert evals[0]["env_steps"] == 0
+    assert evals[0]["success_rate"] == result["warm_start"]["clone"]["success_rate"]
+    ppo = evals[1:]
+    assert [e["env_steps"] for e in ppo] == log["timesteps"].tolist()
+    np.testing.assert_allclose([e["success_rate"] for e in ppo], log["successes"].mean(1))
+    walls = [e["wall_clock_s"] for e in evals]
+    assert walls == sorted(walls) and 0 < walls[-1] < result["wall_clock_s"]
+    assert result["floor"] == 0.8
+    hits = [e for e in evals if e["success_rate"] >= 0.8]
+    assert result["to_floor"] == ({**hits[0], "floor": 0.8} if hits else None)
 
     gif = tmp_path / "x.gif"
     _run(["-m", "train.enjoy", "--run", str(run), "--gif", str(gif), "--episodes", "1"], 120)
@@ -441,8 +456,13 @@ def test_a_tasks_entry_is_read_from_its_own_folder(tmp_path: Path, monkeypatch):
     folder = spec("PushBox-v0").folder()
     assert spec("PushBox-v0").hyperparams_path() == folder / "hyperparams.yml"
     hp = T.load_hyperparams("ppo", "PushBox-v0")
-    assert (hp["n_timesteps"], hp["n_epochs"], hp["learning_rate"]) == (5e5, 5, 5e-4)
-    assert hp["n_envs"] == 64  # the shared default
+    assert (hp["n_timesteps"], hp["n_epochs"], hp["learning_rate"]) == (6e6, 2, 1e-3)
+    assert hp["n_envs"] == 1024 and hp["gamma"] == 0.98  # its own, and the shared default's
+    # omni keeps the former recipe, pinned in its robots entry over the task's
+    omni = T.load_hyperparams("ppo", "PushBox-v0", robot="omni")
+    assert (omni["n_envs"], omni["n_steps"], omni["batch_size"], omni["n_epochs"]) == \
+        (64, 64, 1024, 10)
+    assert omni["stop_at_success"] is None and omni["warm_start"] is None
     # Another file in its place is what is read.
     own = tmp_path / "hp.yml"
     own.write_text("ppo:\n  n_timesteps: 1234\n")
