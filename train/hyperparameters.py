@@ -28,8 +28,11 @@ from stable_baselines3.her.goal_selection_strategy import GoalSelectionStrategy
 import push_envs
 from push_envs.core.env import ROBOTS
 from push_envs.tasks import spec
+from push_envs.worlds import WORLD_ENV_ID
 
 HYPERPARAMS_DIR = Path(__file__).resolve().parent / "hyperparams"
+WORLD_HYPERPARAMS = Path(push_envs.__file__).resolve().parent / "worlds" / "hyperparams.yml"
+"""push_envs/World-v0's entries (any IR-SIM world: its file comes with --world)."""
 ALGOS = ("ppo", "sac")
 
 # Activations a yml may name in policy_kwargs (a mapping, read with yaml.safe_load: nothing in
@@ -86,6 +89,10 @@ def load_hyperparams(algo: str, env_id: str, path: str | os.PathLike | None = No
         if env_id not in table and env_id not in ids:
             raise ValueError(f"{path}: unknown env id {env_id!r}; known ids: {known}")
         source, entry = Path(path), dict(table.get(env_id) or {})
+    elif env_id == WORLD_ENV_ID:
+        # Any IR-SIM world (its file is an env argument, --world): one recipe for all.
+        source = WORLD_HYPERPARAMS
+        entry = dict(yaml_mapping(source).get(algo) or {})
     else:
         try:
             task = spec(env_id)  # shipped, or registered with push_envs.register_task
@@ -139,6 +146,8 @@ def apply_overrides(hp: dict[str, Any], args: Any) -> dict[str, Any]:
         hp["n_envs"] = args.n_envs
     if args.robot is not None:
         hp["env_kwargs"]["robot"] = args.robot
+    if getattr(args, "world", None) is not None:
+        hp["env_kwargs"]["world"] = args.world
     if args.eval_freq is not None:
         hp["eval_freq"] = args.eval_freq
     if args.env_threads is not None:

@@ -3,6 +3,7 @@
     python -m train.train                                  # PPO on PushBox-v0, diff robot
     python -m train.train --algo sac --env PushBox-v0      # SAC + HER, sparse reward
     python -m train.train --env WallSlide-v0 --seed 1 --timesteps 3e6
+    python -m train.train --env push_envs/World-v0 --world configs/robot_diff.yaml
 
 Hyperparameters come from ``train/hyperparams/{algo}.yml`` (rl-baselines3-zoo format: a
 ``default`` entry merged with the env's entry); command-line flags override them. Everything
@@ -51,6 +52,7 @@ from stable_baselines3.common.vec_env import (
 from push_envs.baselines.view import ObsView, sort_rows
 from push_envs.core import obs_layout as L
 from push_envs.sb3 import make_vec_env
+from push_envs.worlds import WORLD_ENV_ID
 
 from .common import RunArgs, UnderWay, check_run_args, cli  # noqa: E402
 from .hyperparameters import (  # noqa: E402, F401  (the names tests and scripts use here)
@@ -88,6 +90,29 @@ class Args(RunArgs):
     robot: Literal["diff", "omni", "acker"] | None = None
     """drive (default: the yml's env_kwargs, else the task's default; the run folder is
     <env>-<robot> when it differs from the yml's)"""
+    world: str | None = None
+    """the IR-SIM world file push_envs/World-v0 trains on (its env argument ``world``;
+    required for that id, refused for the tasks)"""
+
+
+def check_world_args(args: Args, hp: dict[str, Any]) -> None:
+    """push_envs/World-v0 needs a world file (``--world``, or ``env_kwargs.world``) that
+    exists; a task takes none. Raises ValueError naming the flag and the reason."""
+    world = hp["env_kwargs"].get("world")
+    if args.env != WORLD_ENV_ID:
+        if args.world is not None:
+            raise ValueError(f"--world: {args.env} is a task with its own scene; --world is "
+                             f"for {WORLD_ENV_ID}")
+        return
+    if world is None:
+        raise ValueError(f"--world: {WORLD_ENV_ID} trains on an IR-SIM world file; give one, "
+                         f"e.g. --world configs/robot_diff.yaml")
+    if isinstance(world, str) and not Path(world).is_file():
+        raise ValueError(f"--world: no such world file: {world!r}")
+    if args.robot is not None:
+        raise ValueError(f"--robot: {WORLD_ENV_ID}'s agent is a robot of the world (its "
+                         f"kinematics are the file's); choose it with --hp 'env_kwargs={{agent: "
+                         f"robot_1}}'")
 
 
 def parse_args(argv: list[str] | None = None) -> Args:
@@ -371,6 +396,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     check_run_args(args)
     yml = load_hyperparams(args.algo, args.env, args.hyperparams, args.robot)
     hp = apply_overrides(yml, args)
+    check_world_args(args, hp)
     check(hp, args.algo, f"{args.env} ({args.algo})")
     plan = thread_plan(hp, args.threads, args.update_threads)
     hp["env_threads"] = plan.env
