@@ -194,7 +194,7 @@ def test_ppo_smoke_then_enjoy_gif(tmp_path: Path):
     assert result["to_floor"] == ({**hits[0], "floor": 0.8} if hits else None)
 
     gif = tmp_path / "x.gif"
-    _run(["-m", "train.enjoy", "--run", str(run), "--gif", str(gif), "--episodes", "1"], 120)
+    _run(["-m", "train.enjoy", "--run", str(run), "--gif", str(gif), "--episodes", "1"], 300)
     from PIL import Image
 
     with Image.open(gif) as im:
