@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import shapely
 
+from .arrays import SceneConstants
 from .config import BodySpec, LidarSpec, SceneSpec
 from .errors import SceneError, clip
 from .grid import grid_boundary_segments, grid_rectangles
@@ -79,26 +80,19 @@ MAP_NAME = "map"
 
 
 @dataclass
-class CompiledScene:
-    """Arrays of one scene (no env axis) plus the names and geometry the Python side needs."""
+class CompiledScene(SceneConstants):
+    """Arrays of one scene (no env axis) plus the names and geometry the Python side needs.
+
+    The packed constants (``bint`` ... ``movable``) are inherited from
+    :class:`~push_envs.physics.arrays.SceneConstants`: they are declared once, in
+    :class:`~push_envs.physics.arrays.WorldArrays`.
+    """
 
     spec: SceneSpec
     params: SolverParams
     names: list[str]
     index: dict[str, int]
     shapes: list[ShapeInfo | None]  # None for the map body
-    bint: np.ndarray
-    bflt: np.ndarray
-    pint: np.ndarray
-    pvert: np.ndarray
-    pflt: np.ndarray
-    sint: np.ndarray
-    svert: np.ndarray
-    sflt: np.ndarray
-    grid: np.ndarray
-    gstart: np.ndarray
-    gitem: np.ndarray
-    movable: np.ndarray
     mass: np.ndarray  # [kg] per body (inf when immovable)
     inertia: np.ndarray  # [kg m^2] about the COM
     friction: np.ndarray
