@@ -444,6 +444,17 @@ def speed_bound(scene: CompiledScene, i: int) -> float:
     return float(v0 + v1 * reach)
 
 
+def _fastest_travel(scene: CompiledScene, mov: list[int]) -> float:
+    """Farthest [m] any of the movable bodies ``mov`` (not empty) can move in one step: the
+    fastest drive's limit times (1 + the largest restitution) for what a bounce adds, or a
+    passive body's initial speed, times the step time."""
+    dt = float(scene.spec.world.step_time)
+    bounce = 1.0 + max(0.0, float(np.max(scene.bflt[mov, BF_REST])))
+    fastest = max(speed_bound(scene, i) * (bounce if scene.bint[i, BI_KIND] == DRIVEN else 1.0)
+                  for i in mov)
+    return fastest * dt
+
+
 def check_substeps(scene: CompiledScene) -> int:
     """Sub-steps [-] the fastest possible motion calls for (uncapped; a step takes at most
     ``SolverParams.max_substeps`` of them, and continuous collision keeps whatever then
@@ -458,12 +469,9 @@ def check_substeps(scene: CompiledScene) -> int:
     mov = [int(i) for i in scene.movable if not scene.bint[i, BI_FLAGS] & BODY_BULLET]
     if not mov:
         return 1
-    dt = float(scene.spec.world.step_time)
-    bounce = 1.0 + max(0.0, float(np.max(scene.bflt[mov, BF_REST])))
-    fastest = max(speed_bound(scene, i) * (bounce if scene.bint[i, BI_KIND] == DRIVEN else 1.0)
-                  for i in mov)
+    travel = _fastest_travel(scene, mov)
     half = max(float(np.min(scene.bflt[mov, BF_HALF])), 1e-6)
-    return max(1, math.ceil(fastest * dt / (p.substep_fraction * half)))
+    return max(1, math.ceil(travel / (p.substep_fraction * half)))
 
 
 def thinnest_half_allowed(scene: CompiledScene) -> float:
@@ -483,12 +491,9 @@ def thinnest_half_allowed(scene: CompiledScene) -> float:
     mov = [int(i) for i in scene.movable]
     if not mov:
         return 0.0
-    dt = float(scene.spec.world.step_time)
-    bounce = 1.0 + max(0.0, float(np.max(scene.bflt[mov, BF_REST])))
-    fastest = max(speed_bound(scene, i) * (bounce if scene.bint[i, BI_KIND] == DRIVEN else 1.0)
-                  for i in mov)
+    travel = _fastest_travel(scene, mov)
     # A hair above the exact bound: the kernel's ceil() must not round up past the cap.
-    return fastest * dt / (p.substep_fraction * p.max_substeps) * (1.0 + 1e-9)
+    return travel / (p.substep_fraction * p.max_substeps) * (1.0 + 1e-9)
 
 
 def body_geometry(scene: CompiledScene, i: int, pose) -> shapely.Geometry:
