@@ -18,16 +18,22 @@ import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-_CHILD = """
-import sys, numpy as np, gymnasium as gym, push_envs
-env_id = sys.argv[1]
-env = gym.make(env_id)
-env.reset(seed=0)
-env.step(env.action_space.sample())
-venv = gym.make_vec(env_id, num_envs=16)
-venv.reset(seed=0)
-venv.step(np.zeros(venv.action_space.shape, np.float32))
-"""
+import gymnasium as gym
+import numpy as np
+
+
+def exercise(env_id: str, num_envs: int = 16) -> None:
+    """Make ``env_id`` as ``gym.make`` and as a batch of ``num_envs`` (16 or more: the
+    ``prange`` kernel), reset and step both: compiles (or loads) every kernel the task runs."""
+    env = gym.make(env_id)
+    env.reset(seed=0)
+    env.step(env.action_space.sample())
+    venv = gym.make_vec(env_id, num_envs=num_envs)
+    venv.reset(seed=0)
+    venv.step(np.zeros(venv.action_space.shape, np.float32))
+
+
+_CHILD = "import sys; from push_envs.warmup import exercise; exercise(sys.argv[1])"
 
 
 def warm(env_id: str) -> float:

@@ -69,16 +69,12 @@ def test_the_wheel_and_the_sdist_carry_every_file_a_task_needs(dist):
 
 
 _PROBE = """
-import gymnasium as gym, numpy as np, push_envs
+import push_envs
+from push_envs.warmup import exercise
 assert push_envs.__file__.startswith({site!r}), push_envs.__file__
 assert push_envs.__version__ == {version!r}, push_envs.__version__
 for env_id in push_envs.ENV_IDS:
-    env = gym.make(env_id)
-    env.reset(seed=0)
-    env.step(env.action_space.sample())
-    venv = gym.make_vec(env_id, num_envs=3)
-    venv.reset(seed=0)
-    venv.step(np.zeros(venv.action_space.shape, np.float32))
+    exercise(env_id, num_envs=3)
     print("ok", env_id)
 import stable_baselines3, torch  # the [train] extra
 print("train extra", stable_baselines3.__version__, torch.__version__)

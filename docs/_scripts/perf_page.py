@@ -69,7 +69,9 @@ def _k(x: float) -> str:
     return f"{k:.0f}" if k >= 100 else f"{k:.1f}" if k >= 10 else f"{k:.2f}"
 
 
-def _plt():
+def plot_style():
+    """matplotlib's pyplot, off-screen (Agg), in the style of the docs' figures (also
+    physics_figures.py's)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -110,7 +112,7 @@ def throughput_section(plot: bool = True) -> str:
     table = "\n".join(lines)
 
     if plot:
-        plt = _plt()
+        plt = plot_style()
         fig, ax = plt.subplots(figsize=(8.0, 4.2))
         for i, t in enumerate(tasks):
             ns = [int(c) for c in cols[1:] if c in cells[t]]
@@ -243,7 +245,7 @@ def cold_start_section(plot: bool = True) -> str:
     comparison = "\n".join(comp)
 
     if plot:
-        plt = _plt()
+        plt = plot_style()
         fig, (a, b) = plt.subplots(1, 2, figsize=(10, 3.8), gridspec_kw={"width_ratios": [1.6, 1]})
         names = [r["task"].replace("-v0", "") for r in rows]
         xs = list(range(len(rows)))

@@ -29,6 +29,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
+from perf_page import plot_style  # this folder's: the scripts run as python docs/_scripts/x.py
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 
@@ -124,18 +125,6 @@ def _md(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     return "\n".join(lines)
 
 
-def _plt():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    plt.rcParams.update({"font.size": 10, "axes.grid": True, "grid.alpha": 0.3,
-                         "figure.dpi": 110, "savefig.bbox": "tight",
-                         "figure.constrained_layout.use": True})
-    return plt
-
-
 def _save(fig, name: str) -> None:
     PNG_DIR.mkdir(parents=True, exist_ok=True)
     fig.savefig(PNG_DIR / f"{name}.png")
@@ -160,7 +149,7 @@ def traction() -> None:
         law_dx = v * seconds if MU * M * G <= MU * m_robot * G else 0.0
         law_f = min(MU * M * G, MU * m_robot * G)
         rows.append((M, dx, law_dx, force, law_f))
-    plt = _plt()
+    plt = plot_style()
     fig, (a, b) = plt.subplots(1, 2, figsize=(9.5, 3.6))
     ms = np.linspace(0.0, 3.2, 400)
     a.plot(ms, np.where(ms <= m_robot, v * seconds, 0.0), "-", color="0.4",
@@ -220,7 +209,7 @@ def load_sharing() -> None:
         dx = _row_of_robots(3, drivers=drivers, M=M_b, v=v, seconds=seconds)
         law = v * seconds if len(drivers) * 1.0 >= M_b else 0.0
         rows_b.append((label, len(drivers), dx, law))
-    plt = _plt()
+    plt = plot_style()
     fig, (a, b) = plt.subplots(1, 2, figsize=(9.5, 3.6),
                                gridspec_kw={"width_ratios": [1.4, 1]})
     ms = np.linspace(0.3, 4.7, 500)
@@ -308,7 +297,7 @@ def cone() -> None:
             law_ratio = min(math.tan(math.radians(alpha)), mu)
             law_sticks = math.tan(math.radians(alpha)) <= mu
             rows.append((wall_mu, mu, alpha, slide, ratio, law_ratio, law_sticks))
-    plt = _plt()
+    plt = plot_style()
     fig, (a, b) = plt.subplots(1, 2, figsize=(9.5, 3.6))
     al = np.linspace(0, 46, 400)
     for i, wall_mu in enumerate(wall_mus):
@@ -390,7 +379,7 @@ def restitution() -> None:
         ua, ub = _head_on(e)
         backs = [_disc_into_wall(e, v0, MU, gap, 3.0, dt)[1] for dt in ROUGH_DTS]
         rows.append((e, ratio, ua, ub, *backs, (e * v_hit) ** 2 / (2 * MU * G)))
-    plt = _plt()
+    plt = plot_style()
     fig, (a, b, c) = plt.subplots(1, 3, figsize=(11.5, 3.5))
     ee = np.linspace(0, 1, 100)
     a.plot(ee, ee, "-", color="0.4", label="law: e")
@@ -455,7 +444,7 @@ def coasting() -> None:
         except RuntimeError:
             got = "refused"
         rows_b.append((v, got, law if law <= 64 else "refused"))
-    plt = _plt()
+    plt = plot_style()
     fig, (a, b) = plt.subplots(1, 2, figsize=(9.5, 3.6))
     vv = np.linspace(0, 3.1, 200)
     a.plot(vv, vv ** 2 / (2 * MU * G), "-", color="0.4", label="law: v² / (2 μ g)")
@@ -499,7 +488,7 @@ def conventions() -> None:
                [_box("box", 0.0, 0.0, 0.4, 0.3, mass=1.0),
                 _wall("wall", 0.25, 0.0, 0.1, 1.2)])
     _run(w, 1.0, {"robot": [0.5, 0.0]})
-    plt = _plt()
+    plt = plot_style()
     from matplotlib.patches import Circle, Polygon
 
     fig, ax = plt.subplots(figsize=(7.4, 4.0))
@@ -584,7 +573,7 @@ def sleeping() -> None:
     w0 = worlds[True]
     moved = sum(1 for n in w0.names if n[0] == "b" and n[1].isdigit()
                 and abs(w0.state(n)[0, 0] - (0.5 + PITCH * int(n[1]))) > 1e-9)
-    plt = _plt()
+    plt = plot_style()
     fig, ax = plt.subplots(figsize=(7.0, 3.2))
     t = np.arange(1, steps + 1) * DT
     ax.step(t, asleep, where="post", color="C0", label="bodies asleep (sleeping on)")

@@ -8,6 +8,7 @@ time, and passes it to helpers as one value. Column names of the packed arrays a
 
 from __future__ import annotations
 
+from dataclasses import make_dataclass
 from typing import NamedTuple
 
 import numpy as np
@@ -111,6 +112,16 @@ WORLD_ABI = AbiType(WorldArrays, {
 receives by pointer (``abi.py``)."""
 
 load_world = WORLD_ABI.loader
+
+_F = WorldArrays._fields
+SCENE_CONSTANTS = _F[_F.index("bint"):_F.index("movable") + 1]
+"""Names of the fields of :class:`WorldArrays` that a compiled scene packs once and every env
+of a batch shares (``bint`` ... ``movable``)."""
+
+SceneConstants = make_dataclass("SceneConstants", [(n, np.ndarray) for n in SCENE_CONSTANTS])
+SceneConstants.__module__ = __name__
+SceneConstants.__doc__ = """The scene constants of :class:`WorldArrays` (:data:`SCENE_CONSTANTS`)
+as a dataclass's fields, declared once here: ``scene.CompiledScene`` inherits them."""
 
 
 @compiled

@@ -41,7 +41,7 @@ import copy
 import math
 import os
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -695,6 +695,14 @@ def _parse_limits(body: dict, where: dict, dim: int, passive: bool
     return {"vel_min": vel_min, "vel_max": vel_max, "acce": acce}
 
 
+def _parsed(body: dict, where: dict, key: str, parse: Callable[[Any, str], Any],
+            default: Any = None) -> Any:
+    """``parse(value, where)`` of the optional key ``key``, or ``default`` when it is absent
+    (or null)."""
+    value = _optional(body, key)
+    return default if value is None else parse(value, where[key])
+
+
 def _optional_number(body: dict, key: str, where: dict, **bounds: Any) -> float | None:
     if _optional(body, key) is None:
         return None
@@ -807,12 +815,8 @@ def _parse_body(entry: ObjectEntry, name: str, rng: np.random.Generator,
     behavior = _behavior(body.get("behavior"), where["behavior"])
     if behavior is None and group_behavior is not None:
         behavior = copy.deepcopy(group_behavior)
-    unobstructed = False
-    if _optional(body, "unobstructed") is not None:
-        unobstructed = _flag(body["unobstructed"], where["unobstructed"])
-    bullet = False
-    if _optional(body, "bullet") is not None:
-        bullet = _flag(body["bullet"], where["bullet"])
+    unobstructed = _parsed(body, where, "unobstructed", _flag, False)
+    bullet = _parsed(body, where, "bullet", _flag, False)
     # As given (the sensors' fov.py applies IR-SIM's defaults from the lidar).
     fov = fov_radius = None
     if _optional(body, "fov") is not None:
@@ -825,12 +829,8 @@ def _parse_body(entry: ObjectEntry, name: str, rng: np.random.Generator,
         if angle_range[0] >= angle_range[1]:
             raise _fail(where["angle_range"], f"must be [min, max] with min < max, got "
                                               f"{list(angle_range)}")
-    description = None
-    if _optional(body, "description") is not None:
-        description = _text(body["description"], where["description"])
-    group_name = None
-    if _optional(body, "group_name") is not None:
-        group_name = _text(body["group_name"], where["group_name"])
+    description = _parsed(body, where, "description", _text)
+    group_name = _parsed(body, where, "group_name", _text)
     mass = _parse_mass(body.get("mass"), where["mass"], kinematics is not None, static)
     return BodySpec(
         name=name,

@@ -83,12 +83,19 @@ LEVEL_DRIVE = 1 << 30  # start level of a drive (below LEVEL_INF)
 # Touching chains and the contact graph
 # --------------------------------------------------------------------------------------------
 @compiled
-def uf_find(e, x, bis):
-    """Root of passive body x's chain (union-find over ``bis[e, :, IS_UF]``, path halving)."""
-    while bis[e, x, IS_UF] != x:
-        bis[e, x, IS_UF] = bis[e, bis[e, x, IS_UF], IS_UF]
-        x = bis[e, x, IS_UF]
+def find_root(e, x, bis, col):
+    """Root of body x's set in the union-find forest held in ``bis[e, :, col]`` (each body's
+    parent), halving the path on the way."""
+    while bis[e, x, col] != x:
+        bis[e, x, col] = bis[e, bis[e, x, col], col]
+        x = bis[e, x, col]
     return x
+
+
+@compiled
+def uf_find(e, x, bis):
+    """Root of passive body x's chain (the union-find over ``bis[e, :, IS_UF]``)."""
+    return find_root(e, x, bis, IS_UF)
 
 
 @compiled
@@ -219,14 +226,6 @@ def carried_load(e, b0, dx, dy, bit, gravity, prs, bint, epar, bis, gsc, pfl):
 
 
 @compiled
-def _group_find(e, x, bis):
-    while bis[e, x, IS_GROUP] != x:
-        bis[e, x, IS_GROUP] = bis[e, bis[e, x, IS_GROUP], IS_GROUP]
-        x = bis[e, x, IS_GROUP]
-    return x
-
-
-@compiled
 def _slots_traction(e, mask, nd, prs, epar, gravity, gsc):
     """Summed traction mu m g [N] of the distinct drives of the slots in ``mask``."""
     total = 0.0
@@ -313,8 +312,8 @@ def traction_modes(e, npairs, gravity, prs, pos, bint, epar, movable, bis, gsc, 
                         # Side by side, but one of them is not pushing: it neither adds its
                         # traction nor resists, and each decides on its own load.
                         continue
-                    r1 = _group_find(e, prs[e, k1, PRS_A], bis)
-                    r2 = _group_find(e, prs[e, k2, PRS_A], bis)
+                    r1 = find_root(e, prs[e, k1, PRS_A], bis, IS_GROUP)
+                    r2 = find_root(e, prs[e, k2, PRS_A], bis, IS_GROUP)
                     if r1 < r2:
                         bis[e, r2, IS_GROUP] = r1
                     elif r2 < r1:
@@ -323,10 +322,10 @@ def traction_modes(e, npairs, gravity, prs, pos, bint, epar, movable, bis, gsc, 
                     gsc[e, _ds(_DS_OPP, s1)] |= 1 << s2
                     gsc[e, _ds(_DS_OPP, s2)] |= 1 << s1
     for s in range(nd):
-        r = _group_find(e, prs[e, gsc[e, _ds(_DS_PAIR, s)], PRS_A], bis)
+        r = find_root(e, prs[e, gsc[e, _ds(_DS_PAIR, s)], PRS_A], bis, IS_GROUP)
         g = 0
         for s2 in range(nd):
-            if _group_find(e, prs[e, gsc[e, _ds(_DS_PAIR, s2)], PRS_A], bis) == r:
+            if find_root(e, prs[e, gsc[e, _ds(_DS_PAIR, s2)], PRS_A], bis, IS_GROUP) == r:
                 g |= 1 << s2
         gsc[e, _ds(_DS_GROUP, s)] = g
     for s in range(nd):

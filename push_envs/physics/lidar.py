@@ -278,6 +278,20 @@ def _static_piece(sp, self_body, W, ox, oy, dx, dy, best):
     return t if t < best else best
 
 
+@compiled(inline="llvm")
+def _slab(o, d, lo, hi, t0, t1):
+    """The interval [t0, t1] of the ray o + t d (one axis, [m]) clipped to the slab
+    lo <= x <= hi: empty (t0 > t1) where the ray misses it."""
+    if d != 0.0:
+        a, b = (lo - o) / d, (hi - o) / d
+        if a > b:
+            a, b = b, a
+        return max(t0, a), min(t1, b)
+    if o < lo or o > hi:
+        return _INF, -_INF
+    return t0, t1
+
+
 @compiled
 def _cast_static(self_body, W, ox, oy, dx, dy, tmax):
     """Nearest static hit within tmax (tmax when none)."""
@@ -292,21 +306,8 @@ def _cast_static(self_body, W, ox, oy, dx, dy, tmax):
     nx, ny = int(g[3]), int(g[4])
     hix, hiy = lox + nx * cell, loy + ny * cell
     # Clip the ray to the grid's box (slabs).
-    t0, t1 = 0.0, tmax
-    if dx != 0.0:
-        a, b = (lox - ox) / dx, (hix - ox) / dx
-        if a > b:
-            a, b = b, a
-        t0, t1 = max(t0, a), min(t1, b)
-    elif ox < lox or ox > hix:
-        return best
-    if dy != 0.0:
-        a, b = (loy - oy) / dy, (hiy - oy) / dy
-        if a > b:
-            a, b = b, a
-        t0, t1 = max(t0, a), min(t1, b)
-    elif oy < loy or oy > hiy:
-        return best
+    t0, t1 = _slab(ox, dx, lox, hix, 0.0, tmax)
+    t0, t1 = _slab(oy, dy, loy, hiy, t0, t1)
     if t0 > t1:
         return best
     px, py = ox + t0 * dx, oy + t0 * dy

@@ -292,19 +292,26 @@ def collide_circle_polygon(cx, cy, r, vb, nb, tol, out):
             dist = sep
             qx, qy = cx - sep * nx, cy - sep * ny
     depth = r - dist
+    # Midway between the polygon's surface point and the circle's deepest point.
+    _one_point(out, nx, ny, depth, 0.5 * (qx + cx - nx * r), 0.5 * (qy + cy - ny * r))
+    return True
+
+
+@compiled(inline="llvm")
+def _one_point(out, nx, ny, depth, px, py):
+    """Write a one-point manifold into ``out``: normal (nx, ny) from b to a, penetration
+    ``depth`` [m] and the contact point (px, py) [m] (also its second slot)."""
     out[PFL_NX] = nx
     out[PFL_NY] = ny
     out[PFL_DEPTH] = depth
     out[PFL_NPTS] = 1.0
     out[PFL_CORNER] = 0.0
-    # Midway between the polygon's surface point and the circle's deepest point.
-    out[PFL_P1X] = 0.5 * (qx + cx - nx * r)
-    out[PFL_P1Y] = 0.5 * (qy + cy - ny * r)
+    out[PFL_P1X] = px
+    out[PFL_P1Y] = py
     out[PFL_P1D] = depth
-    out[PFL_P2X] = out[PFL_P1X]
-    out[PFL_P2Y] = out[PFL_P1Y]
+    out[PFL_P2X] = px
+    out[PFL_P2Y] = py
     out[PFL_P2D] = depth
-    return True
 
 
 @compiled
@@ -319,18 +326,9 @@ def collide_circles(ax, ay, ra, bx, by, rb, tol, out):
         nx, ny = dx / d, dy / d
     else:
         nx, ny = 1.0, 0.0
-    out[PFL_NX] = nx
-    out[PFL_NY] = ny
-    out[PFL_DEPTH] = depth
-    out[PFL_NPTS] = 1.0
-    out[PFL_CORNER] = 0.0
     # Midway between the two deepest points.
-    out[PFL_P1X] = 0.5 * ((ax - nx * ra) + (bx + nx * rb))
-    out[PFL_P1Y] = 0.5 * ((ay - ny * ra) + (by + ny * rb))
-    out[PFL_P1D] = depth
-    out[PFL_P2X] = out[PFL_P1X]
-    out[PFL_P2Y] = out[PFL_P1Y]
-    out[PFL_P2D] = depth
+    _one_point(out, nx, ny, depth, 0.5 * ((ax - nx * ra) + (bx + nx * rb)),
+               0.5 * ((ay - ny * ra) + (by + ny * rb)))
     return True
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import shapely
 
+from .arrays import SceneConstants
 from .config import BodySpec, LidarSpec, SceneSpec
 from .errors import SceneError, clip
 from .grid import grid_boundary_segments, grid_rectangles
@@ -79,26 +80,19 @@ MAP_NAME = "map"
 
 
 @dataclass
-class CompiledScene:
-    """Arrays of one scene (no env axis) plus the names and geometry the Python side needs."""
+class CompiledScene(SceneConstants):
+    """Arrays of one scene (no env axis) plus the names and geometry the Python side needs.
+
+    The packed constants (``bint`` ... ``movable``) are inherited from
+    :class:`~push_envs.physics.arrays.SceneConstants`: they are declared once, in
+    :class:`~push_envs.physics.arrays.WorldArrays`.
+    """
 
     spec: SceneSpec
     params: SolverParams
     names: list[str]
     index: dict[str, int]
     shapes: list[ShapeInfo | None]  # None for the map body
-    bint: np.ndarray
-    bflt: np.ndarray
-    pint: np.ndarray
-    pvert: np.ndarray
-    pflt: np.ndarray
-    sint: np.ndarray
-    svert: np.ndarray
-    sflt: np.ndarray
-    grid: np.ndarray
-    gstart: np.ndarray
-    gitem: np.ndarray
-    movable: np.ndarray
     mass: np.ndarray  # [kg] per body (inf when immovable)
     inertia: np.ndarray  # [kg m^2] about the COM
     friction: np.ndarray
@@ -450,6 +444,17 @@ def speed_bound(scene: CompiledScene, i: int) -> float:
     return float(v0 + v1 * reach)
 
 
+def _fastest_travel(scene: CompiledScene, mov: list[int]) -> float:
+    """Farthest [m] any of the movable bodies ``mov`` (not empty) can move in one step: the
+    fastest drive's limit times (1 + the largest restitution) for what a bounce adds, or a
+    passive body's initial speed, times the step time."""
+    dt = float(scene.spec.world.step_time)
+    bounce = 1.0 + max(0.0, float(np.max(scene.bflt[mov, BF_REST])))
+    fastest = max(speed_bound(scene, i) * (bounce if scene.bint[i, BI_KIND] == DRIVEN else 1.0)
+                  for i in mov)
+    return fastest * dt
+
+
 def check_substeps(scene: CompiledScene) -> int:
     """Sub-steps [-] the fastest possible motion calls for (uncapped; a step takes at most
     ``SolverParams.max_substeps`` of them, and continuous collision keeps whatever then
@@ -464,12 +469,9 @@ def check_substeps(scene: CompiledScene) -> int:
     mov = [int(i) for i in scene.movable if not scene.bint[i, BI_FLAGS] & BODY_BULLET]
     if not mov:
         return 1
-    dt = float(scene.spec.world.step_time)
-    bounce = 1.0 + max(0.0, float(np.max(scene.bflt[mov, BF_REST])))
-    fastest = max(speed_bound(scene, i) * (bounce if scene.bint[i, BI_KIND] == DRIVEN else 1.0)
-                  for i in mov)
+    travel = _fastest_travel(scene, mov)
     half = max(float(np.min(scene.bflt[mov, BF_HALF])), 1e-6)
-    return max(1, math.ceil(fastest * dt / (p.substep_fraction * half)))
+    return max(1, math.ceil(travel / (p.substep_fraction * half)))
 
 
 def thinnest_half_allowed(scene: CompiledScene) -> float:
@@ -489,12 +491,9 @@ def thinnest_half_allowed(scene: CompiledScene) -> float:
     mov = [int(i) for i in scene.movable]
     if not mov:
         return 0.0
-    dt = float(scene.spec.world.step_time)
-    bounce = 1.0 + max(0.0, float(np.max(scene.bflt[mov, BF_REST])))
-    fastest = max(speed_bound(scene, i) * (bounce if scene.bint[i, BI_KIND] == DRIVEN else 1.0)
-                  for i in mov)
+    travel = _fastest_travel(scene, mov)
     # A hair above the exact bound: the kernel's ceil() must not round up past the cap.
-    return fastest * dt / (p.substep_fraction * p.max_substeps) * (1.0 + 1e-9)
+    return travel / (p.substep_fraction * p.max_substeps) * (1.0 + 1e-9)
 
 
 def body_geometry(scene: CompiledScene, i: int, pose) -> shapely.Geometry:

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from push_envs.core import compiled
+from push_envs.core.task import columns
 from push_envs.physics.layout import BF_BRAD, EP_FRICTION, EP_INERTIA, EP_MASS, EP_SCALE
 from push_envs.physics.rng import uniform
 
@@ -70,10 +71,14 @@ def common_parameters(task: Any, env: Any) -> tuple[tuple[float, ...], float, fl
     return reg, succ, margin, robot_r
 
 
-def fill_common(fp: np.ndarray, cols: Any, task: Any, env: Any,
-                reg: tuple[float, ...], succ: float, margin: float, robot_r: float) -> None:
-    """Fill the columns every task has: region [m], success distance [m], success bonus,
-    step penalty, the robot's radius [m] and traction mu m g [N], the wall margin [m]."""
+def fill_common(task: Any, env: Any, reg: tuple[float, ...], succ: float, margin: float,
+                robot_r: float, attributes: tuple[str, ...] = ()) -> tuple[np.ndarray, Any]:
+    """A new parameter row ``fp`` (the columns ``task.fp_names``) and its columns, with those
+    every task has filled: region [m], success distance [m], success bonus, step penalty, the
+    robot's radius [m] and traction mu m g [N], the wall margin [m]; then each column named
+    in ``attributes`` from the task's attribute of the same name."""
+    cols = columns(task.fp_names)
+    fp = np.zeros(len(cols))
     fp[[cols.x0, cols.y0, cols.x1, cols.y1]] = reg
     fp[cols.success_distance] = succ
     fp[cols.bonus] = task.success_bonus
@@ -81,6 +86,9 @@ def fill_common(fp: np.ndarray, cols: Any, task: Any, env: Any,
     fp[cols.robot_r] = robot_r
     fp[cols.traction] = float(env.world.traction(task.robot_body)[0])
     fp[cols.margin] = margin
+    for name in attributes:
+        fp[getattr(cols, name)] = getattr(task, name)
+    return fp, cols
 
 
 __all__ = ["common_parameters", "fill_common", "fill_ranges", "randomise_body"]

@@ -162,6 +162,7 @@ def test_sub_env_equals_single_env_in_same_step_and_disabled(env_id, mode):
     vec = gym.make_vec(env_id, num_envs=n, max_episode_steps=horizon, autoreset_mode=mode)
     vobs, _ = vec.reset(seed=200)
     singles, sobs = _single_envs(env_id, n, 200, max_episode_steps=horizon)
+    assert all(np.array_equal(vobs[i], sobs[i]) for i in range(n))
     dim = vec.single_action_space.shape[0]
     actions = np.random.default_rng(5).uniform(-1, 1, (steps, n, dim)).astype(np.float32)
     ends = 0

@@ -467,13 +467,8 @@ class ManyObjectTask(TaskSpec):
         self.check_spawn(sc, reg, margin, robot_r, succ)
         for arg, lo, half_lo, body in self.size_checks(sc):
             P.check_thin(sc, arg, lo, half_lo, body)
-        fpc = columns(self.fp_names)
-        fp = np.zeros(len(fpc))
-        fill_common(fp, fpc, self, env, reg, succ, margin, robot_r)
-        fp[fpc.w_robot] = self.w_robot
-        fp[fpc.w_object] = self.w_object
-        fp[fpc.w_place] = self.w_place
-        fp[fpc.w_disturb] = self.w_disturb
+        fp, fpc = fill_common(self, env, reg, succ, margin, robot_r,
+                              ("w_robot", "w_object", "w_place", "w_disturb"))
         fp[fpc.gap] = self.spawn_gap
         return ip, fp
 

@@ -587,13 +587,8 @@ class SingleObjectTask(TaskSpec):
                              f"object (bounding radius {obj_r_max:.3g} m) and {robots} robot(s) "
                              f"cover more than {SPAWN_DENSITY_MAX:g} of the spawn region, too "
                              f"crowded to spawn them apart")
-        fpc = columns(self.fp_names)
-        fp = np.zeros(len(fpc))
-        fill_common(fp, fpc, self, env, reg, succ, margin, robot_r)
-        fp[fpc.success_angle] = self.success_angle
-        fp[fpc.w_robot_object] = self.w_robot_object
-        fp[fpc.w_object_goal] = self.w_object_goal
-        fp[fpc.w_angle] = self.w_angle
+        fp, fpc = fill_common(self, env, reg, succ, margin, robot_r,
+                              ("success_angle", "w_robot_object", "w_object_goal", "w_angle"))
         fill_ranges(fp, fpc, a, "", "box_mass_range", "box_friction_range", "box_size_range")
         fp[fpc.obj_r] = obj_r
         fp[fpc.goal_separation] = far

@@ -12,7 +12,6 @@ from __future__ import annotations
 import gymnasium as gym
 import numpy as np
 import pytest
-from gymnasium.vector import AutoresetMode
 
 from push_envs.experts import expert
 from push_envs.physics import SceneError
@@ -277,36 +276,6 @@ def test_clutter_spawns_with_drawn_sizes_and_masses(spread):
     assert 0.35 < heavy < 0.75
     if not spread:  # a field over the arena: most bodies off the 1.2 m band of the line
         assert np.mean(near_line) < 0.6, near_line
-
-
-# ---------------------------------------------------------------------------- autoreset
-@pytest.mark.parametrize("env_id", NEW_IDS)
-@pytest.mark.parametrize("mode", [AutoresetMode.SAME_STEP, AutoresetMode.DISABLED])
-def test_sub_env_equals_single_env_in_other_autoreset_modes(env_id, mode):
-    n, steps, horizon = 3, 40, 12
-    vec = gym.make_vec(env_id, num_envs=n, max_episode_steps=horizon, autoreset_mode=mode)
-    vobs, _ = vec.reset(seed=50)
-    singles = [gym.make(env_id, max_episode_steps=horizon) for _ in range(n)]
-    sobs = [s.reset(seed=50 + i)[0] for i, s in enumerate(singles)]
-    assert all(np.array_equal(vobs[i], sobs[i]) for i in range(n))
-    acts = np.random.default_rng(1).uniform(-1, 1, (steps, n, 2)).astype(np.float32)
-    ends = 0
-    for t in range(steps):
-        vobs, vrew, vterm, vtrunc, vinfo = vec.step(acts[t])
-        done = vterm | vtrunc
-        for i, s in enumerate(singles):
-            obs, rew, term, trunc, _ = s.step(acts[t, i])
-            assert vrew[i] == rew and vterm[i] == term and vtrunc[i] == trunc
-            if mode == AutoresetMode.SAME_STEP and done[i]:
-                assert np.array_equal(vinfo["final_obs"][i], obs)
-                obs, _ = s.reset()
-            assert np.array_equal(vobs[i], obs), (t, i)
-        if mode == AutoresetMode.DISABLED and done.any():
-            vobs, _ = vec.reset(options={"reset_mask": done})
-            for i in np.flatnonzero(done):
-                assert np.array_equal(vobs[i], singles[i].reset()[0])
-        ends += int(done.sum())
-    assert ends >= n
 
 
 # ---------------------------------------------------------------------------- scripted

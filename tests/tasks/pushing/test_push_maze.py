@@ -12,7 +12,12 @@ from push_envs.physics import SceneError
 from push_envs.physics.grid import load_grid
 from push_envs.tasks import spec
 from push_envs.tasks.pushing.push_maze import FAR, MEMZ, flood, geodesic
-from push_envs.tasks.pushing.push_maze.floor_plans import LAYOUTS, plan_map, png_bytes
+from push_envs.tasks.pushing.push_maze.floor_plans import (
+    LAYOUTS,
+    encode_png,
+    plan_map,
+    png_bytes,
+)
 
 BOX_R = 0.15 * np.sqrt(2)  # bounding radius of the 0.3 m box [m]
 
@@ -249,19 +254,7 @@ def test_a_closed_env_frees_its_maps_tables_and_open_envs_share_them(tmp_path):
 # -------------------------------------------------------------------- map images
 def _rgba_png(rgba: np.ndarray) -> bytes:
     """An 8-bit RGBA PNG of ``rgba[i, j]`` (i along x, j up; top row = max j)."""
-    import struct
-    import zlib
-
-    rows = np.ascontiguousarray(np.transpose(rgba, (1, 0, 2))[::-1]).astype(np.uint8)
-    raw = b"".join(b"\x00" + r.tobytes() for r in rows)
-
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        return struct.pack(">I", len(data)) + kind + data + \
-            struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
-
-    head = struct.pack(">IIBBBBB", rows.shape[1], rows.shape[0], 8, 6, 0, 0, 0)
-    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", head) + \
-        chunk(b"IDAT", zlib.compress(raw, 9)) + chunk(b"IEND", b"")
+    return encode_png(np.transpose(rgba, (1, 0, 2))[::-1], 6)
 
 
 def test_transparent_pixels_are_free(tmp_path):

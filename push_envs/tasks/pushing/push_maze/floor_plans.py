@@ -72,13 +72,20 @@ def plan_map() -> np.ndarray:
 def png_bytes(occ: np.ndarray) -> bytes:
     """An 8-bit grayscale PNG of ``occ[i, j]``: occupied black, free white, top row = max j."""
     rows = np.where(np.asarray(occ, bool).T[::-1], 0, 255).astype(np.uint8)
+    return encode_png(rows, 0)
+
+
+def encode_png(rows: np.ndarray, colour_type: int) -> bytes:
+    """PNG file bytes of the 8-bit image ``rows`` (top row first): (H, W) for colour type 0
+    (grayscale), (H, W, 4) for colour type 6 (RGBA)."""
+    rows = np.ascontiguousarray(rows, np.uint8)
     raw = b"".join(b"\x00" + r.tobytes() for r in rows)  # filter type 0 per row
 
     def chunk(kind: bytes, data: bytes) -> bytes:
         return struct.pack(">I", len(data)) + kind + data + \
             struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
 
-    head = struct.pack(">IIBBBBB", rows.shape[1], rows.shape[0], 8, 0, 0, 0, 0)
+    head = struct.pack(">IIBBBBB", rows.shape[1], rows.shape[0], 8, colour_type, 0, 0, 0)
     return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", head) + \
         chunk(b"IDAT", zlib.compress(raw, 9)) + chunk(b"IEND", b"")
 
