@@ -146,6 +146,17 @@ def _versions() -> dict[str, str]:
     return out
 
 
+def _model_files(run: Path, which: str) -> tuple[Path, Path]:
+    """The run folder's ``<which>_model.zip`` and its VecNormalize statistics; ValueError
+    naming the folder and the models it holds when the model is missing."""
+    model_path = run / f"{which}_model.zip"
+    stats = run / ("best_vecnormalize.pkl" if which == "best" else "vecnormalize.pkl")
+    if not model_path.is_file():
+        have = sorted(p.name for p in run.glob("*_model.zip"))
+        raise ValueError(f"{run}: no {model_path.name} (models there: {have or 'none'})")
+    return model_path, stats
+
+
 def _read_json(path: Path, needs: tuple[str, ...] = ()) -> dict[str, Any]:
     """A run's JSON file as a mapping ({} when absent and nothing is needed), with the keys
     ``needs`` present; ValueError naming the file otherwise (truncated, not JSON, {}...)."""
@@ -230,11 +241,7 @@ def _sb3(run: Path, which: str) -> tuple[dict[str, Any], dict[str, np.ndarray], 
     if args.get("algo") not in ("ppo", "sac") or not isinstance(args.get("env"), str):
         raise ValueError(f"{run / 'args.json'}: its args name no algo (ppo, sac) and env; the "
                          f"run folder is damaged")
-    model_path = run / f"{which}_model.zip"
-    stats = run / ("best_vecnormalize.pkl" if which == "best" else "vecnormalize.pkl")
-    if not model_path.is_file():
-        have = sorted(p.name for p in run.glob("*_model.zip"))
-        raise ValueError(f"{run}: no {model_path.name} (models there: {have or 'none'})")
+    model_path, stats = _model_files(run, which)
     model = _load(args["algo"], model_path)
     where = f"{model_path}"
     if not isinstance(model.observation_space, spaces.Box) or \
@@ -376,11 +383,7 @@ def _residual(run: Path, which: str) -> tuple[dict[str, Any], dict[str, np.ndarr
             not isinstance(inputs, list):
         raise ValueError(f"{run / 'args.json'}: its residual settings {res} hold no scale > 0 "
                          f"and inputs list; the run folder is damaged")
-    model_path = run / f"{which}_model.zip"
-    stats = run / ("best_vecnormalize.pkl" if which == "best" else "vecnormalize.pkl")
-    if not model_path.is_file():
-        have = sorted(p.name for p in run.glob("*_model.zip"))
-        raise ValueError(f"{run}: no {model_path.name} (models there: {have or 'none'})")
+    model_path, stats = _model_files(run, which)
     base = load_file(run / "base.npz")
     with np.load(run / "base.npz", allow_pickle=False) as data:
         arrays = {BASE_PREFIX + k: data[k] for k in data.files if k != "meta"}

@@ -275,6 +275,25 @@ def normalize_kwargs(hp: dict[str, Any]) -> dict[str, Any] | None:
 Check = Callable[[str, Any], Any]
 
 
+
+def normalized(venv: Any, hp: dict[str, Any], stats: Path | None = None,
+               training: bool = True) -> Any:
+    """``venv`` in VecNormalize when the yml says so (``normalize``), or with the saved
+    statistics ``stats`` when that file exists; ``training=False`` freezes them (and returns
+    raw rewards), as an evaluation wants."""
+    from stable_baselines3.common.vec_env import VecNormalize
+
+    norm = normalize_kwargs(hp)
+    if stats is not None and stats.exists():
+        venv = VecNormalize.load(str(stats), venv)
+    elif norm is not None:
+        venv = VecNormalize(venv, **norm)
+    if isinstance(venv, VecNormalize) and not training:
+        venv.training = False
+        venv.norm_reward = False
+    return venv
+
+
 def _as_number(value: Any) -> Any:
     """A number, or a string that spells one (3e-4), as a float; anything else unchanged."""
     if isinstance(value, str):

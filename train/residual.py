@@ -98,7 +98,7 @@ from .hyperparameters import (
     apply_overrides,
     check,
     merge,
-    normalize_kwargs,
+    normalized,
     yaml_mapping,
 )
 from .residual_env import (  # noqa: F401  (ResidualVecEnv, unwrap: the names used from here)
@@ -137,15 +137,7 @@ def residual_env(env_id: str, n_envs: int, seed: int, hp: dict[str, Any], base: 
     saved statistics; ``training=False`` freezes them)."""
     venv = ResidualVecEnv(make_env(env_id, n_envs, seed, {**hp, "normalize": False}), base,
                           settings["scale"], settings["inputs"])
-    norm = normalize_kwargs(hp)
-    if stats is not None and stats.exists():
-        venv = VecNormalize.load(str(stats), venv)
-    elif norm is not None:
-        venv = VecNormalize(venv, **norm)
-    if isinstance(venv, VecNormalize) and not training:
-        venv.training = False
-        venv.norm_reward = False
-    return venv
+    return normalized(venv, hp, stats, training)
 
 
 def start_at_base(model: PPO) -> None:

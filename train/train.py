@@ -66,6 +66,7 @@ from .hyperparameters import (  # noqa: E402, F401  (the names tests and scripts
     load_hyperparams,
     merge,
     normalize_kwargs,
+    normalized,
     policy_kwargs,
     std_bounds,
     yaml_mapping,
@@ -349,15 +350,7 @@ def make_env(env_id: str, n_envs: int, seed: int, hp: dict[str, Any], stats: Pat
     venv = make_vec_env(env_id, n_envs=n_envs, seed=seed, num_threads=hp.get("env_threads"),
                         **env_kwargs)
     venv = view_obs(venv, hp)
-    norm = normalize_kwargs(hp)
-    if stats is not None and stats.exists():
-        venv = VecNormalize.load(str(stats), venv)
-    elif norm is not None:
-        venv = VecNormalize(venv, **norm)
-    if isinstance(venv, VecNormalize) and not training:
-        venv.training = False
-        venv.norm_reward = False
-    return venv
+    return normalized(venv, hp, stats, training)
 
 
 def load_model(algo: str, path: Path) -> BaseAlgorithm:
