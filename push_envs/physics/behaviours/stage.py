@@ -5,7 +5,9 @@ each on its own (no reduction across envs: env i of a batch is env i of a single
 
     CTL_STEP    (before the physics)
       arrivals      the arrivals of the last step, if not checked yet (goals.check_arrivals)
-      snapshot      every body's pose, centroid, velocity and disc (common.snapshot)
+      snapshot      every body's pose, centroid, velocity and disc (common.snapshot);
+                    this step's motion noise, drawn as the physics will draw it
+                    (common.peek_noise)
       groups        each group behaviour (orca, sfm) from the snapshot, through its address
       renewal       arrived bodies that wander or loop take new goals (goals.renew_goals)
       bodies        each body's behaviour (dash, rvo, sfm, a user's), through its address,
@@ -16,9 +18,10 @@ each on its own (no reduction across envs: env i of a batch is env i of a single
 
 This is IR-SIM's ``env.step()`` order: group actions are taken before the objects' own
 pre-processing, then each object renews its goal and runs its behaviour, the physics moves
-everything, and arrivals are checked last. Where IR-SIM steps its objects one after the
-other (an object sees the new state of those stepped before it), every behaviour here reads
-the state at the start of the step.
+everything, and arrivals are checked last. IR-SIM steps its objects one after the other
+(an object sees the new state of those stepped before it): here each body's snapshot is moved
+where its command takes it once the command is written (common.advance, in the world's
+collision mode), so the bodies after it read it there, as in IR-SIM.
 
 The behaviours are C functions of their own (``dash.DASH``, ``rvo.RVO``, ...), whose
 addresses the structure holds (``B.fn``, and the groups' in ``B.grp``): a world compiles the
@@ -39,7 +42,15 @@ from ..jit import compiled
 from ..layout import HL_STATUS, PR_DT
 from ..pipeline import CHUNK, rolled_back
 from .arrays import GR_FN, load_behaviour
-from .common import advance, command_in_range, desired_omni, snapshot, targets, vel_range
+from .common import (
+    advance,
+    command_in_range,
+    desired_omni,
+    peek_noise,
+    snapshot,
+    targets,
+    vel_range,
+)
 from .goals import check_arrivals, renew_goals, reset_goals
 from .layout import (
     BF_ACCE,
@@ -162,6 +173,7 @@ def step_env(e, wp, bp, W, B):
         check_arrivals(e, W, B)
         B.pend[e] = 0
     snapshot(e, W, B)
+    peek_noise(e, W)
     for g in range(B.grp.shape[0]):
         addr = B.grp[g, GR_FN]
         if addr != 0:

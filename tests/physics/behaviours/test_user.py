@@ -64,7 +64,7 @@ def _reference(state, goal, high, tol, threshold):
 def test_custom_dash_reaches_its_goal_as_irsims_function(bw):
     beh = {"name": "dash_custom_test", "angle_tolerance": 0.2}
     w = bw.world([bw.diff("r", 0, 0, 1.0, goal=[4, 3, 0], behavior=beh, goal_threshold=0.2,
-                          vel_max=[1.0, 1.5], vel_min=[-1.0, -1.5])], friction=100.0)
+                          vel_max=[1.0, 1.5], vel_min=[-1.0, -1.5])], collision_mode="stop")
     assert w.behaviours.arrays.fn[0] != 0
     for _ in range(80):
         state = w.state("r")[0].copy()
@@ -78,7 +78,7 @@ def test_custom_dash_reaches_its_goal_as_irsims_function(bw):
 
 def test_memory_persists_and_resets(bw):
     w = bw.world([bw.omni("r", 0, 0, goal=[9, 0, 0], behavior={"name": "smooth_test"})],
-                 friction=100.0)
+                 collision_mode="stop")
     expect = 0.0
     for _ in range(4):
         w.step()
@@ -97,7 +97,7 @@ def test_behaviour_defined_in_a_function_compiles_uncached(bw):
         out[0] = 0.5
 
     w = bw.world([bw.omni("r", 0, 0, goal=[9, 0, 0], behavior={"name": "local_test"})],
-                 friction=100.0)
+                 collision_mode="stop")
     w.behaviours.run(w, CTL_STEP, np.array([0]))
     np.testing.assert_array_equal(w.cmd[0, 0], [0.5, 0.0])
 
