@@ -22,6 +22,7 @@ CODE_SFM = 3
 CODE_ORCA = 4  # member of an orca group
 CODE_SFM_GROUP = 5  # member of an sfm group
 CODE_USER = 6  # a registered compiled behaviour (its C function: uaddr[b])
+CODE_USER_GROUP = 7  # member of a registered group behaviour (register_group_behavior)
 
 # Kinematics codes (bi[b, BI_KIN]); a body without kinematics has KIN_NONE.
 KIN_NONE = 0
