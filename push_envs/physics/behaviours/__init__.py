@@ -19,8 +19,7 @@ builds a world from IR-SIM's recorded description of one.
 
 from __future__ import annotations
 
-from .layout import KIN_ACKER, KIN_DIFF, KIN_OMNI, KIN_OMNI_ANGULAR, MEM_LEN
-from .user import (
+from .layout import (
     EGO_ACCE,
     EGO_DESX,
     EGO_DESY,
@@ -39,9 +38,13 @@ from .user import (
     EGO_VY,
     EGO_X,
     EGO_Y,
-    register_behavior,
-    register_group_behavior,
+    KIN_ACKER,
+    KIN_DIFF,
+    KIN_OMNI,
+    KIN_OMNI_ANGULAR,
+    MEM_LEN,
 )
+from .user import register_behavior, register_group_behavior
 
 __all__ = [
     "EGO_ACCE", "EGO_DESX", "EGO_DESY", "EGO_DT", "EGO_HIGH", "EGO_KIN", "EGO_LEN", "EGO_LOW",

@@ -67,6 +67,7 @@ from .layout import (
     BI_WANDER,
     CODE_NONE,
     CODE_USER_GROUP,
+    EGO_LEN,
     GQ_DIMS,
     GQ_LEN,
     GS_ARRIVED,
@@ -80,7 +81,6 @@ from .layout import (
     ROLE_ROBOT,
     SN_LEN,
 )
-from .user import EGO_LEN
 
 DEFAULT_THRESHOLD = 0.1  # [m] IR-SIM's goal_threshold
 ARRIVE_MODES = ("position", "state")

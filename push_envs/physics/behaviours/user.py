@@ -60,29 +60,8 @@ from ... import _numba_cache
 from ..abi import CFunction
 from . import registry
 from .arrays import GR_START, load_behaviour
-from .layout import CODE_USER, CODE_USER_GROUP, KIN_CODES
+from .layout import CODE_USER, CODE_USER_GROUP, EGO_NOTHERS, EGO_NSEGS, KIN_CODES
 from .signatures import BODY_SIG, GROUP_SIG
-
-EGO_X = 0  # origin pose [m, m, rad]
-EGO_Y = 1
-EGO_THETA = 2
-EGO_VX = 3  # world velocity [m/s]
-EGO_VY = 4
-EGO_V0 = 5  # drive velocity in the command frame, 3 columns
-EGO_RADIUS = 8  # bounding radius [m]
-EGO_VMIN = 9  # vel_min, 3 columns
-EGO_VMAX = 12  # vel_max, 3 columns
-EGO_ACCE = 15  # acce, 3 columns (per second)
-EGO_LOW = 18  # the velocity range this step (get_vel_range), 3 columns
-EGO_HIGH = 21
-EGO_THRESHOLD = 24  # goal_threshold [m]
-EGO_DT = 25  # step time [s]
-EGO_DESX = 26  # IR-SIM's desired velocity toward the goal [m/s], world frame
-EGO_DESY = 27
-EGO_KIN = 28  # kinematics (layout.KIN_*)
-EGO_NOTHERS = 29  # rows of ``others`` (the stage's bookkeeping)
-EGO_NSEGS = 30  # rows of ``segments``
-EGO_LEN = 31
 
 N_ARGS = 7  # ego, goal, others, segments, params, memory, out
 
@@ -94,7 +73,7 @@ from numba import njit
 from numba.core.dispatcher import Dispatcher
 
 from push_envs.physics.behaviours.arrays import load_behaviour
-from push_envs.physics.behaviours.user import EGO_NOTHERS, EGO_NSEGS
+from push_envs.physics.behaviours.layout import EGO_NOTHERS, EGO_NSEGS
 from {module} import {attr} as _user
 
 user = _user if isinstance(_user, Dispatcher) else njit(_user)
