@@ -4,12 +4,14 @@ A world whose bodies carry goals (``goal``, ``goal_threshold``, ``arrive_mode``)
 behaviours (``behavior``, ``group_behavior``) gets a stage before the physics that turns
 them into drive commands, env by env (:mod:`.stage`): IR-SIM 2.12's ``dash`` (diff, omni,
 omni_angular, acker), ``rvo`` and ``sfm`` (diff, omni) per object, ``orca`` and ``sfm`` as a
-group (diff, omni), and the behaviours users register (:func:`register_behavior`). A world
+group (diff, omni), and the behaviours users register (:func:`register_behavior`,
+:func:`register_group_behavior`). A world
 without any compiles none of it.
 
 Modules, in the order a step runs them: :mod:`.goals` (arrival, loop, wander),
 :mod:`.common` (the snapshot every behaviour reads, IR-SIM's conversions), :mod:`.dash`,
-:mod:`.rvo`, :mod:`.sfm`, :mod:`.orca`, :mod:`.user`; :mod:`.stage` runs them, :mod:`.plan`
+:mod:`.rvo`, :mod:`.sfm`, :mod:`.orca`, :mod:`.user` (with :mod:`.ego`, its arguments);
+:mod:`.stage` runs them, :mod:`.plan`
 checks a scene's behaviours and builds the arrays (:mod:`.arrays`, :mod:`.layout`),
 :mod:`.registry` lists them, :mod:`.params` checks their parameters, :mod:`.reference`
 builds a world from IR-SIM's recorded description of one.
@@ -17,8 +19,7 @@ builds a world from IR-SIM's recorded description of one.
 
 from __future__ import annotations
 
-from .layout import KIN_ACKER, KIN_DIFF, KIN_OMNI, KIN_OMNI_ANGULAR, MEM_LEN
-from .user import (
+from .layout import (
     EGO_ACCE,
     EGO_DESX,
     EGO_DESY,
@@ -37,12 +38,17 @@ from .user import (
     EGO_VY,
     EGO_X,
     EGO_Y,
-    register_behavior,
+    KIN_ACKER,
+    KIN_DIFF,
+    KIN_OMNI,
+    KIN_OMNI_ANGULAR,
+    MEM_LEN,
 )
+from .user import register_behavior, register_group_behavior
 
 __all__ = [
     "EGO_ACCE", "EGO_DESX", "EGO_DESY", "EGO_DT", "EGO_HIGH", "EGO_KIN", "EGO_LEN", "EGO_LOW",
     "EGO_RADIUS", "EGO_THETA", "EGO_THRESHOLD", "EGO_V0", "EGO_VMAX", "EGO_VMIN", "EGO_VX",
     "EGO_VY", "EGO_X", "EGO_Y", "KIN_ACKER", "KIN_DIFF", "KIN_OMNI", "KIN_OMNI_ANGULAR",
-    "MEM_LEN", "register_behavior",
+    "MEM_LEN", "register_behavior", "register_group_behavior",
 ]

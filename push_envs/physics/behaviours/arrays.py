@@ -45,7 +45,9 @@ class BehaviourArrays(NamedTuple):
                 lines: (E, K, 6) velocity-obstacle cones or orca half-planes; proj:
                 (E, K, 4) orca's projected half-planes;
                 ego: (E, EGO_LEN), ugoal: (E, 4), others: (E, B, 5), usegs: (E, S, 4),
-                uout: (E, 3): a user behaviour's arguments
+                uout: (E, 3): a user behaviour's arguments; gego: (E, U, EGO_LEN),
+                ggoal: (E, U, 4), gumem: (E, U, MEM_LEN), gout: (E, U, 3): a user group
+                behaviour's, U its largest group's members (at least one row)
     """
 
     bi: np.ndarray
@@ -76,6 +78,10 @@ class BehaviourArrays(NamedTuple):
     others: np.ndarray
     usegs: np.ndarray
     uout: np.ndarray
+    gego: np.ndarray
+    ggoal: np.ndarray
+    gumem: np.ndarray
+    gout: np.ndarray
 
 
 BEHAVIOUR_ABI = AbiType(BehaviourArrays, {
@@ -85,7 +91,8 @@ BEHAVIOUR_ABI = AbiType(BehaviourArrays, {
     "mem": ("f8", 3), "pend": ("u1", 1), "snap": ("f8", 3), "segw": ("f8", 3),
     "agt": ("f8", 3), "nbi": ("i8", 2), "nbd": ("f8", 2), "lines": ("f8", 3),
     "proj": ("f8", 3), "ego": ("f8", 2), "ugoal": ("f8", 2), "others": ("f8", 3),
-    "usegs": ("f8", 3), "uout": ("f8", 2),
+    "usegs": ("f8", 3), "uout": ("f8", 2), "gego": ("f8", 3), "ggoal": ("f8", 3),
+    "gumem": ("f8", 3), "gout": ("f8", 3),
 })
 """The declared type of :class:`BehaviourArrays` (the stage receives it by pointer)."""
 

@@ -24,26 +24,36 @@ import math
 
 from ..frames import origin_pose
 from ..jit import compiled
-from ..kinematics import DRIVE_OMNI_ANGULAR, drive_motion3, drive_update, drive_yaw_update
+from ..kinematics import (
+    DRIVE_OMNI_ANGULAR,
+    draw_noise,
+    drive_motion,
+    drive_update,
+    irsim_motion,
+)
 from ..layout import (
     BF_ACC0,
     BF_ACC1,
-    BF_ACC2,
+    BF_NOISE,
     BF_TAU,
     BF_VMAX0,
     BF_VMAX1,
-    BF_VMAX2,
     BF_VMIN0,
     BF_VMIN1,
-    BF_VMIN2,
     BF_WHEELBASE,
     BI_DRIVE,
     BI_KIND,
+    BS_D2,
+    CM_CONTACT,
     DRIVEN,
     EP_FRICTION,
     EP_SCALE,
+    IS_STOP,
     PR_DT,
     PR_G,
+    PR_MODE,
+    PR_NOISE,
+    YW_STATE,
 )
 from .layout import (
     BF_ACCE,
@@ -205,7 +215,12 @@ def targets(bi, b, other):
 @compiled
 def snapshot(e, W, B):
     """Fill ``B.snap[e]`` (every body's pose, centroid, velocity, disc radius and drive
-    velocity) and ``B.segw[e]`` (line segments in the world) from env e's state."""
+    velocity) and ``B.segw[e]`` (line segments in the world) from env e's state.
+
+    A body stopped by its last collision (IR-SIM's modes other than contact) reads the
+    velocity it moved with until its turn in the stage (:func:`advance` zeroes it), as in
+    IR-SIM, whose ``step`` zeroes a stopped object's velocity when it comes to that object;
+    a body held for a second step reads zero here (the physics zeroed its drive)."""
     bi, bf, snap = B.bi, B.bf, B.snap
     nb = bi.shape[0]
     for b in range(nb):
@@ -302,27 +317,52 @@ def driven(W, bi, b):
 @compiled
 def advance(e, b, W, B):
     """Move body b's snapshot in env e to where its command takes it this step, had it
-    nothing to touch: the drive's response (limits, lag, grip) and its exact motion, as the
-    physics' free motion computes them. IR-SIM steps its objects one after the other, each
-    behaviour seeing the objects stepped before it at their new state and velocity; the
-    stage reproduces that order by advancing each body's snapshot once its command is
-    written (the physics then moves every body from the state it started the step in)."""
-    if W.bint[b, BI_KIND] != DRIVEN or B.bi[b, BI_MOVES] == 0:
+    nothing to touch, as the physics' free motion computes it in the world's collision mode
+    (``kinematics.free_motion``): in the contact mode the drive's response (limits, lag,
+    grip); in IR-SIM's other modes the command as it is (limits and ``acce`` only), and a
+    body stopped by its last collision (``IS_STOP``) stays put and reads velocity zero from
+    here on, as IR-SIM's ``step`` zeroes a stopped object's velocity at its turn.
+    omni_angular drives and noisy ones move by ``kinematics.irsim_motion``, with this step's
+    noise (drawn before the stage, :func:`peek_noise`).
+
+    IR-SIM steps its objects one after the other, each behaviour seeing the objects stepped
+    before it at their new state and velocity; the stage reproduces that order by advancing
+    each body's snapshot once its command is written (the physics then moves every body from
+    the state it started the step in)."""
+    if B.bi[b, BI_MOVES] == 0:
         return
     snap, bflt = B.snap, W.bflt
+    contact = W.prm[PR_MODE] == CM_CONTACT
+    if not contact and W.bis[e, b, IS_STOP] != 0:
+        for k in range(3):
+            snap[e, b, SN_V0 + k] = 0.0
+        snap[e, b, SN_VX] = 0.0
+        snap[e, b, SN_VY] = 0.0
+        return
+    if W.bint[b, BI_KIND] != DRIVEN:
+        return
     dt = W.prm[PR_DT]
     drive = W.bint[b, BI_DRIVE]
+    tau = bflt[b, BF_TAU] if contact else 0.0
+    grip = W.epar[e, b, EP_FRICTION] * W.prm[PR_G] if contact else math.inf
     d0, d1 = drive_update(drive, W.drv[e, b, 0], W.drv[e, b, 1], W.cmd[e, b, 0], W.cmd[e, b, 1],
                           bflt[b, BF_VMIN0], bflt[b, BF_VMIN1], bflt[b, BF_VMAX0],
-                          bflt[b, BF_VMAX1], bflt[b, BF_ACC0], bflt[b, BF_ACC1],
-                          bflt[b, BF_TAU], W.epar[e, b, EP_FRICTION] * W.prm[PR_G], dt)
-    d2 = 0.0
-    if drive == DRIVE_OMNI_ANGULAR:
-        d2 = drive_yaw_update(W.yaw[e, b, 1], W.yaw[e, b, 0], bflt[b, BF_VMIN2],
-                              bflt[b, BF_VMAX2], bflt[b, BF_ACC2], bflt[b, BF_TAU], dt)
-        snap[e, b, SN_V0 + 2] = d2
+                          bflt[b, BF_VMAX1], bflt[b, BF_ACC0], bflt[b, BF_ACC1], tau, grip, dt)
     th = snap[e, b, SN_T]
-    dx, dy, dth = drive_motion3(drive, d0, d1, d2, th, bflt[b, BF_WHEELBASE], dt)
+    wb = bflt[b, BF_WHEELBASE]
+    if drive == DRIVE_OMNI_ANGULAR or bflt[b, BF_NOISE] != 0.0:
+        # the physics' own function, its writes (the yaw-rate state and its rollback copy)
+        # put back: the physics makes them again from the same values
+        y_state = W.yaw[e, b, YW_STATE]
+        saved = W.bsc[e, b, BS_D2]
+        dx, dy, dth, _vx, _vy, _w = irsim_motion(e, b, drive, d0, d1, th, wb, tau, dt, W.yaw,
+                                                 bflt, W.bsc)
+        if drive == DRIVE_OMNI_ANGULAR:
+            snap[e, b, SN_V0 + 2] = W.yaw[e, b, YW_STATE]
+        W.yaw[e, b, YW_STATE] = y_state
+        W.bsc[e, b, BS_D2] = saved
+    else:
+        dx, dy, dth = drive_motion(drive, d0, d1, th, wb, dt)
     x = snap[e, b, SN_X] + dx
     y = snap[e, b, SN_Y] + dy
     th = th + dth
@@ -336,6 +376,7 @@ def advance(e, b, W, B):
     snap[e, b, SN_T] = th
     snap[e, b, SN_CX] = x + c * cx - s * cy
     snap[e, b, SN_CY] = y + s * cx + c * cy
+    # the drive's velocity, noise free (IR-SIM's _velocity is the commanded velocity)
     kin = B.bi[b, BI_KIN]
     if kin == KIN_OMNI or kin == KIN_OMNI_ANGULAR:
         snap[e, b, SN_VX] = c * d0 - s * d1
@@ -345,3 +386,15 @@ def advance(e, b, W, B):
         snap[e, b, SN_VY] = s * d0
     snap[e, b, SN_V0] = d0
     snap[e, b, SN_V0 + 1] = d1
+
+
+@compiled
+def peek_noise(e, W):
+    """This step's motion noise, drawn before the physics draws it (``kinematics.draw_noise``
+    into ``W.yaw``), the env's stream then put back: the physics draws the same numbers, and
+    :func:`advance` moves a noisy body by the noise it will have."""
+    if W.prm[PR_NOISE] == 0.0:
+        return
+    stream = W.rng[e]
+    draw_noise(e, W.bint, W.bflt, W.movable, W.yaw, W.rng)
+    W.rng[e] = stream

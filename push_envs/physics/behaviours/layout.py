@@ -22,6 +22,7 @@ CODE_SFM = 3
 CODE_ORCA = 4  # member of an orca group
 CODE_SFM_GROUP = 5  # member of an sfm group
 CODE_USER = 6  # a registered compiled behaviour (its C function: uaddr[b])
+CODE_USER_GROUP = 7  # member of a registered group behaviour (register_group_behavior)
 
 # Kinematics codes (bi[b, BI_KIN]); a body without kinematics has KIN_NONE.
 KIN_NONE = 0
@@ -115,3 +116,25 @@ CTL_ARRIVE = 1  # after the physics: arrivals (goal queues, arrive flags)
 CTL_RESET = 2  # at a reset: goal queues, flags and memories from the scene
 
 MEM_LEN = 8  # per-body memory of a user behaviour (floats, zeroed at a reset)
+
+# ego[EGO_LEN]: a user behaviour's own body (user.py lists what each column holds)
+EGO_X = 0  # origin pose [m, m, rad]
+EGO_Y = 1
+EGO_THETA = 2
+EGO_VX = 3  # world velocity [m/s]
+EGO_VY = 4
+EGO_V0 = 5  # drive velocity in the command frame, 3 columns
+EGO_RADIUS = 8  # bounding radius [m]
+EGO_VMIN = 9  # vel_min, 3 columns
+EGO_VMAX = 12  # vel_max, 3 columns
+EGO_ACCE = 15  # acce, 3 columns (per second)
+EGO_LOW = 18  # the velocity range this step (get_vel_range), 3 columns
+EGO_HIGH = 21
+EGO_THRESHOLD = 24  # goal_threshold [m]
+EGO_DT = 25  # step time [s]
+EGO_DESX = 26  # IR-SIM's desired velocity toward the goal [m/s], world frame
+EGO_DESY = 27
+EGO_KIN = 28  # kinematics (layout.KIN_*)
+EGO_NOTHERS = 29  # rows of ``others`` (the stage's bookkeeping)
+EGO_NSEGS = 30  # rows of ``segments``
+EGO_LEN = 31

@@ -66,6 +66,8 @@ from .layout import (
     BI_TARGET,
     BI_WANDER,
     CODE_NONE,
+    CODE_USER_GROUP,
+    EGO_LEN,
     GQ_DIMS,
     GQ_LEN,
     GS_ARRIVED,
@@ -79,7 +81,6 @@ from .layout import (
     ROLE_ROBOT,
     SN_LEN,
 )
-from .user import EGO_LEN
 
 DEFAULT_THRESHOLD = 0.1  # [m] IR-SIM's goal_threshold
 ARRIVE_MODES = ("position", "state")
@@ -296,6 +297,8 @@ class BehaviourPlan:
         NP = max(1, max((len(r) for r in rows), default=0))
         K = nb + S + 1
         G = len(grp_rows)
+        # rows of a user group behaviour's arguments: its largest group (at least one)
+        U = max([r[2] for r in grp_rows if r[0] == CODE_USER_GROUP] + [1])
         prm = np.zeros((nb, NP))
         for i, r in enumerate(rows):
             prm[i, :len(r)] = r
@@ -320,7 +323,8 @@ class BehaviourPlan:
             nbi=np.zeros((E, K), np.int64), nbd=np.zeros((E, K)), lines=np.zeros((E, K, 6)),
             proj=np.zeros((E, K, 4)), ego=np.zeros((E, EGO_LEN)), ugoal=np.zeros((E, 4)),
             others=np.zeros((E, nb, 5)), usegs=np.zeros((E, max(S, 1), 4)),
-            uout=np.zeros((E, 3)))
+            uout=np.zeros((E, 3)), gego=np.zeros((E, U, EGO_LEN)), ggoal=np.zeros((E, U, 4)),
+            gumem=np.zeros((E, U, MEM_LEN)), gout=np.zeros((E, U, 3)))
         self._packed: Packed | None = None
         self._step_fn: Any = None
         self._bind()

@@ -85,7 +85,9 @@ def world_from_reference(ref: Mapping[str, Any], num_envs: int = 1, *,
                          skip: Sequence[str] = (), **world_kw: Any) -> Any:
     """A :class:`~push_envs.physics.World` of ``num_envs`` envs of the recorded world
     ``ref`` (its ``world`` and ``objects``); objects named in ``skip`` (or IR-SIM's grid
-    map) are left out. ``world_kw`` adds push_envs world keys (friction, ...)."""
+    map) are left out. The world runs in the recording's ``collision_mode`` (IR-SIM's
+    default, ``stop``, when it has none); ``world_kw`` adds or overrides world keys
+    (friction, collision_mode, ...)."""
     from ..world import World
 
     robots, obstacles, fields = [], [], {}
@@ -95,7 +97,8 @@ def world_from_reference(ref: Mapping[str, Any], num_envs: int = 1, *,
         body, f = body_entry(obj)
         (robots if obj["role"] == "robot" else obstacles).append(body)
         fields[obj["name"]] = f
-    world = {"step_time": float(ref["world"]["step_time"]), "width": 1e3, "height": 1e3}
+    world = {"step_time": float(ref["world"]["step_time"]), "width": 1e3, "height": 1e3,
+             "collision_mode": ref["world"].get("collision_mode", "stop")}
     world.update(world_kw)
     scene = {"world": world, "robot": robots, "obstacle": obstacles}
     spec = load_scene(scene, source=ref["world"].get("file", "<reference>"))

@@ -2,8 +2,8 @@
 
 IR-SIM 2.12's built-ins (``irsim.lib.behavior``): per object, ``dash`` (diff, omni,
 omni_angular, acker), ``rvo`` (diff, omni) and ``sfm`` (diff, omni); as a group, ``orca`` and
-``sfm`` (diff, omni). A user behaviour joins them through :func:`register_behavior`
-(:mod:`.user`).
+``sfm`` (diff, omni). A user behaviour joins them through :func:`register_behavior` or
+:func:`register_group_behavior` (:mod:`.user`).
 """
 
 from __future__ import annotations
@@ -50,11 +50,16 @@ GROUP_BUILTIN: dict[str, Behaviour] = {
 USER: dict[tuple[str, str], Behaviour] = {}
 """Behaviours registered with :func:`~.user.register_behavior`, by (kinematics, name)."""
 
+USER_GROUP: dict[tuple[str, str], Behaviour] = {}
+"""Group behaviours registered with :func:`~.user.register_group_behavior`, by
+(kinematics, name)."""
+
 
 def known_parameters() -> dict[str, Any]:
     """Every parameter some behaviour takes (IR-SIM lets a behaviour ignore another's)."""
     out: dict[str, Any] = {}
-    for beh in (*BUILTIN.values(), *GROUP_BUILTIN.values(), *USER.values()):
+    for beh in (*BUILTIN.values(), *GROUP_BUILTIN.values(), *USER.values(),
+                *USER_GROUP.values()):
         out.update(beh.params)
         out.update(dict.fromkeys(beh.extra))
     return out
@@ -64,25 +69,32 @@ def lookup(name: str, kinematics: str | None, group: bool) -> Behaviour | str:
     """The behaviour ``name`` for ``kinematics`` (a group behaviour when ``group``), or the
     reason there is none (a sentence for the SceneError)."""
     table = GROUP_BUILTIN if group else BUILTIN
+    users = USER_GROUP if group else USER
     kin = kinematics or "none"
-    user = USER.get((kin, name))
-    if user is not None and not group:
+    user = users.get((kin, name))
+    if user is not None:
         return user
     beh = table.get(name)
     what = "group behaviour" if group else "behaviour"
     if beh is None:
-        users = sorted({n for _k, n in USER})
-        names = ", ".join(sorted(table)) + (f"; registered: {', '.join(users)}" if users and
-                                            not group else "")
-        if any(n == name for _k, n in USER) and not group:
-            kins = sorted(k for k, n in USER if n == name)
-            return (f"the registered behaviour {name!r} exists for kinematics "
+        registered = sorted({n for _k, n in users})
+        names = ", ".join(sorted(table)) + (f"; registered: {', '.join(registered)}"
+                                            if registered else "")
+        if any(n == name for _k, n in users):
+            kins = sorted(k for k, n in users if n == name)
+            return (f"the registered {what} {name!r} exists for kinematics "
                     f"{', '.join(kins)}, not {kin}")
-        return f"unknown {what} {name!r}; IR-SIM's: {names}"
+        hint = ""
+        if group and any(n == name for _k, n in USER):
+            hint = " (a behaviour of that name is registered per object, not as a group's)"
+        elif not group and any(n == name for _k, n in USER_GROUP):
+            hint = " (a group behaviour of that name is registered: give it as group_behavior)"
+        return f"unknown {what} {name!r}; IR-SIM's: {names}{hint}"
     if kin not in beh.kinematics:
         return (f"IR-SIM's {what} {name!r} does not exist for kinematics {kin!r} (only for "
                 f"{', '.join(beh.kinematics)})")
     return beh
 
 
-__all__ = ["BUILTIN", "GROUP_BUILTIN", "USER", "Behaviour", "known_parameters", "lookup"]
+__all__ = ["BUILTIN", "GROUP_BUILTIN", "USER", "USER_GROUP", "Behaviour", "known_parameters",
+           "lookup"]

@@ -5,7 +5,9 @@ each on its own (no reduction across envs: env i of a batch is env i of a single
 
     CTL_STEP    (before the physics)
       arrivals      the arrivals of the last step, if not checked yet (goals.check_arrivals)
-      snapshot      every body's pose, centroid, velocity and disc (common.snapshot)
+      snapshot      every body's pose, centroid, velocity and disc (common.snapshot);
+                    this step's motion noise, drawn as the physics will draw it
+                    (common.peek_noise)
       groups        each group behaviour (orca, sfm) from the snapshot, through its address
       renewal       arrived bodies that wander or loop take new goals (goals.renew_goals)
       bodies        each body's behaviour (dash, rvo, sfm, a user's), through its address,
@@ -16,9 +18,10 @@ each on its own (no reduction across envs: env i of a batch is env i of a single
 
 This is IR-SIM's ``env.step()`` order: group actions are taken before the objects' own
 pre-processing, then each object renews its goal and runs its behaviour, the physics moves
-everything, and arrivals are checked last. Where IR-SIM steps its objects one after the
-other (an object sees the new state of those stepped before it), every behaviour here reads
-the state at the start of the step.
+everything, and arrivals are checked last. IR-SIM steps its objects one after the other
+(an object sees the new state of those stepped before it): here each body's snapshot is moved
+where its command takes it once the command is written (common.advance, in the world's
+collision mode), so the bodies after it read it there, as in IR-SIM.
 
 The behaviours are C functions of their own (``dash.DASH``, ``rvo.RVO``, ...), whose
 addresses the structure holds (``B.fn``, and the groups' in ``B.grp``): a world compiles the
@@ -36,123 +39,14 @@ from numba import njit, prange
 from ..abi import CFunction, call_void, struct_ptr
 from ..arrays import load_world
 from ..jit import compiled
-from ..layout import HL_STATUS, PR_DT
+from ..layout import HL_STATUS
 from ..pipeline import CHUNK, rolled_back
 from .arrays import GR_FN, load_behaviour
-from .common import advance, command_in_range, desired_omni, snapshot, targets, vel_range
+from .common import advance, command_in_range, peek_noise, snapshot
+from .ego import prepare_user
 from .goals import check_arrivals, renew_goals, reset_goals
-from .layout import (
-    BF_ACCE,
-    BF_RADIUS,
-    BF_THRESH,
-    BF_VMAX,
-    BF_VMIN,
-    BI_CODE,
-    BI_KIN,
-    BI_NSEG,
-    BI_SEG0,
-    CODE_RVO,
-    CODE_SFM,
-    CODE_USER,
-    CTL_ARRIVE,
-    CTL_RESET,
-    CTL_STEP,
-    GQ_DIMS,
-    GQ_T,
-    GQ_X,
-    GQ_Y,
-    GS_COUNT,
-    GS_HEAD,
-    SN_CX,
-    SN_CY,
-    SN_R,
-    SN_T,
-    SN_V0,
-    SN_VX,
-    SN_VY,
-    SN_X,
-    SN_Y,
-)
+from .layout import BI_CODE, CODE_RVO, CODE_SFM, CODE_USER, CTL_ARRIVE, CTL_RESET, CTL_STEP
 from .signatures import CONTROL_SIG
-from .user import (
-    EGO_ACCE,
-    EGO_DESX,
-    EGO_DESY,
-    EGO_DT,
-    EGO_HIGH,
-    EGO_KIN,
-    EGO_LOW,
-    EGO_NOTHERS,
-    EGO_NSEGS,
-    EGO_RADIUS,
-    EGO_THETA,
-    EGO_THRESHOLD,
-    EGO_V0,
-    EGO_VMAX,
-    EGO_VMIN,
-    EGO_VX,
-    EGO_VY,
-    EGO_X,
-    EGO_Y,
-)
-
-
-@compiled
-def prepare_user(e, b, W, B):
-    """A user behaviour's arguments for body b in env e: its ego row, goal, the others it
-    reacts to and their segments (user.py); the command row zeroed."""
-    snap, bi, bf = B.snap, B.bi, B.bf
-    ego = B.ego
-    dt = W.prm[PR_DT]
-    ego[e, EGO_X] = snap[e, b, SN_X]
-    ego[e, EGO_Y] = snap[e, b, SN_Y]
-    ego[e, EGO_THETA] = snap[e, b, SN_T]
-    ego[e, EGO_VX] = snap[e, b, SN_VX]
-    ego[e, EGO_VY] = snap[e, b, SN_VY]
-    ego[e, EGO_RADIUS] = bf[b, BF_RADIUS]
-    for k in range(3):
-        ego[e, EGO_V0 + k] = snap[e, b, SN_V0 + k]
-        ego[e, EGO_VMIN + k] = bf[b, BF_VMIN + k]
-        ego[e, EGO_VMAX + k] = bf[b, BF_VMAX + k]
-        ego[e, EGO_ACCE + k] = bf[b, BF_ACCE + k]
-        lo, hi = vel_range(e, b, k, snap, bf, dt)
-        ego[e, EGO_LOW + k] = lo
-        ego[e, EGO_HIGH + k] = hi
-        B.uout[e, k] = 0.0
-    ego[e, EGO_THRESHOLD] = bf[b, BF_THRESH]
-    ego[e, EGO_DT] = dt
-    dx, dy = desired_omni(e, b, snap, bi, bf, B.gq, B.gs)
-    ego[e, EGO_DESX] = dx
-    ego[e, EGO_DESY] = dy
-    ego[e, EGO_KIN] = bi[b, BI_KIN]
-    if B.gs[e, b, GS_COUNT] > 0:
-        h = B.gs[e, b, GS_HEAD]
-        B.ugoal[e, 0] = B.gq[e, b, h, GQ_X]
-        B.ugoal[e, 1] = B.gq[e, b, h, GQ_Y]
-        B.ugoal[e, 2] = B.gq[e, b, h, GQ_T]
-        B.ugoal[e, 3] = B.gq[e, b, h, GQ_DIMS]
-    else:
-        for k in range(4):
-            B.ugoal[e, k] = 0.0
-    n = 0
-    m = 0
-    for o in range(bi.shape[0]):
-        if o == b or not targets(bi, b, o):
-            continue
-        if bi[o, BI_NSEG] > 0:
-            for j in range(bi[o, BI_SEG0], bi[o, BI_SEG0] + bi[o, BI_NSEG]):
-                for c in range(4):
-                    B.usegs[e, m, c] = B.segw[e, j, c]
-                m += 1
-        else:
-            B.others[e, n, 0] = snap[e, o, SN_CX]
-            B.others[e, n, 1] = snap[e, o, SN_CY]
-            B.others[e, n, 2] = snap[e, o, SN_VX]
-            B.others[e, n, 3] = snap[e, o, SN_VY]
-            B.others[e, n, 4] = snap[e, o, SN_R]
-            n += 1
-    ego[e, EGO_NOTHERS] = n
-    ego[e, EGO_NSEGS] = m
 
 
 @compiled
@@ -162,6 +56,7 @@ def step_env(e, wp, bp, W, B):
         check_arrivals(e, W, B)
         B.pend[e] = 0
     snapshot(e, W, B)
+    peek_noise(e, W)
     for g in range(B.grp.shape[0]):
         addr = B.grp[g, GR_FN]
         if addr != 0:

@@ -9,7 +9,8 @@ import math
 import numpy as np
 import pytest
 
-FAST = {"friction": 100.0}  # grip far above what the drives ask: commands apply at once
+# IR-SIM's default mode: commands apply at once (no lag, no grip cap)
+FAST = {"collision_mode": "stop"}
 
 
 def _omni(bw, goal, **kw):

@@ -16,10 +16,8 @@ the recordings' rounding (measured step by step):
   pedestrians of sfm_world.yaml agree with IR-SIM to 1e-6 m for 1,400 steps and arrive on
   the same steps, including the four that come home late against unmodified IR-SIM
   (test_sfm_crowd_as_irsim_with_exact_arcs);
-* a world here is in the contact mode, whose drives' grip caps the acceleration at
-  friction x g; IR-SIM's other collision modes take a command at once and stop two bodies
-  that touch (the tests that follow IR-SIM step by step give the drives a grip well above
-  what they ask: friction 100);
+* a world here runs in the recording's collision mode (stop, or unobstructed), as IR-SIM:
+  drives take their commands at once, and bodies that touch stop;
 * IR-SIM's orca runs RVO2 in float32: the 200-agent world agrees to 1e-6 m until its agents
   first meet, at step 27, where it parts by 4e-5 m; IR-SIM's own world moved by 5 m (a
   change of its float32 rounding only) parts from the unmoved one by 6e-5 m there;
@@ -134,14 +132,14 @@ def _as_exact_arcs(bw, name, tol, **world_kw):
             turn = (here[2] - state[2] + np.pi) % (2 * np.pi) - np.pi
             assert abs(turn) <= tol, (n, k, here[2], state[2])
     assert first == arcs["first_arrival"]
-    return first
+    return first, w
 
 
 def test_sfm_crowd_as_irsim_with_exact_arcs(bw):
     """sfm_world.yaml for 1,400 steps against IR-SIM with exact arcs: the same paths, and
     each pedestrian home on IR-SIM's step, the four late against unmodified IR-SIM too (its
     Euler step is the only difference)."""
-    first = _as_exact_arcs(bw, "usage__23sfm_world__sfm_world", 1e-5)
+    first, _w = _as_exact_arcs(bw, "usage__23sfm_world__sfm_world", 1e-5)
     ref = bw.reference("usage__23sfm_world__sfm_world")
     late = {n for n, s in ref["first_arrival"].items() if s is not None
             and first[n] > 1.2 * s + 10}
@@ -149,11 +147,11 @@ def test_sfm_crowd_as_irsim_with_exact_arcs(bw):
 
 
 def test_rvo_crowd_as_irsim_with_exact_arcs(bw):
-    """collision_avoidance.yaml against IR-SIM with exact arcs, for the 350 steps before two
-    of its robots first touch (at step 355 IR-SIM's stop mode halts both, where the contact
-    mode here parts them): the same paths, every robot home on IR-SIM's step."""
-    _as_exact_arcs(bw, "usage__11collision_avoidance__collision_avoidance", 1e-5,
-                   friction=100.0)
+    """collision_avoidance.yaml against IR-SIM with exact arcs for 1,000 steps, in IR-SIM's
+    stop mode: the same paths (robot_1 and robot_5 halted where they touch at step 355, as
+    there), every robot home on IR-SIM's step."""
+    _first, w = _as_exact_arcs(bw, "usage__11collision_avoidance__collision_avoidance", 1e-5)
+    assert w.stopped("robot_1")[0] and w.stopped("robot_5")[0]
 
 
 def test_orca_diff_crowd(bw):
@@ -165,11 +163,9 @@ def test_orca_crowd_starts_as_irsim(bw):
     """usage/19orca_world/orca_behavior_world.yaml, 200 omni robots on a circle: until the
     agents first meet (step 27) the paths agree with IR-SIM's to its recording's rounding;
     at step 27 RVO2's float32 sets them 5e-5 m apart, and later the crowd's ties make them
-    part. IR-SIM outside its contact mode applies a command at once; here the wheels' grip
-    caps the acceleration at friction x g, so the comparison is made with a grip well above
-    what the drives ask (friction 100)."""
+    part."""
     ref = bw.reference("usage__19orca_world__orca_behavior_world")
-    w = world_from_reference(ref, friction=100.0)
+    w = world_from_reference(ref)
     for k in range(1, 28):
         w.step()
         if str(k) in ref["traj"]:

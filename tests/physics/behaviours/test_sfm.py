@@ -125,7 +125,7 @@ def test_desired_force_alone_relaxes_toward_vmax(bw):
     """No neighbour, no wall: v' = v + dt (v0 e - v) / tau, capped at vmax (omni: exact)."""
     w = bw.world([bw.omni("p", 0, 0, goal=[10, 0, 0], vel_max=[2, 2], vel_min=[-2, -2],
                           behavior={"name": "sfm", "vmax": 1.0, "relaxation_time": 0.5})],
-                 friction=100.0)
+                 collision_mode="stop")
     v = 0.0
     for _ in range(6):
         w.step()

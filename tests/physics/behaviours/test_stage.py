@@ -177,3 +177,72 @@ def test_deepcopy_of_a_world_steps_on_its_own(bw):
     for f in STATE:
         np.testing.assert_array_equal(getattr(w, f), getattr(twin, f))
     np.testing.assert_array_equal(w.behaviours.arrays.gq, twin.behaviours.arrays.gq)
+
+
+def _drives(bw, mode):
+    """A dash body of every drive the physics moves its own way (a noisy diff, an
+    omni_angular, an acker, an omni), far apart, and an rvo robot after them that reads
+    them (so the stage advances each)."""
+    dash = {"name": "dash"}
+    robots = [
+        bw.diff("noisy", 0, 0, 0.3, goal=[8, 3, 0], behavior=dash,
+                kinematics={"name": "diff", "noise": True, "alpha": [0.05, 0.02, 0.05, 0.02]}),
+        bw.diff("spin", 0, 6, 0.0, goal=[8, 9, 1.0], behavior=dash,
+                kinematics={"name": "omni_angular"}, vel_max=[1, 1, 1], vel_min=[-1, -1, -1]),
+        {"name": "car", "kinematics": {"name": "acker", "wheelbase": 0.5},
+         "shape": {"name": "rectangle", "length": 0.8, "width": 0.4},
+         "state": [0, 12, 0, 0], "goal": [8, 14, 0], "behavior": dash,
+         "vel_max": [1, 0.6], "vel_min": [-1, -0.6]},
+        bw.omni("glide", 0, 18, goal=[8, 18, 0], behavior=dash),
+        bw.diff("reader", 20, 20, goal=[30, 20, 0],
+                behavior={"name": "rvo", "neighbor_threshold": 50.0}),
+    ]
+    return bw.world(robots, collision_mode=mode)
+
+
+@pytest.mark.parametrize("mode", ["contact", "stop", "unobstructed"])
+def test_advance_puts_each_body_where_the_physics_does(bw, mode):
+    """The snapshot the later bodies read (common.advance) is the pose the physics gives each
+    body, in every collision mode: the contact mode's lag and grip, the others' command as
+    it is, omni_angular's yaw rate, and this step's motion noise (drawn before the stage)."""
+    from push_envs.physics.behaviours.layout import SN_T, SN_X, SN_Y
+
+    w = _drives(bw, mode)
+    snap = w.behaviours.arrays.snap
+    moved = 0.0
+    for _ in range(30):
+        start = w.state("noisy")[0].copy()
+        w.step()
+        for name in ("noisy", "spin", "car", "glide"):
+            i = w.index(name)
+            here = w.state(name)[0]
+            np.testing.assert_allclose(snap[0, i, [SN_X, SN_Y, SN_T]], here[:3], rtol=0,
+                                       atol=1e-12, err_msg=name)
+        moved += float(np.hypot(*(w.state("noisy")[0, :2] - start[:2])))
+    assert moved > 0.5
+
+
+def test_a_stopped_body_stays_and_reads_no_velocity(bw):
+    """IR-SIM's stop mode: a robot that ran into a wall holds, and the bodies after it read it
+    at rest from its turn on (its drive velocity zero in the advanced snapshot)."""
+    from push_envs.physics.behaviours.layout import SN_V0, SN_VX, SN_VY
+
+    w = bw.world([bw.omni("r", 0, 0, goal=[5, 0, 0], behavior={"name": "dash"}),
+                  bw.diff("reader", 20, 20, goal=[30, 20, 0],
+                          behavior={"name": "rvo", "neighbor_threshold": 50.0})],
+                 [{"name": "wall", "shape": {"name": "rectangle", "length": 0.2,
+                                             "width": 2.0}, "state": [1.5, 0, 0],
+                   "static": True}], collision_mode="stop")
+    i = w.index("r")
+    for _ in range(40):
+        w.step()
+        if w.stopped("r")[0]:
+            break
+    assert w.stopped("r")[0]
+    held = w.state("r")[0].copy()
+    assert w.behaviours.arrays.snap[0, i, SN_VX] > 0.5  # it moved in the step it hit
+    for _ in range(3):
+        w.step()
+        snap = w.behaviours.arrays.snap[0, i]
+        np.testing.assert_array_equal(snap[[SN_VX, SN_VY, SN_V0, SN_V0 + 1]], 0.0)
+        np.testing.assert_array_equal(w.state("r")[0], held)
