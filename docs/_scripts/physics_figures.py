@@ -29,7 +29,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
-from perf_page import plot_style  # this folder's: the scripts run as python docs/_scripts/x.py
+from perf_page import plot_style  # this folder's module (the scripts run from this folder)
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 
