@@ -42,10 +42,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from push_envs.physics import World  # noqa: E402
-from push_envs.physics.behaviours.reference import (  # noqa: E402
-    reference_from_irsim,
-    world_from_reference,
-)
+from push_envs.physics.behaviours.reference import reference_from_irsim  # noqa: E402
+from push_envs.physics.behaviours.reference import world_from_reference  # noqa: E402
 
 DATA = ROOT / "tests" / "physics" / "behaviours" / "data"
 WORLDS = {

@@ -50,10 +50,15 @@ def worker(recipe: str, seconds: float) -> dict[str, Any]:
     sys.path.insert(0, str(HERE))
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     from stable_baselines3 import PPO
-    from stable_baselines3.common.callbacks import BaseCallback, CallbackList
+    from stable_baselines3.common.callbacks import BaseCallback
+    from stable_baselines3.common.callbacks import CallbackList
 
-    from train.hyperparameters import algo_kwargs, load_hyperparams, merge
-    from train.train import UpdateThreads, make_env, thread_plan
+    from train.hyperparameters import algo_kwargs
+    from train.hyperparameters import load_hyperparams
+    from train.hyperparameters import merge
+    from train.train import UpdateThreads
+    from train.train import make_env
+    from train.train import thread_plan
 
     hp = load_hyperparams("ppo", ENV_ID)
     merge(hp, RECIPES[recipe])

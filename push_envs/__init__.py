@@ -12,16 +12,21 @@ is one module (``push_envs/sensors``, or your own: :class:`Sensor`, :func:`regis
 see docs/adding_a_sensor.md).
 """
 
-from importlib.metadata import PackageNotFoundError, version
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version
 
-from gymnasium.envs.registration import register, registry
+from gymnasium.envs.registration import register
+from gymnasium.envs.registration import registry
 
 # numba's cache must be configured before any kernel of any submodule is defined (importing
 # any submodule runs this file first).
 from . import _numba_cache  # noqa: F401  isort: skip
 # Importing the sensors registers each (before any scene is read).
-from .sensors import Sensor, register_sensor
-from .tasks import REGISTRY, TASK_MODULES, spec_of
+from .sensors import Sensor
+from .sensors import register_sensor
+from .tasks import REGISTRY
+from .tasks import TASK_MODULES
+from .tasks import spec_of
 from .worlds import WORLD_ENV_ID
 
 try:

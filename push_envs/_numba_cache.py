@@ -59,7 +59,8 @@ import types as pytypes
 import warnings
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
+from typing import ClassVar
 
 import numba
 import numpy as np

@@ -34,7 +34,8 @@ import pickle
 import sys
 import time
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +46,8 @@ from gymnasium.vector import AutoresetMode
 import push_envs  # noqa: F401  (registers the ids)
 
 from .experts import expert
-from .rollout import Episode, rollout
+from .rollout import Episode
+from .rollout import rollout
 from .scripted import BatchPolicy
 
 
@@ -53,7 +55,8 @@ from .scripted import BatchPolicy
 def sb3_policy(path: str | Path, algo: str = "auto") -> BatchPolicy:
     """A deterministic batch policy from a Stable-Baselines3 model zip (PPO or SAC), with the
     VecNormalize observation statistics saved beside it when there are any."""
-    from stable_baselines3 import PPO, SAC
+    from stable_baselines3 import PPO
+    from stable_baselines3 import SAC
 
     path = Path(path)
     if not path.is_file():
@@ -138,7 +141,8 @@ def _write_aside(dataset_id: str, write: Callable[[], None]) -> None:
     import shutil
     import tempfile
 
-    from minari.namespace import create_namespace, list_local_namespaces
+    from minari.namespace import create_namespace
+    from minari.namespace import list_local_namespaces
     from minari.storage import get_dataset_path
 
     root = Path(get_dataset_path())  # creates the root if needed

@@ -19,7 +19,8 @@ from typing import Any
 from . import tasks
 from .rollout import rollout
 from .scripted import BatchPolicy
-from .tasks import spec, spec_of
+from .tasks import spec
+from .tasks import spec_of
 
 
 def available() -> list[tuple[str, str]]:

@@ -36,7 +36,8 @@ class StridedSeeds(gym.vector.VectorWrapper):
               options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
         # Imported here, not at the top: remote EnvRunners unpickle this module before
         # make_batch has set their threads (numba is imported with the env package).
-        from .core.env import SEED_LIMIT, is_int
+        from .core.env import SEED_LIMIT
+        from .core.env import is_int
 
         if seed is None or not is_int(seed):
             return self.env.reset(seed=seed, options=options)  # None, or a per-env list

@@ -16,7 +16,8 @@ pretrained agents' evaluation and the training scripts' demonstrations.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np

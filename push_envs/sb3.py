@@ -22,11 +22,14 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 from gymnasium.vector import AutoresetMode
-from stable_baselines3.common.vec_env import VecEnv, VecMonitor
+from stable_baselines3.common.vec_env import VecEnv
+from stable_baselines3.common.vec_env import VecMonitor
 
 import push_envs  # noqa: F401  (registers the ids)
 
-from .core.env import PushVectorEnv, check_action_dtype, env_seeds
+from .core.env import PushVectorEnv
+from .core.env import check_action_dtype
+from .core.env import env_seeds
 
 
 class PushSB3VecEnv(VecEnv):

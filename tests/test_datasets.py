@@ -7,7 +7,9 @@ import numpy as np
 import pytest
 from gymnasium.vector import AutoresetMode
 
-from push_envs.datasets import main, record, rollout
+from push_envs.datasets import main
+from push_envs.datasets import record
+from push_envs.datasets import rollout
 from push_envs.experts import expert
 from push_envs.tasks.pushing.push_box.expert import push_box_action
 

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 import push_envs
-from push_envs.experts import available, expert
+from push_envs.experts import available
+from push_envs.experts import expert
 
 
 def test_every_registered_task_declares_an_expert():

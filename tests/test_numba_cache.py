@@ -237,7 +237,8 @@ def _py() -> str:
 def test_a_compiled_only_function_is_stamped_apart_from_its_njit_twin(tmp_path):
     # The same code compiled with and without numba's Python wrapper are different binaries:
     # loading one for the other would call into nothing, so their stamps differ.
-    from push_envs.physics.jit import compiled, python_entry
+    from push_envs.physics.jit import compiled
+    from push_envs.physics.jit import python_entry
 
     (tmp_path / "stamp_twin.py").write_text("def f(x):\n    return x + 1\n")
     f = _load(tmp_path / "stamp_twin.py", "stamp_twin").f

@@ -20,7 +20,8 @@ import pytest
 
 import push_envs
 from push_envs import _numba_cache
-from push_envs.tasks import REGISTRY, spec_of
+from push_envs.tasks import REGISTRY
+from push_envs.tasks import spec_of
 
 ROOT = Path(__file__).resolve().parents[1]
 

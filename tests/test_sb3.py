@@ -9,9 +9,12 @@ pytest.importorskip("stable_baselines3")
 
 from stable_baselines3 import PPO  # noqa: E402
 from stable_baselines3.common.evaluation import evaluate_policy  # noqa: E402
-from stable_baselines3.common.vec_env import VecCheckNan, VecMonitor, VecNormalize  # noqa: E402
+from stable_baselines3.common.vec_env import VecCheckNan  # noqa: E402
+from stable_baselines3.common.vec_env import VecMonitor  # noqa: E402
+from stable_baselines3.common.vec_env import VecNormalize  # noqa: E402
 
-from push_envs.sb3 import PushSB3VecEnv, make_vec_env  # noqa: E402
+from push_envs.sb3 import PushSB3VecEnv  # noqa: E402
+from push_envs.sb3 import make_vec_env  # noqa: E402
 
 
 def test_same_step_infos_terminal_observation_and_time_limit():

@@ -10,7 +10,10 @@ import math
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated
+from typing import Any
+from typing import Literal
+from typing import TypeVar
 
 import numba
 import tyro

@@ -53,9 +53,12 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
+from dataclasses import dataclass
+from dataclasses import field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
+from typing import Literal
 
 import gymnasium as gym
 import numpy as np
@@ -65,13 +68,17 @@ from PIL import Image
 from torch import nn
 
 import push_envs  # noqa: F401  (registers the ids)
-from push_envs.baselines.tee_frame import TeeFrame, decode, encode  # numpy, shared with the agent
+from push_envs.baselines.tee_frame import TeeFrame  # numpy, shared with the agent
+from push_envs.baselines.tee_frame import decode  # numpy, shared with the agent
+from push_envs.baselines.tee_frame import encode  # numpy, shared with the agent
 from push_envs.datasets import rollout
 from push_envs.experts import expert
 
 from .run_folder import RunDir
-from .warm_start import DAGGER_SEED_OFFSET, DEMO_SEED_OFFSET, play
+from .warm_start import DAGGER_SEED_OFFSET
+from .warm_start import DEMO_SEED_OFFSET
 from .warm_start import batch as warm_batch
+from .warm_start import play
 
 FINAL_SEED_OFFSET = 20_000  # as train/train.py: evaluation episodes are fresh seeds
 ROBOT = "omni"  # the expert's drive; its action is a body-frame velocity (vx, vy) [m/s]

@@ -14,16 +14,19 @@ import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
+from typing import Literal
 
 import numpy as np
 import tyro
 from PIL import Image
-from stable_baselines3.common.vec_env import VecEnv, VecNormalize
+from stable_baselines3.common.vec_env import VecEnv
+from stable_baselines3.common.vec_env import VecNormalize
 
 from push_envs.sb3 import make_vec_env
 
-from .train import load_model, view_obs
+from .train import load_model
+from .train import view_obs
 
 
 @dataclass

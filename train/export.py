@@ -34,7 +34,9 @@ import shlex
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated
+from typing import Any
+from typing import Literal
 
 import numpy as np
 import torch
@@ -42,8 +44,11 @@ import tyro
 from torch import nn
 
 import push_envs
-from push_envs.baselines import Agent, agent_path, write
-from push_envs.baselines.agent import FORMAT, FORMAT_VERSION
+from push_envs.baselines import Agent
+from push_envs.baselines import agent_path
+from push_envs.baselines import write
+from push_envs.baselines.agent import FORMAT
+from push_envs.baselines.agent import FORMAT_VERSION
 from push_envs.baselines.view import ObsView
 from push_envs.tasks import spec
 
@@ -234,7 +239,8 @@ def _sb3(run: Path, which: str) -> tuple[dict[str, Any], dict[str, np.ndarray], 
     from stable_baselines3.common.torch_layers import FlattenExtractor
 
     from .train import Args as TrainArgs
-    from .train import obs_view, wants_view
+    from .train import obs_view
+    from .train import wants_view
 
     saved = _read_json(run / "args.json", ("args", "hyperparams"))
     args, hp = saved["args"], saved["hyperparams"]
@@ -374,7 +380,8 @@ def _residual(run: Path, which: str) -> tuple[dict[str, Any], dict[str, np.ndarr
     from push_envs.sb3 import make_vec_env
 
     from .residual_env import Args as ResidualArgs
-    from .residual_env import ResidualVecEnv, deterministic_action
+    from .residual_env import ResidualVecEnv
+    from .residual_env import deterministic_action
 
     saved = _read_json(run / "args.json", ("args", "hyperparams", "residual"))
     args, hp, res = saved["args"], saved["hyperparams"], saved["residual"]

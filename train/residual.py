@@ -82,44 +82,47 @@ from typing import Any
 import numpy as np
 import torch
 from stable_baselines3 import PPO
-from stable_baselines3.common.callbacks import BaseCallback, CallbackList, EvalCallback
+from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.callbacks import CallbackList
+from stable_baselines3.common.callbacks import EvalCallback
 from stable_baselines3.common.utils import set_random_seed
-from stable_baselines3.common.vec_env import VecEnv, VecNormalize
+from stable_baselines3.common.vec_env import VecEnv
+from stable_baselines3.common.vec_env import VecNormalize
 
-from push_envs.baselines import Agent, load_file
+from push_envs.baselines import Agent
+from push_envs.baselines import load_file
 from push_envs.baselines.agent import RESIDUAL_INPUTS
 from push_envs.tasks import spec
 
-from .common import UnderWay, check_run_args, cli
-from .hyperparameters import (
-    HYPERPARAMS_DIR,
-    RESIDUAL_KEYS,
-    algo_kwargs,
-    apply_overrides,
-    check,
-    merge,
-    normalized,
-    yaml_mapping,
-)
-from .residual_env import (  # noqa: F401  (ResidualVecEnv, unwrap: the names used from here)
-    Args,
-    ResidualVecEnv,
-    deterministic_action,
-    unwrap,
-)
+from .common import UnderWay
+from .common import check_run_args
+from .common import cli
+from .hyperparameters import HYPERPARAMS_DIR
+from .hyperparameters import RESIDUAL_KEYS
+from .hyperparameters import algo_kwargs
+from .hyperparameters import apply_overrides
+from .hyperparameters import check
+from .hyperparameters import merge
+from .hyperparameters import normalized
+from .hyperparameters import yaml_mapping
+from .residual_env import Args  # noqa: F401  (ResidualVecEnv, unwrap: the names used from here)
+from .residual_env import ResidualVecEnv  # noqa: F401  (ResidualVecEnv, unwrap: the names used from here)
+from .residual_env import deterministic_action  # noqa: F401  (ResidualVecEnv, unwrap: the names used from here)
+from .residual_env import unwrap  # noqa: F401  (ResidualVecEnv, unwrap: the names used from here)
 from .run_folder import RunDir
-from .time_to_floor import EvalLog, describe, first_at_floor, floor_of
-from .train import (
-    EVAL_SEED_OFFSET,
-    FINAL_SEED_OFFSET,
-    SaveVecNormalize,
-    UpdateThreads,
-    ent_coef_decay,
-    evaluate,
-    load_model,
-    make_env,
-    thread_plan,
-)
+from .time_to_floor import EvalLog
+from .time_to_floor import describe
+from .time_to_floor import first_at_floor
+from .time_to_floor import floor_of
+from .train import EVAL_SEED_OFFSET
+from .train import FINAL_SEED_OFFSET
+from .train import SaveVecNormalize
+from .train import UpdateThreads
+from .train import ent_coef_decay
+from .train import evaluate
+from .train import load_model
+from .train import make_env
+from .train import thread_plan
 
 ENTRY = "residual"  # the key of a task's hyperparams.yml this script reads
 SETTINGS = {"scale": 0.3, "inputs": list(RESIDUAL_INPUTS), "critic_warmup": 0,

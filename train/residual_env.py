@@ -10,10 +10,13 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 from stable_baselines3 import PPO
-from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper, VecNormalize
+from stable_baselines3.common.vec_env import VecEnv
+from stable_baselines3.common.vec_env import VecEnvWrapper
+from stable_baselines3.common.vec_env import VecNormalize
 
 from push_envs.baselines import Agent
-from push_envs.baselines.agent import residual_action, residual_inputs
+from push_envs.baselines.agent import residual_action
+from push_envs.baselines.agent import residual_inputs
 
 from .common import RunArgs
 

@@ -25,7 +25,9 @@ from __future__ import annotations
 import json
 import os
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
+from dataclasses import dataclass
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
@@ -113,7 +115,8 @@ def build_config(args: Args) -> Any:
     from ray.rllib.connectors.env_to_module import MeanStdFilter
     from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
 
-    from push_envs.rllib import log_success, register
+    from push_envs.rllib import log_success
+    from push_envs.rllib import register
 
     name = register(args.env)
     env_config: dict[str, Any] = {"env_id": args.env, **parse_kwargs(args.env_kwargs)}

@@ -20,7 +20,8 @@ import time
 from typing import Any
 
 import numpy as np
-from stable_baselines3.common.callbacks import BaseCallback, EvalCallback
+from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.callbacks import EvalCallback
 
 FLOORS: dict[str, float] = {
     "PushBox-v0": 0.8, "WallSlide-v0": 0.8, "PushMulti-v0": 0.8, "PushClutter-v0": 0.8,

@@ -47,7 +47,8 @@ import numpy as np
 import torch
 from gymnasium.vector import AutoresetMode
 from stable_baselines3 import PPO
-from stable_baselines3.common.vec_env import VecEnv, VecNormalize
+from stable_baselines3.common.vec_env import VecEnv
+from stable_baselines3.common.vec_env import VecNormalize
 
 from push_envs.datasets import rollout
 from push_envs.experts import expert

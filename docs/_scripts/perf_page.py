@@ -127,7 +127,8 @@ def throughput_section(plot: bool = True) -> str:
         ax.plot([], [], "k*", ls="none", label="gym.make (1 env)")
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
-        from matplotlib.ticker import FuncFormatter, NullFormatter
+        from matplotlib.ticker import FuncFormatter
+        from matplotlib.ticker import NullFormatter
 
         sizes_sorted = sorted(sizes | {1})
         ax.set_xticks(sizes_sorted, [str(n) for n in sizes_sorted])

@@ -25,7 +25,8 @@ import csv
 import math
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -489,7 +490,8 @@ def conventions() -> None:
                 _wall("wall", 0.25, 0.0, 0.1, 1.2)])
     _run(w, 1.0, {"robot": [0.5, 0.0]})
     plt = plot_style()
-    from matplotlib.patches import Circle, Polygon
+    from matplotlib.patches import Circle
+    from matplotlib.patches import Polygon
 
     fig, ax = plt.subplots(figsize=(7.4, 4.0))
     rx, ry, _ = w.state("robot")[0, :3]

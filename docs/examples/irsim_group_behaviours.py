@@ -27,13 +27,11 @@ import math
 
 from numba import njit
 
-from push_envs.physics.behaviours import (
-    EGO_THETA,
-    EGO_VMAX,
-    EGO_X,
-    EGO_Y,
-    register_group_behavior,
-)
+from push_envs.physics.behaviours import EGO_THETA
+from push_envs.physics.behaviours import EGO_VMAX
+from push_envs.physics.behaviours import EGO_X
+from push_envs.physics.behaviours import EGO_Y
+from push_envs.physics.behaviours import register_group_behavior
 
 # memory columns of a formation member
 _SET = 0  # 1 once its place in the formation is taken

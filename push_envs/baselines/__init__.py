@@ -23,8 +23,11 @@ import os
 from pathlib import Path
 
 from ..core.env import ROBOTS
-from .agent import Agent, read, write
-from .evaluation import EVAL_SEED, evaluate
+from .agent import Agent
+from .agent import read
+from .agent import write
+from .evaluation import EVAL_SEED
+from .evaluation import evaluate
 
 AGENTS_DIR = Path(__file__).resolve().parent / "agents"
 """The shipped agents' folder (package data)."""

@@ -45,7 +45,8 @@ import struct
 import tempfile
 import zipfile
 import zlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -53,8 +54,10 @@ import numpy as np
 from numba import njit
 
 from ..core.env import ROBOTS
-from ..core.task import choice, number
-from .tee_frame import TeeFrame, decode
+from ..core.task import choice
+from ..core.task import number
+from .tee_frame import TeeFrame
+from .tee_frame import decode
 from .view import ObsView
 
 FORMAT = "push_envs.agent"

@@ -242,7 +242,9 @@ def main(argv: list[str] | None = None) -> int:
     """``python -m push_envs.baselines``: ``list`` the shipped agents, ``evaluate`` one."""
     import argparse
 
-    from . import available, load, load_file
+    from . import available
+    from . import load
+    from . import load_file
 
     ap = argparse.ArgumentParser(prog="python -m push_envs.baselines",
                                  description="pretrained agents: list them, evaluate them")

@@ -14,7 +14,8 @@ the bootstrap's sampling noise (tests/baselines/test_stats.py).
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -59,7 +60,8 @@ def load_rliable() -> tuple[Any, Any] | None:
     """rliable's ``(library, metrics)`` modules, or None where it is missing or fails to
     import (rliable 1.2 with pandas 3: its arch < 8 raises a TypeError on import)."""
     try:
-        from rliable import library, metrics
+        from rliable import library
+        from rliable import metrics
     except Exception:  # noqa: BLE001  (any failure to import means: not usable here)
         return None
     return library, metrics

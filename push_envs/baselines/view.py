@@ -32,7 +32,8 @@ six integers (files written before ``toward``) read as ``toward = -1``.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np

@@ -14,23 +14,26 @@ renderer's internals) is the framework's own and may change.
 """
 
 from ..physics.jit import compiled
-from .env import PushEnv, PushVectorEnv, task_envs
-from .obs_layout import Field, Repeat
+from .env import PushEnv
+from .env import PushVectorEnv
+from .env import task_envs
+from .obs_layout import Field
 from .obs_layout import Index as ObsIndex
+from .obs_layout import Repeat
 from .obs_layout import names as obs_names
 from .obs_layout import offsets as obs_offsets
 from .render import GoalMark
-from .step import IF_SUCCESS, INFO_TASK, TaskArrays
-from .task import (
-    Arg,
-    TaskSpec,
-    choice,
-    columns,
-    integer,
-    number,
-    optional_range,
-    region,
-)
+from .step import IF_SUCCESS
+from .step import INFO_TASK
+from .step import TaskArrays
+from .task import Arg
+from .task import TaskSpec
+from .task import choice
+from .task import columns
+from .task import integer
+from .task import number
+from .task import optional_range
+from .task import region
 
 __all__ = ["Arg", "Field", "GoalMark", "IF_SUCCESS", "INFO_TASK", "ObsIndex", "PushEnv",
            "PushVectorEnv", "Repeat", "TaskArrays", "TaskSpec", "choice", "columns",

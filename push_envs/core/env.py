@@ -14,74 +14,80 @@ import copy
 import dataclasses
 import math
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
+from typing import ClassVar
 
 import gymnasium as gym
 import numba
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import seeding
-from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector import AutoresetMode
+from gymnasium.vector import VectorEnv
 
-from ..physics import SceneError, World, load_scene, sensor_registry
+from ..physics import SceneError
+from ..physics import World
+from ..physics import load_scene
+from ..physics import sensor_registry
 from ..physics.arrays import WORLD_ABI
 from ..physics.errors import short_repr
 from ..physics.fastcall import entry_point
-from ..physics.layout import (
-    BI_KIND,
-    DRIVEN,
-)
+from ..physics.layout import BI_KIND
+from ..physics.layout import DRIVEN
 from ..physics.pipeline import PHYSICS
-from ..physics.rng import seed_states, seed_states_of
+from ..physics.rng import seed_states
+from ..physics.rng import seed_states_of
 from ..physics.safe_yaml import read_scene_yaml
 from ..physics.scene import compile_scene
 from ..physics.world import PARALLEL_MIN_ENVS
 from . import obs_layout as L
 from .codegen import task_kernels
-from .step import (
-    AR_DISABLED,
-    AR_NEXT_STEP,
-    AR_SAME_STEP,
-    CFG_GOAL,
-    CFG_LEN,
-    CFG_MAX_STEPS,
-    CFG_MODE,
-    CFG_SPARSE,
-    ENV_ABI,
-    FN_LEN,
-    FN_PHYSICS,
-    FN_TASK,
-    IF_MAXPEN,
-    IF_SUCCESS,
-    IF_SWEEPS,
-    IN_ANG,
-    IN_DRV0,
-    IN_DRV1,
-    IN_LEN,
-    IN_OMG,
-    IN_VX,
-    IN_VY,
-    IN_X,
-    IN_Y,
-    INFO_TASK,
-    RESET,
-    RETRY,
-    ROWS_ABI,
-    SN_ARR,
-    SN_AT,
-    SN_FN,
-    SN_LEN,
-    STEP,
-    TASK_ABI,
-    EnvArrays,
-    RowsArgs,
-    TaskArrays,
-    run_parallel,
-    run_serial,
-)
-from .task import TaskSpec, choice, integer, number
+from .step import AR_DISABLED
+from .step import AR_NEXT_STEP
+from .step import AR_SAME_STEP
+from .step import CFG_GOAL
+from .step import CFG_LEN
+from .step import CFG_MAX_STEPS
+from .step import CFG_MODE
+from .step import CFG_SPARSE
+from .step import ENV_ABI
+from .step import FN_LEN
+from .step import FN_PHYSICS
+from .step import FN_TASK
+from .step import IF_MAXPEN
+from .step import IF_SUCCESS
+from .step import IF_SWEEPS
+from .step import IN_ANG
+from .step import IN_DRV0
+from .step import IN_DRV1
+from .step import IN_LEN
+from .step import IN_OMG
+from .step import IN_VX
+from .step import IN_VY
+from .step import IN_X
+from .step import IN_Y
+from .step import INFO_TASK
+from .step import RESET
+from .step import RETRY
+from .step import ROWS_ABI
+from .step import SN_ARR
+from .step import SN_AT
+from .step import SN_FN
+from .step import SN_LEN
+from .step import STEP
+from .step import TASK_ABI
+from .step import EnvArrays
+from .step import RowsArgs
+from .step import TaskArrays
+from .step import run_parallel
+from .step import run_serial
+from .task import TaskSpec
+from .task import choice
+from .task import integer
+from .task import number
 
 ROBOTS = ("diff", "omni", "acker")
 OBS_MODES = ("state", "goal", "pixels", "pixels+state")

@@ -17,23 +17,22 @@ import os
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+from typing import Any
 
 import numpy as np
 
 from push_envs.physics import sensor_registry
 from push_envs.physics.frames import com_offsets
-from push_envs.physics.layout import (
-    CT_FN,
-    CT_NX,
-    CT_NY,
-    CT_PX,
-    CT_PY,
-    DRIVEN,
-    EP_SCALE,
-    IMMOVABLE,
-    PASSIVE,
-)
+from push_envs.physics.layout import CT_FN
+from push_envs.physics.layout import CT_NX
+from push_envs.physics.layout import CT_NY
+from push_envs.physics.layout import CT_PX
+from push_envs.physics.layout import CT_PY
+from push_envs.physics.layout import DRIVEN
+from push_envs.physics.layout import EP_SCALE
+from push_envs.physics.layout import IMMOVABLE
+from push_envs.physics.layout import PASSIVE
 
 if TYPE_CHECKING:
     from push_envs.physics import World

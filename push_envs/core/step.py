@@ -51,21 +51,23 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit, prange, types
+from numba import njit
+from numba import prange
+from numba import types
 
-from ..physics.abi import AbiType, CFunction, call_void
+from ..physics.abi import AbiType
+from ..physics.abi import CFunction
+from ..physics.abi import call_void
 from ..physics.arrays import load_world
 from ..physics.jit import compiled
-from ..physics.layout import (
-    EP_FRICTION,
-    EP_INERTIA,
-    EP_MASS,
-    EP_SCALE,
-    HL_MAXPEN,
-    HL_STATUS,
-    HL_SWEEPS,
-    IS_SLEEP,
-)
+from ..physics.layout import EP_FRICTION
+from ..physics.layout import EP_INERTIA
+from ..physics.layout import EP_MASS
+from ..physics.layout import EP_SCALE
+from ..physics.layout import HL_MAXPEN
+from ..physics.layout import HL_STATUS
+from ..physics.layout import HL_SWEEPS
+from ..physics.layout import IS_SLEEP
 from ..physics.pipeline import rolled_back
 from ..physics.prefetch import prefetch_row
 

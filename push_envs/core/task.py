@@ -23,14 +23,18 @@ import functools
 import math
 import sys
 from collections import namedtuple
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
+from collections.abc import Mapping
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
+from typing import ClassVar
 
 import numpy as np
 
-from .obs_layout import Layout, names
+from .obs_layout import Layout
+from .obs_layout import names
 
 HOOKS = ("spawn", "observe", "evaluate", "start", "is_success", "goal_reward")
 """The compiled hooks every task declares (``TaskSpec.hook``)."""

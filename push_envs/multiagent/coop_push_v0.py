@@ -28,10 +28,13 @@ except ImportError as exc:  # pragma: no cover - the message is the point
     raise ImportError("push_envs.multiagent needs PettingZoo: pip install "
                       "'push_envs[multiagent]'") from exc
 
-from ..core.env import check_action_dtype, check_seed
+from ..core.env import check_action_dtype
+from ..core.env import check_seed
 from ..core.obs_layout import columns
 from ..physics.errors import short_repr
-from ..tasks.pushing.coop_push import CoopPush, CoopPushEnv, agent_columns
+from ..tasks.pushing.coop_push import CoopPush
+from ..tasks.pushing.coop_push import CoopPushEnv
+from ..tasks.pushing.coop_push import agent_columns
 
 AGENTS = ("robot_0", "robot_1")
 ROBOTS = ("r0", "r1")  # the scene bodies of the agents, in action order

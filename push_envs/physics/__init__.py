@@ -4,6 +4,7 @@ from .. import _numba_cache  # noqa: F401  (must run before any kernel is define
 from .config import load_scene
 from .errors import SceneError
 from .params import SolverParams
-from .world import ContactReport, World
+from .world import ContactReport
+from .world import World
 
 __all__ = ["World", "SceneError", "SolverParams", "ContactReport", "load_scene"]

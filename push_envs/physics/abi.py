@@ -32,7 +32,8 @@ the structure, so the arrays outlive every call that reads them.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
+from collections.abc import Mapping
 from typing import Any
 
 import numba

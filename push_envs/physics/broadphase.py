@@ -29,31 +29,29 @@ from __future__ import annotations
 import math
 
 from .jit import compiled
-from .layout import (
-    BF_BRAD,
-    BI_FLAGS,
-    BI_PCOUNT,
-    BI_PSTART,
-    BODY_UNOBS,
-    BS_T0,
-    BS_TP,
-    BS_X0,
-    BS_XP,
-    BS_Y0,
-    BS_YP,
-    EP_SCALE,
-    PF_MAXX,
-    PF_MAXY,
-    PF_MINX,
-    PF_MINY,
-    PF_RAD,
-    PI_BODY,
-    PI_NV,
-    PRS_A,
-    PRS_B,
-    PRS_MODE,
-    PRS_SP,
-)
+from .layout import BF_BRAD
+from .layout import BI_FLAGS
+from .layout import BI_PCOUNT
+from .layout import BI_PSTART
+from .layout import BODY_UNOBS
+from .layout import BS_T0
+from .layout import BS_TP
+from .layout import BS_X0
+from .layout import BS_XP
+from .layout import BS_Y0
+from .layout import BS_YP
+from .layout import EP_SCALE
+from .layout import PF_MAXX
+from .layout import PF_MAXY
+from .layout import PF_MINX
+from .layout import PF_MINY
+from .layout import PF_RAD
+from .layout import PI_BODY
+from .layout import PI_NV
+from .layout import PRS_A
+from .layout import PRS_B
+from .layout import PRS_MODE
+from .layout import PRS_SP
 
 _SWEEP_MIN = 24  # below this many movable bodies, test all pairs directly
 

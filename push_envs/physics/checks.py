@@ -10,13 +10,17 @@ from __future__ import annotations
 import difflib
 import math
 import numbers
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
-from .errors import SceneError, short_repr
-from .limits import MAX_MAGNITUDE, MAX_SIZE, MIN_SIZE
+from .errors import SceneError
+from .errors import short_repr
+from .limits import MAX_MAGNITUDE
+from .limits import MAX_SIZE
+from .limits import MIN_SIZE
 
 _INF_WORDS = ("inf", "+inf", ".inf", "+.inf")
 

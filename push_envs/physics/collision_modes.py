@@ -33,38 +33,37 @@ The step (``kinematic_step``), per env::
 from __future__ import annotations
 
 from .arrays import load_world
-from .broadphase import grid_cells, shape_box
+from .broadphase import grid_cells
+from .broadphase import shape_box
 from .jit import compiled
 from .kinematics import free_motion
-from .layout import (
-    BF_UNOBS,
-    BI_ROLE,
-    CM_CONTACT,
-    CM_STOP,
-    CM_UNOBSTRUCTED_OBSTACLES,
-    HL_MAXPEN,
-    HL_NEED,
-    HL_NSUB,
-    HL_OVERFLOW,
-    HL_SLEEP,
-    HL_STATUS,
-    HL_SWEEPS,
-    IS_HIT,
-    IS_STOP,
-    PF_MAXX,
-    PF_MAXY,
-    PF_MINX,
-    PF_MINY,
-    PI_BODY,
-    PR_DT,
-    PR_G,
-    PR_MODE,
-    PRS_A,
-    PRS_B,
-    PRS_MODE,
-    PRS_SP,
-    ROLE_ROBOT,
-)
+from .layout import BF_UNOBS
+from .layout import BI_ROLE
+from .layout import CM_CONTACT
+from .layout import CM_STOP
+from .layout import CM_UNOBSTRUCTED_OBSTACLES
+from .layout import HL_MAXPEN
+from .layout import HL_NEED
+from .layout import HL_NSUB
+from .layout import HL_OVERFLOW
+from .layout import HL_SLEEP
+from .layout import HL_STATUS
+from .layout import HL_SWEEPS
+from .layout import IS_HIT
+from .layout import IS_STOP
+from .layout import PF_MAXX
+from .layout import PF_MAXY
+from .layout import PF_MINX
+from .layout import PF_MINY
+from .layout import PI_BODY
+from .layout import PR_DT
+from .layout import PR_G
+from .layout import PR_MODE
+from .layout import PRS_A
+from .layout import PRS_B
+from .layout import PRS_MODE
+from .layout import PRS_SP
+from .layout import ROLE_ROBOT
 from .narrowphase import pair_contact_call
 
 _TOUCH = 0.0  # [m] gap that still counts as a collision: touching, as shapely's intersects

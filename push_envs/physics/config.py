@@ -41,51 +41,55 @@ import copy
 import math
 import os
 import warnings
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from collections.abc import Mapping
+from dataclasses import dataclass
+from dataclasses import field
 from typing import Any
 
 import numpy as np
 
-from . import checks, sensor_registry
+from . import checks
+from . import sensor_registry
 from .checks import bounded as _bounded
 from .checks import fail as _fail
 from .checks import flag as _flag
 from .checks import real as _real
 from .checks import vector as _vector
-from .errors import SceneError, short_repr
-from .factory import ObjectEntry, RandomGroup, expand_sections, resolve_random_shape
+from .errors import SceneError
+from .errors import short_repr
+from .factory import ObjectEntry
+from .factory import RandomGroup
+from .factory import expand_sections
+from .factory import resolve_random_shape
 from .lidar import LidarSpec
-from .limits import (
-    MAX_COORD,
-    MAX_WORLD_SIZE,
-    MIN_INERTIA,
-    MIN_MASS,
-    MIN_STEP_TIME,
-)
+from .limits import MAX_COORD
+from .limits import MAX_WORLD_SIZE
+from .limits import MIN_INERTIA
+from .limits import MIN_MASS
+from .limits import MIN_STEP_TIME
 from .maps import resolve_map
 from .mixing import MIX_RULES
 from .safe_yaml import read_scene_yaml
-from .schema import (
-    ARRIVE_MODES,
-    BODY_KEYS,
-    BODY_PLOT_KEYS,
-    COLLISION_MODES,
-    CONTROL_MODES,
-    GUI_KEYS,
-    KINEMATICS_KEYS,
-    KINEMATICS_NAMES,
-    SAVED_FIGURE_KEYS,
-    SHAPE_KEYS,
-    STEP_MODES,
-    TOP_KEYS,
-    WORLD_KEYS,
-    WORLD_PLOT_KEYS,
-    check_keys,
-    choice,
-    suggestion,
-)
-from .shapes import ShapeInfo, build_shape
+from .schema import ARRIVE_MODES
+from .schema import BODY_KEYS
+from .schema import BODY_PLOT_KEYS
+from .schema import COLLISION_MODES
+from .schema import CONTROL_MODES
+from .schema import GUI_KEYS
+from .schema import KINEMATICS_KEYS
+from .schema import KINEMATICS_NAMES
+from .schema import SAVED_FIGURE_KEYS
+from .schema import SHAPE_KEYS
+from .schema import STEP_MODES
+from .schema import TOP_KEYS
+from .schema import WORLD_KEYS
+from .schema import WORLD_PLOT_KEYS
+from .schema import check_keys
+from .schema import choice
+from .schema import suggestion
+from .shapes import ShapeInfo
+from .shapes import build_shape
 
 __all__ = ["SceneError", "SceneWarning", "WorldSpec", "KinematicsSpec", "LidarSpec",
            "BodySpec", "SceneSpec", "RandomGroup", "load_scene"]

@@ -25,54 +25,54 @@ import math
 import numpy as np
 
 from .jit import compiled
-from .layout import (
-    BF_REST,
-    BI_KIND,
-    BS_DRIVE,
-    BS_VXF,
-    BS_VYF,
-    BS_WF,
-    DRIVEN,
-    DS_ROWS,
-    EP_FRICTION,
-    EP_MASS,
-    GS_QUEUE_AT,
-    GS_SLOTS,
-    GS_STAMP,
-    IMMOVABLE,
-    IS_CN,
-    IS_CS,
-    IS_GROUP,
-    IS_LEVEL,
-    IS_MASK,
-    IS_MOVED,
-    IS_UF,
-    IS_VIS,
-    MODE_PUSH,
-    MODE_STALL,
-    PASSIVE,
-    PFL_ACC,
-    PFL_CORNER,
-    PFL_DEPTH,
-    PFL_DMAX,
-    PFL_E,
-    PFL_KEY,
-    PFL_MU,
-    PFL_NX,
-    PFL_NY,
-    PFL_P1X,
-    PFL_P1Y,
-    PFL_TOUCH,
-    PR_FMIX,
-    PR_FMIXFN,
-    PR_RMIX,
-    PR_RMIXFN,
-    PRS_A,
-    PRS_B,
-    PRS_MODE,
-    PRS_SP,
-)
-from .mixing import MIX_USER, clamped, mix
+from .layout import BF_REST
+from .layout import BI_KIND
+from .layout import BS_DRIVE
+from .layout import BS_VXF
+from .layout import BS_VYF
+from .layout import BS_WF
+from .layout import DRIVEN
+from .layout import DS_ROWS
+from .layout import EP_FRICTION
+from .layout import EP_MASS
+from .layout import GS_QUEUE_AT
+from .layout import GS_SLOTS
+from .layout import GS_STAMP
+from .layout import IMMOVABLE
+from .layout import IS_CN
+from .layout import IS_CS
+from .layout import IS_GROUP
+from .layout import IS_LEVEL
+from .layout import IS_MASK
+from .layout import IS_MOVED
+from .layout import IS_UF
+from .layout import IS_VIS
+from .layout import MODE_PUSH
+from .layout import MODE_STALL
+from .layout import PASSIVE
+from .layout import PFL_ACC
+from .layout import PFL_CORNER
+from .layout import PFL_DEPTH
+from .layout import PFL_DMAX
+from .layout import PFL_E
+from .layout import PFL_KEY
+from .layout import PFL_MU
+from .layout import PFL_NX
+from .layout import PFL_NY
+from .layout import PFL_P1X
+from .layout import PFL_P1Y
+from .layout import PFL_TOUCH
+from .layout import PR_FMIX
+from .layout import PR_FMIXFN
+from .layout import PR_RMIX
+from .layout import PR_RMIXFN
+from .layout import PRS_A
+from .layout import PRS_B
+from .layout import PRS_MODE
+from .layout import PRS_SP
+from .mixing import MIX_USER
+from .mixing import clamped
+from .mixing import mix
 from .narrowphase import pair_contact
 
 LEVEL_INF = 1 << 40  # level of a body no immovable body or drive backs

@@ -44,32 +44,34 @@ import numpy as np
 
 from .arrays import cold_row
 from .jit import compiled
-from .layout import (
-    BF_BRAD,
-    BF_HALF,
-    BI_PCOUNT,
-    BI_PSTART,
-    BS_T0,
-    BS_TOI,
-    BS_TP,
-    BS_X0,
-    BS_XP,
-    BS_Y0,
-    BS_YP,
-    EP_SCALE,
-    IS_SKIP,
-    PF_BCX,
-    PF_BCY,
-    PF_BRAD,
-    PF_RAD,
-    PI_KIND,
-    PI_NV,
-    PR_SUBFRAC,
-    PRS_A,
-    PRS_B,
-    PRS_SP,
-)
-from .narrowphase import CIRCLE, circle_face, max_separation, piece_circle, place
+from .layout import BF_BRAD
+from .layout import BF_HALF
+from .layout import BI_PCOUNT
+from .layout import BI_PSTART
+from .layout import BS_T0
+from .layout import BS_TOI
+from .layout import BS_TP
+from .layout import BS_X0
+from .layout import BS_XP
+from .layout import BS_Y0
+from .layout import BS_YP
+from .layout import EP_SCALE
+from .layout import IS_SKIP
+from .layout import PF_BCX
+from .layout import PF_BCY
+from .layout import PF_BRAD
+from .layout import PF_RAD
+from .layout import PI_KIND
+from .layout import PI_NV
+from .layout import PR_SUBFRAC
+from .layout import PRS_A
+from .layout import PRS_B
+from .layout import PRS_SP
+from .narrowphase import CIRCLE
+from .narrowphase import circle_face
+from .narrowphase import max_separation
+from .narrowphase import piece_circle
+from .narrowphase import place
 
 _CA_ITERS = 64  # advances per sweep before it stops where it is
 _CA_EPS = 1e-9  # [m] how near the target a sweep stops

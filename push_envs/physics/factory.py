@@ -29,15 +29,20 @@ from __future__ import annotations
 import copy
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from typing import Any
 
 import numpy as np
 
 from . import checks
-from .errors import SceneError, short_repr
-from .limits import MAX_BODIES, MAX_COORD
-from .schema import DISTRIBUTION_KEYS, check_keys, choice
+from .errors import SceneError
+from .errors import short_repr
+from .limits import MAX_BODIES
+from .limits import MAX_COORD
+from .schema import DISTRIBUTION_KEYS
+from .schema import check_keys
+from .schema import choice
 
 __all__ = ["ObjectEntry", "RandomGroup", "expand_sections", "per_object", "random_polygon"]
 

@@ -32,7 +32,9 @@ from numba import njit
 
 from .frames import origin_pose
 from .jit import compiled
-from .layout import EP_SCALE, PI_BODY, PI_NV
+from .layout import EP_SCALE
+from .layout import PI_BODY
+from .layout import PI_NV
 
 _TWO_PI = 2.0 * math.pi
 

@@ -14,7 +14,9 @@ import math
 import numpy as np
 
 from .jit import compiled
-from .layout import BF_COMX, BF_COMY, EP_SCALE
+from .layout import BF_COMX
+from .layout import BF_COMY
+from .layout import EP_SCALE
 
 
 @compiled

@@ -16,8 +16,11 @@ from typing import Any
 
 import numpy as np
 
-from .errors import SceneError, short_repr
-from .limits import MAX_IMAGE_BYTES, MAX_MAP_CELLS, MAX_MAP_PIECES
+from .errors import SceneError
+from .errors import short_repr
+from .limits import MAX_IMAGE_BYTES
+from .limits import MAX_MAP_CELLS
+from .limits import MAX_MAP_PIECES
 from .pieces import Piece
 
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"

@@ -59,7 +59,8 @@ import types as pytypes
 from collections.abc import Callable
 from typing import Any
 
-from numba import njit, types
+from numba import njit
+from numba import types
 from numba.core import config
 from numba.core.registry import CPUDispatcher
 from numba.core.typing.typeof import typeof_impl

@@ -36,51 +36,49 @@ import math
 
 from .frames import com_offset
 from .jit import compiled
-from .layout import (
-    BF_ACC0,
-    BF_ACC1,
-    BF_ACC2,
-    BF_ALPHA0,
-    BF_ALPHA1,
-    BF_ALPHA2,
-    BF_ALPHA3,
-    BF_COMX,
-    BF_COMY,
-    BF_NOISE,
-    BF_TAU,
-    BF_VMAX0,
-    BF_VMAX1,
-    BF_VMAX2,
-    BF_VMIN0,
-    BF_VMIN1,
-    BF_VMIN2,
-    BF_WHEELBASE,
-    BI_DRIVE,
-    BI_KIND,
-    BS_D0,
-    BS_D1,
-    BS_D2,
-    BS_T0,
-    BS_TP,
-    BS_VX0,
-    BS_VXF,
-    BS_VY0,
-    BS_VYF,
-    BS_W0,
-    BS_WF,
-    BS_X0,
-    BS_XP,
-    BS_Y0,
-    BS_YP,
-    DRIVEN,
-    EP_FRICTION,
-    EP_INERTIA,
-    EP_MASS,
-    IS_STOP,
-    YW_CMD,
-    YW_NOISE,
-    YW_STATE,
-)
+from .layout import BF_ACC0
+from .layout import BF_ACC1
+from .layout import BF_ACC2
+from .layout import BF_ALPHA0
+from .layout import BF_ALPHA1
+from .layout import BF_ALPHA2
+from .layout import BF_ALPHA3
+from .layout import BF_COMX
+from .layout import BF_COMY
+from .layout import BF_NOISE
+from .layout import BF_TAU
+from .layout import BF_VMAX0
+from .layout import BF_VMAX1
+from .layout import BF_VMAX2
+from .layout import BF_VMIN0
+from .layout import BF_VMIN1
+from .layout import BF_VMIN2
+from .layout import BF_WHEELBASE
+from .layout import BI_DRIVE
+from .layout import BI_KIND
+from .layout import BS_D0
+from .layout import BS_D1
+from .layout import BS_D2
+from .layout import BS_T0
+from .layout import BS_TP
+from .layout import BS_VX0
+from .layout import BS_VXF
+from .layout import BS_VY0
+from .layout import BS_VYF
+from .layout import BS_W0
+from .layout import BS_WF
+from .layout import BS_X0
+from .layout import BS_XP
+from .layout import BS_Y0
+from .layout import BS_YP
+from .layout import DRIVEN
+from .layout import EP_FRICTION
+from .layout import EP_INERTIA
+from .layout import EP_MASS
+from .layout import IS_STOP
+from .layout import YW_CMD
+from .layout import YW_NOISE
+from .layout import YW_STATE
 from .rng import normal
 
 DRIVE_NONE = 0

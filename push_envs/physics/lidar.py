@@ -37,27 +37,28 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any
+from typing import NamedTuple
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
+from numba import prange
 
 from .frames import origin_pose
 from .jit import compiled
-from .layout import (
-    BF_BRAD,
-    BI_PCOUNT,
-    BI_PSTART,
-    EP_SCALE,
-    PF_BCX,
-    PF_BCY,
-    PF_BRAD,
-    PF_RAD,
-    PI_BODY,
-    PI_KIND,
-    PI_NV,
-)
-from .narrowphase import CIRCLE, SEGMENT
+from .layout import BF_BRAD
+from .layout import BI_PCOUNT
+from .layout import BI_PSTART
+from .layout import EP_SCALE
+from .layout import PF_BCX
+from .layout import PF_BCY
+from .layout import PF_BRAD
+from .layout import PF_RAD
+from .layout import PI_BODY
+from .layout import PI_KIND
+from .layout import PI_NV
+from .narrowphase import CIRCLE
+from .narrowphase import SEGMENT
 from .rng import normal
 
 

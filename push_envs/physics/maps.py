@@ -36,10 +36,15 @@ from typing import Any
 import numpy as np
 
 from . import checks
-from .errors import SceneError, short_repr
-from .grid import count_rectangles, load_occupancy
-from .limits import MAX_MAP_CELLS, MAX_MAP_PIECES
-from .schema import MAP_GENERATOR_KEYS, check_keys, choice
+from .errors import SceneError
+from .errors import short_repr
+from .grid import count_rectangles
+from .grid import load_occupancy
+from .limits import MAX_MAP_CELLS
+from .limits import MAX_MAP_PIECES
+from .schema import MAP_GENERATOR_KEYS
+from .schema import check_keys
+from .schema import choice
 
 __all__ = ["MapSpec", "resolve_map", "perlin_grid", "BUNDLED_MAPS"]
 

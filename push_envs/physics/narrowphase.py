@@ -62,38 +62,36 @@ import math
 import numpy as np
 
 from .jit import compiled
-from .layout import (
-    BI_PCOUNT,
-    BI_PSTART,
-    EP_SCALE,
-    IS_MOVED,
-    OUT_LEN,
-    PF_BCX,
-    PF_BCY,
-    PF_BRAD,
-    PF_MAXX,
-    PF_MAXY,
-    PF_MINX,
-    PF_MINY,
-    PF_RAD,
-    PFL_CORNER,
-    PFL_DEPTH,
-    PFL_NPTS,
-    PFL_NX,
-    PFL_NY,
-    PFL_P1D,
-    PFL_P1X,
-    PFL_P1Y,
-    PFL_P2D,
-    PFL_P2X,
-    PFL_P2Y,
-    PFL_TOUCH,
-    PI_KIND,
-    PI_NV,
-    PRS_A,
-    PRS_B,
-    PRS_SP,
-)
+from .layout import BI_PCOUNT
+from .layout import BI_PSTART
+from .layout import EP_SCALE
+from .layout import IS_MOVED
+from .layout import OUT_LEN
+from .layout import PF_BCX
+from .layout import PF_BCY
+from .layout import PF_BRAD
+from .layout import PF_MAXX
+from .layout import PF_MAXY
+from .layout import PF_MINX
+from .layout import PF_MINY
+from .layout import PF_RAD
+from .layout import PFL_CORNER
+from .layout import PFL_DEPTH
+from .layout import PFL_NPTS
+from .layout import PFL_NX
+from .layout import PFL_NY
+from .layout import PFL_P1D
+from .layout import PFL_P1X
+from .layout import PFL_P1Y
+from .layout import PFL_P2D
+from .layout import PFL_P2X
+from .layout import PFL_P2Y
+from .layout import PFL_TOUCH
+from .layout import PI_KIND
+from .layout import PI_NV
+from .layout import PRS_A
+from .layout import PRS_B
+from .layout import PRS_SP
 
 __all__ = ["CIRCLE", "POLYGON", "SEGMENT", "MAX_VERTS", "OUT_LEN", "collide",
            "collide_polygons", "collide_circle_polygon", "collide_circles", "pair_contact",

@@ -52,63 +52,78 @@ share of a step.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
+from numba import prange
 
-from .abi import ROWS_SIG, CFunction, call_void, struct_ptr
-from .arrays import cold_row, load_world
-from .broadphase import body_boxes, find_pairs
+from .abi import ROWS_SIG
+from .abi import CFunction
+from .abi import call_void
+from .abi import struct_ptr
+from .arrays import cold_row
+from .arrays import load_world
+from .broadphase import body_boxes
+from .broadphase import find_pairs
 from .collision_modes import kinematic_step
-from .contacts import prepare, reorder, sort_pairs
-from .continuous import any_fast, sweep_fast
+from .contacts import prepare
+from .contacts import reorder
+from .contacts import sort_pairs
+from .continuous import any_fast
+from .continuous import sweep_fast
 from .jit import compiled
-from .kinematics import DRIVE_OMNI_ANGULAR, draw_noise, free_motion
-from .layout import (
-    BI_DRIVE,
-    BI_KIND,
-    BS_D0,
-    BS_D1,
-    BS_D2,
-    BS_SAVE,
-    BS_T0,
-    BS_VX0,
-    BS_VY0,
-    BS_W0,
-    BS_X0,
-    BS_Y0,
-    DRIVEN,
-    HL_NEED,
-    HL_NSUB,
-    HL_OVERFLOW,
-    HL_SLEEP,
-    HL_STATUS,
-    HL_SWEEPS,
-    IS_SKIP,
-    MODE_PUSH,
-    MODE_STALL,
-    PR_DT,
-    PR_G,
-    PR_MAXSUB,
-    PR_MODE,
-    PR_NOISE,
-    PR_REST,
-    PR_SLEEP,
-    PR_SLOP,
-    PR_SWEEPS,
-    PRS_MODE,
-    SC_FROZEN,
-    SC_LAST,
-    SC_LEN,
-    ST_OVERFLOW,
-    YW_SAVE,
-    YW_STATE,
-)
+from .kinematics import DRIVE_OMNI_ANGULAR
+from .kinematics import draw_noise
+from .kinematics import free_motion
+from .layout import BI_DRIVE
+from .layout import BI_KIND
+from .layout import BS_D0
+from .layout import BS_D1
+from .layout import BS_D2
+from .layout import BS_SAVE
+from .layout import BS_T0
+from .layout import BS_VX0
+from .layout import BS_VY0
+from .layout import BS_W0
+from .layout import BS_X0
+from .layout import BS_Y0
+from .layout import DRIVEN
+from .layout import HL_NEED
+from .layout import HL_NSUB
+from .layout import HL_OVERFLOW
+from .layout import HL_SLEEP
+from .layout import HL_STATUS
+from .layout import HL_SWEEPS
+from .layout import IS_SKIP
+from .layout import MODE_PUSH
+from .layout import MODE_STALL
+from .layout import PR_DT
+from .layout import PR_G
+from .layout import PR_MAXSUB
+from .layout import PR_MODE
+from .layout import PR_NOISE
+from .layout import PR_REST
+from .layout import PR_SLEEP
+from .layout import PR_SLOP
+from .layout import PR_SWEEPS
+from .layout import PRS_MODE
+from .layout import SC_FROZEN
+from .layout import SC_LAST
+from .layout import SC_LEN
+from .layout import ST_OVERFLOW
+from .layout import YW_SAVE
+from .layout import YW_STATE
 from .narrowphase import refresh_moved
 from .position_solver import sweeps
 from .prefetch import prefetch_world
 from .sensors import write_contacts
-from .sleeping import doze, regions, restore_sleep, save_sleep, settle, wake
+from .sleeping import doze
+from .sleeping import regions
+from .sleeping import restore_sleep
+from .sleeping import save_sleep
+from .sleeping import settle
+from .sleeping import wake
 from .substeps import count_substeps
-from .velocity_solver import energy_guard, velocity_pass
+from .velocity_solver import energy_guard
+from .velocity_solver import velocity_pass
 
 _RELEVELS = 2  # times a sub-step may re-order its sweeps for contacts made while sweeping
 

@@ -40,7 +40,8 @@ import numpy as np
 from numba import njit
 
 from .jit import compiled
-from .narrowphase import CIRCLE, SEGMENT
+from .narrowphase import CIRCLE
+from .narrowphase import SEGMENT
 from .rng import uniform
 
 MAX_TRIES = 1000  # states (or goals) tried per object, as IR-SIM's random_uniform

@@ -29,44 +29,43 @@ from __future__ import annotations
 import numpy as np
 
 from .jit import compiled
-from .layout import (
-    BI_KIND,
-    BS_X0,
-    BS_Y0,
-    EP_INERTIA,
-    EP_MASS,
-    IMMOVABLE,
-    IS_BLK,
-    IS_MOVED,
-    IS_NBLK,
-    MAX_BLOCK,
-    MODE_PUSH,
-    MODE_SHARE,
-    MODE_STALL,
-    PFL_DEPTH,
-    PFL_DMAX,
-    PFL_LPOS,
-    PFL_LTAN,
-    PFL_MU,
-    PFL_NPTS,
-    PFL_NX,
-    PFL_NY,
-    PFL_P1D,
-    PFL_P1X,
-    PFL_P1Y,
-    PFL_P2D,
-    PFL_P2X,
-    PFL_P2Y,
-    PFL_PJN,
-    PFL_PJT,
-    PFL_PSTRIDE,
-    PFL_TOUCH,
-    PRS_A,
-    PRS_B,
-    PRS_MODE,
-    PRS_SP,
-)
-from .narrowphase import pair_contact, pair_contact_call
+from .layout import BI_KIND
+from .layout import BS_X0
+from .layout import BS_Y0
+from .layout import EP_INERTIA
+from .layout import EP_MASS
+from .layout import IMMOVABLE
+from .layout import IS_BLK
+from .layout import IS_MOVED
+from .layout import IS_NBLK
+from .layout import MAX_BLOCK
+from .layout import MODE_PUSH
+from .layout import MODE_SHARE
+from .layout import MODE_STALL
+from .layout import PFL_DEPTH
+from .layout import PFL_DMAX
+from .layout import PFL_LPOS
+from .layout import PFL_LTAN
+from .layout import PFL_MU
+from .layout import PFL_NPTS
+from .layout import PFL_NX
+from .layout import PFL_NY
+from .layout import PFL_P1D
+from .layout import PFL_P1X
+from .layout import PFL_P1Y
+from .layout import PFL_P2D
+from .layout import PFL_P2X
+from .layout import PFL_P2Y
+from .layout import PFL_PJN
+from .layout import PFL_PJT
+from .layout import PFL_PSTRIDE
+from .layout import PFL_TOUCH
+from .layout import PRS_A
+from .layout import PRS_B
+from .layout import PRS_MODE
+from .layout import PRS_SP
+from .narrowphase import pair_contact
+from .narrowphase import pair_contact_call
 
 _TURN_RECHECK = 1e-4  # [rad] turns above this are re-checked for overshoot
 _OVERSHOOT_REACH = 0.05  # [m] largest overshoot gap the re-check looks for

@@ -49,7 +49,8 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
+from numba import prange
 
 from .frames import origin_pose
 from .jit import compiled

@@ -12,10 +12,14 @@ from __future__ import annotations
 from typing import Any
 
 import yaml
-from yaml.nodes import MappingNode, Node, SequenceNode
+from yaml.nodes import MappingNode
+from yaml.nodes import Node
+from yaml.nodes import SequenceNode
 
 from .errors import SceneError
-from .limits import MAX_SCENE_BYTES, MAX_YAML_DEPTH, MAX_YAML_NODES
+from .limits import MAX_SCENE_BYTES
+from .limits import MAX_YAML_DEPTH
+from .limits import MAX_YAML_NODES
 
 _MAX_YAML_ERROR = 500  # [characters] kept of a parser message (it quotes the offending line)
 

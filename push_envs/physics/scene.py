@@ -9,69 +9,79 @@ grid for the broad phase. shapely is used here (through shapes.py) and never per
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 
 import numpy as np
 import shapely
 
 from .arrays import SceneConstants
-from .config import BodySpec, LidarSpec, SceneSpec
-from .errors import SceneError, clip
-from .grid import grid_boundary_segments, grid_rectangles
-from .kinematics import DRIVE_NAMES, DRIVE_NONE, DRIVE_OMNI_ANGULAR
-from .layout import (
-    BF_ACC0,
-    BF_ACC1,
-    BF_ACC2,
-    BF_ALPHA0,
-    BF_BRAD,
-    BF_COMX,
-    BF_COMY,
-    BF_HALF,
-    BF_LEN,
-    BF_NOISE,
-    BF_REST,
-    BF_TAU,
-    BF_UNOBS,
-    BF_VMAX0,
-    BF_VMAX1,
-    BF_VMAX2,
-    BF_VMIN0,
-    BF_VMIN1,
-    BF_VMIN2,
-    BF_WHEELBASE,
-    BI_DRIVE,
-    BI_FLAGS,
-    BI_KIND,
-    BI_LEN,
-    BI_PCOUNT,
-    BI_PSTART,
-    BI_ROLE,
-    BODY_BULLET,
-    BODY_UNOBS,
-    COLLISION_MODE_CODES,
-    DRIVEN,
-    IMMOVABLE,
-    PASSIVE,
-    PF_BCX,
-    PF_BCY,
-    PF_BRAD,
-    PF_LEN,
-    PF_MAXX,
-    PF_MAXY,
-    PF_MINX,
-    PF_MINY,
-    PF_RAD,
-    PI_BODY,
-    PI_LEN,
-    PI_NV,
-    ROLE_OBSTACLE,
-    ROLE_ROBOT,
-)
-from .narrowphase import CIRCLE, MAX_VERTS, POLYGON, SEGMENT
+from .config import BodySpec
+from .config import LidarSpec
+from .config import SceneSpec
+from .errors import SceneError
+from .errors import clip
+from .grid import grid_boundary_segments
+from .grid import grid_rectangles
+from .kinematics import DRIVE_NAMES
+from .kinematics import DRIVE_NONE
+from .kinematics import DRIVE_OMNI_ANGULAR
+from .layout import BF_ACC0
+from .layout import BF_ACC1
+from .layout import BF_ACC2
+from .layout import BF_ALPHA0
+from .layout import BF_BRAD
+from .layout import BF_COMX
+from .layout import BF_COMY
+from .layout import BF_HALF
+from .layout import BF_LEN
+from .layout import BF_NOISE
+from .layout import BF_REST
+from .layout import BF_TAU
+from .layout import BF_UNOBS
+from .layout import BF_VMAX0
+from .layout import BF_VMAX1
+from .layout import BF_VMAX2
+from .layout import BF_VMIN0
+from .layout import BF_VMIN1
+from .layout import BF_VMIN2
+from .layout import BF_WHEELBASE
+from .layout import BI_DRIVE
+from .layout import BI_FLAGS
+from .layout import BI_KIND
+from .layout import BI_LEN
+from .layout import BI_PCOUNT
+from .layout import BI_PSTART
+from .layout import BI_ROLE
+from .layout import BODY_BULLET
+from .layout import BODY_UNOBS
+from .layout import COLLISION_MODE_CODES
+from .layout import DRIVEN
+from .layout import IMMOVABLE
+from .layout import PASSIVE
+from .layout import PF_BCX
+from .layout import PF_BCY
+from .layout import PF_BRAD
+from .layout import PF_LEN
+from .layout import PF_MAXX
+from .layout import PF_MAXY
+from .layout import PF_MINX
+from .layout import PF_MINY
+from .layout import PF_RAD
+from .layout import PI_BODY
+from .layout import PI_LEN
+from .layout import PI_NV
+from .layout import ROLE_OBSTACLE
+from .layout import ROLE_ROBOT
+from .narrowphase import CIRCLE
+from .narrowphase import MAX_VERTS
+from .narrowphase import POLYGON
+from .narrowphase import SEGMENT
 from .params import SolverParams
 from .pieces import Piece
-from .placement import CHECK_ENVS, PlacementArrays, place
+from .placement import CHECK_ENVS
+from .placement import PlacementArrays
+from .placement import place
 from .rng import seed_states_of
 from .shapes import ShapeInfo
 

@@ -14,7 +14,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from .checks import fail, keys, suggestion
+from .checks import fail
+from .checks import keys
+from .checks import suggestion
 from .errors import short_repr
 
 # The key check every parser uses (checks.keys: it names the nearest allowed key).

@@ -17,45 +17,43 @@ from numba import njit
 
 from .contacts import uf_find
 from .jit import compiled
-from .layout import (
-    BI_KIND,
-    BS_DRIVE,
-    CT_DEPTH,
-    CT_FN,
-    CT_FT,
-    CT_NPTS,
-    CT_NX,
-    CT_NY,
-    CT_P1X,
-    CT_P1Y,
-    CT_P2X,
-    CT_P2Y,
-    CT_PX,
-    CT_PY,
-    DRIVEN,
-    EP_FRICTION,
-    EP_MASS,
-    HL_MAXPEN,
-    PASSIVE,
-    PFL_DEPTH,
-    PFL_DMAX,
-    PFL_LPOS,
-    PFL_LTAN,
-    PFL_LVEL,
-    PFL_LVEL2,
-    PFL_LVT,
-    PFL_NPTS,
-    PFL_NX,
-    PFL_NY,
-    PFL_P1X,
-    PFL_P1Y,
-    PFL_P2X,
-    PFL_P2Y,
-    PFL_TOUCH,
-    PRS_A,
-    PRS_B,
-    PRS_SP,
-)
+from .layout import BI_KIND
+from .layout import BS_DRIVE
+from .layout import CT_DEPTH
+from .layout import CT_FN
+from .layout import CT_FT
+from .layout import CT_NPTS
+from .layout import CT_NX
+from .layout import CT_NY
+from .layout import CT_P1X
+from .layout import CT_P1Y
+from .layout import CT_P2X
+from .layout import CT_P2Y
+from .layout import CT_PX
+from .layout import CT_PY
+from .layout import DRIVEN
+from .layout import EP_FRICTION
+from .layout import EP_MASS
+from .layout import HL_MAXPEN
+from .layout import PASSIVE
+from .layout import PFL_DEPTH
+from .layout import PFL_DMAX
+from .layout import PFL_LPOS
+from .layout import PFL_LTAN
+from .layout import PFL_LVEL
+from .layout import PFL_LVEL2
+from .layout import PFL_LVT
+from .layout import PFL_NPTS
+from .layout import PFL_NX
+from .layout import PFL_NY
+from .layout import PFL_P1X
+from .layout import PFL_P1Y
+from .layout import PFL_P2X
+from .layout import PFL_P2Y
+from .layout import PFL_TOUCH
+from .layout import PRS_A
+from .layout import PRS_B
+from .layout import PRS_SP
 
 
 @compiled

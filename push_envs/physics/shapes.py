@@ -21,25 +21,27 @@ import numpy as np
 import shapely
 
 from . import checks
-from .decompose import (
-    COLLINEAR_SIN_TOL,
-    MAX_VERTS,
-    convex_pieces,
-    cross,
-    drop_collinear,
-    drop_repeated,
-    signed_area,
-)
-from .errors import SceneError, short_repr
-from .grid import grid_boundary_segments, grid_rectangles, load_grid
-from .limits import (
-    MAX_COMPOUND_PARTS,
-    MAX_COORD,
-    MAX_POLYGON_VERTS,
-    MAX_SIZE,
-    MIN_SIZE,
-)
-from .pieces import Piece, piece_geometry, place_piece, transform
+from .decompose import COLLINEAR_SIN_TOL
+from .decompose import MAX_VERTS
+from .decompose import convex_pieces
+from .decompose import cross
+from .decompose import drop_collinear
+from .decompose import drop_repeated
+from .decompose import signed_area
+from .errors import SceneError
+from .errors import short_repr
+from .grid import grid_boundary_segments
+from .grid import grid_rectangles
+from .grid import load_grid
+from .limits import MAX_COMPOUND_PARTS
+from .limits import MAX_COORD
+from .limits import MAX_POLYGON_VERTS
+from .limits import MAX_SIZE
+from .limits import MIN_SIZE
+from .pieces import Piece
+from .pieces import piece_geometry
+from .pieces import place_piece
+from .pieces import transform
 
 __all__ = [
     "MAX_VERTS", "CIRCLE_OUTLINE_VERTS", "Piece", "ShapeInfo", "build_shape", "load_grid",

@@ -50,45 +50,45 @@ from __future__ import annotations
 import math
 
 from .arrays import cold_row
-from .broadphase import find_pairs, shape_box, swept_box
+from .broadphase import find_pairs
+from .broadphase import shape_box
+from .broadphase import swept_box
 from .jit import compiled
-from .layout import (
-    BI_KIND,
-    BS_SLSAVE,
-    BS_SLT,
-    BS_SLX,
-    BS_SLY,
-    BS_T0,
-    BS_TP,
-    BS_VX0,
-    BS_VXF,
-    BS_VY0,
-    BS_VYF,
-    BS_W0,
-    BS_WF,
-    BS_X0,
-    BS_XP,
-    BS_Y0,
-    BS_YP,
-    IS_SKIP,
-    IS_SLEEP,
-    IS_SLEEP0,
-    PASSIVE,
-    PFL_ACC,
-    PFL_DEPTH,
-    PFL_DMAX,
-    PFL_TOUCH,
-    PR_REST,
-    PRS_A,
-    PRS_B,
-    PRS_SP,
-    SC_ASLEEP,
-    SC_AWAKE,
-    SC_FROZEN,
-    SC_LAST,
-    SC_LEN,
-    SC_REBUILD,
-)
+from .layout import BI_KIND
+from .layout import BS_SLSAVE
+from .layout import BS_SLT
+from .layout import BS_SLX
+from .layout import BS_SLY
+from .layout import BS_T0
+from .layout import BS_TP
+from .layout import BS_VX0
+from .layout import BS_VXF
+from .layout import BS_VY0
+from .layout import BS_VYF
+from .layout import BS_W0
+from .layout import BS_WF
+from .layout import BS_X0
+from .layout import BS_XP
+from .layout import BS_Y0
+from .layout import BS_YP
+from .layout import IS_SKIP
+from .layout import IS_SLEEP
+from .layout import IS_SLEEP0
+from .layout import PASSIVE
+from .layout import PFL_ACC
+from .layout import PFL_DEPTH
+from .layout import PFL_DMAX
+from .layout import PFL_TOUCH
+from .layout import PR_REST
+from .layout import PRS_A
+from .layout import PRS_B
+from .layout import PRS_SP
+from .layout import SC_ASLEEP
+from .layout import SC_AWAKE
+from .layout import SC_FROZEN
+from .layout import SC_LAST
+from .layout import SC_LEN
+from .layout import SC_REBUILD
 from .narrowphase import pair_contact_call
 
 SLEEP_MIN_BODIES = 24  # movable bodies from which World turns sleeping on by default

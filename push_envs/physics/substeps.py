@@ -17,30 +17,31 @@ from __future__ import annotations
 import math
 
 from .jit import compiled
-from .kinematics import DRIVE_ACKER, DRIVE_OMNI, DRIVE_OMNI_ANGULAR, noise_bound
-from .layout import (
-    BF_BRAD,
-    BF_HALF,
-    BF_NOISE,
-    BF_VMAX0,
-    BF_VMAX1,
-    BF_VMAX2,
-    BF_VMIN0,
-    BF_VMIN1,
-    BF_VMIN2,
-    BF_WHEELBASE,
-    BI_DRIVE,
-    BI_FLAGS,
-    BI_KIND,
-    BODY_BULLET,
-    BS_REACH,
-    DRIVEN,
-    EP_SCALE,
-    PR_DT,
-    PR_SUBFRAC,
-    YW_CMD,
-    YW_STATE,
-)
+from .kinematics import DRIVE_ACKER
+from .kinematics import DRIVE_OMNI
+from .kinematics import DRIVE_OMNI_ANGULAR
+from .kinematics import noise_bound
+from .layout import BF_BRAD
+from .layout import BF_HALF
+from .layout import BF_NOISE
+from .layout import BF_VMAX0
+from .layout import BF_VMAX1
+from .layout import BF_VMAX2
+from .layout import BF_VMIN0
+from .layout import BF_VMIN1
+from .layout import BF_VMIN2
+from .layout import BF_WHEELBASE
+from .layout import BI_DRIVE
+from .layout import BI_FLAGS
+from .layout import BI_KIND
+from .layout import BODY_BULLET
+from .layout import BS_REACH
+from .layout import DRIVEN
+from .layout import EP_SCALE
+from .layout import PR_DT
+from .layout import PR_SUBFRAC
+from .layout import YW_CMD
+from .layout import YW_STATE
 
 _MIN_HALF = 1e-6  # [m] floor on the half-thickness used to size sub-steps (no division by 0)
 

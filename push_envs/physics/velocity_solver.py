@@ -16,54 +16,52 @@ import math
 from .arrays import cold_row
 from .contacts import LEVEL_INF
 from .jit import compiled
-from .layout import (
-    BF_BRAD,
-    BI_KIND,
-    BS_KDRV,
-    BS_KE0,
-    BS_KE1,
-    BS_TP,
-    BS_VX0,
-    BS_VXF,
-    BS_VY0,
-    BS_VYF,
-    BS_W0,
-    BS_WF,
-    BS_X0,
-    BS_XP,
-    BS_YP,
-    DRIVEN,
-    EP_INERTIA,
-    EP_MASS,
-    EP_SCALE,
-    IMMOVABLE,
-    IS_GROUP,
-    IS_LEVEL,
-    IS_SKIP,
-    IS_SLEEP,
-    MODE_PUSH,
-    MODE_STALL,
-    PASSIVE,
-    PFL_DMAX,
-    PFL_E,
-    PFL_LPOS,
-    PFL_LTAN,
-    PFL_LVEL,
-    PFL_LVEL2,
-    PFL_LVT,
-    PFL_MU,
-    PFL_NPTS,
-    PFL_NX,
-    PFL_NY,
-    PFL_P1X,
-    PFL_P1Y,
-    PFL_PSTRIDE,
-    PFL_TOUCH,
-    PRS_A,
-    PRS_B,
-    PRS_MODE,
-    PRS_SP,
-)
+from .layout import BF_BRAD
+from .layout import BI_KIND
+from .layout import BS_KDRV
+from .layout import BS_KE0
+from .layout import BS_KE1
+from .layout import BS_TP
+from .layout import BS_VX0
+from .layout import BS_VXF
+from .layout import BS_VY0
+from .layout import BS_VYF
+from .layout import BS_W0
+from .layout import BS_WF
+from .layout import BS_X0
+from .layout import BS_XP
+from .layout import BS_YP
+from .layout import DRIVEN
+from .layout import EP_INERTIA
+from .layout import EP_MASS
+from .layout import EP_SCALE
+from .layout import IMMOVABLE
+from .layout import IS_GROUP
+from .layout import IS_LEVEL
+from .layout import IS_SKIP
+from .layout import IS_SLEEP
+from .layout import MODE_PUSH
+from .layout import MODE_STALL
+from .layout import PASSIVE
+from .layout import PFL_DMAX
+from .layout import PFL_E
+from .layout import PFL_LPOS
+from .layout import PFL_LTAN
+from .layout import PFL_LVEL
+from .layout import PFL_LVEL2
+from .layout import PFL_LVT
+from .layout import PFL_MU
+from .layout import PFL_NPTS
+from .layout import PFL_NX
+from .layout import PFL_NY
+from .layout import PFL_P1X
+from .layout import PFL_P1Y
+from .layout import PFL_PSTRIDE
+from .layout import PFL_TOUCH
+from .layout import PRS_A
+from .layout import PRS_B
+from .layout import PRS_MODE
+from .layout import PRS_SP
 from .position_solver import block2
 
 # --------------------------------------------------------------------------------------------

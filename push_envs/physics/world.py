@@ -22,91 +22,107 @@ from typing import Any
 import numba
 import numpy as np
 
-from .arrays import WORLD_ABI, WorldArrays, aligned_zeros
+from .arrays import WORLD_ABI
+from .arrays import WorldArrays
+from .arrays import aligned_zeros
 from .config import load_scene
 from .errors import short_repr
 from .fastcall import entry_point
-from .fov import bounding_radii, detect_all, fov_of
+from .fov import bounding_radii
+from .fov import detect_all
+from .fov import fov_of
 from .frames import com_offsets
-from .layout import (
-    BF_NOISE,
-    BI_DRIVE,
-    BI_FLAGS,
-    BI_KIND,
-    BODY_BULLET,
-    BS_LEN,
-    CM_CONTACT,
-    CT_DEPTH,
-    CT_FN,
-    CT_FT,
-    CT_LEN,
-    CT_NPTS,
-    CT_NX,
-    CT_NY,
-    CT_P1X,
-    CT_P1Y,
-    CT_P2X,
-    CT_P2Y,
-    CT_PX,
-    CT_PY,
-    DRIVEN,
-    EP_FRICTION,
-    EP_INERTIA,
-    EP_LEN,
-    EP_MASS,
-    EP_SCALE,
-    GS_QUEUE_AT,
-    GS_STAMP,
-    HL_LEN,
-    HL_MAXPEN,
-    HL_NSUB,
-    HL_OVERFLOW,
-    HL_SLEEP,
-    HL_STATUS,
-    HL_SWEEPS,
-    IMMOVABLE,
-    IS_HIT,
-    IS_LEN,
-    IS_SLEEP,
-    IS_STOP,
-    MAX_DRIVE_SLOTS,
-    OUT_LEN,
-    PASSIVE,
-    PFL_LEN,
-    PR_DT,
-    PR_FMIX,
-    PR_FMIXFN,
-    PR_G,
-    PR_LEN,
-    PR_MAXSUB,
-    PR_MODE,
-    PR_NOISE,
-    PR_REST,
-    PR_RMIX,
-    PR_SLEEP,
-    PR_SLOP,
-    PR_SUBFRAC,
-    PR_SWEEPS,
-    PRS_LEN,
-    SC_REBUILD,
-    ST_OVERFLOW,
-    YW_LEN,
-    YW_STATE,
-    gsc_len,
-    gsc_queue,
-    stamp_counts,
-    stamp_len,
-    stamp_order,
-)
-from .lidar import LP_OFFT, LP_OFFX, LP_OFFY, lidar_arrays, scan_env, scan_parallel, scan_serial
-from .limits import MAX_COORD, MAX_MAGNITUDE, MAX_SCALE, MIN_MASS, MIN_SCALE
+from .layout import BF_NOISE
+from .layout import BI_DRIVE
+from .layout import BI_FLAGS
+from .layout import BI_KIND
+from .layout import BODY_BULLET
+from .layout import BS_LEN
+from .layout import CM_CONTACT
+from .layout import CT_DEPTH
+from .layout import CT_FN
+from .layout import CT_FT
+from .layout import CT_LEN
+from .layout import CT_NPTS
+from .layout import CT_NX
+from .layout import CT_NY
+from .layout import CT_P1X
+from .layout import CT_P1Y
+from .layout import CT_P2X
+from .layout import CT_P2Y
+from .layout import CT_PX
+from .layout import CT_PY
+from .layout import DRIVEN
+from .layout import EP_FRICTION
+from .layout import EP_INERTIA
+from .layout import EP_LEN
+from .layout import EP_MASS
+from .layout import EP_SCALE
+from .layout import GS_QUEUE_AT
+from .layout import GS_STAMP
+from .layout import HL_LEN
+from .layout import HL_MAXPEN
+from .layout import HL_NSUB
+from .layout import HL_OVERFLOW
+from .layout import HL_SLEEP
+from .layout import HL_STATUS
+from .layout import HL_SWEEPS
+from .layout import IMMOVABLE
+from .layout import IS_HIT
+from .layout import IS_LEN
+from .layout import IS_SLEEP
+from .layout import IS_STOP
+from .layout import MAX_DRIVE_SLOTS
+from .layout import OUT_LEN
+from .layout import PASSIVE
+from .layout import PFL_LEN
+from .layout import PR_DT
+from .layout import PR_FMIX
+from .layout import PR_FMIXFN
+from .layout import PR_G
+from .layout import PR_LEN
+from .layout import PR_MAXSUB
+from .layout import PR_MODE
+from .layout import PR_NOISE
+from .layout import PR_REST
+from .layout import PR_RMIX
+from .layout import PR_SLEEP
+from .layout import PR_SLOP
+from .layout import PR_SUBFRAC
+from .layout import PR_SWEEPS
+from .layout import PRS_LEN
+from .layout import SC_REBUILD
+from .layout import ST_OVERFLOW
+from .layout import YW_LEN
+from .layout import YW_STATE
+from .layout import gsc_len
+from .layout import gsc_queue
+from .layout import stamp_counts
+from .layout import stamp_len
+from .layout import stamp_order
+from .lidar import LP_OFFT
+from .lidar import LP_OFFX
+from .lidar import LP_OFFY
+from .lidar import lidar_arrays
+from .lidar import scan_env
+from .lidar import scan_parallel
+from .lidar import scan_serial
+from .limits import MAX_COORD
+from .limits import MAX_MAGNITUDE
+from .limits import MAX_SCALE
+from .limits import MIN_MASS
+from .limits import MIN_SCALE
 from .mixing import rule_code
 from .narrowphase import MAX_VERTS
 from .params import SolverParams
-from .pipeline import PHYSICS, step_parallel, step_serial
+from .pipeline import PHYSICS
+from .pipeline import step_parallel
+from .pipeline import step_serial
 from .placement import place
-from .rng import seed_states, seed_states_of
-from .scene import CompiledScene, compile_scene
+from .rng import seed_states
+from .rng import seed_states_of
+from .scene import CompiledScene
+from .scene import compile_scene
 from .sensors import contact_array
 from .sleeping import SLEEP_MIN_BODIES
 
@@ -569,7 +585,10 @@ class World:
         P = self.scene.placement
         if P is None or self.behaviours is None or not len(envs):
             return
-        from .behaviours.layout import GQ_DIMS, GS_ARRIVED, GS_COUNT, GS_HEAD
+        from .behaviours.layout import GQ_DIMS
+        from .behaviours.layout import GS_ARRIVED
+        from .behaviours.layout import GS_COUNT
+        from .behaviours.layout import GS_HEAD
 
         A = self.behaviours.arrays
         for k, b in enumerate(P.gbody):
@@ -720,7 +739,8 @@ class World:
         are tracked from here on (the queues from the scene, arrivals from the current
         poses), and every later step checks them."""
         if self.behaviours is None:
-            from .behaviours.layout import CTL_ARRIVE, CTL_RESET
+            from .behaviours.layout import CTL_ARRIVE
+            from .behaviours.layout import CTL_RESET
             from .behaviours.plan import BehaviourPlan
 
             self.behaviours = BehaviourPlan(self.scene, self.num_envs)

@@ -17,7 +17,8 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
-from .base import Sensor, register_sensor
+from .base import Sensor
+from .base import register_sensor
 
 for _module in pkgutil.iter_modules(__path__):
     if not _module.name.startswith("_") and _module.name != "base":

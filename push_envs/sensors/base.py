@@ -34,15 +34,25 @@ from __future__ import annotations
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar, NamedTuple
+from typing import Any
+from typing import ClassVar
+from typing import NamedTuple
 
 import numpy as np
 
 from ..core.obs_layout import Field
-from ..core.step import SENSE_FINAL, SENSE_OBSERVE, SENSE_SIG, load_env, load_task
-from ..physics.abi import AbiType, CFunction
+from ..core.step import SENSE_FINAL
+from ..core.step import SENSE_OBSERVE
+from ..core.step import SENSE_SIG
+from ..core.step import load_env
+from ..core.step import load_task
+from ..physics.abi import AbiType
+from ..physics.abi import CFunction
 from ..physics.arrays import load_world
-from ..physics.checks import bounded, fail, flag, keys
+from ..physics.checks import bounded
+from ..physics.checks import fail
+from ..physics.checks import flag
+from ..physics.checks import keys
 from ..physics.errors import short_repr
 from ..physics.sensor_registry import register
 

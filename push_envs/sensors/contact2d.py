@@ -14,7 +14,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..physics.checks import keys
-from .base import ALPHA, COLOUR, NAME_KEYS, SIZE, Sensor, drawing_keys, register_sensor
+from .base import ALPHA
+from .base import COLOUR
+from .base import NAME_KEYS
+from .base import SIZE
+from .base import Sensor
+from .base import drawing_keys
+from .base import register_sensor
 
 DRAWING = {"force_scale": SIZE, "marker_size": SIZE, "linewidth": SIZE, "alpha": ALPHA,
            "color": COLOUR}

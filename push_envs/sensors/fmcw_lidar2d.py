@@ -30,10 +30,20 @@ from typing import Any
 import numpy as np
 
 from ..core.obs_layout import Field
-from ..physics.checks import bounded, fail, flag
+from ..physics.checks import bounded
+from ..physics.checks import fail
+from ..physics.checks import flag
 from ..physics.lidar import LidarSpec
-from .base import ALPHA, COLOUR, FLAG, SIZE, register_sensor
-from .lidar2d import Lidar2D, beams, draw_beams, parse_lidar, slot_of
+from .base import ALPHA
+from .base import COLOUR
+from .base import FLAG
+from .base import SIZE
+from .base import register_sensor
+from .lidar2d import Lidar2D
+from .lidar2d import beams
+from .lidar2d import draw_beams
+from .lidar2d import parse_lidar
+from .lidar2d import slot_of
 
 FMCW_KEYS = ("motion_compensate", "velocity_noise_std")
 DRAWING = {"alpha": ALPHA, "color": COLOUR, "velocity_color": FLAG,

@@ -21,15 +21,23 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any
+from typing import NamedTuple
 
 import numpy as np
 
 from ..core.obs_layout import Field
-from ..physics.abi import AbiType, CFunction
-from ..physics.fov import detect, fov_of
+from ..physics.abi import AbiType
+from ..physics.abi import CFunction
+from ..physics.fov import detect
+from ..physics.fov import fov_of
 from ..physics.frames import origin_pose
-from .base import SENSE_OBSERVE, SENSE_SIG, Sensor, load_env, load_world, register_sensor
+from .base import SENSE_OBSERVE
+from .base import SENSE_SIG
+from .base import Sensor
+from .base import load_env
+from .base import load_world
+from .base import register_sensor
 
 WEDGE = (120, 170, 230, 50)  # the view's fill (R, G, B, A)
 WEDGE_REACH = 1000.0  # [m] a wedge of unbounded radius is drawn this long

@@ -27,23 +27,31 @@ import numpy as np
 
 from ..core.obs_layout import Field
 from ..physics.abi import CFunction
-from ..physics.checks import bounded, fail, flag, keys, size, vector
+from ..physics.checks import bounded
+from ..physics.checks import fail
+from ..physics.checks import flag
+from ..physics.checks import keys
+from ..physics.checks import size
+from ..physics.checks import vector
 from ..physics.errors import short_repr
-from ..physics.lidar import LIDAR_FIELDS, LP_FMCW, LP_RMAX, LidarArrays, LidarSpec, scan_sensor
+from ..physics.lidar import LIDAR_FIELDS
+from ..physics.lidar import LP_FMCW
+from ..physics.lidar import LP_RMAX
+from ..physics.lidar import LidarArrays
+from ..physics.lidar import LidarSpec
+from ..physics.lidar import scan_sensor
 from ..physics.limits import MAX_COORD
-from .base import (
-    ALPHA,
-    COLOUR,
-    NAME_KEYS,
-    SENSE_OBSERVE,
-    SENSE_SIG,
-    Sensor,
-    drawing_keys,
-    load_env,
-    load_world,
-    register_sensor,
-    structure,
-)
+from .base import ALPHA
+from .base import COLOUR
+from .base import NAME_KEYS
+from .base import SENSE_OBSERVE
+from .base import SENSE_SIG
+from .base import Sensor
+from .base import drawing_keys
+from .base import load_env
+from .base import load_world
+from .base import register_sensor
+from .base import structure
 
 MAX_LIDAR_BEAMS = 4096
 ANGLE_SLACK = 1e-3  # [rad] an angle_range this far above 2 pi is 2 pi written rounded

@@ -28,40 +28,41 @@ from gymnasium.vector import AutoresetMode
 
 from ..core import render as RD
 from ..physics.abi import CFunction
-from ..physics.checks import fail, keys
-from ..physics.layout import DRIVEN, IMMOVABLE, PASSIVE, PI_BODY, PI_NV
-from ..physics.raster import (
-    G_EGO,
-    G_LEN,
-    G_MX,
-    G_MY,
-    G_NSTATIC,
-    G_SCALE,
-    G_X0,
-    G_Y0,
-    PRIM_CIRC,
-    PRIM_LINE,
-    PRIM_POLY,
-    PRIM_PXLINE,
-    PRIM_RECT,
-    RASTER_FIELDS,
-    RasterArrays,
-    dirty_all,
-    dirty_none,
-    draw_static,
-    raster_env,
-)
-from .base import (
-    SENSE_FINAL,
-    SENSE_OBSERVE,
-    SENSE_SIG,
-    Sensor,
-    load_env,
-    load_task,
-    load_world,
-    register_sensor,
-    structure,
-)
+from ..physics.checks import fail
+from ..physics.checks import keys
+from ..physics.layout import DRIVEN
+from ..physics.layout import IMMOVABLE
+from ..physics.layout import PASSIVE
+from ..physics.layout import PI_BODY
+from ..physics.layout import PI_NV
+from ..physics.raster import G_EGO
+from ..physics.raster import G_LEN
+from ..physics.raster import G_MX
+from ..physics.raster import G_MY
+from ..physics.raster import G_NSTATIC
+from ..physics.raster import G_SCALE
+from ..physics.raster import G_X0
+from ..physics.raster import G_Y0
+from ..physics.raster import PRIM_CIRC
+from ..physics.raster import PRIM_LINE
+from ..physics.raster import PRIM_POLY
+from ..physics.raster import PRIM_PXLINE
+from ..physics.raster import PRIM_RECT
+from ..physics.raster import RASTER_FIELDS
+from ..physics.raster import RasterArrays
+from ..physics.raster import dirty_all
+from ..physics.raster import dirty_none
+from ..physics.raster import draw_static
+from ..physics.raster import raster_env
+from .base import SENSE_FINAL
+from .base import SENSE_OBSERVE
+from .base import SENSE_SIG
+from .base import Sensor
+from .base import load_env
+from .base import load_task
+from .base import load_world
+from .base import register_sensor
+from .base import structure
 
 
 def _colour(text, default):

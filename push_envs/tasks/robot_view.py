@@ -16,9 +16,15 @@ from typing import Any
 
 import numpy as np
 
-from push_envs.core import Field, Repeat, compiled
+from push_envs.core import Field
+from push_envs.core import Repeat
+from push_envs.core import compiled
 from push_envs.physics.frames import origin_pose
-from push_envs.physics.layout import CT_FN, CT_NX, CT_NY, CT_PX, CT_PY
+from push_envs.physics.layout import CT_FN
+from push_envs.physics.layout import CT_NX
+from push_envs.physics.layout import CT_NY
+from push_envs.physics.layout import CT_PX
+from push_envs.physics.layout import CT_PY
 from push_envs.physics.sensors import sorted_slot
 
 FORCE_CLIP = 10.0  # force / traction is clipped to this in the observation

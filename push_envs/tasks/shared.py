@@ -14,7 +14,11 @@ import numpy as np
 
 from push_envs.core import compiled
 from push_envs.core.task import columns
-from push_envs.physics.layout import BF_BRAD, EP_FRICTION, EP_INERTIA, EP_MASS, EP_SCALE
+from push_envs.physics.layout import BF_BRAD
+from push_envs.physics.layout import EP_FRICTION
+from push_envs.physics.layout import EP_INERTIA
+from push_envs.physics.layout import EP_MASS
+from push_envs.physics.layout import EP_SCALE
 from push_envs.physics.rng import uniform
 
 

@@ -26,16 +26,20 @@ N copies of a random world are N different worlds.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from collections.abc import Mapping
+from collections.abc import Sequence
+from typing import Any
+from typing import ClassVar
 
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
-from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector import AutoresetMode
+from gymnasium.vector import VectorEnv
 
 from ..physics.config import SceneError
-from ..physics.layout import BI_KIND, DRIVEN
+from ..physics.layout import BI_KIND
+from ..physics.layout import DRIVEN
 from ..physics.rng import seed_states_of
 from ..physics.world import World
 from .observation import WorldObservation
@@ -132,7 +136,8 @@ class WorldVectorEnv(VectorEnv):
         # The agent's episode ends at its last goal: its goals do not loop here (a looping
         # behaviour would clear the arrival at once); a wandering agent's episode ends at its
         # first goal (the one its reset drew), where it would draw the next.
-        from ..physics.behaviours.layout import BI_LOOP, BI_WANDER
+        from ..physics.behaviours.layout import BI_LOOP
+        from ..physics.behaviours.layout import BI_WANDER
 
         plan = w._goals_plan()
         plan.arrays.bi[a, BI_LOOP] = 0

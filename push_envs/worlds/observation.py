@@ -32,7 +32,8 @@ from typing import Any
 
 import numpy as np
 
-from ..physics.layout import BI_DRIVE, YW_STATE
+from ..physics.layout import BI_DRIVE
+from ..physics.layout import YW_STATE
 
 MAX_CONTACTS = 4
 """Contacts of the agent observed by its contact2d block."""

@@ -9,7 +9,8 @@ import pytest
 
 import push_envs.baselines as B
 from push_envs.baselines import agent as A
-from push_envs.baselines.view import ObsView, sort_rows
+from push_envs.baselines.view import ObsView
+from push_envs.baselines.view import sort_rows
 from push_envs.core import ObsIndex
 from push_envs.tasks import spec
 

@@ -12,7 +12,9 @@ import numpy as np
 import pytest
 
 from push_envs import _numba_cache
-from push_envs.core import codegen, compiled, step
+from push_envs.core import codegen
+from push_envs.core import compiled
+from push_envs.core import step
 from push_envs.core.task import TaskSpec
 from push_envs.physics.pipeline import PHYSICS
 

@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 import push_envs  # noqa: F401  (registers the ids)
-from push_envs.physics.jit import LazyCompiled, compiled
+from push_envs.physics.jit import LazyCompiled
+from push_envs.physics.jit import compiled
 
 
 def _play(env, acts, vector):

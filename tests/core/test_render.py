@@ -11,7 +11,8 @@ import textwrap
 import numpy as np
 import pytest
 
-from push_envs.core.render import Goal, Renderer
+from push_envs.core.render import Goal
+from push_envs.core.render import Renderer
 from push_envs.physics import World
 from push_envs.play import keys_to_action
 

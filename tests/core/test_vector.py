@@ -5,7 +5,8 @@ from __future__ import annotations
 import gymnasium as gym
 import numpy as np
 import pytest
-from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector import AutoresetMode
+from gymnasium.vector import VectorEnv
 
 from push_envs import ENV_IDS
 from push_envs.core.env import PushVectorEnv

@@ -15,7 +15,8 @@ sys.path.insert(0, str(ROOT / "docs" / "_scripts"))
 
 import results  # noqa: E402
 
-from push_envs.baselines.evaluation import FIELDS, append_csv  # noqa: E402
+from push_envs.baselines.evaluation import FIELDS  # noqa: E402
+from push_envs.baselines.evaluation import append_csv  # noqa: E402
 from push_envs.experts import wilson  # noqa: E402
 
 

@@ -8,7 +8,8 @@ import pytest
 
 pytest.importorskip("pettingzoo")
 
-from pettingzoo.test import parallel_api_test, parallel_seed_test  # noqa: E402
+from pettingzoo.test import parallel_api_test  # noqa: E402
+from pettingzoo.test import parallel_seed_test  # noqa: E402
 
 from push_envs.multiagent import coop_push_v0  # noqa: E402
 

@@ -19,7 +19,8 @@ import pytest
 from push_envs.physics import World
 
 try:  # property tests (test_*_properties.py); hypothesis is in the `test` extra
-    from hypothesis import HealthCheck, settings
+    from hypothesis import HealthCheck
+    from hypothesis import settings
 except ImportError:  # pragma: no cover
     settings = None
 if settings is not None:

@@ -14,20 +14,20 @@ import math
 import numpy as np
 from numba import njit
 
-from push_envs.physics.layout import (
-    BF_BRAD,
-    BI_PCOUNT,
-    BI_PSTART,
-    EP_SCALE,
-    PF_MAXX,
-    PF_MAXY,
-    PF_MINX,
-    PF_MINY,
-    PF_RAD,
-    PI_KIND,
-    PI_NV,
-)
-from push_envs.physics.narrowphase import MAX_VERTS, OUT_LEN, collide
+from push_envs.physics.layout import BF_BRAD
+from push_envs.physics.layout import BI_PCOUNT
+from push_envs.physics.layout import BI_PSTART
+from push_envs.physics.layout import EP_SCALE
+from push_envs.physics.layout import PF_MAXX
+from push_envs.physics.layout import PF_MAXY
+from push_envs.physics.layout import PF_MINX
+from push_envs.physics.layout import PF_MINY
+from push_envs.physics.layout import PF_RAD
+from push_envs.physics.layout import PI_KIND
+from push_envs.physics.layout import PI_NV
+from push_envs.physics.narrowphase import MAX_VERTS
+from push_envs.physics.narrowphase import OUT_LEN
+from push_envs.physics.narrowphase import collide
 
 
 @njit(cache=True)

@@ -8,11 +8,15 @@ from typing import NamedTuple
 import gymnasium as gym
 import numpy as np
 import pytest
-from numba import carray, njit
+from numba import carray
+from numba import njit
 
 import push_envs  # noqa: F401  (registers the ids)
-from push_envs.core.step import ENV_ABI, ROWS_ABI, TASK_ABI
-from push_envs.physics.abi import AbiType, struct_ptr
+from push_envs.core.step import ENV_ABI
+from push_envs.core.step import ROWS_ABI
+from push_envs.core.step import TASK_ABI
+from push_envs.physics.abi import AbiType
+from push_envs.physics.abi import struct_ptr
 from push_envs.physics.arrays import WORLD_ABI
 
 

@@ -6,19 +6,18 @@ import os
 import numpy as np
 import pytest
 
-from push_envs.physics import World, broadphase
+from push_envs.physics import World
+from push_envs.physics import broadphase
 from push_envs.physics.jit import python_entry
-from push_envs.physics.layout import (
-    PF_MAXX,
-    PF_MAXY,
-    PF_MINX,
-    PF_MINY,
-    PI_BODY,
-    PRS_A,
-    PRS_B,
-    PRS_SP,
-    stamp_order,
-)
+from push_envs.physics.layout import PF_MAXX
+from push_envs.physics.layout import PF_MAXY
+from push_envs.physics.layout import PF_MINX
+from push_envs.physics.layout import PF_MINY
+from push_envs.physics.layout import PI_BODY
+from push_envs.physics.layout import PRS_A
+from push_envs.physics.layout import PRS_B
+from push_envs.physics.layout import PRS_SP
+from push_envs.physics.layout import stamp_order
 
 find_pairs = python_entry(broadphase.find_pairs)  # compiled-only: a twin that takes Python calls
 

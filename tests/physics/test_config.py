@@ -6,7 +6,9 @@ import math
 import numpy as np
 import pytest
 
-from push_envs.physics.config import BodySpec, SceneError, load_scene
+from push_envs.physics.config import BodySpec
+from push_envs.physics.config import SceneError
+from push_envs.physics.config import load_scene
 
 BASE = {
     "world": {"step_time": 0.05, "friction": 0.3},

@@ -11,18 +11,19 @@ import math
 import time
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
 
-from push_envs.physics import SceneError, load_scene
-from push_envs.physics.config import (
-    BODY_KEYS,
-    KINEMATICS_KEYS,
-    SHAPE_KEYS,
-    TOP_KEYS,
-    WORLD_KEYS,
-    SceneSpec,
-)
+from push_envs.physics import SceneError
+from push_envs.physics import load_scene
+from push_envs.physics.config import BODY_KEYS
+from push_envs.physics.config import KINEMATICS_KEYS
+from push_envs.physics.config import SHAPE_KEYS
+from push_envs.physics.config import TOP_KEYS
+from push_envs.physics.config import WORLD_KEYS
+from push_envs.physics.config import SceneSpec
 from push_envs.physics.scene import compile_scene
 
 SLOW = settings(settings.get_profile("slow"))

@@ -24,7 +24,10 @@ from push_envs.physics import World
 from push_envs.physics.continuous import piece_gap
 from push_envs.physics.jit import python_entry
 from push_envs.physics.layout import HL_NEED
-from push_envs.physics.narrowphase import CIRCLE, MAX_VERTS, POLYGON, SEGMENT
+from push_envs.physics.narrowphase import CIRCLE
+from push_envs.physics.narrowphase import MAX_VERTS
+from push_envs.physics.narrowphase import POLYGON
+from push_envs.physics.narrowphase import SEGMENT
 from push_envs.physics.scene import body_geometry
 
 ANY_STEP = 1e-3  # [m] deepest overlap at any step

@@ -8,8 +8,10 @@ import numpy as np
 import pytest
 import shapely
 
-from push_envs.physics import SceneError, load_scene
-from push_envs.physics.factory import PALETTE_CYCLE, random_polygon
+from push_envs.physics import SceneError
+from push_envs.physics import load_scene
+from push_envs.physics.factory import PALETTE_CYCLE
+from push_envs.physics.factory import random_polygon
 
 
 def test_lists_give_one_entry_per_object_the_last_repeating():

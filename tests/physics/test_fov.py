@@ -10,7 +10,9 @@ import math
 import numpy as np
 import pytest
 
-from push_envs.physics import SceneError, World, load_scene
+from push_envs.physics import SceneError
+from push_envs.physics import World
+from push_envs.physics import load_scene
 from push_envs.physics.fov import fov_of
 
 

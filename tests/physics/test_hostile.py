@@ -18,17 +18,22 @@ import shapely
 
 import push_envs.physics.config as config_mod
 import push_envs.physics.safe_yaml as safe_yaml_mod
-from push_envs.physics import SceneError, World, load_scene
-from push_envs.physics.decompose import MAX_VERTS, convex_pieces, try_merge
-from push_envs.physics.errors import MAX_EXCERPT, short_repr
-from push_envs.physics.grid import count_rectangles, grid_rectangles, load_grid
-from push_envs.physics.limits import (
-    MAX_MAP_CELLS,
-    MAX_MAP_PIECES,
-    MAX_POLYGON_VERTS,
-    MAX_SCENE_BYTES,
-    MAX_YAML_NODES,
-)
+from push_envs.physics import SceneError
+from push_envs.physics import World
+from push_envs.physics import load_scene
+from push_envs.physics.decompose import MAX_VERTS
+from push_envs.physics.decompose import convex_pieces
+from push_envs.physics.decompose import try_merge
+from push_envs.physics.errors import MAX_EXCERPT
+from push_envs.physics.errors import short_repr
+from push_envs.physics.grid import count_rectangles
+from push_envs.physics.grid import grid_rectangles
+from push_envs.physics.grid import load_grid
+from push_envs.physics.limits import MAX_MAP_CELLS
+from push_envs.physics.limits import MAX_MAP_PIECES
+from push_envs.physics.limits import MAX_POLYGON_VERTS
+from push_envs.physics.limits import MAX_SCENE_BYTES
+from push_envs.physics.limits import MAX_YAML_NODES
 from push_envs.physics.scene import compile_scene
 from push_envs.physics.shapes import build_shape
 from push_envs.tasks import spec

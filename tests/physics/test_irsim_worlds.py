@@ -30,19 +30,20 @@ import pytest
 import shapely
 import yaml
 
-from push_envs.physics import SceneError, World, load_scene
-from push_envs.physics.behaviours.layout import BI_CODE, CODE_NONE
+from push_envs.physics import SceneError
+from push_envs.physics import World
+from push_envs.physics import load_scene
+from push_envs.physics.behaviours.layout import BI_CODE
+from push_envs.physics.behaviours.layout import CODE_NONE
 from push_envs.physics.config import SceneWarning
-from push_envs.physics.layout import (
-    BF_UNOBS,
-    BI_DRIVE,
-    BI_KIND,
-    BI_ROLE,
-    DRIVEN,
-    PI_BODY,
-    PI_NV,
-    ROLE_ROBOT,
-)
+from push_envs.physics.layout import BF_UNOBS
+from push_envs.physics.layout import BI_DRIVE
+from push_envs.physics.layout import BI_KIND
+from push_envs.physics.layout import BI_ROLE
+from push_envs.physics.layout import DRIVEN
+from push_envs.physics.layout import PI_BODY
+from push_envs.physics.layout import PI_NV
+from push_envs.physics.layout import ROLE_ROBOT
 from push_envs.physics.world import DRIVE_COLUMNS
 
 DATA = Path(__file__).parent / "data" / "irsim_worlds"

@@ -8,7 +8,9 @@ import pytest
 
 from push_envs.physics import kinematics
 from push_envs.physics.jit import python_entry
-from push_envs.physics.kinematics import DRIVE_ACKER, DRIVE_DIFF, DRIVE_OMNI
+from push_envs.physics.kinematics import DRIVE_ACKER
+from push_envs.physics.kinematics import DRIVE_DIFF
+from push_envs.physics.kinematics import DRIVE_OMNI
 
 # The drives are compiled for compiled callers only; these twins take Python calls.
 coast = python_entry(kinematics.coast)

@@ -10,8 +10,10 @@ import numpy as np
 import pytest
 import shapely
 
-from push_envs.physics import SceneError, World
-from push_envs.physics.config import LidarSpec, load_scene
+from push_envs.physics import SceneError
+from push_envs.physics import World
+from push_envs.physics.config import LidarSpec
+from push_envs.physics.config import load_scene
 
 TOL = 1e-9
 

@@ -11,7 +11,9 @@ import numpy as np
 import pygame
 import pytest
 
-from push_envs.physics import SceneError, World, load_scene
+from push_envs.physics import SceneError
+from push_envs.physics import World
+from push_envs.physics import load_scene
 from push_envs.physics.grid import count_rectangles
 from push_envs.physics.limits import MAX_MAP_PIECES
 from push_envs.physics.maps import perlin_grid

@@ -18,15 +18,13 @@ from numba import cfunc
 
 from push_envs.physics import SceneError
 from push_envs.physics.jit import python_entry
-from push_envs.physics.mixing import (
-    MIX_GEOMETRIC,
-    MIX_MAX,
-    MIX_MEAN,
-    MIX_MIN,
-    MIX_SIGNATURE,
-    MIX_USER,
-    mix,
-)
+from push_envs.physics.mixing import MIX_GEOMETRIC
+from push_envs.physics.mixing import MIX_MAX
+from push_envs.physics.mixing import MIX_MEAN
+from push_envs.physics.mixing import MIX_MIN
+from push_envs.physics.mixing import MIX_SIGNATURE
+from push_envs.physics.mixing import MIX_USER
+from push_envs.physics.mixing import mix
 
 BOX_MU, WALL_MU = 0.5, 0.1
 DISC_E, WALL_E = 1.0, 0.2

@@ -8,7 +8,11 @@ import pytest
 
 from push_envs.physics import narrowphase
 from push_envs.physics.jit import python_entry
-from push_envs.physics.narrowphase import CIRCLE, MAX_VERTS, OUT_LEN, POLYGON, SEGMENT
+from push_envs.physics.narrowphase import CIRCLE
+from push_envs.physics.narrowphase import MAX_VERTS
+from push_envs.physics.narrowphase import OUT_LEN
+from push_envs.physics.narrowphase import POLYGON
+from push_envs.physics.narrowphase import SEGMENT
 
 # The narrow phase is compiled for compiled callers only; these twins take Python calls.
 collide = python_entry(narrowphase.collide)

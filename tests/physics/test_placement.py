@@ -9,7 +9,9 @@ import numpy as np
 import pytest
 import shapely
 
-from push_envs.physics import SceneError, World, load_scene
+from push_envs.physics import SceneError
+from push_envs.physics import World
+from push_envs.physics import load_scene
 from push_envs.physics.scene import compile_scene
 
 WORLD = {"width": 10, "height": 10}

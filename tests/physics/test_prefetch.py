@@ -6,7 +6,9 @@ import pytest
 from numba import njit
 from numba.core.errors import TypingError
 
-from push_envs.physics.prefetch import ROW_LINES, prefetch_address, prefetch_row
+from push_envs.physics.prefetch import ROW_LINES
+from push_envs.physics.prefetch import prefetch_address
+from push_envs.physics.prefetch import prefetch_row
 
 
 @njit(cache=False)

@@ -11,8 +11,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from push_envs.physics.layout import HL_NEED, HL_STATUS, IS_SLEEP, PRS_LEN, ST_OVERFLOW
-from push_envs.physics.pipeline import PHYSICS, step_serial
+from push_envs.physics.layout import HL_NEED
+from push_envs.physics.layout import HL_STATUS
+from push_envs.physics.layout import IS_SLEEP
+from push_envs.physics.layout import PRS_LEN
+from push_envs.physics.layout import ST_OVERFLOW
+from push_envs.physics.pipeline import PHYSICS
+from push_envs.physics.pipeline import step_serial
 
 STATE = ("pos", "ang", "vel", "omg", "drv")
 

@@ -16,7 +16,8 @@ import numpy as np
 import pytest
 from overlap import worst_overlap
 
-from push_envs.physics import SolverParams, World
+from push_envs.physics import SolverParams
+from push_envs.physics import World
 from push_envs.physics.layout import HL_NEED
 
 G = 9.81

@@ -7,7 +7,9 @@ import warnings
 
 import pytest
 
-from push_envs.physics import SceneError, World, load_scene
+from push_envs.physics import SceneError
+from push_envs.physics import World
+from push_envs.physics import load_scene
 from push_envs.physics.config import SceneWarning
 from push_envs.physics.fov import fov_of
 from push_envs.physics.schema import suggestion

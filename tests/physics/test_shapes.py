@@ -8,13 +8,11 @@ import pytest
 import shapely
 
 from push_envs.physics.config import SceneError
-from push_envs.physics.shapes import (
-    MAX_VERTS,
-    build_shape,
-    grid_boundary_segments,
-    grid_rectangles,
-    load_grid,
-)
+from push_envs.physics.shapes import MAX_VERTS
+from push_envs.physics.shapes import build_shape
+from push_envs.physics.shapes import grid_boundary_segments
+from push_envs.physics.shapes import grid_rectangles
+from push_envs.physics.shapes import load_grid
 
 L_SHAPE = [[0, 0], [2, 0], [2, 1], [1, 1], [1, 2], [0, 2]]  # CCW, non-convex
 

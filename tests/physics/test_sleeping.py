@@ -227,6 +227,7 @@ def test_sleepers_cost_nothing_per_step(scn):
     for _ in range(3):
         w.step({"r0": [-1.0, 0.0]})
     assert int(w.asleep[0]) == len(w.scene.movable) - 1
-    from push_envs.physics.layout import SC_AWAKE, SC_LEN
+    from push_envs.physics.layout import SC_AWAKE
+    from push_envs.physics.layout import SC_LEN
     counts = w._stamp.shape[1] - SC_LEN
     assert w._stamp[0, counts + SC_AWAKE] == 1  # the robot alone walks the stages

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 import push_envs.physics.world as world_mod
-from push_envs.physics import SceneError, World
+from push_envs.physics import SceneError
+from push_envs.physics import World
 
 
 def golden_scene(scn):

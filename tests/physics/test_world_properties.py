@@ -9,11 +9,15 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
 
 from push_envs.physics import World
-from push_envs.physics.layout import EP_FRICTION, EP_INERTIA, EP_MASS, EP_SCALE
+from push_envs.physics.layout import EP_FRICTION
+from push_envs.physics.layout import EP_INERTIA
+from push_envs.physics.layout import EP_MASS
+from push_envs.physics.layout import EP_SCALE
 
 SLOW = settings(settings.get_profile("slow"))
 NUM_ENVS = 3

@@ -15,8 +15,11 @@ import pytest
 
 from push_envs import _numba_cache
 from push_envs.core import obs_layout as L
-from push_envs.physics import SceneError, World, sensor_registry
-from push_envs.physics.layout import BF_BRAD, EP_SCALE
+from push_envs.physics import SceneError
+from push_envs.physics import World
+from push_envs.physics import sensor_registry
+from push_envs.physics.layout import BF_BRAD
+from push_envs.physics.layout import EP_SCALE
 from push_envs.physics.safe_yaml import read_scene_yaml
 from push_envs.tasks import spec
 

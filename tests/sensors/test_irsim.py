@@ -11,7 +11,8 @@ import pytest
 import shapely
 import yaml
 
-from push_envs.physics import SceneError, World
+from push_envs.physics import SceneError
+from push_envs.physics import World
 from push_envs.physics.scene import body_geometry
 
 irsim = pytest.importorskip("irsim")

@@ -8,7 +8,10 @@ import math
 
 import pytest
 
-from push_envs.physics import SceneError, World, load_scene, sensor_registry
+from push_envs.physics import SceneError
+from push_envs.physics import World
+from push_envs.physics import load_scene
+from push_envs.physics import sensor_registry
 from push_envs.physics.lidar import LidarSpec
 
 # Sensor entries of IR-SIM's own example worlds (in its repository:

@@ -12,7 +12,8 @@ from gymnasium.utils.env_checker import check_env
 import push_envs  # noqa: F401
 from push_envs.core.render import Renderer
 from push_envs.physics import World
-from push_envs.physics.raster import dirty_all, raster_serial
+from push_envs.physics.raster import dirty_all
+from push_envs.physics.raster import raster_serial
 from push_envs.sensors.pixels import raster_arrays
 from push_envs.tasks import spec
 

@@ -14,7 +14,8 @@ from gymnasium.utils.env_checker import check_env
 
 import push_envs  # noqa: F401
 from push_envs.core import render as RD
-from push_envs.physics.raster import dirty_all, raster_serial
+from push_envs.physics.raster import dirty_all
+from push_envs.physics.raster import raster_serial
 from push_envs.tasks.pushing.family import GOAL
 
 ID = "PushBox-v0"

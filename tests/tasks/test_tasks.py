@@ -9,7 +9,9 @@ from gymnasium.utils.env_checker import check_env
 
 from push_envs import ENV_IDS
 from push_envs.physics import SceneError
-from push_envs.tasks import REGISTRY, spec, spec_of
+from push_envs.tasks import REGISTRY
+from push_envs.tasks import spec
+from push_envs.tasks import spec_of
 from push_envs.tasks.pushing.push_box.expert import push_box_action
 
 ROBOTS = ("diff", "omni", "acker")

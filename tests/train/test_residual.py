@@ -19,7 +19,8 @@ from train_scripts import load_script  # noqa: E402
 
 import push_envs.baselines as B  # noqa: E402
 from push_envs.baselines import evaluation as E  # noqa: E402
-from push_envs.baselines.agent import BASE_PREFIX, residual_action  # noqa: E402
+from push_envs.baselines.agent import BASE_PREFIX  # noqa: E402
+from push_envs.baselines.agent import residual_action  # noqa: E402
 
 D = load_script("dagger.py")
 R = load_script("residual.py")

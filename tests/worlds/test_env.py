@@ -9,7 +9,8 @@ import gymnasium as gym
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
-from gymnasium.vector import AutoresetMode, SyncVectorEnv
+from gymnasium.vector import AutoresetMode
+from gymnasium.vector import SyncVectorEnv
 
 import push_envs  # noqa: F401  (registers the ids)
 from push_envs.physics.config import SceneError

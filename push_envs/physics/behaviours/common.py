@@ -24,78 +24,72 @@ import math
 
 from ..frames import origin_pose
 from ..jit import compiled
-from ..kinematics import (
-    DRIVE_OMNI_ANGULAR,
-    draw_noise,
-    drive_motion,
-    drive_update,
-    irsim_motion,
-)
-from ..layout import (
-    BF_ACC0,
-    BF_ACC1,
-    BF_NOISE,
-    BF_TAU,
-    BF_VMAX0,
-    BF_VMAX1,
-    BF_VMIN0,
-    BF_VMIN1,
-    BF_WHEELBASE,
-    BI_DRIVE,
-    BI_KIND,
-    BS_D2,
-    CM_CONTACT,
-    DRIVEN,
-    EP_FRICTION,
-    EP_SCALE,
-    IS_STOP,
-    PR_DT,
-    PR_G,
-    PR_MODE,
-    PR_NOISE,
-    YW_STATE,
-)
-from .layout import (
-    BF_ACCE,
-    BF_CX,
-    BF_CY,
-    BF_RADIUS,
-    BF_VMAX,
-    BF_VMIN,
-    BI_KIN,
-    BI_MOVES,
-    BI_NSEG,
-    BI_ROLE,
-    BI_SEG0,
-    BI_TARGET,
-    DESIRED_THRESHOLD,
-    GQ_DIMS,
-    GQ_T,
-    GQ_X,
-    GQ_Y,
-    GS_COUNT,
-    GS_HEAD,
-    KIN_ACKER,
-    KIN_DIFF,
-    KIN_NONE,
-    KIN_OMNI,
-    KIN_OMNI_ANGULAR,
-    RADIUS_EXTEND,
-    ROLE_OBSTACLE,
-    ROLE_ROBOT,
-    SN_CX,
-    SN_CY,
-    SN_R,
-    SN_T,
-    SN_V0,
-    SN_VX,
-    SN_VY,
-    SN_X,
-    SN_Y,
-    TARGET_ALL,
-    TARGET_OBSTACLE,
-    TARGET_ROBOT,
-)
+from ..kinematics import DRIVE_OMNI_ANGULAR
+from ..kinematics import draw_noise
+from ..kinematics import drive_motion
+from ..kinematics import drive_update
+from ..kinematics import irsim_motion
+from ..layout import BF_ACC0
+from ..layout import BF_ACC1
+from ..layout import BF_NOISE
+from ..layout import BF_TAU
+from ..layout import BF_VMAX0
+from ..layout import BF_VMAX1
+from ..layout import BF_VMIN0
+from ..layout import BF_VMIN1
+from ..layout import BF_WHEELBASE
+from ..layout import BI_DRIVE
+from ..layout import BI_KIND
+from ..layout import BS_D2
+from ..layout import CM_CONTACT
+from ..layout import DRIVEN
+from ..layout import EP_FRICTION
+from ..layout import EP_SCALE
+from ..layout import IS_STOP
+from ..layout import PR_DT
+from ..layout import PR_G
+from ..layout import PR_MODE
+from ..layout import PR_NOISE
+from ..layout import YW_STATE
+from .layout import BF_ACCE
+from .layout import BF_CX
+from .layout import BF_CY
+from .layout import BF_RADIUS
+from .layout import BF_VMAX
+from .layout import BF_VMIN
+from .layout import BI_KIN
+from .layout import BI_MOVES
+from .layout import BI_NSEG
+from .layout import BI_ROLE
+from .layout import BI_SEG0
+from .layout import BI_TARGET
+from .layout import DESIRED_THRESHOLD
+from .layout import GQ_DIMS
+from .layout import GQ_T
+from .layout import GQ_X
+from .layout import GQ_Y
+from .layout import GS_COUNT
+from .layout import GS_HEAD
+from .layout import KIN_ACKER
+from .layout import KIN_DIFF
+from .layout import KIN_NONE
+from .layout import KIN_OMNI
+from .layout import KIN_OMNI_ANGULAR
+from .layout import RADIUS_EXTEND
+from .layout import ROLE_OBSTACLE
+from .layout import ROLE_ROBOT
+from .layout import SN_CX
+from .layout import SN_CY
+from .layout import SN_R
+from .layout import SN_T
+from .layout import SN_V0
+from .layout import SN_VX
+from .layout import SN_VY
+from .layout import SN_X
+from .layout import SN_Y
+from .layout import TARGET_ALL
+from .layout import TARGET_OBSTACLE
+from .layout import TARGET_ROBOT
 
 PI = math.pi
 TWO_PI = 2.0 * math.pi

@@ -24,19 +24,22 @@ from ..abi import CFunction
 from ..arrays import load_world
 from ..jit import compiled
 from .arrays import load_behaviour
-from .common import clip, command_in_range, goal_of, step_time, wrap_to_pi, write_command
-from .layout import (
-    BF_ACCE,
-    BF_THRESH,
-    BF_VMAX,
-    BI_KIN,
-    KIN_ACKER,
-    KIN_DIFF,
-    KIN_OMNI,
-    SN_T,
-    SN_X,
-    SN_Y,
-)
+from .common import clip
+from .common import command_in_range
+from .common import goal_of
+from .common import step_time
+from .common import wrap_to_pi
+from .common import write_command
+from .layout import BF_ACCE
+from .layout import BF_THRESH
+from .layout import BF_VMAX
+from .layout import BI_KIN
+from .layout import KIN_ACKER
+from .layout import KIN_DIFF
+from .layout import KIN_OMNI
+from .layout import SN_T
+from .layout import SN_X
+from .layout import SN_Y
 from .signatures import BODY_SIG
 
 P_ANGLE_TOL = 0  # angle_tolerance [rad]

@@ -11,53 +11,55 @@ from __future__ import annotations
 
 from ..jit import compiled
 from ..layout import PR_DT
-from .arrays import GR_COUNT, GR_START
-from .common import command_in_range, desired_omni, targets, vel_range
-from .layout import (
-    BF_ACCE,
-    BF_RADIUS,
-    BF_THRESH,
-    BF_VMAX,
-    BF_VMIN,
-    BI_KIN,
-    BI_NSEG,
-    BI_SEG0,
-    EGO_ACCE,
-    EGO_DESX,
-    EGO_DESY,
-    EGO_DT,
-    EGO_HIGH,
-    EGO_KIN,
-    EGO_LOW,
-    EGO_NOTHERS,
-    EGO_NSEGS,
-    EGO_RADIUS,
-    EGO_THETA,
-    EGO_THRESHOLD,
-    EGO_V0,
-    EGO_VMAX,
-    EGO_VMIN,
-    EGO_VX,
-    EGO_VY,
-    EGO_X,
-    EGO_Y,
-    GQ_DIMS,
-    GQ_T,
-    GQ_X,
-    GQ_Y,
-    GS_COUNT,
-    GS_HEAD,
-    MEM_LEN,
-    SN_CX,
-    SN_CY,
-    SN_R,
-    SN_T,
-    SN_V0,
-    SN_VX,
-    SN_VY,
-    SN_X,
-    SN_Y,
-)
+from .arrays import GR_COUNT
+from .arrays import GR_START
+from .common import command_in_range
+from .common import desired_omni
+from .common import targets
+from .common import vel_range
+from .layout import BF_ACCE
+from .layout import BF_RADIUS
+from .layout import BF_THRESH
+from .layout import BF_VMAX
+from .layout import BF_VMIN
+from .layout import BI_KIN
+from .layout import BI_NSEG
+from .layout import BI_SEG0
+from .layout import EGO_ACCE
+from .layout import EGO_DESX
+from .layout import EGO_DESY
+from .layout import EGO_DT
+from .layout import EGO_HIGH
+from .layout import EGO_KIN
+from .layout import EGO_LOW
+from .layout import EGO_NOTHERS
+from .layout import EGO_NSEGS
+from .layout import EGO_RADIUS
+from .layout import EGO_THETA
+from .layout import EGO_THRESHOLD
+from .layout import EGO_V0
+from .layout import EGO_VMAX
+from .layout import EGO_VMIN
+from .layout import EGO_VX
+from .layout import EGO_VY
+from .layout import EGO_X
+from .layout import EGO_Y
+from .layout import GQ_DIMS
+from .layout import GQ_T
+from .layout import GQ_X
+from .layout import GQ_Y
+from .layout import GS_COUNT
+from .layout import GS_HEAD
+from .layout import MEM_LEN
+from .layout import SN_CX
+from .layout import SN_CY
+from .layout import SN_R
+from .layout import SN_T
+from .layout import SN_V0
+from .layout import SN_VX
+from .layout import SN_VY
+from .layout import SN_X
+from .layout import SN_Y
 
 
 @compiled

@@ -24,26 +24,24 @@ from ..frames import origin_pose
 from ..jit import compiled
 from ..rng import uniform
 from .common import wrap_to_pi
-from .layout import (
-    BF_HIGH,
-    BF_LOW,
-    BF_THRESH,
-    BI_DIMS,
-    BI_LOOP,
-    BI_MOVES,
-    BI_NGOAL,
-    BI_STATE_MODE,
-    BI_WANDER,
-    GQ_DIMS,
-    GQ_LEN,
-    GQ_T,
-    GQ_X,
-    GQ_Y,
-    GS_ARRIVED,
-    GS_COUNT,
-    GS_HEAD,
-    MEM_LEN,
-)
+from .layout import BF_HIGH
+from .layout import BF_LOW
+from .layout import BF_THRESH
+from .layout import BI_DIMS
+from .layout import BI_LOOP
+from .layout import BI_MOVES
+from .layout import BI_NGOAL
+from .layout import BI_STATE_MODE
+from .layout import BI_WANDER
+from .layout import GQ_DIMS
+from .layout import GQ_LEN
+from .layout import GQ_T
+from .layout import GQ_X
+from .layout import GQ_Y
+from .layout import GS_ARRIVED
+from .layout import GS_COUNT
+from .layout import GS_HEAD
+from .layout import MEM_LEN
 
 
 @compiled

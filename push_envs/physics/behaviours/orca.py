@@ -54,35 +54,33 @@ from ..abi import CFunction
 from ..arrays import load_world
 from ..jit import compiled
 from ..layout import EP_SCALE
-from .arrays import GR_COUNT, GR_START, load_behaviour
-from .common import (
-    command_in_range,
-    desired_omni,
-    goal_of,
-    step_time,
-    world_to_diff,
-    world_to_omni,
-)
-from .layout import (
-    AG_LEN,
-    AG_NX,
-    AG_NY,
-    AG_PX,
-    AG_PY,
-    AG_R,
-    AG_VMAX,
-    AG_VX,
-    AG_VY,
-    AG_X,
-    AG_Y,
-    BF_RADIUS,
-    BF_VMAX,
-    BI_KIN,
-    KIN_DIFF,
-    SN_T,
-    SN_X,
-    SN_Y,
-)
+from .arrays import GR_COUNT
+from .arrays import GR_START
+from .arrays import load_behaviour
+from .common import command_in_range
+from .common import desired_omni
+from .common import goal_of
+from .common import step_time
+from .common import world_to_diff
+from .common import world_to_omni
+from .layout import AG_LEN
+from .layout import AG_NX
+from .layout import AG_NY
+from .layout import AG_PX
+from .layout import AG_PY
+from .layout import AG_R
+from .layout import AG_VMAX
+from .layout import AG_VX
+from .layout import AG_VY
+from .layout import AG_X
+from .layout import AG_Y
+from .layout import BF_RADIUS
+from .layout import BF_VMAX
+from .layout import BI_KIN
+from .layout import KIN_DIFF
+from .layout import SN_T
+from .layout import SN_X
+from .layout import SN_Y
 from .signatures import GROUP_SIG
 
 P_NDIST = 0  # neighborDist [m]

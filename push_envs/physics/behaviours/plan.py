@@ -31,56 +31,62 @@ import shapely
 
 from .. import checks
 from ..abi import Packed
-from ..errors import SceneError, short_repr
-from ..layout import BI_KIND, IMMOVABLE, PI_BODY, PI_NV
+from ..errors import SceneError
+from ..errors import short_repr
+from ..layout import BI_KIND
+from ..layout import IMMOVABLE
+from ..layout import PI_BODY
+from ..layout import PI_NV
 from ..rng import seed_states
 from ..scene import CompiledScene
 from . import params as P
 from . import registry
-from .arrays import BEHAVIOUR_ABI, GR_FN, GR_LEN, BehaviourArrays, empty
-from .layout import (
-    AG_LEN,
-    BF_ACCE,
-    BF_CX,
-    BF_CY,
-    BF_HIGH,
-    BF_LEN,
-    BF_LOW,
-    BF_RADIUS,
-    BF_THRESH,
-    BF_VMAX,
-    BF_VMIN,
-    BI_CODE,
-    BI_DIMS,
-    BI_GROUP,
-    BI_KIN,
-    BI_LEN,
-    BI_LOOP,
-    BI_MOVES,
-    BI_NGOAL,
-    BI_NSEG,
-    BI_ROLE,
-    BI_SEG0,
-    BI_SOCIAL,
-    BI_STATE_MODE,
-    BI_TARGET,
-    BI_WANDER,
-    CODE_NONE,
-    CODE_USER_GROUP,
-    EGO_LEN,
-    GQ_DIMS,
-    GQ_LEN,
-    GS_ARRIVED,
-    GS_COUNT,
-    GS_HEAD,
-    GS_LEN,
-    KIN_CODES,
-    KIN_NONE,
-    MEM_LEN,
-    ROLE_OBSTACLE,
-    ROLE_ROBOT,
-    SN_LEN,
-)
+from .arrays import BEHAVIOUR_ABI
+from .arrays import GR_FN
+from .arrays import GR_LEN
+from .arrays import BehaviourArrays
+from .arrays import empty
+from .layout import AG_LEN
+from .layout import BF_ACCE
+from .layout import BF_CX
+from .layout import BF_CY
+from .layout import BF_HIGH
+from .layout import BF_LEN
+from .layout import BF_LOW
+from .layout import BF_RADIUS
+from .layout import BF_THRESH
+from .layout import BF_VMAX
+from .layout import BF_VMIN
+from .layout import BI_CODE
+from .layout import BI_DIMS
+from .layout import BI_GROUP
+from .layout import BI_KIN
+from .layout import BI_LEN
+from .layout import BI_LOOP
+from .layout import BI_MOVES
+from .layout import BI_NGOAL
+from .layout import BI_NSEG
+from .layout import BI_ROLE
+from .layout import BI_SEG0
+from .layout import BI_SOCIAL
+from .layout import BI_STATE_MODE
+from .layout import BI_TARGET
+from .layout import BI_WANDER
+from .layout import CODE_NONE
+from .layout import CODE_USER_GROUP
+from .layout import EGO_LEN
+from .layout import GQ_DIMS
+from .layout import GQ_LEN
+from .layout import GS_ARRIVED
+from .layout import GS_COUNT
+from .layout import GS_HEAD
+from .layout import GS_LEN
+from .layout import KIN_CODES
+from .layout import KIN_NONE
+from .layout import MEM_LEN
+from .layout import ROLE_OBSTACLE
+from .layout import ROLE_ROBOT
+from .layout import SN_LEN
 
 DEFAULT_THRESHOLD = 0.1  # [m] IR-SIM's goal_threshold
 ARRIVE_MODES = ("position", "state")
@@ -380,7 +386,8 @@ class BehaviourPlan:
         the number of envs whose physics was rolled back."""
         if self._step_fn is None:
             from ..fastcall import entry_point
-            from .stage import world_step_parallel, world_step_serial
+            from .stage import world_step_parallel
+            from .stage import world_step_serial
 
             kernel = world_step_parallel if world._parallel else world_step_serial
             self._step_fn = entry_point(kernel, world.arrays, physics, self.control,

@@ -11,10 +11,12 @@ either side, and needs neither IR-SIM nor its world files.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from collections.abc import Sequence
 from typing import Any
 
-from ..config import BodySpec, load_scene
+from ..config import BodySpec
+from ..config import load_scene
 from ..scene import compile_scene
 
 IRSIM_FIELDS = ("goal", "goal_threshold", "arrive_mode", "behavior", "group",

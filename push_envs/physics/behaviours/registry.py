@@ -9,11 +9,19 @@ omni_angular, acker), ``rvo`` (diff, omni) and ``sfm`` (diff, omni); as a group,
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from typing import Any
 
-from . import dash, orca, rvo, sfm
-from .layout import CODE_DASH, CODE_ORCA, CODE_RVO, CODE_SFM, CODE_SFM_GROUP
+from . import dash
+from . import orca
+from . import rvo
+from . import sfm
+from .layout import CODE_DASH
+from .layout import CODE_ORCA
+from .layout import CODE_RVO
+from .layout import CODE_SFM
+from .layout import CODE_SFM_GROUP
 
 
 @dataclass(frozen=True)

@@ -52,29 +52,25 @@ from ..abi import CFunction
 from ..arrays import load_world
 from ..jit import compiled
 from .arrays import load_behaviour
-from .common import (
-    command_in_range,
-    desired_omni,
-    goal_of,
-    targets,
-    world_to_diff,
-    world_to_omni,
-    write_command,
-)
-from .layout import (
-    BI_KIN,
-    BI_NSEG,
-    BI_SEG0,
-    KIN_DIFF,
-    SN_CX,
-    SN_CY,
-    SN_R,
-    SN_T,
-    SN_VX,
-    SN_VY,
-    SN_X,
-    SN_Y,
-)
+from .common import command_in_range
+from .common import desired_omni
+from .common import goal_of
+from .common import targets
+from .common import world_to_diff
+from .common import world_to_omni
+from .common import write_command
+from .layout import BI_KIN
+from .layout import BI_NSEG
+from .layout import BI_SEG0
+from .layout import KIN_DIFF
+from .layout import SN_CX
+from .layout import SN_CY
+from .layout import SN_R
+from .layout import SN_T
+from .layout import SN_VX
+from .layout import SN_VY
+from .layout import SN_X
+from .layout import SN_Y
 from .signatures import BODY_SIG
 
 P_VXMAX = 0  # [m/s]

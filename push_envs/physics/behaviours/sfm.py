@@ -36,34 +36,33 @@ import math
 from ..abi import CFunction
 from ..arrays import load_world
 from ..jit import compiled
-from .arrays import GR_COUNT, GR_START, load_behaviour
-from .common import (
-    command_in_range,
-    desired_omni,
-    step_time,
-    targets,
-    vel_range,
-    world_to_diff,
-    world_to_omni,
-)
-from .layout import (
-    AG_NX,
-    AG_NY,
-    BI_KIN,
-    BI_NSEG,
-    BI_SEG0,
-    BI_SOCIAL,
-    KIN_DIFF,
-    SN_CX,
-    SN_CY,
-    SN_R,
-    SN_T,
-    SN_VX,
-    SN_VY,
-    SN_X,
-    SN_Y,
-)
-from .signatures import BODY_SIG, GROUP_SIG
+from .arrays import GR_COUNT
+from .arrays import GR_START
+from .arrays import load_behaviour
+from .common import command_in_range
+from .common import desired_omni
+from .common import step_time
+from .common import targets
+from .common import vel_range
+from .common import world_to_diff
+from .common import world_to_omni
+from .layout import AG_NX
+from .layout import AG_NY
+from .layout import BI_KIN
+from .layout import BI_NSEG
+from .layout import BI_SEG0
+from .layout import BI_SOCIAL
+from .layout import KIN_DIFF
+from .layout import SN_CX
+from .layout import SN_CY
+from .layout import SN_R
+from .layout import SN_T
+from .layout import SN_VX
+from .layout import SN_VY
+from .layout import SN_X
+from .layout import SN_Y
+from .signatures import BODY_SIG
+from .signatures import GROUP_SIG
 
 P_VMAX = 0  # [m/s]
 P_THRESH = 1  # neighbor_threshold [m]

@@ -34,18 +34,34 @@ one called CTL_ARRIVE (an env step may call the stage before the physics only).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
+from numba import prange
 
-from ..abi import CFunction, call_void, struct_ptr
+from ..abi import CFunction
+from ..abi import call_void
+from ..abi import struct_ptr
 from ..arrays import load_world
 from ..jit import compiled
 from ..layout import HL_STATUS
-from ..pipeline import CHUNK, rolled_back
-from .arrays import GR_FN, load_behaviour
-from .common import advance, command_in_range, peek_noise, snapshot
+from ..pipeline import CHUNK
+from ..pipeline import rolled_back
+from .arrays import GR_FN
+from .arrays import load_behaviour
+from .common import advance
+from .common import command_in_range
+from .common import peek_noise
+from .common import snapshot
 from .ego import prepare_user
-from .goals import check_arrivals, renew_goals, reset_goals
-from .layout import BI_CODE, CODE_RVO, CODE_SFM, CODE_USER, CTL_ARRIVE, CTL_RESET, CTL_STEP
+from .goals import check_arrivals
+from .goals import renew_goals
+from .goals import reset_goals
+from .layout import BI_CODE
+from .layout import CODE_RVO
+from .layout import CODE_SFM
+from .layout import CODE_USER
+from .layout import CTL_ARRIVE
+from .layout import CTL_RESET
+from .layout import CTL_STEP
 from .signatures import CONTROL_SIG
 
 

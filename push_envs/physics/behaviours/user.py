@@ -49,7 +49,8 @@ import inspect
 import os
 import sys
 import tempfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -59,9 +60,15 @@ from numba.core.dispatcher import Dispatcher
 from ... import _numba_cache
 from ..abi import CFunction
 from . import registry
-from .arrays import GR_START, load_behaviour
-from .layout import CODE_USER, CODE_USER_GROUP, EGO_NOTHERS, EGO_NSEGS, KIN_CODES
-from .signatures import BODY_SIG, GROUP_SIG
+from .arrays import GR_START
+from .arrays import load_behaviour
+from .layout import CODE_USER
+from .layout import CODE_USER_GROUP
+from .layout import EGO_NOTHERS
+from .layout import EGO_NSEGS
+from .layout import KIN_CODES
+from .signatures import BODY_SIG
+from .signatures import GROUP_SIG
 
 N_ARGS = 7  # ego, goal, others, segments, params, memory, out
 
@@ -270,7 +277,8 @@ def _closure_wrapper(user: Any) -> Callable[..., None]:
 def _closure_group_wrapper(user: Any) -> Callable[..., None]:
     """The group template's wrapper, around ``user`` as a closure (not cacheable)."""
     from ..arrays import load_world
-    from .ego import group_arguments, group_commands
+    from .ego import group_arguments
+    from .ego import group_commands
 
     def behaviour_c(e, g, wp, bp):  # noqa: ANN001, ANN202 - compiled by numba
         W = load_world(wp)

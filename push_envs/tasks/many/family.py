@@ -35,26 +35,29 @@ import numpy as np
 
 from push_envs.core import obs_names
 from push_envs.core.step import TaskArrays
-from push_envs.core.task import Arg, TaskSpec, columns, integer, optional_range, region
+from push_envs.core.task import Arg
+from push_envs.core.task import TaskSpec
+from push_envs.core.task import columns
+from push_envs.core.task import integer
+from push_envs.core.task import optional_range
+from push_envs.core.task import region
 from push_envs.physics import SceneError
-from push_envs.physics.frames import origin_pose, place_origin
+from push_envs.physics.frames import origin_pose
+from push_envs.physics.frames import place_origin
 from push_envs.physics.jit import compiled
-from push_envs.physics.layout import (
-    BF_BRAD,
-    BF_HALF,
-    EP_SCALE,
-)
+from push_envs.physics.layout import BF_BRAD
+from push_envs.physics.layout import BF_HALF
+from push_envs.physics.layout import EP_SCALE
 from push_envs.physics.rng import uniform
 from push_envs.tasks.pushing import family as P
-from push_envs.tasks.robot_view import (
-    contact_block,
-    cos_sin,
-    head_fields,
-    robot_frame,
-    write_contacts,
-    write_head,
-)
-from push_envs.tasks.shared import common_parameters, fill_common
+from push_envs.tasks.robot_view import contact_block
+from push_envs.tasks.robot_view import cos_sin
+from push_envs.tasks.robot_view import head_fields
+from push_envs.tasks.robot_view import robot_frame
+from push_envs.tasks.robot_view import write_contacts
+from push_envs.tasks.robot_view import write_head
+from push_envs.tasks.shared import common_parameters
+from push_envs.tasks.shared import fill_common
 
 IP = columns("robot max_contacts n_obj obj0 slot0")
 FP_NAMES = ("x0 y0 x1 y1 success_distance w_robot w_object w_place w_disturb bonus "

@@ -22,37 +22,45 @@ from typing import Any
 
 import numpy as np
 
-from push_envs.core import Field, obs_names
-from push_envs.core.step import INFO_TASK, TaskArrays
-from push_envs.core.task import Arg, TaskSpec, columns, integer, number, optional_range, region
+from push_envs.core import Field
+from push_envs.core import obs_names
+from push_envs.core.step import INFO_TASK
+from push_envs.core.step import TaskArrays
+from push_envs.core.task import Arg
+from push_envs.core.task import TaskSpec
+from push_envs.core.task import columns
+from push_envs.core.task import integer
+from push_envs.core.task import number
+from push_envs.core.task import optional_range
+from push_envs.core.task import region
 from push_envs.physics import SceneError
-from push_envs.physics.frames import origin_pose, place_origin
+from push_envs.physics.frames import origin_pose
+from push_envs.physics.frames import place_origin
 from push_envs.physics.jit import compiled
-from push_envs.physics.layout import (
-    BF_BRAD,
-    BF_HALF,
-    BI_KIND,
-    CT_FN,
-    CT_FT,
-    CT_NX,
-    CT_NY,
-    EP_SCALE,
-    IMMOVABLE,
-)
+from push_envs.physics.layout import BF_BRAD
+from push_envs.physics.layout import BF_HALF
+from push_envs.physics.layout import BI_KIND
+from push_envs.physics.layout import CT_FN
+from push_envs.physics.layout import CT_FT
+from push_envs.physics.layout import CT_NX
+from push_envs.physics.layout import CT_NY
+from push_envs.physics.layout import EP_SCALE
+from push_envs.physics.layout import IMMOVABLE
 from push_envs.physics.rng import uniform
 from push_envs.physics.scene import thinnest_half_allowed
-from push_envs.tasks.robot_view import (
-    FORCE_CLIP,
-    VEL_CLIP,
-    clip,
-    contact_block,
-    cos_sin,
-    head_fields,
-    robot_frame,
-    write_contacts,
-    write_head,
-)
-from push_envs.tasks.shared import common_parameters, fill_common, fill_ranges, randomise_body
+from push_envs.tasks.robot_view import FORCE_CLIP
+from push_envs.tasks.robot_view import VEL_CLIP
+from push_envs.tasks.robot_view import clip
+from push_envs.tasks.robot_view import contact_block
+from push_envs.tasks.robot_view import cos_sin
+from push_envs.tasks.robot_view import head_fields
+from push_envs.tasks.robot_view import robot_frame
+from push_envs.tasks.robot_view import write_contacts
+from push_envs.tasks.robot_view import write_head
+from push_envs.tasks.shared import common_parameters
+from push_envs.tasks.shared import fill_common
+from push_envs.tasks.shared import fill_ranges
+from push_envs.tasks.shared import randomise_body
 
 IP = columns("robot obj wall max_contacts")
 FP_NAMES = ("x0 y0 x1 y1 success_distance success_angle w_robot_object w_object_goal w_angle "

@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from push_envs.physics.behaviours.reference import IRSIM_FIELDS, with_fields
+from push_envs.physics.behaviours.reference import IRSIM_FIELDS
+from push_envs.physics.behaviours.reference import with_fields
 from push_envs.physics.config import load_scene
 from push_envs.physics.scene import compile_scene
 from push_envs.physics.world import World

@@ -31,7 +31,9 @@ def test_turn_ramp_stops_within_the_tolerance():
 
 @pytest.mark.parametrize("kin", ["diff", "omni", "acker"])
 def test_dash_command_is_irsims(bw, irsim, kin):
-    from irsim.lib.behavior.behavior_methods import AckerDash, DiffDash, OmniDash
+    from irsim.lib.behavior.behavior_methods import AckerDash
+    from irsim.lib.behavior.behavior_methods import DiffDash
+    from irsim.lib.behavior.behavior_methods import OmniDash
 
     rng = np.random.default_rng({"diff": 7, "omni": 8, "acker": 9}[kin])
     for _ in range(60):

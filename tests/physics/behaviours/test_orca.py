@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from push_envs.physics.behaviours.layout import CTL_STEP
-from push_envs.physics.behaviours.orca import obstacle_array, orca_velocities
+from push_envs.physics.behaviours.orca import obstacle_array
+from push_envs.physics.behaviours.orca import orca_velocities
 
 # pyrvo computes in float32: velocities agree to its rounding
 TOL = 2e-4
@@ -108,7 +109,8 @@ def test_group_orca_is_irsims(bw, kin):
     w.behaviours.arrays.ovel[0, :8] = ovel
     w.behaviours.run(w, CTL_STEP, np.array([0]))
     # IR-SIM's OrcaGroupBehavior, on pyrvo
-    from irsim.util.util import vel_world2diff, vel_world2omni
+    from irsim.util.util import vel_world2diff
+    from irsim.util.util import vel_world2omni
 
     speed = 1.2 if kin == "diff" else 1.0  # diff: vel_max[0] (1.5) capped; omni: min(1.5, 1)
     sim = pyrvo.RVOSimulator()

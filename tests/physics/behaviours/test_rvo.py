@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from push_envs.physics.behaviours import rvo
-from push_envs.physics.behaviours.layout import CTL_STEP, SN_R
+from push_envs.physics.behaviours.layout import CTL_STEP
+from push_envs.physics.behaviours.layout import SN_R
 from push_envs.physics.jit import python_entry
 
 
@@ -46,7 +47,8 @@ def _world(bw, kin, n, beh, rng, segment):
 
 def _irsim_command(w, kin, beh, n, segment):
     """IR-SIM's command for body r0 of ``w``, from the same states."""
-    from irsim.lib.behavior.behavior_methods import DiffRVO, OmniRVO
+    from irsim.lib.behavior.behavior_methods import DiffRVO
+    from irsim.lib.behavior.behavior_methods import OmniRVO
     from irsim.util.util import vel_world2omni
 
     snap = []

@@ -37,7 +37,8 @@ def _rows(w, names, kin):
 
 
 def _to_command(w, name, kin, vx, vy):
-    from irsim.util.util import vel_world2diff, vel_world2omni
+    from irsim.util.util import vel_world2diff
+    from irsim.util.util import vel_world2omni
 
     th = w.state(name)[0, 2]
     body = w.scene.spec.bodies[w.index(name)]

@@ -205,7 +205,9 @@ def test_advance_puts_each_body_where_the_physics_does(bw, mode):
     """The snapshot the later bodies read (common.advance) is the pose the physics gives each
     body, in every collision mode: the contact mode's lag and grip, the others' command as
     it is, omni_angular's yaw rate, and this step's motion noise (drawn before the stage)."""
-    from push_envs.physics.behaviours.layout import SN_T, SN_X, SN_Y
+    from push_envs.physics.behaviours.layout import SN_T
+    from push_envs.physics.behaviours.layout import SN_X
+    from push_envs.physics.behaviours.layout import SN_Y
 
     w = _drives(bw, mode)
     snap = w.behaviours.arrays.snap
@@ -225,7 +227,9 @@ def test_advance_puts_each_body_where_the_physics_does(bw, mode):
 def test_a_stopped_body_stays_and_reads_no_velocity(bw):
     """IR-SIM's stop mode: a robot that ran into a wall holds, and the bodies after it read it
     at rest from its turn on (its drive velocity zero in the advanced snapshot)."""
-    from push_envs.physics.behaviours.layout import SN_V0, SN_VX, SN_VY
+    from push_envs.physics.behaviours.layout import SN_V0
+    from push_envs.physics.behaviours.layout import SN_VX
+    from push_envs.physics.behaviours.layout import SN_VY
 
     w = bw.world([bw.omni("r", 0, 0, goal=[5, 0, 0], behavior={"name": "dash"}),
                   bw.diff("reader", 20, 20, goal=[30, 20, 0],

@@ -10,14 +10,12 @@ import numpy as np
 import pytest
 from numba import njit
 
-from push_envs.physics.behaviours import (
-    EGO_HIGH,
-    EGO_THETA,
-    EGO_THRESHOLD,
-    EGO_X,
-    EGO_Y,
-    register_behavior,
-)
+from push_envs.physics.behaviours import EGO_HIGH
+from push_envs.physics.behaviours import EGO_THETA
+from push_envs.physics.behaviours import EGO_THRESHOLD
+from push_envs.physics.behaviours import EGO_X
+from push_envs.physics.behaviours import EGO_Y
+from push_envs.physics.behaviours import register_behavior
 from push_envs.physics.behaviours.layout import CTL_STEP
 from push_envs.physics.errors import SceneError
 

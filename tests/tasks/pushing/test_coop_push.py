@@ -9,7 +9,9 @@ import pytest
 
 from push_envs.core import ObsIndex
 from push_envs.experts import expert
-from push_envs.tasks.pushing.coop_push import CoopPush, agent_columns, layout
+from push_envs.tasks.pushing.coop_push import CoopPush
+from push_envs.tasks.pushing.coop_push import agent_columns
+from push_envs.tasks.pushing.coop_push import layout
 
 MU, G = 0.5, 9.81
 TRACTION = MU * 1.0 * G  # one 1 kg robot [N]

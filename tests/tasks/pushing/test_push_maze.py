@@ -11,13 +11,14 @@ from push_envs.experts import expert
 from push_envs.physics import SceneError
 from push_envs.physics.grid import load_grid
 from push_envs.tasks import spec
-from push_envs.tasks.pushing.push_maze import FAR, MEMZ, flood, geodesic
-from push_envs.tasks.pushing.push_maze.floor_plans import (
-    LAYOUTS,
-    encode_png,
-    plan_map,
-    png_bytes,
-)
+from push_envs.tasks.pushing.push_maze import FAR
+from push_envs.tasks.pushing.push_maze import MEMZ
+from push_envs.tasks.pushing.push_maze import flood
+from push_envs.tasks.pushing.push_maze import geodesic
+from push_envs.tasks.pushing.push_maze.floor_plans import LAYOUTS
+from push_envs.tasks.pushing.push_maze.floor_plans import encode_png
+from push_envs.tasks.pushing.push_maze.floor_plans import plan_map
+from push_envs.tasks.pushing.push_maze.floor_plans import png_bytes
 
 BOX_R = 0.15 * np.sqrt(2)  # bounding radius of the 0.3 m box [m]
 
@@ -202,7 +203,8 @@ def test_large_open_map_tables_are_bounded_and_linear():
 
 def test_default_map_keeps_every_lattice_site():
     # The cap is far above the default map's sites: its tables (and golden hash) are as before.
-    from push_envs.tasks.pushing.push_maze import SITE_STEP, map_tables
+    from push_envs.tasks.pushing.push_maze import SITE_STEP
+    from push_envs.tasks.pushing.push_maze import map_tables
 
     tiles, _, sites, _, fields = map_tables(plan_map(), 0.1, (0.0, 0.0), (4, 2), BOX_R, 0.15,
                                             0.3, None, "default map").value

@@ -12,15 +12,14 @@ from shapely import affinity
 from shapely.geometry import Polygon
 
 import push_envs  # noqa: F401
-from push_envs.physics.layout import BF_COMX, BF_COMY
+from push_envs.physics.layout import BF_COMX
+from push_envs.physics.layout import BF_COMY
 from push_envs.tasks.pushing import push_t
-from push_envs.tasks.pushing.push_t.coverage import (
-    coverage,
-    overlap_area,
-    piece_table,
-    piece_vertices,
-    table_area,
-)
+from push_envs.tasks.pushing.push_t.coverage import coverage
+from push_envs.tasks.pushing.push_t.coverage import overlap_area
+from push_envs.tasks.pushing.push_t.coverage import piece_table
+from push_envs.tasks.pushing.push_t.coverage import piece_vertices
+from push_envs.tasks.pushing.push_t.coverage import table_area
 
 # The T of PushT-v0's scene.yaml in its origin frame: bar 0.6 x 0.15 over a 0.15 x 0.45 stem.
 T_OUTLINE = [(-0.3, 0.0), (-0.075, 0.0), (-0.075, -0.45), (0.075, -0.45), (0.075, 0.0),

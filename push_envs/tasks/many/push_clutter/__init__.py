@@ -8,13 +8,27 @@ from typing import Any
 import numpy as np
 
 from push_envs.core.env import task_envs
-from push_envs.core.obs_layout import Field, Repeat
-from push_envs.core.task import Arg, columns, integer, number, optional_range
+from push_envs.core.obs_layout import Field
+from push_envs.core.obs_layout import Repeat
+from push_envs.core.task import Arg
+from push_envs.core.task import columns
+from push_envs.core.task import integer
+from push_envs.core.task import number
+from push_envs.core.task import optional_range
 from push_envs.physics.jit import compiled
-from push_envs.physics.layout import BF_BRAD, BF_HALF, EP_FRICTION, EP_MASS, EP_SCALE, PR_G
+from push_envs.physics.layout import BF_BRAD
+from push_envs.physics.layout import BF_HALF
+from push_envs.physics.layout import EP_FRICTION
+from push_envs.physics.layout import EP_MASS
+from push_envs.physics.layout import EP_SCALE
+from push_envs.physics.layout import PR_G
 from push_envs.tasks.many import family as M
-from push_envs.tasks.many.family import IP, MEM, col, rot
-from push_envs.tasks.shared import fill_ranges, randomise_body
+from push_envs.tasks.many.family import IP
+from push_envs.tasks.many.family import MEM
+from push_envs.tasks.many.family import col
+from push_envs.tasks.many.family import rot
+from push_envs.tasks.shared import fill_ranges
+from push_envs.tasks.shared import randomise_body
 
 FP = columns(M.FP_NAMES, "mass_lo mass_hi fric_lo fric_hi scale_lo scale_hi c_mass_lo c_mass_hi "
              "c_fric_lo c_fric_hi c_size_lo c_size_hi goal_separation spread w_clutter")

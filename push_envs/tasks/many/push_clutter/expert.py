@@ -10,18 +10,17 @@ from typing import Any
 
 import numpy as np
 
-from push_envs.core import ObsIndex, TaskSpec
-from push_envs.scripted import (
-    BatchPolicy,
-    detour,
-    near_edge,
-    push_actions,
-    push_targets,
-    robot_pose,
-    state_batch,
-    steer,
-    world_points,
-)
+from push_envs.core import ObsIndex
+from push_envs.core import TaskSpec
+from push_envs.scripted import BatchPolicy
+from push_envs.scripted import detour
+from push_envs.scripted import near_edge
+from push_envs.scripted import push_actions
+from push_envs.scripted import push_targets
+from push_envs.scripted import robot_pose
+from push_envs.scripted import state_batch
+from push_envs.scripted import steer
+from push_envs.scripted import world_points
 
 
 def push_clutter_straight_actions(obs: np.ndarray, ix: ObsIndex) -> np.ndarray:

@@ -16,16 +16,15 @@ from typing import Any
 
 import numpy as np
 
-from push_envs.core import ObsIndex, TaskSpec
-from push_envs.scripted import (
-    BatchPolicy,
-    detour,
-    push_frame,
-    robot_pose,
-    state_batch,
-    steer,
-    world_points,
-)
+from push_envs.core import ObsIndex
+from push_envs.core import TaskSpec
+from push_envs.scripted import BatchPolicy
+from push_envs.scripted import detour
+from push_envs.scripted import push_frame
+from push_envs.scripted import robot_pose
+from push_envs.scripted import state_batch
+from push_envs.scripted import steer
+from push_envs.scripted import world_points
 
 # PushMulti-v0's scene.yaml: 0.3 m boxes, a robot disc of radius 0.15 m.
 _BOX_R = 0.15 * np.sqrt(2.0)  # [m] a box's half diagonal

@@ -8,12 +8,21 @@ from typing import Any
 import numpy as np
 
 from push_envs.core.env import task_envs
-from push_envs.core.obs_layout import Field, Repeat
-from push_envs.core.task import Arg, columns, integer, number
+from push_envs.core.obs_layout import Field
+from push_envs.core.obs_layout import Repeat
+from push_envs.core.task import Arg
+from push_envs.core.task import columns
+from push_envs.core.task import integer
+from push_envs.core.task import number
 from push_envs.physics.jit import compiled
 from push_envs.tasks.many import family as M
-from push_envs.tasks.many.family import IP, MEM, col, pair_distance, rot
-from push_envs.tasks.shared import fill_ranges, randomise_body
+from push_envs.tasks.many.family import IP
+from push_envs.tasks.many.family import MEM
+from push_envs.tasks.many.family import col
+from push_envs.tasks.many.family import pair_distance
+from push_envs.tasks.many.family import rot
+from push_envs.tasks.shared import fill_ranges
+from push_envs.tasks.shared import randomise_body
 
 FP = columns(M.FP_NAMES, "mass_lo mass_hi fric_lo fric_hi goal_radius need depth")
 MAX_PUCKS = 40  # pucks in push_envs/tasks/many/sweep/scene.yaml

@@ -51,8 +51,12 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from push_envs.core import ObsIndex, TaskSpec
-from push_envs.scripted import BatchPolicy, push_actions, state_batch, wrap_angle
+from push_envs.core import ObsIndex
+from push_envs.core import TaskSpec
+from push_envs.scripted import BatchPolicy
+from push_envs.scripted import push_actions
+from push_envs.scripted import state_batch
+from push_envs.scripted import wrap_angle
 
 HALF_LEN, HALF_WID = 0.15, 0.2  # [m] half the robot's 0.3 m x 0.4 m box (scene.yaml)
 PUCK_R = 0.05  # [m] (scene.yaml)

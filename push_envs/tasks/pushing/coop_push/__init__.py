@@ -15,33 +15,34 @@ from typing import Any
 
 import numpy as np
 
-from push_envs.core import Field, obs_names
+from push_envs.core import Field
+from push_envs.core import obs_names
 from push_envs.core.env import task_envs
 from push_envs.core.obs_layout import columns as layout_columns
 from push_envs.core.step import INFO_TASK
 from push_envs.core.task import columns
-from push_envs.physics.frames import origin_pose, place_origin
+from push_envs.physics.frames import origin_pose
+from push_envs.physics.frames import place_origin
 from push_envs.physics.jit import compiled
-from push_envs.physics.layout import BF_BRAD, BI_KIND, EP_SCALE, IMMOVABLE
+from push_envs.physics.layout import BF_BRAD
+from push_envs.physics.layout import BI_KIND
+from push_envs.physics.layout import EP_SCALE
+from push_envs.physics.layout import IMMOVABLE
 from push_envs.physics.rng import uniform
 from push_envs.tasks.pushing import family as P
-from push_envs.tasks.pushing.family import (
-    GOAL,
-    goal_distance,
-    object_contacts,
-)
-from push_envs.tasks.robot_view import (
-    FORCE_CLIP,
-    VEL_CLIP,
-    clip,
-    contact_block,
-    cos_sin,
-    head_fields,
-    relative,
-    robot_frame,
-    write_contacts,
-    write_head,
-)
+from push_envs.tasks.pushing.family import GOAL
+from push_envs.tasks.pushing.family import goal_distance
+from push_envs.tasks.pushing.family import object_contacts
+from push_envs.tasks.robot_view import FORCE_CLIP
+from push_envs.tasks.robot_view import VEL_CLIP
+from push_envs.tasks.robot_view import clip
+from push_envs.tasks.robot_view import contact_block
+from push_envs.tasks.robot_view import cos_sin
+from push_envs.tasks.robot_view import head_fields
+from push_envs.tasks.robot_view import relative
+from push_envs.tasks.robot_view import robot_frame
+from push_envs.tasks.robot_view import write_contacts
+from push_envs.tasks.robot_view import write_head
 
 IP = columns(P.IP._fields, "robot1")
 FP = columns(P.FP_NAMES, "spot_lateral half_x half_y")

@@ -9,8 +9,11 @@ from typing import Any
 
 import numpy as np
 
-from push_envs.core import ObsIndex, TaskSpec
-from push_envs.scripted import BatchPolicy, drive_to, wrap_angle
+from push_envs.core import ObsIndex
+from push_envs.core import TaskSpec
+from push_envs.scripted import BatchPolicy
+from push_envs.scripted import drive_to
+from push_envs.scripted import wrap_angle
 
 
 def coop_push_action(obs: np.ndarray, ix: ObsIndex, half: float = 0.3,

@@ -5,7 +5,8 @@ from __future__ import annotations
 from push_envs.core.env import task_envs
 from push_envs.physics.jit import compiled
 from push_envs.tasks.pushing import family as P
-from push_envs.tasks.pushing.family import FP, goal_distance
+from push_envs.tasks.pushing.family import FP
+from push_envs.tasks.pushing.family import goal_distance
 
 
 class PushBox(P.SingleObjectTask):

@@ -9,8 +9,13 @@ from typing import Any
 
 import numpy as np
 
-from push_envs.core import ObsIndex, TaskSpec
-from push_envs.scripted import BatchPolicy, push_actions, robot_pose, state_batch, world_points
+from push_envs.core import ObsIndex
+from push_envs.core import TaskSpec
+from push_envs.scripted import BatchPolicy
+from push_envs.scripted import push_actions
+from push_envs.scripted import robot_pose
+from push_envs.scripted import state_batch
+from push_envs.scripted import world_points
 
 
 def push_box_actions(obs: np.ndarray, ix: ObsIndex, standoff: float = 0.32,

@@ -53,15 +53,21 @@ from numba import njit
 
 from push_envs.core.env import task_envs
 from push_envs.core.obs_layout import Field
-from push_envs.core.step import INFO_TASK, TaskArrays
-from push_envs.core.task import Arg, columns, integer, number
+from push_envs.core.step import INFO_TASK
+from push_envs.core.step import TaskArrays
+from push_envs.core.task import Arg
+from push_envs.core.task import columns
+from push_envs.core.task import integer
+from push_envs.core.task import number
 from push_envs.physics import SceneError
 from push_envs.physics.frames import place_origin
 from push_envs.physics.jit import compiled
 from push_envs.physics.layout import EP_SCALE
 from push_envs.physics.rng import uniform
 from push_envs.tasks.pushing import family as P
-from push_envs.tasks.pushing.family import GOAL, MEM, goal_distance
+from push_envs.tasks.pushing.family import GOAL
+from push_envs.tasks.pushing.family import MEM
+from push_envs.tasks.pushing.family import goal_distance
 
 IP = columns(P.IP._fields, "nx ny tnx tny ntiles patch_k tab_tiles tab_cells tab_sites "
              "tab_rcells fp_occ fp_field")

@@ -40,12 +40,17 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from push_envs.core import ObsIndex, TaskSpec
-from push_envs.physics import SceneError, load_scene
+from push_envs.core import ObsIndex
+from push_envs.core import TaskSpec
+from push_envs.physics import SceneError
+from push_envs.physics import load_scene
 from push_envs.physics.layout import BF_BRAD
 from push_envs.physics.safe_yaml import read_scene_yaml
 from push_envs.physics.scene import compile_scene
-from push_envs.scripted import BatchPolicy, robot_pose, state_batch, world_points
+from push_envs.scripted import BatchPolicy
+from push_envs.scripted import robot_pose
+from push_envs.scripted import state_batch
+from push_envs.scripted import world_points
 from push_envs.tasks.pushing.push_maze import clearance
 
 INF = np.inf

@@ -8,19 +8,30 @@ import numpy as np
 from numba import njit
 
 from push_envs.core.env import task_envs
-from push_envs.core.task import Arg, choice, columns, number
+from push_envs.core.task import Arg
+from push_envs.core.task import choice
+from push_envs.core.task import columns
+from push_envs.core.task import number
 from push_envs.physics.jit import compiled
-from push_envs.physics.layout import BF_COMX, BF_COMY, BI_PCOUNT, BI_PSTART, EP_SCALE, PI_NV
+from push_envs.physics.layout import BF_COMX
+from push_envs.physics.layout import BF_COMY
+from push_envs.physics.layout import BI_PCOUNT
+from push_envs.physics.layout import BI_PSTART
+from push_envs.physics.layout import EP_SCALE
+from push_envs.physics.layout import PI_NV
 from push_envs.physics.rng import uniform
 from push_envs.tasks.pushing import family as P
-from push_envs.tasks.pushing.family import (
-    GOAL,
-    MEM,
-    goal_distance,
-    heading_error,
-)
+from push_envs.tasks.pushing.family import GOAL
+from push_envs.tasks.pushing.family import MEM
+from push_envs.tasks.pushing.family import goal_distance
+from push_envs.tasks.pushing.family import heading_error
 
-from .coverage import PC_NV, PIECE_LEN, coverage, piece_table, table_area, vertex
+from .coverage import PC_NV
+from .coverage import PIECE_LEN
+from .coverage import coverage
+from .coverage import piece_table
+from .coverage import table_area
+from .coverage import vertex
 
 # success_mode: 0 pose, 1 coverage; area [m^2] of the object; shaping: 0 progress, 1
 # keypoints; w_coverage: reward per unit of coverage progress (keypoints shaping); the

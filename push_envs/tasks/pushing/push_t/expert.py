@@ -8,8 +8,12 @@ from typing import Any
 
 import numpy as np
 
-from push_envs.core import ObsIndex, TaskSpec
-from push_envs.scripted import BatchPolicy, robot_pose, state_batch, world_points
+from push_envs.core import ObsIndex
+from push_envs.core import TaskSpec
+from push_envs.scripted import BatchPolicy
+from push_envs.scripted import robot_pose
+from push_envs.scripted import state_batch
+from push_envs.scripted import world_points
 
 # PushT-v0's T in its origin frame (its scene.yaml): the bar x in [-0.3, 0.3], y in
 # [0, 0.15] and the stem x in [-0.075, 0.075], y in [-0.45, 0], as (x0, y0, x1, y1) [m].

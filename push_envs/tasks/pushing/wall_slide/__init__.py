@@ -9,7 +9,8 @@ from push_envs.core.task import columns
 from push_envs.physics.jit import compiled
 from push_envs.physics.rng import uniform
 from push_envs.tasks.pushing import family as P
-from push_envs.tasks.pushing.family import MEM, goal_distance
+from push_envs.tasks.pushing.family import MEM
+from push_envs.tasks.pushing.family import goal_distance
 
 FP = columns(P.FP_NAMES, "goal_dmin goal_dmax wall_y obj_halfw obj_halfl")
 

@@ -18,8 +18,13 @@ from typing import Any
 
 import numpy as np
 
-from push_envs.core import ObsIndex, TaskSpec
-from push_envs.scripted import BatchPolicy, robot_pose, state_batch, steer, world_points
+from push_envs.core import ObsIndex
+from push_envs.core import TaskSpec
+from push_envs.scripted import BatchPolicy
+from push_envs.scripted import robot_pose
+from push_envs.scripted import state_batch
+from push_envs.scripted import steer
+from push_envs.scripted import world_points
 
 # WallSlide-v0's scene.yaml: the box is 0.4 m along the wall and 0.3 m across, the robot a
 # disc of radius 0.15 m.
