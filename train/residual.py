@@ -87,7 +87,6 @@ from stable_baselines3.common.callbacks import CallbackList
 from stable_baselines3.common.callbacks import EvalCallback
 from stable_baselines3.common.utils import set_random_seed
 from stable_baselines3.common.vec_env import VecEnv
-from stable_baselines3.common.vec_env import VecNormalize
 
 from push_envs.baselines import Agent
 from push_envs.baselines import load_file
@@ -122,6 +121,7 @@ from .train import ent_coef_decay
 from .train import evaluate
 from .train import load_model
 from .train import make_env
+from .train import save_trained
 from .train import thread_plan
 
 ENTRY = "residual"  # the key of a task's hyperparams.yml this script reads
@@ -381,15 +381,7 @@ def _train(args: Args, hp: dict[str, Any], res: dict[str, Any], base: Agent,
                 progress_bar=args.progress, tb_log_name="residual")
     train_time = time.perf_counter() - t_train
     torch.set_num_threads(args.threads)
-    model.save(out / "final_model.zip")
-    if isinstance(env, VecNormalize):
-        env.save(str(out / "vecnormalize.pkl"))
-    steps = int(model.num_timesteps)
-    print(f"trained {steps:,} env steps in {train_time:.1f} s ({steps / train_time:,.0f} steps/s)")
-    if eval_cb.evaluations_timesteps:
-        succ = [f"{t / 1e3:.0f}k:{np.mean(s):.0%}" for t, s in
-                zip(eval_cb.evaluations_timesteps, eval_cb.evaluations_successes, strict=False)]
-        print("success curve:", " ".join(succ))
+    steps = save_trained(model, env, eval_cb, out, train_time)
 
     result: dict[str, Any] = {"env": env_id, "algo": "residual", "seed": args.seed,
                               "env_kwargs": hp["env_kwargs"], "residual": res,

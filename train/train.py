@@ -363,6 +363,23 @@ def make_env(env_id: str, n_envs: int, seed: int, hp: dict[str, Any], stats: Pat
     return normalized(venv, hp, stats, training)
 
 
+def save_trained(model: BaseAlgorithm, env: VecEnv, eval_cb: EvalCallback, out: Path,
+                 train_time: float) -> int:
+    """Save the final model (and the batch's VecNormalize statistics) into the run folder
+    ``out``, print the training speed and the evaluations' success curve; returns the env
+    steps trained."""
+    model.save(out / "final_model.zip")
+    if isinstance(env, VecNormalize):
+        env.save(str(out / "vecnormalize.pkl"))
+    steps = int(model.num_timesteps)
+    print(f"trained {steps:,} env steps in {train_time:.1f} s ({steps / train_time:,.0f} steps/s)")
+    if eval_cb.evaluations_timesteps:
+        succ = [f"{t / 1e3:.0f}k:{np.mean(s):.0%}" for t, s in
+                zip(eval_cb.evaluations_timesteps, eval_cb.evaluations_successes, strict=False)]
+        print("success curve:", " ".join(succ))
+    return steps
+
+
 def load_model(algo: str, path: Path) -> BaseAlgorithm:
     """Load a saved model for inference (an off-policy model gets a 1-transition plain
     buffer instead of its HER buffer, which would need the training env)."""
@@ -495,15 +512,7 @@ def _train(args: Args, hp: dict[str, Any], plan: ThreadPlan, run: RunDir, env: V
                 progress_bar=args.progress, tb_log_name=args.algo)
     train_time = time.perf_counter() - t_train
     torch.set_num_threads(plan.collect)  # the evaluations below are batched inference again
-    model.save(out / "final_model.zip")
-    if isinstance(env, VecNormalize):
-        env.save(str(out / "vecnormalize.pkl"))
-    steps = int(model.num_timesteps)
-    print(f"trained {steps:,} env steps in {train_time:.1f} s ({steps / train_time:,.0f} steps/s)")
-    if eval_cb.evaluations_timesteps:
-        succ = [f"{t / 1e3:.0f}k:{np.mean(s):.0%}" for t, s in
-                zip(eval_cb.evaluations_timesteps, eval_cb.evaluations_successes, strict=False)]
-        print("success curve:", " ".join(succ))
+    steps = save_trained(model, env, eval_cb, out, train_time)
 
     result: dict[str, Any] = {"env": args.env, "algo": args.algo, "seed": args.seed,
                               "env_kwargs": hp["env_kwargs"], "env_steps": steps,
