@@ -521,7 +521,10 @@ def _train(args: Args, hp: dict[str, Any], plan: ThreadPlan, run: RunDir, env: V
     floor = floor_of(args.env, hp)
     result.update(evaluations=log, floor=floor, to_floor=first_at_floor(log, floor))
     print(describe(result["to_floor"], floor))
-    for which in ("final", "best"):
+    # The final model always; the best one only when it is the one reported (--eval-model
+    # best): its evaluation is a second batch of fresh episodes, about a second of the
+    # README's run.
+    for which in ("final", "best") if args.eval_model == "best" else ("final",):
         path = out / f"{which}_model.zip"
         if not path.exists():
             continue
