@@ -224,7 +224,8 @@ def test_train_cli_trains_on_a_world(tmp_path):
     from train.train import main
 
     result = main(["--env", ID, "--world", str(CONFIGS / "robot_omni.yaml"), "--timesteps",
-                   "4096", "--n-envs", "64", "--eval-episodes", "4", "--eval-envs", "4",
+                   "4096", "--n-envs", "64", "--hp", "batch_size=1024", "--eval-episodes",
+                   "4", "--eval-envs", "4",
                    "--run-dir", str(tmp_path), "--no-progress"])
     assert result["final"]["episodes"] == 4 and 0.0 <= result["success_rate"] <= 1.0
     run = tmp_path / "push_envs" / "World-v0" / "ppo" / "0"
