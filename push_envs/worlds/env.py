@@ -37,6 +37,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector import VectorEnv
 
+from ..core.env import env_seeds
 from ..physics.config import SceneError
 from ..physics.layout import BI_KIND
 from ..physics.layout import DRIVEN
@@ -198,7 +199,7 @@ class WorldVectorEnv(VectorEnv):
             envs = np.flatnonzero(mask)
         else:
             envs = np.arange(E)
-        seeds = _seeds(seed, E)
+        seeds = env_seeds(seed, E)  # Gymnasium's: s gives env i s + i; a list, one each
         if seeds is not None:
             seeds = [seeds[i] for i in envs]
         elif not self._started:
@@ -323,24 +324,6 @@ def world_goals(world: World, env: int = 0) -> list[Any]:
         if np.isfinite(g[:2]).all():
             out.append(Goal("circle", center=(float(g[0]), float(g[1])), radius=0.15))
     return out
-
-
-def _seeds(seed: Any, n: int) -> list[int] | None:
-    """Per-env seeds: None, an int s (s + i) or a list of n ints (None entries refused)."""
-    if seed is None:
-        return None
-    if isinstance(seed, (list, tuple, np.ndarray)):
-        if len(seed) != n or any(s is None for s in seed):
-            raise ValueError(f"World-v0: seed must be an int or a list of {n} ints, got "
-                             f"{seed!r}")
-        out = [s for s in seed]
-    else:
-        out = [seed + i if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool)
-               else seed for i in range(n)]
-    for s in out:
-        if isinstance(s, bool) or not isinstance(s, (int, np.integer)) or not 0 <= s < 2**63:
-            raise ValueError(f"World-v0: a seed must be an integer in [0, 2**63), got {s!r}")
-    return [int(s) for s in out]
 
 
 class WorldEnv(gym.Env):
