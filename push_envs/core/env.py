@@ -37,7 +37,7 @@ from ..physics.errors import short_repr
 from ..physics.fastcall import entry_point
 from ..physics.layout import BI_KIND
 from ..physics.layout import DRIVEN
-from ..physics.pipeline import PHYSICS
+from ..physics.pipeline import physics_for
 from ..physics.rng import seed_states
 from ..physics.rng import seed_states_of
 from ..physics.safe_yaml import read_scene_yaml
@@ -399,7 +399,7 @@ class PushVectorEnv(VectorEnv):
         # The function table of the generic kernels (step.py): the engine and the task's
         # hooks (the sensors are reached through V.sensors).
         fns = np.zeros(FN_LEN, np.int64)
-        fns[FN_PHYSICS] = PHYSICS.address
+        fns[FN_PHYSICS] = physics_for(self.world.prm).address
         fns[FN_TASK] = self._kernels.HOOKS.address
         self._fns = fns
         # The stages' other arguments: the actions are copied in by step(), the mask by

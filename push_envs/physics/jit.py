@@ -42,6 +42,12 @@ as kept, plus 34 mid-level helpers LLVM-inlined        262 - 310    45.9
 every physics function LLVM-inlined, helpers IR        277 - 333    66.9
 =====================================================  ===========  =========
 
+Numba optimises a library together with every library it links (the callees' code, again):
+each level of calls above the step's stages pays for their code once more, and each inlined
+copy of a stage adds its size. So the step has one call site per large stage (the sweep
+schedule in ``pipeline.step_env``), one compiled caller per entry point, and the code only
+some worlds need (IR-SIM's collision modes, motion noise) behind an entry point of its own.
+
 So the sub-step's stages and the solver's hot helpers are ``inline="llvm"``, each marked
 with a comment; the rest are calls. IR inlining stays where the callee takes a structure by
 value per env (``prefetch.py``, ``core/step.py``'s ``prefetch_env``: W or V and T flattened),

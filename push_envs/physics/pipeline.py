@@ -35,7 +35,9 @@ Before the step, a world with motion noise draws the step's noise (kinematics.py
 ``draw_noise``); a world in one of IR-SIM's other collision modes (``stop``,
 ``unobstructed``, ``unobstructed_obstacles``) takes ``collision_modes.kinematic_step``
 instead of stages 1-10: its drives move, nothing pushes, overlaps stop bodies
-(``_step_mode`` picks, around ``step_env``).
+(``_step_mode`` picks, around ``step_env``). Such a world steps through an entry point of
+its own, :data:`PHYSICS_MODES` (``physics_for`` picks): a world without them (every task)
+never compiles them.
 
 A step that finds more candidate pairs than its buffer holds is rolled back to its start
 (``_save``/``_restore`` here, and the sleep state in sleeping.py) and flagged in
@@ -126,6 +128,8 @@ from .velocity_solver import energy_guard
 from .velocity_solver import velocity_pass
 
 _RELEVELS = 2  # times a sub-step may re-order its sweeps for contacts made while sweeping
+# The phases of a sub-step's sweep schedule (step_env)
+_SWEEP, _STALLED, _PLAIN, _AFTER_TOI = 0, 1, 2, 3
 
 
 # LLVM-inlined into step_env, as each stage of the sub-step (jit.py, 'Inlining')
@@ -190,6 +194,9 @@ def _restore(e, saved, sleep_on, bint, movable, pos, ang, vel, omg, drv, yaw, bs
 
 # Without reference counting, as its callers: it reads ~40 arrays of W per env, and an
 # atomic count up and down for each was ~a quarter of a PushBox step (profiled).
+# IR-inlined into the entry points (jit.py, 'Inlining'): as a library of its own, the whole
+# step's code was optimised twice at every cold start, in it and again in each entry point
+# that links it (numba optimises a library with everything it links).
 @compiled(_nrt=False)
 def step_env(e, wp):
     """Advance env ``e`` of the worlds at ``wp`` (a :class:`WorldArrays` by pointer,
@@ -221,7 +228,7 @@ def step_env(e, wp):
     counts = W.stamp.shape[1] - SC_LEN
     if sleep_on:
         # Sleepers leave the step here (sleeping.py): every stage below walks the awake list.
-        na = doze(e, True, extra, W)
+        na = doze(e, True, extra, wp)
         if na < 0:
             # Rebuilding the frozen contacts needs larger pair buffers.
             restore_sleep(e, False, movable, bsc, bis, W.stamp, nst)
@@ -250,7 +257,7 @@ def step_env(e, wp):
             save_sleep(e, movable, bsc)
     for sub in range(nsub):
         if sleep_on and sub > 0:
-            na = doze(e, False, extra, W)
+            na = doze(e, False, extra, wp)
             aw = W.stamp[e, awake_at:awake_at + na]
         free_motion(e, dts, gravity, contact, bint, bflt, aw, epar, pos, ang, vel, omg, drv, cmd,
                     W.yaw, bsc, bis)
@@ -258,7 +265,7 @@ def step_env(e, wp):
         nf = 0  # frozen pairs (the sleepers' contacts) at the buffers' end
         if sleep_on:
             # The awake boxes wake the sleepers they reach, and those, the next ones.
-            na = wake(e, travel + extra, W)
+            na = wake(e, travel + extra, wp)
             aw = W.stamp[e, awake_at:awake_at + na]
             nf = W.stamp[e, counts + SC_FROZEN]
         found = find_pairs(e, aw, order_at, cap - nf, bint, W.aabb, sint, sflt, W.grid,
@@ -288,51 +295,63 @@ def step_env(e, wp):
                 settle(e, npairs, prs, pfl, bint, aw, pos, ang, vel, omg, bsc, bis)
             continue
         order = W.pord[e, sort_pairs(e, npairs, prs, bis, pfl, W.pord)]
-        last = sweeps(e, npairs, order, max_sweeps, prs, pos, ang, epar, bint, pint, pvert,
-                      pflt, sint, svert, sflt, tol, slop, bsc, bis, aw, vbuf, cbuf, pfl,
-                      True)
-        ns = last
-        for _ in range(_RELEVELS):
-            # Contacts made during the sweeps (a pushed row reaching a wall) change the
-            # levels: order again from the new graph and sweep on, so the wall's block runs
-            # back to the drive instead of jamming the row between them.
-            row = reorder(e, npairs, prs, bint, aw, bis, W.gsc, pfl, W.pord)
-            if row < 0:
+        # The sweep schedule, one call site of the (inlined) sweeps: each copy of their code
+        # was LLVM's work at every cold start, and code the hot loop jumps over.
+        #
+        #   SWEEP      blocked sweeps, then up to _RELEVELS times: re-order (contacts made
+        #              while sweeping change the levels: a pushed row reaching a wall) and
+        #              sweep on, so the wall's block runs back to the drive instead of
+        #              jamming the row between them
+        #   STALLED    still moving at the cap: the drives have jammed their loads (a pile
+        #              wedged in a corner); a jam is a load no traction moves, so the drives
+        #              yield, as a stall does, and the passive bodies settle among themselves
+        #   PLAIN      still at the cap: blocked chains that meet from both sides (one backed
+        #              by a wall, one by a drive) hand the overlap back and forth at every
+        #              sweep; plain Gauss-Seidel, nobody blocked, 4x the sweeps, spreads it out
+        #   AFTER_TOI  a correction carried a body through another (a robot pushing a 1 mm
+        #              disc into a wall moves it as far as itself): it was put back at its
+        #              time of impact, where what pushed it may now overlap it; sweep once more
+        ns = 0
+        phase = _SWEEP
+        relevels = 0
+        cap_now = max_sweeps
+        blocked = True
+        while True:
+            last = sweeps(e, npairs, order, cap_now, prs, pos, ang, epar, bint, pint, pvert,
+                          pflt, sint, svert, sflt, tol, slop, bsc, bis, aw, vbuf, cbuf, pfl,
+                          blocked)
+            ns += last
+            if phase == _SWEEP and relevels < _RELEVELS:
+                row = reorder(e, npairs, prs, bint, aw, bis, W.gsc, pfl, W.pord)
+                if row >= 0:
+                    relevels += 1
+                    order = W.pord[e, row]
+                    continue
+                relevels = _RELEVELS  # the levels hold: no more re-ordering
+            if phase == _SWEEP and last >= max_sweeps:
+                for k in range(npairs):
+                    if prs[e, k, PRS_MODE] == MODE_PUSH:
+                        prs[e, k, PRS_MODE] = MODE_STALL
+                phase = _STALLED
+                continue
+            if phase == _STALLED and last >= max_sweeps:
+                phase = _PLAIN
+                cap_now = 4 * max_sweeps
+                blocked = False
+                continue
+            if phase == _AFTER_TOI:
+                sweep_fast(e, False, sleep_on, npairs, prm, prs, pos, ang, epar, bint, bflt,
+                           pint, pvert, pflt, sint, svert, sflt, aw, bsc, bis, vbuf)
                 break
-            order = W.pord[e, row]
-            last = sweeps(e, npairs, order, max_sweeps, prs, pos, ang, epar, bint, pint, pvert,
-                          pflt, sint, svert, sflt, tol, slop, bsc, bis, aw, vbuf, cbuf, pfl,
-                      True)
-            ns += last
-        if last >= max_sweeps:
-            # Still moving at the cap: the drives have jammed their loads (a pile wedged in a
-            # corner). A jam is a load no traction moves, so the drives yield, as a stall
-            # does, and the passive bodies settle among themselves and the walls.
-            for k in range(npairs):
-                if prs[e, k, PRS_MODE] == MODE_PUSH:
-                    prs[e, k, PRS_MODE] = MODE_STALL
-            last = sweeps(e, npairs, order, max_sweeps, prs, pos, ang, epar, bint, pint, pvert,
-                          pflt, sint, svert, sflt, tol, slop, bsc, bis, aw, vbuf, cbuf, pfl,
-                          True)
-            ns += last
-            if last >= max_sweeps:
-                # Still not settled: blocked chains that meet from both sides (one backed by
-                # a wall, one by a drive) hand the overlap back and forth between them at
-                # every sweep. Plain Gauss-Seidel, nobody blocked, spreads it out instead.
-                ns += sweeps(e, npairs, order, 4 * max_sweeps, prs, pos, ang, epar, bint, pint,
-                             pvert, pflt, sint, svert, sflt, tol, slop, bsc, bis, aw, vbuf,
-                             cbuf, pfl, False)
-        if any_fast(e, sleep_on, prm, aw, pos, ang, bflt, epar, bsc, bis) and \
-                sweep_fast(e, False, sleep_on, npairs, prm, prs, pos, ang, epar, bint, bflt, pint,
-                           pvert, pflt, sint, svert, sflt, aw, bsc, bis, vbuf) > 0:
-            # A correction carried a body through another (a robot pushing a 1 mm disc into
-            # a wall moves it as far as itself): it was put back at its time of impact, where
-            # what pushed it may now overlap it; settle that, and sweep once more.
-            ns += sweeps(e, npairs, order, max_sweeps, prs, pos, ang, epar, bint, pint, pvert,
-                         pflt, sint, svert, sflt, tol, slop, bsc, bis, aw, vbuf, cbuf, pfl,
-                         True)
-            sweep_fast(e, False, sleep_on, npairs, prm, prs, pos, ang, epar, bint, bflt, pint,
-                       pvert, pflt, sint, svert, sflt, aw, bsc, bis, vbuf)
+            if any_fast(e, sleep_on, prm, aw, pos, ang, bflt, epar, bsc, bis) and \
+                    sweep_fast(e, False, sleep_on, npairs, prm, prs, pos, ang, epar, bint,
+                               bflt, pint, pvert, pflt, sint, svert, sflt, aw, bsc, bis,
+                               vbuf) > 0:
+                phase = _AFTER_TOI
+                cap_now = max_sweeps
+                blocked = True
+                continue
+            break
         if ns > most:
             most = ns
         refresh_moved(e, npairs, prs, pos, ang, epar, bint, pint, pvert, pflt, sint, svert, sflt,
@@ -349,13 +368,14 @@ def step_env(e, wp):
     W.hl[e, HL_SLEEP] = nm - na
 
 
-# LLVM-inlined into physics_rows (jit.py, 'Inlining')
+# LLVM-inlined into physics_modes_rows (jit.py, 'Inlining')
 @compiled(inline="llvm")
-def _step_mode(e, wp, W):
+def _step_mode(e, wp):
     """Env ``e``'s step in the world's collision mode: the contact solver (``step_env``) or
     IR-SIM's stop / unobstructed modes (collision_modes.py), after drawing the step's motion
     noise when some drive has any; a rolled-back step puts the env's stream back, so the step
     taken again draws the same noise."""
+    W = load_world(wp)
     prm = W.prm
     noisy = prm[PR_NOISE] != 0.0
     stream = W.rng[0]
@@ -372,12 +392,12 @@ def _step_mode(e, wp, W):
 
 def physics_rows(lo, hi, wp):
     """Step envs ``lo .. hi-1`` of the worlds at ``wp`` (a :class:`WorldArrays` by pointer,
-    ``abi.py``) whose ``active`` flag is set; over several envs, each prefetches the next
-    env's rows.
+    ``abi.py``) whose ``active`` flag is set, with the contact solver (``step_env``); over
+    several envs, each prefetches the next env's rows.
 
-    The body of the engine's one compiled entry point, :data:`PHYSICS`: every kernel that
-    steps physics (World's, every task's) calls it through its address, so the step is
-    typed, optimised and cached once per machine, not once per caller.
+    The body of the engine's compiled entry point, :data:`PHYSICS`: every kernel that steps
+    physics (World's, every task's) calls it through its address, so the step is typed,
+    optimised and cached once per machine, not once per caller.
     """
     W = load_world(wp)
     if hi - lo == 1:
@@ -385,18 +405,44 @@ def physics_rows(lo, hi, wp):
         # prefetch's set-up, per array, would be paid per env here, not once per loop;
         # profiled at ~100 ns of a 1.2 us PushBox env-step.
         if W.active[lo]:
-            _step_mode(lo, wp, W)
+            step_env(lo, wp)
         return
     n = W.pos.shape[0]
     for e in range(lo, hi):
         if e + 1 < n:
             prefetch_world(e + 1, W)  # arrives while env e steps (prefetch.py)
         if W.active[e]:
-            _step_mode(e, wp, W)
+            step_env(e, wp)
+
+
+def physics_modes_rows(lo, hi, wp):
+    """:func:`physics_rows` for a world with motion noise or in one of IR-SIM's other
+    collision modes (``_step_mode``), without the prefetch (such worlds are small): the body
+    of :data:`PHYSICS_MODES`."""
+    W = load_world(wp)
+    for e in range(lo, hi):
+        if W.active[e]:
+            _step_mode(e, wp)
 
 
 PHYSICS = CFunction(physics_rows, ROWS_SIG)
 """The physics step as a C function ``void(int64 lo, int64 hi, WorldArrays* W)``."""
+
+PHYSICS_MODES = CFunction(physics_modes_rows, ROWS_SIG)
+"""The same with motion noise and IR-SIM's collision modes. A separate entry point, compiled
+on first use, because a world without them (every task) need not compile them: the modes'
+kinematic step and the noise were several CPU-seconds of a fresh machine's first
+``gym.make``, their code re-optimised in every library that links it."""
+
+
+def physics_for(prm: np.ndarray) -> CFunction:
+    """The entry point a world with parameters ``prm`` (``WorldArrays.prm``) steps through:
+    :data:`PHYSICS_MODES` when it has motion noise or another collision mode than contact,
+    else :data:`PHYSICS`."""
+    if prm[PR_MODE] != 0.0 or prm[PR_NOISE] != 0.0:
+        return PHYSICS_MODES
+    return PHYSICS
+
 
 CHUNK = 32  # envs per call of the physics from a prange loop: the structure is stored once
 # per chunk, and a chunk is small enough to balance the two threads

@@ -50,6 +50,7 @@ from __future__ import annotations
 import math
 
 from .arrays import cold_row
+from .arrays import load_world
 from .broadphase import find_pairs
 from .broadphase import shape_box
 from .broadphase import swept_box
@@ -173,9 +174,11 @@ def _sort_out(e, b, extra, W, asleep, nsl):
     return nsl, True
 
 
-# LLVM-inlined into step_env, as each stage of the sub-step (jit.py, 'Inlining')
-@compiled(inline="llvm")
-def doze(e, first, extra, W):
+# A call, not inlined: only a world with sleeping on takes it, and each inlined copy of its
+# code was LLVM's work at every cold start. It takes the world by pointer (two words), not W
+# by value (~300).
+@compiled
+def doze(e, first, extra, wp):
     """At a sub-step's start (before free motion): the awake bodies that settled and are
     still at rest fall asleep (``_fall_asleep``). Returns the number of awake bodies (the
     first entries of the awake list and of the sweep order, ``stamp``; ``ns`` static
@@ -190,6 +193,7 @@ def doze(e, first, extra, W):
     (``refreeze``); returns minus their candidates when the pair buffers cannot hold them
     (the step is then rolled back, and World grows the buffers).
     """
+    W = load_world(wp)
     movable, bint, pos, ang, vel, omg = W.movable, W.bint, W.pos, W.ang, W.vel, W.omg
     bsc, bis, aabb, stamp = W.bsc, W.bis, W.aabb, W.stamp
     ns = W.sint.shape[0]
@@ -272,9 +276,9 @@ def keep(e, at, n, asleep, bis, stamp):
     return kept
 
 
-# LLVM-inlined into step_env, as each stage of the sub-step (jit.py, 'Inlining')
-@compiled(inline="llvm")
-def wake(e, fat, W):
+# A call taking the world by pointer, as doze.
+@compiled
+def wake(e, fat, wp):
     """The wake stage (after the awake boxes, before the broad phase): every sleeper whose
     box an awake box meets wakes, its box grown to the awake fattening ``fat`` [m], and is
     looked up in turn, so whole islands within reach wake at once. Returns the number of
@@ -285,6 +289,7 @@ def wake(e, fat, W):
     [m] bounding a sleeper box's width (aabb's last row). The woken bodies' frozen pairs
     thaw (``thaw``): the broad phase lists them again.
     """
+    W = load_world(wp)
     bflt, epar, bsc, bis, aabb, stamp = W.bflt, W.epar, W.bsc, W.bis, W.aabb, W.stamp
     order, awake, asleep, counts = regions(stamp, W.sint.shape[0], W.movable.shape[0])
     na = stamp[e, counts + SC_AWAKE]

@@ -115,7 +115,7 @@ from .limits import MIN_SCALE
 from .mixing import rule_code
 from .narrowphase import MAX_VERTS
 from .params import SolverParams
-from .pipeline import PHYSICS
+from .pipeline import physics_for
 from .pipeline import step_parallel
 from .pipeline import step_serial
 from .placement import place
@@ -659,6 +659,12 @@ class World:
             if manual is not None:
                 manual[:] = 0
 
+    @property
+    def _physics(self) -> Any:
+        """The engine's entry point for this world (pipeline.physics_for: the contact solver,
+        or the one with motion noise and IR-SIM's other collision modes)."""
+        return physics_for(self.prm)
+
     def step_raw(self) -> None:
         """Step with the commands already written in ``self.cmd`` (no checks: hot path).
 
@@ -668,13 +674,13 @@ class World:
             numba.set_num_threads(self.num_threads)
         if self.behaviours is not None:
             # the behaviour stage, the physics and the arrivals, in one call
-            if self.behaviours.step(self, PHYSICS.address):
+            if self.behaviours.step(self, self._physics.address):
                 self._recover(self._kernel)
             self.steps += self.active
             return
         if self._step_fn is None:
-            self._step_fn = entry_point(self._kernel, self.arrays, PHYSICS.address)
-        if self._step_fn(self.arrays, PHYSICS.address):
+            self._step_fn = entry_point(self._kernel, self.arrays, self._physics.address)
+        if self._step_fn(self.arrays, self._physics.address):
             self._recover(self._kernel)
         self.steps += self.active
 
@@ -687,7 +693,7 @@ class World:
             while (over := self.rolled_back(active)) is not None:
                 self.active[:] = over
                 retried |= over
-                kernel(self.arrays, PHYSICS.address)
+                kernel(self.arrays, self._physics.address)
         finally:
             self.active[:] = active
         if self.behaviours is not None and retried.any():
