@@ -4,6 +4,7 @@ recipe against the old one, and train.train's lean PPO against SB3's own, in one
     python benchmarks/ppo_throughput.py                    # 3 rounds, 20 s a run
     python benchmarks/ppo_throughput.py --rounds 5 --seconds 30 --csv ppo.csv
     python benchmarks/ppo_throughput.py --recipes shipped --learners lean sb3 --phases
+    python benchmarks/ppo_throughput.py --recipes shipped --learners sb3 lean --interleave 30
 
 Each round runs every (recipe, learner) pair once, each in a fresh process, alternating the
 order round by round. A process builds the run exactly as ``python -m train.train`` builds it
@@ -16,6 +17,11 @@ first to the start of the first one past the budget, and the process's CPU time 
 system, every thread) per 1000 of them. Other jobs only ever slow a process down, and CPU
 time is the steadier figure on a shared machine; the table gives min / median / max per
 pair over the rounds, and each learner's ratio to ``sb3`` round by round (paired).
+
+``--interleave N`` measures instead in one process per recipe: a model per learner, taking
+turns iteration by iteration for N iterations each, the CPU time of each iteration; pairs
+this close in time share the load, so their ratio (printed pair by pair) is the steadiest
+comparison a busy machine gives.
 
 ``--phases`` splits the CPU time of the timed iterations by phase (exclusive time per 1000
 env steps): the batch's step, the SB3 adapter, VecMonitor, VecNormalize, the policy's
@@ -109,16 +115,13 @@ def instrument(model: Any, env: Any) -> PhaseClock:
     return clock
 
 
-def worker(recipe: str, learner: str, seconds: float, phases: bool = False
-           ) -> dict[str, Any]:
-    """Whole PPO iterations of ``recipe`` by ``learner`` for ``seconds`` in this process:
-    env-steps/s, CPU ms per 1000 env steps (by phase with ``phases``) and the recipe's
-    shape."""
+def build(recipe: str, learner: str) -> tuple[Any, Any, Any, dict[str, Any], Any]:
+    """(model, env, thread callback, hyperparameters, thread plan) of ``recipe`` by
+    ``learner``, built as ``python -m train.train`` builds them, warmed up by two
+    iterations (kernels loaded, torch's first calls)."""
     sys.path.insert(0, str(HERE))
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     from stable_baselines3 import PPO
-    from stable_baselines3.common.callbacks import BaseCallback
-    from stable_baselines3.common.callbacks import CallbackList
 
     from train.hyperparameters import algo_kwargs
     from train.hyperparameters import load_hyperparams
@@ -137,8 +140,48 @@ def worker(recipe: str, learner: str, seconds: float, phases: bool = False
     model = algo(hp.get("policy", "MlpPolicy"), env, seed=0, device="cpu", verbose=0,
                  **algo_kwargs(hp))
     threads = UpdateThreads(plan.collect, plan.update)
-    rollout = hp["n_envs"] * hp["n_steps"]
-    model.learn(2 * rollout, callback=threads)  # warm-up: kernels, torch's first calls
+    model.learn(2 * hp["n_envs"] * hp["n_steps"], callback=threads)
+    return model, env, threads, hp, plan
+
+
+def shape(hp: dict[str, Any], plan: Any) -> dict[str, Any]:
+    """The recipe's shape and thread plan, for the table."""
+    return {"n_envs": hp["n_envs"], "n_steps": hp["n_steps"], "batch_size": hp["batch_size"],
+            "n_epochs": hp["n_epochs"], "width": hp["policy_kwargs"]["net_arch"]["pi"],
+            "threads": {"env": plan.env, "collect": plan.collect, "update": plan.update}}
+
+
+def interleaved(recipe: str, learners: list[str], iterations: int) -> dict[str, Any]:
+    """Every learner's model of ``recipe`` in this one process, taking turns iteration by
+    iteration (the order flipped each turn): CPU ms per 1000 env steps of each iteration.
+    Pairs made this close in time see the same load, so their ratio is the steadiest
+    figure a shared machine gives."""
+    from stable_baselines3.common.callbacks import CallbackList
+
+    built = {lr: build(recipe, lr) for lr in learners}
+    cpu: dict[str, list[float]] = {lr: [] for lr in learners}
+    for i in range(iterations):
+        for lr in learners if i % 2 == 0 else learners[::-1]:
+            model, _, threads, hp, _ = built[lr]
+            steps = hp["n_envs"] * hp["n_steps"]
+            t0 = time.process_time()
+            model.learn(steps, callback=CallbackList([threads]), reset_num_timesteps=False)
+            cpu[lr].append(1e6 * (time.process_time() - t0) / steps)
+    for _, env, _, _, _ in built.values():
+        env.close()
+    _, _, _, hp, plan = built[learners[0]]
+    return {"recipe": recipe, "cpu_ms_per_1k": cpu, **shape(hp, plan)}
+
+
+def worker(recipe: str, learner: str, seconds: float, phases: bool = False
+           ) -> dict[str, Any]:
+    """Whole PPO iterations of ``recipe`` by ``learner`` for ``seconds`` in this process:
+    env-steps/s, CPU ms per 1000 env steps (by phase with ``phases``) and the recipe's
+    shape."""
+    from stable_baselines3.common.callbacks import BaseCallback
+    from stable_baselines3.common.callbacks import CallbackList
+
+    model, env, threads, hp, plan = build(recipe, learner)
 
     class Clock(BaseCallback):
         """Times whole iterations: the time and env steps at each rollout's start; learning
@@ -169,15 +212,31 @@ def worker(recipe: str, learner: str, seconds: float, phases: bool = False
         k: 1e6 * v / (model.num_timesteps - s0) for k, v in split.seconds.items()}
     return {"recipe": recipe, "learner": learner, "env_steps": steps, "seconds": wall,
             "rate": steps / wall, "cpu_ms_per_1k": 1e6 * (c1 - c0) / steps,
-            "phases": by_phase,
-            "n_envs": hp["n_envs"], "n_steps": hp["n_steps"], "batch_size": hp["batch_size"],
-            "n_epochs": hp["n_epochs"],
-            "width": hp["policy_kwargs"]["net_arch"]["pi"],
-            "threads": {"env": plan.env, "collect": plan.collect, "update": plan.update}}
+            "phases": by_phase, **shape(hp, plan)}
 
 
 def _stats(values: list[float]) -> tuple[float, float, float]:
     return min(values), statistics.median(values), max(values)
+
+
+def report_interleaved(recipes: list[str], learners: list[str], iterations: int) -> None:
+    """Print :func:`interleaved`'s CPU times and each learner's paired ratio to the first."""
+    for recipe in recipes:
+        load0 = os.getloadavg()[0]
+        res = interleaved(recipe, learners, iterations)
+        load1 = os.getloadavg()[0]
+        print(f"{recipe} ({res['n_envs']} x {res['n_steps']}, minibatch {res['batch_size']}, "
+              f"{res['n_epochs']} epochs, {'x'.join(map(str, res['width']))}), {iterations} "
+              f"interleaved iterations each, load average {load0:.1f} -> {load1:.1f}")
+        cpu = res["cpu_ms_per_1k"]
+        for lr in learners:
+            lo, mid, hi = _stats(cpu[lr])
+            print(f"  {lr:5s} CPU ms / 1 k env steps: {lo:.2f} / {mid:.2f} / {hi:.2f} "
+                  f"(min / median / max), {1e3 / mid:,.1f} k env steps per CPU-s")
+        for lr in learners[1:]:
+            lo, mid, hi = _stats([b / a for a, b in zip(cpu[learners[0]], cpu[lr],
+                                                         strict=True)])
+            print(f"  {lr} / {learners[0]}, pair by pair: {lo:.3f} / {mid:.3f} / {hi:.3f}")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -190,6 +249,9 @@ def main(argv: list[str] | None = None) -> None:
                     help="lean: train.train's (default); sb3: SB3's PPO as it comes")
     ap.add_argument("--phases", action="store_true",
                     help="split each run's CPU time by phase (module docs)")
+    ap.add_argument("--interleave", type=int, metavar="N",
+                    help="instead: one process per recipe, its learners taking turns for N "
+                         "iterations each (module docs); CPU time, paired ratios")
     ap.add_argument("--csv", type=Path, help="write every run's row here")
     ap.add_argument("--worker", nargs=2, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -198,6 +260,11 @@ def main(argv: list[str] | None = None) -> None:
         return
     if args.rounds < 1 or not args.seconds > 0:
         ap.error("--rounds must be >= 1 and --seconds > 0")
+    if args.interleave is not None:
+        if args.interleave < 1:
+            ap.error("--interleave must be >= 1")
+        report_interleaved(args.recipes, args.learners, args.interleave)
+        return
     pairs = [(r, lr) for r in args.recipes for lr in args.learners]
     rows: list[dict[str, Any]] = []
     for rnd in range(args.rounds):
