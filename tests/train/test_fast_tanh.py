@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import copy
+import pickle
+
 import numpy as np
 import pytest
 
@@ -73,3 +76,7 @@ def test_use_fast_tanh_keeps_the_modules_and_their_outputs():
     after = net(x).detach()
     torch.testing.assert_close(after, before, rtol=0, atol=2e-6)
     assert "forward" in vars(net[1]) and "forward" not in vars(net[5])
+    # the net still deep-copies and pickles, the copies computing as the original
+    for twin in (copy.deepcopy(net), pickle.loads(pickle.dumps(net))):
+        assert torch.equal(twin(x), after)
+        assert "forward" in vars(twin[3])
