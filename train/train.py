@@ -75,6 +75,7 @@ from .hyperparameters import normalized  # noqa: E402, F401  (the names tests an
 from .hyperparameters import policy_kwargs  # noqa: E402, F401  (the names tests and scripts use here)
 from .hyperparameters import std_bounds  # noqa: E402, F401  (the names tests and scripts use here)
 from .hyperparameters import yaml_mapping  # noqa: E402, F401  (the names tests and scripts use here)
+from .lean_ppo import LeanPPO
 from .run_folder import RunDir  # noqa: E402
 from .time_to_floor import EvalLog
 from .time_to_floor import describe
@@ -104,6 +105,9 @@ class Args(RunArgs):
     world: str | None = None
     """the IR-SIM world file push_envs/World-v0 trains on (its env argument ``world``;
     required for that id, refused for the tasks)"""
+    lean: bool = True
+    """PPO: train.lean_ppo's LeanPPO (SB3's PPO with a rollout whose per-env work is per
+    finished episode, and a faster tanh); --no-lean: SB3's PPO as it comes"""
 
 
 def check_world_args(args: Args, hp: dict[str, Any]) -> None:
@@ -451,7 +455,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     env = make_env(args.env, hp["n_envs"], args.seed, hp)
     eval_env = make_env(args.env, args.eval_envs, args.seed + EVAL_SEED_OFFSET, hp,
                         training=False)
-    algo_cls = {"ppo": PPO, "sac": SAC}[args.algo]
+    algo_cls = {"ppo": LeanPPO if args.lean else PPO, "sac": SAC}[args.algo]
     try:
         model = algo_cls(hp.get("policy", "MlpPolicy"), env, seed=args.seed,
                          verbose=args.verbose, device="cpu", **algo_kwargs(hp))
