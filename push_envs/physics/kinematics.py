@@ -312,6 +312,20 @@ def coast(vx, vy, w, mu_g, gyration, dt):
     return dx, dy, dth, nvx, nvy, nw
 
 
+# LLVM-inlined: six stores, in the free-motion loop and where a body falls asleep
+@compiled(inline="llvm")
+def keep_start(e, b, pos, ang, vel, omg, bsc):
+    """Keep body b's pose (x, y [m], theta [rad]) and velocity (vx, vy [m/s], omega [rad/s])
+    in env e as where the sub-step starts from (``bsc``'s ``BS_X0``..``BS_W0``): what a
+    rolled-back step restores."""
+    bsc[e, b, BS_X0] = pos[e, b, 0]
+    bsc[e, b, BS_Y0] = pos[e, b, 1]
+    bsc[e, b, BS_T0] = ang[e, b]
+    bsc[e, b, BS_VX0] = vel[e, b, 0]
+    bsc[e, b, BS_VY0] = vel[e, b, 1]
+    bsc[e, b, BS_W0] = omg[e, b]
+
+
 # --------------------------------------------------------------------------------------------
 # The free-motion stage: every movable body of an env
 # --------------------------------------------------------------------------------------------
@@ -337,12 +351,7 @@ def free_motion(e, dt, gravity, contact, bint, bflt, aw, epar, pos, ang, vel, om
         b = aw[i]
         if not contact and bis[e, b, IS_STOP] != 0:
             continue
-        bsc[e, b, BS_X0] = pos[e, b, 0]
-        bsc[e, b, BS_Y0] = pos[e, b, 1]
-        bsc[e, b, BS_T0] = ang[e, b]
-        bsc[e, b, BS_VX0] = vel[e, b, 0]
-        bsc[e, b, BS_VY0] = vel[e, b, 1]
-        bsc[e, b, BS_W0] = omg[e, b]
+        keep_start(e, b, pos, ang, vel, omg, bsc)
         mu_g = epar[e, b, EP_FRICTION] * gravity
         if bint[b, BI_KIND] == DRIVEN:
             drive = bint[b, BI_DRIVE]

@@ -55,22 +55,17 @@ from .broadphase import find_pairs
 from .broadphase import shape_box
 from .broadphase import swept_box
 from .jit import compiled
+from .kinematics import keep_start
 from .layout import BI_KIND
 from .layout import BS_SLSAVE
 from .layout import BS_SLT
 from .layout import BS_SLX
 from .layout import BS_SLY
-from .layout import BS_T0
 from .layout import BS_TP
-from .layout import BS_VX0
 from .layout import BS_VXF
-from .layout import BS_VY0
 from .layout import BS_VYF
-from .layout import BS_W0
 from .layout import BS_WF
-from .layout import BS_X0
 from .layout import BS_XP
-from .layout import BS_Y0
 from .layout import BS_YP
 from .layout import IS_SKIP
 from .layout import IS_SLEEP
@@ -125,12 +120,7 @@ def _fall_asleep(e, b, extra, bint, pint, pvert, pflt, epar, pos, ang, vel, omg,
     # Exactly what free motion does to a still passive body (kinematics.coast moves it by
     # +0.0 and leaves it +0.0 velocities: a -0.0 becomes +0.0), so a rollout is the same
     # bits with sleeping on or off.
-    bsc[e, b, BS_X0] = pos[e, b, 0]
-    bsc[e, b, BS_Y0] = pos[e, b, 1]
-    bsc[e, b, BS_T0] = ang[e, b]
-    bsc[e, b, BS_VX0] = vel[e, b, 0]
-    bsc[e, b, BS_VY0] = vel[e, b, 1]
-    bsc[e, b, BS_W0] = omg[e, b]
+    keep_start(e, b, pos, ang, vel, omg, bsc)
     pos[e, b, 0] += 0.0
     pos[e, b, 1] += 0.0
     ang[e, b] += 0.0
