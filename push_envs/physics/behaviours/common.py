@@ -206,6 +206,42 @@ def targets(bi, b, other):
         (t == TARGET_OBSTACLE and role == ROLE_OBSTACLE)
 
 
+# LLVM-inlined: read once per candidate velocity in rvo's penalty
+@compiled(inline="llvm")
+def own_state(snap, e, b):
+    """What body b's behaviour reads of itself in env e's snapshot: its origin (x, y) [m],
+    its velocity (vx, vy) [m/s, world] and its disc radius r [m]."""
+    return snap[e, b, SN_X], snap[e, b, SN_Y], snap[e, b, SN_VX], snap[e, b, SN_VY], \
+        snap[e, b, SN_R]
+
+
+# LLVM-inlined: the test of every pair of bodies, in each behaviour's neighbour loop
+@compiled(inline="llvm")
+def disc_in_reach(e, b, o, bi, snap, x, y, thr2):
+    """Whether body b's behaviour sees body o as a neighbour disc in env e: o is another body,
+    a disc to the others (no line segments), one b reacts to (:func:`targets`), with its
+    centroid closer to (x, y) [m] than the square root of ``thr2`` [m^2]."""
+    if o == b or bi[o, BI_NSEG] > 0 or not targets(bi, b, o):
+        return False
+    return (x - snap[e, o, SN_CX]) ** 2 + (y - snap[e, o, SN_CY]) ** 2 < thr2
+
+
+@compiled
+def segments_seen(e, b, B, first):
+    """Every line segment body b's behaviour reacts to in env e (of the line-string bodies it
+    targets), as segment indices written into ``B.nbi[e]`` from ``first`` on; returns their
+    number."""
+    bi = B.bi
+    ns = 0
+    for o in range(bi.shape[0]):
+        if o == b or bi[o, BI_NSEG] == 0 or not targets(bi, b, o):
+            continue
+        for j in range(bi[o, BI_SEG0], bi[o, BI_SEG0] + bi[o, BI_NSEG]):
+            B.nbi[e, first + ns] = j
+            ns += 1
+    return ns
+
+
 @compiled
 def snapshot(e, W, B):
     """Fill ``B.snap[e]`` (every body's pose, centroid, velocity, disc radius and drive
@@ -282,6 +318,20 @@ def command_in_range(e, b, W, B, c0, c1, c2):
     lo, hi = vel_range(e, b, 2, B.snap, B.bf, dt)
     c2 = clip(c2, lo, hi)
     write_command(e, b, W, c0, c1, c2)
+
+
+@compiled
+def follow_velocity(e, b, W, B, wx, wy, w_max, guarantee_time, tolerance, mini_speed):
+    """Body b follows the world velocity (wx, wy) [m/s] in env e: a diff drive through
+    :func:`world_to_diff` (turn rate limit w_max [rad/s], guarantee_time [s], heading
+    tolerance [rad], mini_speed [m/s]), any other drive rotated (:func:`world_to_omni`); the
+    command, clipped to its range (:func:`command_in_range`), into ``W.cmd``."""
+    th = B.snap[e, b, SN_T]
+    if B.bi[b, BI_KIN] == KIN_DIFF:
+        c0, c1 = world_to_diff(th, wx, wy, w_max, guarantee_time, tolerance, mini_speed)
+    else:
+        c0, c1 = world_to_omni(th, wx, wy)
+    command_in_range(e, b, W, B, c0, c1, 0.0)
 
 
 @compiled

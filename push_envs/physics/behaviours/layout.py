@@ -14,6 +14,13 @@ Behaviour parameters live in ``prm[B, :]``, one row per body; the columns of eac
 are named in its own module (``dash.P_*``, ``rvo.P_*``, ...).
 """
 
+from ..kinematics import DRIVE_ACKER
+from ..kinematics import DRIVE_DIFF
+from ..kinematics import DRIVE_NAMES
+from ..kinematics import DRIVE_NONE
+from ..kinematics import DRIVE_OMNI
+from ..kinematics import DRIVE_OMNI_ANGULAR
+
 # Behaviour codes (bi[b, BI_CODE]).
 CODE_NONE = 0
 CODE_DASH = 1
@@ -24,14 +31,14 @@ CODE_SFM_GROUP = 5  # member of an sfm group
 CODE_USER = 6  # a registered compiled behaviour (its C function: uaddr[b])
 CODE_USER_GROUP = 7  # member of a registered group behaviour (register_group_behavior)
 
-# Kinematics codes (bi[b, BI_KIN]); a body without kinematics has KIN_NONE.
-KIN_NONE = 0
-KIN_DIFF = 1
-KIN_OMNI = 2
-KIN_ACKER = 3
-KIN_OMNI_ANGULAR = 4
-KIN_CODES = {"diff": KIN_DIFF, "omni": KIN_OMNI, "acker": KIN_ACKER,
-             "omni_angular": KIN_OMNI_ANGULAR}
+# Kinematics codes (bi[b, BI_KIN]): the engine's drive codes (kinematics.DRIVE_*), one
+# numbering for a body's drive and its behaviour; a body without kinematics has KIN_NONE.
+KIN_NONE = DRIVE_NONE
+KIN_DIFF = DRIVE_DIFF
+KIN_OMNI = DRIVE_OMNI
+KIN_ACKER = DRIVE_ACKER
+KIN_OMNI_ANGULAR = DRIVE_OMNI_ANGULAR
+KIN_CODES = DRIVE_NAMES  # kinematics name -> code
 
 # target_roles: whom a behaviour reacts to.
 TARGET_ALL = 0

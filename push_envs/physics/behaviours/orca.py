@@ -57,12 +57,10 @@ from ..layout import EP_SCALE
 from .arrays import GR_COUNT
 from .arrays import GR_START
 from .arrays import load_behaviour
-from .common import command_in_range
 from .common import desired_omni
+from .common import follow_velocity
 from .common import goal_of
 from .common import step_time
-from .common import world_to_diff
-from .common import world_to_omni
 from .layout import AG_LEN
 from .layout import AG_NX
 from .layout import AG_NY
@@ -78,7 +76,6 @@ from .layout import BF_RADIUS
 from .layout import BF_VMAX
 from .layout import BI_KIN
 from .layout import KIN_DIFF
-from .layout import SN_T
 from .layout import SN_X
 from .layout import SN_Y
 from .signatures import GROUP_SIG
@@ -415,45 +412,42 @@ def agent_line(lines, e, k, px, py, vx, vy, ox, oy, ovx, ovy, r, inv_th, dt):
     rvy = vy - ovy
     dsq = rpx * rpx + rpy * rpy
     rsq = r * r
+    # w: the relative velocity seen from the centre of the circle of radius r / horizon that
+    # cuts the cone off (no collision yet: horizon th; overlapping: one time step, to leave
+    # the overlap within it)
     if dsq > rsq:
-        # no collision yet: w is the relative velocity seen from the cutoff circle's centre
-        wx = rvx - inv_th * rpx
-        wy = rvy - inv_th * rpy
+        inv = inv_th
+        wx = rvx - inv * rpx
+        wy = rvy - inv * rpy
         wsq = wx * wx + wy * wy
         dot1 = wx * rpx + wy * rpy
-        if dot1 < 0.0 and dot1 * dot1 > rsq * wsq:
-            # nearest the cutoff circle
-            wl = math.sqrt(wsq)
-            ux_ = wx / wl
-            uy_ = wy / wl
-            dx = uy_
-            dy = -ux_
-            ux = (r * inv_th - wl) * ux_
-            uy = (r * inv_th - wl) * uy_
-        else:
-            # nearest a leg: the left one when w passes left of p, else the right, reversed
-            llx, lly, rlx, rly = legs(rpx, rpy, dsq, r)
-            if det(rpx, rpy, wx, wy) > 0.0:
-                dx = llx
-                dy = lly
-            else:
-                dx = -rlx
-                dy = -rly
-            dot2 = rvx * dx + rvy * dy
-            ux = dot2 * dx - rvx
-            uy = dot2 * dy - rvy
+        on_circle = dot1 < 0.0 and dot1 * dot1 > rsq * wsq
     else:
-        # overlapping: leave the overlap within one time step
-        inv_dt = 1.0 / dt
-        wx = rvx - inv_dt * rpx
-        wy = rvy - inv_dt * rpy
+        inv = 1.0 / dt
+        wx = rvx - inv * rpx
+        wy = rvy - inv * rpy
+        on_circle = True
+    if on_circle:
+        # nearest the cutoff circle: the line's direction is w's normal
         wl = math.sqrt(wx * wx + wy * wy)
         ux_ = wx / wl
         uy_ = wy / wl
         dx = uy_
         dy = -ux_
-        ux = (r * inv_dt - wl) * ux_
-        uy = (r * inv_dt - wl) * uy_
+        ux = (r * inv - wl) * ux_
+        uy = (r * inv - wl) * uy_
+    else:
+        # nearest a leg: the left one when w passes left of p, else the right, reversed
+        llx, lly, rlx, rly = legs(rpx, rpy, dsq, r)
+        if det(rpx, rpy, wx, wy) > 0.0:
+            dx = llx
+            dy = lly
+        else:
+            dx = -rlx
+            dy = -rly
+        dot2 = rvx * dx + rvy * dy
+        ux = dot2 * dx - rvx
+        uy = dot2 * dy - rvy
     _set_line(lines, e, k, vx + 0.5 * ux, vy + 0.5 * uy, dx, dy)
 
 
@@ -609,12 +603,7 @@ def orca_group(e, g, W, B):
         B.ovel[e, b, 1] = wy
         if B.manual[b] != 0:
             continue
-        th_b = snap[e, b, SN_T]
-        if bi[b, BI_KIN] == KIN_DIFF:
-            c0, c1 = world_to_diff(th_b, wx, wy, bf[b, BF_VMAX + 1], dt, 0.1, 0.02)
-        else:
-            c0, c1 = world_to_omni(th_b, wx, wy)
-        command_in_range(e, b, W, B, c0, c1, 0.0)
+        follow_velocity(e, b, W, B, wx, wy, bf[b, BF_VMAX + 1], dt, 0.1, 0.02)
 
 
 def orca_group_c(e, g, wp, bp):

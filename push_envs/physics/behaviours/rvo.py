@@ -54,14 +54,14 @@ from ..jit import compiled
 from .arrays import load_behaviour
 from .common import command_in_range
 from .common import desired_omni
+from .common import disc_in_reach
 from .common import goal_of
-from .common import targets
+from .common import own_state
+from .common import segments_seen
 from .common import world_to_diff
 from .common import world_to_omni
 from .common import write_command
 from .layout import BI_KIN
-from .layout import BI_NSEG
-from .layout import BI_SEG0
 from .layout import KIN_DIFF
 from .layout import SN_CX
 from .layout import SN_CY
@@ -259,11 +259,7 @@ def penalty(e, b, B, nc, ns, vx, vy, dx, dy, factor):
     shortest time to a collision plus the distance to the desired velocity (dx, dy). Each
     neighbour's gap term (sqrt(max(d^2 - R^2, 0))) is in ``B.nbd[e, k]`` (:func:`gaps`)."""
     snap = B.snap
-    x = snap[e, b, SN_X]
-    y = snap[e, b, SN_Y]
-    cvx = snap[e, b, SN_VX]
-    cvy = snap[e, b, SN_VY]
-    r = snap[e, b, SN_R]
+    x, y, cvx, cvy, r = own_state(snap, e, b)
     dist = np.hypot(vx - dx, vy - dy)
     if nc + ns == 0:
         return dist
@@ -311,14 +307,23 @@ def _axis_bound(first, second, delta, n, i0, k, target):
     return out
 
 
+# LLVM-inlined: read for every candidate velocity tested against a cone
+@compiled(inline="llvm")
+def _cone(lines, e, c):
+    """Cone c of env e: its apex (ax, ay) [m/s] and its left and right edges' unit
+    directions (lx, ly), (rx, ry)."""
+    return (lines[e, c, CO_AX], lines[e, c, CO_AY], lines[e, c, CO_LX], lines[e, c, CO_LY],
+            lines[e, c, CO_RX], lines[e, c, CO_RY])
+
+
 @compiled
 def _inside(lines, e, c, vx, vy):
     """Whether (vx, vy) lies inside cone c (IR-SIM's test: on or right of the left edge, on
     or left of the right edge)."""
-    rx = vx - lines[e, c, CO_AX]
-    ry = vy - lines[e, c, CO_AY]
-    return lines[e, c, CO_LX] * ry - rx * lines[e, c, CO_LY] <= 0.0 and \
-        lines[e, c, CO_RX] * ry - rx * lines[e, c, CO_RY] >= 0.0
+    ax, ay, lx, ly, rx, ry = _cone(lines, e, c)
+    px = vx - ax
+    py = vy - ay
+    return lx * py - px * ly <= 0.0 and rx * py - px * ry >= 0.0
 
 
 @compiled
@@ -344,12 +349,7 @@ def _run_end(lines, e, c, along_x, fixed, t, last, first, second, delta):
     vx = ``fixed``, whose entries are the arange (first, second, delta). Each edge's test is
     monotone along a line, so the cone holds one interval of it: its end is estimated from
     the edges' crossings, then settled by the exact test."""
-    ax = lines[e, c, CO_AX]
-    ay = lines[e, c, CO_AY]
-    lx = lines[e, c, CO_LX]
-    ly = lines[e, c, CO_LY]
-    rx = lines[e, c, CO_RX]
-    ry = lines[e, c, CO_RY]
+    ax, ay, lx, ly, rx, ry = _cone(lines, e, c)
     # the edges' tests as a + s u along the line (u the moving coordinate): inside while
     # the left one is <= 0 and the right one >= 0
     if along_x:
@@ -525,35 +525,22 @@ def rvo(e, b, W, B):
     if not has:
         write_command(e, b, W, 0.0, 0.0, 0.0)
         return
-    x = snap[e, b, SN_X]
-    y = snap[e, b, SN_Y]
+    x, y, vx, vy, r = own_state(snap, e, b)
     th = snap[e, b, SN_T]
-    vx = snap[e, b, SN_VX]
-    vy = snap[e, b, SN_VY]
-    r = snap[e, b, SN_R]
     mode = int(prm[b, P_MODE])
     thr2 = prm[b, P_THRESH] ** 2
     # neighbour discs within the threshold, cones and all; then every segment
     nc = 0
     for o in range(bi.shape[0]):
-        if o == b or bi[o, BI_NSEG] > 0 or not targets(bi, b, o):
-            continue
-        mx = snap[e, o, SN_CX]
-        my = snap[e, o, SN_CY]
-        if (x - mx) ** 2 + (y - my) ** 2 < thr2:
-            circle_cone(B.lines, e, nc, mode, x, y, vx, vy, r, mx, my, snap[e, o, SN_VX],
-                        snap[e, o, SN_VY], snap[e, o, SN_R])
+        if disc_in_reach(e, b, o, bi, snap, x, y, thr2):
+            circle_cone(B.lines, e, nc, mode, x, y, vx, vy, r, snap[e, o, SN_CX],
+                        snap[e, o, SN_CY], snap[e, o, SN_VX], snap[e, o, SN_VY],
+                        snap[e, o, SN_R])
             B.nbi[e, nc] = o
             nc += 1
     ncone = nc
-    ns = 0
-    for o in range(bi.shape[0]):
-        if o == b or bi[o, BI_NSEG] == 0 or not targets(bi, b, o):
-            continue
-        for j in range(bi[o, BI_SEG0], bi[o, BI_SEG0] + bi[o, BI_NSEG]):
-            # the penalty reads every segment (from nc on), the cones only the sound ones
-            B.nbi[e, nc + ns] = j
-            ns += 1
+    # the penalty reads every segment (from nc on), the cones only the sound ones
+    ns = segments_seen(e, b, B, nc)
     for k in range(nc, nc + ns):
         j = B.nbi[e, k]
         if segment_cone(B.lines, e, ncone, x, y, r, B.segw[e, j, 0], B.segw[e, j, 1],

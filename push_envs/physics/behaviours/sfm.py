@@ -39,24 +39,22 @@ from ..jit import compiled
 from .arrays import GR_COUNT
 from .arrays import GR_START
 from .arrays import load_behaviour
-from .common import command_in_range
 from .common import desired_omni
+from .common import disc_in_reach
+from .common import follow_velocity
+from .common import own_state
+from .common import segments_seen
 from .common import step_time
 from .common import targets
 from .common import vel_range
-from .common import world_to_diff
-from .common import world_to_omni
 from .layout import AG_NX
 from .layout import AG_NY
-from .layout import BI_KIN
 from .layout import BI_NSEG
 from .layout import BI_SEG0
 from .layout import BI_SOCIAL
-from .layout import KIN_DIFF
 from .layout import SN_CX
 from .layout import SN_CY
 from .layout import SN_R
-from .layout import SN_T
 from .layout import SN_VX
 from .layout import SN_VY
 from .layout import SN_X
@@ -210,55 +208,28 @@ def cap(vx, vy, vmax):
 def command(e, b, W, B, wx, wy):
     """Body b follows the world velocity (wx, wy) [m/s]: a diff drive through
     vel_world2diff (0.02 rad tolerance), an omni drive rotated; clipped to its range."""
-    snap = B.snap
     dt = step_time(W)
-    th = snap[e, b, SN_T]
-    lo1, hi1 = vel_range(e, b, 1, snap, B.bf, dt)
-    if B.bi[b, BI_KIN] == KIN_DIFF:
-        c0, c1 = world_to_diff(th, wx, wy, hi1, dt, 0.02, 0.02)
-    else:
-        c0, c1 = world_to_omni(th, wx, wy)
-    command_in_range(e, b, W, B, c0, c1, 0.0)
-
-
-@compiled
-def _segments(e, b, B, first):
-    """Every segment body b's behaviour reacts to, as indices into ``B.nbi[e]`` from
-    ``first`` on; returns their number."""
-    bi = B.bi
-    ns = 0
-    for o in range(bi.shape[0]):
-        if o == b or bi[o, BI_NSEG] == 0 or not targets(bi, b, o):
-            continue
-        for j in range(bi[o, BI_SEG0], bi[o, BI_SEG0] + bi[o, BI_NSEG]):
-            B.nbi[e, first + ns] = j
-            ns += 1
-    return ns
+    _lo1, hi1 = vel_range(e, b, 1, B.snap, B.bf, dt)
+    follow_velocity(e, b, W, B, wx, wy, hi1, dt, 0.02, 0.02)
 
 
 @compiled
 def sfm(e, b, W, B):
     """Body b's sfm command in env e (per object) into ``W.cmd``."""
     snap, bi, prm = B.snap, B.bi, B.prm
-    x = snap[e, b, SN_X]
-    y = snap[e, b, SN_Y]
-    vx = snap[e, b, SN_VX]
-    vy = snap[e, b, SN_VY]
+    x, y, vx, vy, r = own_state(snap, e, b)
     vmax = prm[b, P_VMAX]
     thr2 = prm[b, P_THRESH] ** 2
     n = 0
     for o in range(bi.shape[0]):
-        if o == b or bi[o, BI_NSEG] > 0 or not targets(bi, b, o):
-            continue
-        mx = snap[e, o, SN_CX]
-        my = snap[e, o, SN_CY]
-        if (x - mx) ** 2 + (y - my) ** 2 < thr2:
-            _row(B.lines, e, n, mx, my, snap[e, o, SN_VX], snap[e, o, SN_VY], snap[e, o, SN_R])
+        if disc_in_reach(e, b, o, bi, snap, x, y, thr2):
+            _row(B.lines, e, n, snap[e, o, SN_CX], snap[e, o, SN_CY], snap[e, o, SN_VX],
+                 snap[e, o, SN_VY], snap[e, o, SN_R])
             n += 1
-    ns = _segments(e, b, B, 0)
+    ns = segments_seen(e, b, B, 0)
     vdx, vdy = desired(e, b, B, vmax)
     fsx, fsy = social_force(B.lines, e, n, -1, x, y, vx, vy, prm, b)
-    fox, foy = obstacle_force(B.segw, B.nbi, e, 0, ns, x, y, snap[e, b, SN_R], prm[b, P_SIGMA])
+    fox, foy = obstacle_force(B.segw, B.nbi, e, 0, ns, x, y, r, prm[b, P_SIGMA])
     tau = prm[b, P_TAU]
     ax = prm[b, P_FD] * (vdx - vx) / tau + prm[b, P_FS] * fsx + prm[b, P_FO] * fox
     ay = prm[b, P_FD] * (vdy - vy) / tau + prm[b, P_FS] * fsy + prm[b, P_FO] * foy
@@ -359,14 +330,10 @@ def sfm_group(e, g, W, B):
     tau = prm[b0, P_TAU]
     for k in range(m):
         b = members[k]
-        x = snap[e, b, SN_X]
-        y = snap[e, b, SN_Y]
-        vx = snap[e, b, SN_VX]
-        vy = snap[e, b, SN_VY]
+        x, y, vx, vy, r = own_state(snap, e, b)
         vdx, vdy = desired(e, b, B, vmax)
         fsx, fsy = social_force(B.lines, e, n, k, x, y, vx, vy, prm, b0)
-        fox, foy = obstacle_force(B.segw, B.nbi, e, 0, ns, x, y, snap[e, b, SN_R],
-                                  prm[b0, P_SIGMA])
+        fox, foy = obstacle_force(B.segw, B.nbi, e, 0, ns, x, y, r, prm[b0, P_SIGMA])
         ax = prm[b0, P_FD] * (vdx - vx) / tau + prm[b0, P_FS] * fsx + prm[b0, P_FO] * fox
         ay = prm[b0, P_FD] * (vdy - vy) / tau + prm[b0, P_FS] * fsy + prm[b0, P_FO] * foy
         if bi[b, BI_SOCIAL] >= 0:
