@@ -115,17 +115,40 @@ def clip(x, limit):
     return -limit if x < -limit else (limit if x > limit else x)
 
 
+# The three writers of a two-column field: LLVM-inlined, as they sit in every observe hook
+# (a call would pass the row's array structure for two stores).
+@compiled(inline="llvm")
+def put2(row, k, a, b):
+    """A two-column field from column k: ``row[k], row[k + 1] = a, b``."""
+    row[k] = a
+    row[k + 1] = b
+
+
+@compiled(inline="llvm")
+def put_in_frame(row, k, c, s, x, y):
+    """The world vector (x, y) seen in the frame of heading (cos c, sin s), into columns k,
+    k + 1 (units: those of x and y)."""
+    row[k] = c * x + s * y
+    row[k + 1] = -s * x + c * y
+
+
+@compiled(inline="llvm")
+def put_heading_in_frame(row, k, c, s, co, so):
+    """cos and sin of the heading (cos co, sin so) relative to the heading (cos c, sin s),
+    into columns k, k + 1: angle differences by identities, cos(a - b) = ca cb + sa sb and
+    sin(a - b) = sa cb - ca sb, with no trigonometric call."""
+    row[k] = co * c + so * s
+    row[k + 1] = so * c - co * s
+
+
 @compiled
 def write_head(e, W, row, k, r):
     """Robot r's head into ``row`` from column k (the layout of :func:`head_fields`);
     returns its origin x, y [m] and heading cos, sin."""
     rx, ry, _th, c, s = origin_pose(e, r, W.pos, W.ang, W.bflt, W.epar)
-    row[k + HEAD.xy] = rx
-    row[k + HEAD.xy + 1] = ry
-    row[k + HEAD.heading] = c
-    row[k + HEAD.heading + 1] = s
-    row[k + HEAD.vel] = clip(W.vel[e, r, 0], VEL_CLIP)
-    row[k + HEAD.vel + 1] = clip(W.vel[e, r, 1], VEL_CLIP)
+    put2(row, k + HEAD.xy, rx, ry)
+    put2(row, k + HEAD.heading, c, s)
+    put2(row, k + HEAD.vel, clip(W.vel[e, r, 0], VEL_CLIP), clip(W.vel[e, r, 1], VEL_CLIP))
     row[k + HEAD.omega] = clip(W.omg[e, r], OMEGA_CLIP)
     return rx, ry, c, s
 
@@ -154,14 +177,12 @@ def write_contacts(e, W, row, base, m, r, rx, ry, c, s, trac):
             px, py = ctf[e, k, CT_PX] - rx, ctf[e, k, CT_PY] - ry
             q = base + SLOT_WIDTH * slot
             row[q + SLOT.on] = 1.0
-            row[q + SLOT.normal] = c * nx + s * ny
-            row[q + SLOT.normal + 1] = -s * nx + c * ny
+            put_in_frame(row, q + SLOT.normal, c, s, nx, ny)
             row[q + SLOT.force] = f
-            row[q + SLOT.point] = c * px + s * py
-            row[q + SLOT.point + 1] = -s * px + c * py
+            put_in_frame(row, q + SLOT.point, c, s, px, py)
     return n
 
 
 __all__ = ["FORCE_CLIP", "HEAD", "HEAD_WIDTH", "OMEGA_CLIP", "SLOT", "SLOT_WIDTH", "VEL_CLIP",
-           "clip", "contact_block", "cos_sin", "head_fields", "relative", "robot_frame",
-           "write_contacts", "write_head"]
+           "clip", "contact_block", "cos_sin", "head_fields", "put2", "put_heading_in_frame",
+           "put_in_frame", "relative", "robot_frame", "write_contacts", "write_head"]

@@ -104,12 +104,6 @@ def slot_of(T, b):
     return T.ip[T.ip[IP.slot0] + b]
 
 
-@compiled
-def rot(c, s, x, y):
-    """World vector (x, y) in the frame of heading (c, s)."""
-    return c * x + s * y, -s * x + c * y
-
-
 # ------------------------------------------------------------------------------ observe
 @compiled
 def observe_robot(e, W, V, T):

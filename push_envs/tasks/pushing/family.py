@@ -54,6 +54,9 @@ from push_envs.tasks.robot_view import clip
 from push_envs.tasks.robot_view import contact_block
 from push_envs.tasks.robot_view import cos_sin
 from push_envs.tasks.robot_view import head_fields
+from push_envs.tasks.robot_view import put2
+from push_envs.tasks.robot_view import put_heading_in_frame
+from push_envs.tasks.robot_view import put_in_frame
 from push_envs.tasks.robot_view import robot_frame
 from push_envs.tasks.robot_view import write_contacts
 from push_envs.tasks.robot_view import write_head
@@ -73,6 +76,18 @@ MEM = columns("prev_rb prev_og prev_ang ox oy co so contacts touch_wall")
 INFO = columns([f"generic{i}" for i in range(INFO_TASK)],
                "box_to_goal angle_error reward_robot_box reward_box_goal reward_angle "
                "reward_success contacts touching_wall")
+
+# The end of the env docstring (push_envs.core.env.task_envs fills its fields) of a task that
+# keeps the family's success test (is_success): the object's centre near the goal.
+BOX_AT_GOAL_END = """
+    ## Episode End
+    Terminates when the box centre is within ``success_distance`` (0.1 m) of the goal;
+    truncates after ``max_episode_steps`` ({max_episode_steps}).
+
+    {arguments}
+
+    {versions}
+"""
 
 TRIES = 64  # rejection-sampling attempts of a spawn draw
 MORE_TRIES = 4032  # further attempts when the first TRIES fail (never changes a spawn that
@@ -119,8 +134,8 @@ def object_contacts(e, W, o, wall, r0, r1):
 def observe_single(e, W, V, T):
     """Write env e's state observation row (:func:`layout`, columns by name through ``T.at``)
     and remember the object's origin pose, the robot's contact count and the wall touch in
-    ``T.mem``."""
-    ip, fp, goal, mem, at = T.ip, T.fp, T.goal, T.mem, T.at
+    ``T.mem`` (:func:`remember`)."""
+    ip, fp, goal, at = T.ip, T.fp, T.goal, T.at
     r = ip[IP.robot]
     o = ip[IP.obj]
     row = V.obs[e]
@@ -128,60 +143,56 @@ def observe_single(e, W, V, T):
     ox, oy, _oth, co, so = origin_pose(e, o, W.pos, W.ang, W.bflt, W.epar)
     cg, sg = goal[e, GOAL.cos], goal[e, GOAL.sin]
     dx, dy = ox - rx, oy - ry
-    k = at[OBS.object_rel]
-    row[k] = c * dx + s * dy
-    row[k + 1] = -s * dx + c * dy
+    put_in_frame(row, at[OBS.object_rel], c, s, dx, dy)
     # Angle differences by identities: cos(a - b) = ca cb + sa sb, sin(a - b) = sa cb - ca sb.
-    k = at[OBS.object_heading_rel]
-    row[k] = co * c + so * s
-    row[k + 1] = so * c - co * s
-    k = at[OBS.goal_minus_object]
-    row[k] = goal[e, GOAL.x] - ox
-    row[k + 1] = goal[e, GOAL.y] - oy
-    k = at[OBS.goal_heading_rel]
-    row[k] = cg * co + sg * so
-    row[k + 1] = sg * co - cg * so
-    k = at[OBS.goal_xy]
-    row[k] = goal[e, GOAL.x]
-    row[k + 1] = goal[e, GOAL.y]
-    k = at[OBS.goal_heading]
-    row[k] = cg
-    row[k + 1] = sg
-    k = at[OBS.object_vel]
-    row[k] = clip(W.vel[e, o, 0], VEL_CLIP)
-    row[k + 1] = clip(W.vel[e, o, 1], VEL_CLIP)
+    put_heading_in_frame(row, at[OBS.object_heading_rel], c, s, co, so)
+    put2(row, at[OBS.goal_minus_object], goal[e, GOAL.x] - ox, goal[e, GOAL.y] - oy)
+    put_heading_in_frame(row, at[OBS.goal_heading_rel], co, so, cg, sg)
+    put2(row, at[OBS.goal_xy], goal[e, GOAL.x], goal[e, GOAL.y])
+    put2(row, at[OBS.goal_heading], cg, sg)
+    put2(row, at[OBS.object_vel], clip(W.vel[e, o, 0], VEL_CLIP), clip(W.vel[e, o, 1], VEL_CLIP))
     trac = fp[FP.traction]
     fx, fy, touch_wall, touch_robot, _ = object_contacts(e, W, o, ip[IP.wall], r, -1)
     n = write_contacts(e, W, row, at[OBS.contacts], ip[IP.max_contacts], r, rx, ry, c, s,
                        trac)
     row[at[OBS.object_touches_wall]] = 1.0 if touch_wall else 0.0
-    k = at[OBS.object_force]
-    row[k] = clip(fx / trac, FORCE_CLIP)
-    row[k + 1] = clip(fy / trac, FORCE_CLIP)
+    put2(row, at[OBS.object_force], clip(fx / trac, FORCE_CLIP), clip(fy / trac, FORCE_CLIP))
     row[at[OBS.object_touches_robot]] = 1.0 if touch_robot else 0.0
     # The goal seen from the robot: a policy would otherwise have to learn the rotation by the
     # robot heading (a product of inputs) from the world-frame columns above.
     gx, gy = goal[e, GOAL.x] - rx, goal[e, GOAL.y] - ry
-    k = at[OBS.goal_from_robot]
-    row[k] = c * gx + s * gy
-    row[k + 1] = -s * gx + c * gy
+    put_in_frame(row, at[OBS.goal_from_robot], c, s, gx, gy)
     gx, gy = goal[e, GOAL.x] - ox, goal[e, GOAL.y] - oy
-    k = at[OBS.goal_from_object]
-    row[k] = c * gx + s * gy
-    row[k + 1] = -s * gx + c * gy
-    mem[e, MEM.ox] = ox
-    mem[e, MEM.oy] = oy
-    mem[e, MEM.co] = co
-    mem[e, MEM.so] = so
-    mem[e, MEM.contacts] = n
-    mem[e, MEM.touch_wall] = 1.0 if touch_wall else 0.0
+    put_in_frame(row, at[OBS.goal_from_object], c, s, gx, gy)
+    remember(e, T, ox, oy, co, so, n, touch_wall)
 
 
 @compiled(inline="llvm")  # as observe_single, for the same reason
 def observe_goal_xy(e, W, V, T):
-    """:func:`observe_single`, then the goal-env vectors' first columns: ``T.ag[e, 0:2]`` the
-    object's origin (x, y) [m], ``T.dg[e, 0:2]`` the goal's (x, y) [m]."""
+    """:func:`observe_single`, then the goal vectors' (x, y) (:func:`goal_vectors_xy`)."""
     observe_single(e, W, V, T)
+    goal_vectors_xy(e, T)
+
+
+# LLVM-inlined, as the observe hooks that call these (observe_single)
+@compiled(inline="llvm")
+def remember(e, T, ox, oy, co, so, contacts, touch_wall):
+    """Keep in ``T.mem`` what env e's observe found for the reward and the goal vectors: the
+    object's origin (ox, oy) [m] and heading (cos co, sin so), the robot's contact count,
+    whether the object touches the wall (bool)."""
+    mem = T.mem
+    mem[e, MEM.ox] = ox
+    mem[e, MEM.oy] = oy
+    mem[e, MEM.co] = co
+    mem[e, MEM.so] = so
+    mem[e, MEM.contacts] = contacts
+    mem[e, MEM.touch_wall] = 1.0 if touch_wall else 0.0
+
+
+@compiled(inline="llvm")
+def goal_vectors_xy(e, T):
+    """The goal-env vectors' first columns: ``T.ag[e, 0:2]`` the object's origin (x, y) [m]
+    that :func:`remember` kept, ``T.dg[e, 0:2]`` the goal's (x, y) [m]."""
     T.ag[e, 0] = T.mem[e, MEM.ox]
     T.ag[e, 1] = T.mem[e, MEM.oy]
     T.dg[e, 0] = T.goal[e, GOAL.x]
@@ -289,6 +300,13 @@ def goal_distance(ag, dg):
     """Distance [m] between the (x, y) of an achieved and a desired goal vector."""
     dx, dy = ag[0] - dg[0], ag[1] - dg[1]
     return math.sqrt(dx * dx + dy * dy)
+
+
+@compiled
+def is_success(ag, dg, fp):
+    """The family's success test: the object's origin (x, y) within ``success_distance``
+    [m] of the goal's (the first two columns of the achieved and desired goal vectors)."""
+    return goal_distance(ag, dg) <= fp[FP.success_distance]
 
 
 @compiled
@@ -523,7 +541,10 @@ def check_separation(task_id: str, size: tuple | None, reg: tuple, margin: float
 
 
 class SingleObjectTask(TaskSpec):
-    """Shared declaration of the single-object tasks; subclasses set the class attributes."""
+    """Shared declaration of the single-object tasks; subclasses set the class attributes.
+
+    The defaults are PushBox-v0's (a box pushed within 0.1 m of its goal, in a 4 m x 4 m
+    region, success by :func:`is_success`); a task states only what differs."""
 
     object_body: str = "box"
     wall_body: str | None = None  # body the object must touch to succeed
@@ -646,5 +667,5 @@ class SingleObjectTask(TaskSpec):
 
 
 # The family's hooks: every task of it has them unless it declares its own.
-SingleObjectTask.hook(start, goal_reward)
+SingleObjectTask.hook(start, is_success, goal_reward)
 

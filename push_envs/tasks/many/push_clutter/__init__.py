@@ -26,7 +26,8 @@ from push_envs.tasks.many import family as M
 from push_envs.tasks.many.family import IP
 from push_envs.tasks.many.family import MEM
 from push_envs.tasks.many.family import col
-from push_envs.tasks.many.family import rot
+from push_envs.tasks.robot_view import put_heading_in_frame
+from push_envs.tasks.robot_view import put_in_frame
 from push_envs.tasks.shared import fill_ranges
 from push_envs.tasks.shared import randomise_body
 
@@ -291,15 +292,10 @@ def observe(e, W, V, T):
     at = T.at
     ox, oy, co, so = M.object_pose(e, W, T, np.int64(0))
     gx, gy = T.goal[e, 0], T.goal[e, 1]
-    k = at[OBS.box_rel]
-    row[k], row[k + 1] = rot(c, s, ox - rx, oy - ry)
-    k = at[OBS.box_heading_rel]
-    row[k] = co * c + so * s
-    row[k + 1] = so * c - co * s
-    k = at[OBS.goal_minus_box]
-    row[k], row[k + 1] = rot(c, s, gx - ox, gy - oy)
-    k = at[OBS.goal_from_robot]
-    row[k], row[k + 1] = rot(c, s, gx - rx, gy - ry)
+    put_in_frame(row, at[OBS.box_rel], c, s, ox - rx, oy - ry)
+    put_heading_in_frame(row, at[OBS.box_heading_rel], c, s, co, so)
+    put_in_frame(row, at[OBS.goal_minus_box], c, s, gx - ox, gy - oy)
+    put_in_frame(row, at[OBS.goal_from_robot], c, s, gx - rx, gy - ry)
     row[at[OBS.box_touches_robot]] = mem[e, col(T, M.B_TOUCH, 0)]
     row[at[OBS.box_touches_clutter]] = 1.0 if box_clutter else 0.0
     T.ag[e, 0] = ox
@@ -325,11 +321,8 @@ def observe(e, W, V, T):
         b = M.obj(T, best)
         cx, cy, cc, cs = M.object_pose(e, W, T, best)
         d = w * j
-        k = at[OBS.clutter_rel] + d
-        row[k], row[k + 1] = rot(c, s, cx - rx, cy - ry)
-        k = at[OBS.clutter_heading_rel] + d
-        row[k] = cc * c + cs * s
-        row[k + 1] = cs * c - cc * s
+        put_in_frame(row, at[OBS.clutter_rel] + d, c, s, cx - rx, cy - ry)
+        put_heading_in_frame(row, at[OBS.clutter_heading_rel] + d, c, s, cc, cs)
         row[at[OBS.clutter_half_size] + d] = W.bflt[b, BF_HALF] * W.epar[e, b, EP_SCALE]
         row[at[OBS.clutter_is_disc] + d] = fp[disc0 + best]
         load = W.epar[e, b, EP_FRICTION] * W.epar[e, b, EP_MASS] * g / trac

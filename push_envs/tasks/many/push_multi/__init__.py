@@ -21,7 +21,8 @@ from push_envs.tasks.many.family import MEM
 from push_envs.tasks.many.family import col
 from push_envs.tasks.many.family import count_within
 from push_envs.tasks.many.family import pair_distance
-from push_envs.tasks.many.family import rot
+from push_envs.tasks.robot_view import put_heading_in_frame
+from push_envs.tasks.robot_view import put_in_frame
 from push_envs.tasks.shared import fill_ranges
 from push_envs.tasks.shared import randomise_body
 
@@ -208,15 +209,10 @@ def observe(e, W, V, T):
         ox, oy, co, so = M.object_pose(e, W, T, i)
         gx, gy = T.goal[e, 2 * i], T.goal[e, 2 * i + 1]
         d = w * i
-        k = at[OBS.box_rel] + d
-        row[k], row[k + 1] = rot(c, s, ox - rx, oy - ry)
-        k = at[OBS.box_heading_rel] + d
-        row[k] = co * c + so * s
-        row[k + 1] = so * c - co * s
-        k = at[OBS.goal_minus_box] + d
-        row[k], row[k + 1] = rot(c, s, gx - ox, gy - oy)
-        k = at[OBS.goal_from_robot] + d
-        row[k], row[k + 1] = rot(c, s, gx - rx, gy - ry)
+        put_in_frame(row, at[OBS.box_rel] + d, c, s, ox - rx, oy - ry)
+        put_heading_in_frame(row, at[OBS.box_heading_rel] + d, c, s, co, so)
+        put_in_frame(row, at[OBS.goal_minus_box] + d, c, s, gx - ox, gy - oy)
+        put_in_frame(row, at[OBS.goal_from_robot] + d, c, s, gx - rx, gy - ry)
         dx, dy = gx - ox, gy - oy
         row[at[OBS.box_at_goal] + d] = 1.0 if math.sqrt(dx * dx + dy * dy) <= succ else 0.0
         row[at[OBS.box_touches_robot] + d] = T.mem[e, col(T, M.B_TOUCH, i)]

@@ -20,7 +20,8 @@ from push_envs.tasks.many.family import IP
 from push_envs.tasks.many.family import MEM
 from push_envs.tasks.many.family import col
 from push_envs.tasks.many.family import pair_distance
-from push_envs.tasks.many.family import rot
+from push_envs.tasks.robot_view import put2
+from push_envs.tasks.robot_view import put_in_frame
 from push_envs.tasks.shared import fill_ranges
 from push_envs.tasks.shared import randomise_body
 
@@ -154,20 +155,15 @@ def observe(e, W, V, T):
     n = T.ip[IP.n_obj]
     R = T.fp[FP.goal_radius]
     gx, gy = T.goal[e, 0], T.goal[e, 1]
-    k = at[OBS.goal_from_robot]
-    row[k], row[k + 1] = rot(c, s, gx - rx, gy - ry)
-    k = at[OBS.goal_xy]
-    row[k] = gx
-    row[k + 1] = gy
+    put_in_frame(row, at[OBS.goal_from_robot], c, s, gx - rx, gy - ry)
+    put2(row, at[OBS.goal_xy], gx, gy)
     w = at[OBS.pucks_width]
     inside = 0
     for i in range(n):
         ox, oy, _co, _so = M.object_pose(e, W, T, i)
         d = w * i
-        k = at[OBS.puck_rel] + d
-        row[k], row[k + 1] = rot(c, s, ox - rx, oy - ry)
-        k = at[OBS.goal_minus_puck] + d
-        row[k], row[k + 1] = rot(c, s, gx - ox, gy - oy)
+        put_in_frame(row, at[OBS.puck_rel] + d, c, s, ox - rx, oy - ry)
+        put_in_frame(row, at[OBS.goal_minus_puck] + d, c, s, gx - ox, gy - oy)
         dx, dy = gx - ox, gy - oy
         if math.sqrt(dx * dx + dy * dy) <= R:
             row[at[OBS.puck_inside] + d] = 1.0

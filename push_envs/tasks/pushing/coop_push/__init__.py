@@ -39,6 +39,9 @@ from push_envs.tasks.robot_view import clip
 from push_envs.tasks.robot_view import contact_block
 from push_envs.tasks.robot_view import cos_sin
 from push_envs.tasks.robot_view import head_fields
+from push_envs.tasks.robot_view import put2
+from push_envs.tasks.robot_view import put_heading_in_frame
+from push_envs.tasks.robot_view import put_in_frame
 from push_envs.tasks.robot_view import relative
 from push_envs.tasks.robot_view import robot_frame
 from push_envs.tasks.robot_view import write_contacts
@@ -62,13 +65,10 @@ class CoopPush(P.SingleObjectTask):
     experts = {"diff": "expert:expert"}
     robot_body = "r0"
     robot_bodies = ("r0", "r1")
-    object_body = "box"
     region = (0.0, 0.0, 5.0, 5.0)
-    success_distance = 0.1
     wall_margin = 0.35
     spot_lateral = 0.16  # [m] push spots to either side of the pushed face's centre
     fp_names = tuple(FP._fields)
-    goal_fields = ("x", "y")
     info_fields = (("box_to_goal", float), ("reward_robots_box", float),
                    ("reward_box_goal", float), ("reward_success", float), ("contacts", int),
                    ("contacts_r1", int), ("robots_on_box", int), ("touching_wall", bool))
@@ -220,24 +220,17 @@ def _robot_block(e, W, T, row, q, qc, r, other, ox, oy, co, so, sx, sy, touch):
     rx, ry, c, s = write_head(e, W, row, q + RB.xy, r)
     qx, qy, _qth, cq, sq = origin_pose(e, other, pos, ang, bflt, epar)
     dx, dy = ox - rx, oy - ry
-    row[q + RB.box_rel] = c * dx + s * dy
-    row[q + RB.box_rel + 1] = -s * dx + c * dy
-    row[q + RB.box_heading_rel] = co * c + so * s
-    row[q + RB.box_heading_rel + 1] = so * c - co * s
+    put_in_frame(row, q + RB.box_rel, c, s, dx, dy)
+    put_heading_in_frame(row, q + RB.box_heading_rel, c, s, co, so)
     gx, gy = goal[e, GOAL.x] - rx, goal[e, GOAL.y] - ry
-    row[q + RB.goal_rel] = c * gx + s * gy
-    row[q + RB.goal_rel + 1] = -s * gx + c * gy
+    put_in_frame(row, q + RB.goal_rel, c, s, gx, gy)
     gx, gy = goal[e, GOAL.x] - ox, goal[e, GOAL.y] - oy
-    row[q + RB.goal_from_box] = c * gx + s * gy
-    row[q + RB.goal_from_box + 1] = -s * gx + c * gy
+    put_in_frame(row, q + RB.goal_from_box, c, s, gx, gy)
     dx, dy = qx - rx, qy - ry
-    row[q + RB.other_rel] = c * dx + s * dy
-    row[q + RB.other_rel + 1] = -s * dx + c * dy
-    row[q + RB.other_heading_rel] = cq * c + sq * s
-    row[q + RB.other_heading_rel + 1] = sq * c - cq * s
+    put_in_frame(row, q + RB.other_rel, c, s, dx, dy)
+    put_heading_in_frame(row, q + RB.other_heading_rel, c, s, cq, sq)
     dx, dy = sx - rx, sy - ry
-    row[q + RB.spot_rel] = c * dx + s * dy
-    row[q + RB.spot_rel + 1] = -s * dx + c * dy
+    put_in_frame(row, q + RB.spot_rel, c, s, dx, dy)
     row[q + RB.touches_box] = 1.0 if touch else 0.0
     return write_contacts(e, W, row, qc, T.ip[IP.max_contacts], r, rx, ry, c, s,
                           T.fp[FP.traction])
@@ -253,50 +246,23 @@ def observe(e, W, V, T):
     trac = fp[FP.traction]
     fx, fy, touch_wall, t0, t1 = object_contacts(e, W, o, ip[IP.wall], r0, r1)
     row = V.obs[e]
-    k = at[OBS.box_xy]
-    row[k] = ox
-    row[k + 1] = oy
-    k = at[OBS.box_heading]
-    row[k] = co
-    row[k + 1] = so
-    k = at[OBS.box_vel]
-    row[k] = clip(W.vel[e, o, 0], VEL_CLIP)
-    row[k + 1] = clip(W.vel[e, o, 1], VEL_CLIP)
-    k = at[OBS.goal_xy]
-    row[k] = goal[e, GOAL.x]
-    row[k + 1] = goal[e, GOAL.y]
-    k = at[OBS.goal_minus_box]
-    row[k] = goal[e, GOAL.x] - ox
-    row[k + 1] = goal[e, GOAL.y] - oy
+    put2(row, at[OBS.box_xy], ox, oy)
+    put2(row, at[OBS.box_heading], co, so)
+    put2(row, at[OBS.box_vel], clip(W.vel[e, o, 0], VEL_CLIP), clip(W.vel[e, o, 1], VEL_CLIP))
+    put2(row, at[OBS.goal_xy], goal[e, GOAL.x], goal[e, GOAL.y])
+    put2(row, at[OBS.goal_minus_box], goal[e, GOAL.x] - ox, goal[e, GOAL.y] - oy)
     row[at[OBS.box_touches_wall]] = 1.0 if touch_wall else 0.0
-    k = at[OBS.box_force]
-    row[k] = clip(fx / trac, FORCE_CLIP)
-    row[k + 1] = clip(fy / trac, FORCE_CLIP)
+    put2(row, at[OBS.box_force], clip(fx / trac, FORCE_CLIP), clip(fy / trac, FORCE_CLIP))
     s0x, s0y, s1x, s1y, d_rb = push_spots(e, W, T)
     n0 = _robot_block(e, W, T, row, at[OBS.r0_xy], at[OBS.r0_contacts], r0, r1, ox, oy, co,
                       so, s0x, s0y, t0)
     n1 = _robot_block(e, W, T, row, at[OBS.r1_xy], at[OBS.r1_contacts], r1, r0, ox, oy, co,
                       so, s1x, s1y, t1)
-    mem[e, MEM.ox] = ox
-    mem[e, MEM.oy] = oy
-    mem[e, MEM.co] = co
-    mem[e, MEM.so] = so
-    mem[e, MEM.contacts] = n0
+    P.remember(e, T, ox, oy, co, so, n0, touch_wall)
     mem[e, MEM.contacts1] = n1
-    mem[e, MEM.touch_wall] = 1.0 if touch_wall else 0.0
     mem[e, MEM.on_box] = (1.0 if t0 else 0.0) + (1.0 if t1 else 0.0)
     mem[e, MEM.d_rb] = d_rb
-    T.ag[e, 0] = ox
-    T.ag[e, 1] = oy
-    T.dg[e, 0] = goal[e, GOAL.x]
-    T.dg[e, 1] = goal[e, GOAL.y]
-
-
-@CoopPush.hook
-@compiled
-def is_success(ag, dg, fp):
-    """Box centre within ``success_distance`` [m] of the goal."""
-    return goal_distance(ag, dg) <= fp[FP.success_distance]
+    P.goal_vectors_xy(e, T)
 
 
 @CoopPush.hook
@@ -305,7 +271,7 @@ def evaluate(e, W, V, T):
     """``w_robot_object`` x (progress of both robots to their push spots, summed [m]) +
     ``w_object_goal`` x (box -> goal progress [m]) + bonus on success - step penalty."""
     fp, mem, info = T.fp, T.mem, V.info
-    success = is_success(T.ag[e], T.dg[e], fp)
+    success = P.is_success(T.ag[e], T.dg[e], fp)
     d_rb = mem[e, MEM.d_rb]
     d_og = goal_distance(T.ag[e], T.dg[e])
     r_rb, r_og, bonus = P.progress_terms(e, T, d_rb, d_og, success)
@@ -485,14 +451,6 @@ _DOC = """Two robots push one box, too heavy for either alone, to a goal in a 5 
     (``reward_robots_box``, ``reward_box_goal``, ``reward_success``), with ``robots_on_box``
     (0, 1, 2), ``contacts`` / ``contacts_r1`` (each robot's contact count). Sparse: 0 on
     success, -1 otherwise.
-
-    ## Episode End
-    Terminates when the box centre is within ``success_distance`` (0.1 m) of the goal;
-    truncates after ``max_episode_steps`` ({max_episode_steps}).
-
-    {arguments}
-
-    {versions}
-"""
+""" + P.BOX_AT_GOAL_END
 
 CoopPushEnv, CoopPushVectorEnv = task_envs(CoopPush, _DOC)

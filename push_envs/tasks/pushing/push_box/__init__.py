@@ -5,19 +5,13 @@ from __future__ import annotations
 from push_envs.core.env import task_envs
 from push_envs.physics.jit import compiled
 from push_envs.tasks.pushing import family as P
-from push_envs.tasks.pushing.family import FP
-from push_envs.tasks.pushing.family import goal_distance
 
 
 class PushBox(P.SingleObjectTask):
     id = "PushBox-v0"
     max_episode_steps = 200
     experts = {"diff": "expert:expert"}
-    object_body = "box"
-    region = (0.0, 0.0, 4.0, 4.0)
-    success_distance = 0.1
     wall_margin = 0.3
-    goal_fields = ("x", "y")
 
 
 # ------------------------------------------------------------------------------ hooks
@@ -41,15 +35,8 @@ def observe(e, W, V, T):
 
 @PushBox.hook
 @compiled
-def is_success(ag, dg, fp):
-    """Box centre within ``success_distance`` [m] of the goal."""
-    return goal_distance(ag, dg) <= fp[FP.success_distance]
-
-
-@PushBox.hook
-@compiled
 def evaluate(e, W, V, T):
-    return P.evaluate_single(e, W, V, T, is_success(T.ag[e], T.dg[e], T.fp))
+    return P.evaluate_single(e, W, V, T, P.is_success(T.ag[e], T.dg[e], T.fp))
 
 
 _DOC = """A robot pushes a box to a goal in a walled 4 m x 4 m arena.
@@ -87,14 +74,6 @@ _DOC = """A robot pushes a box to a goal in a walled 4 m x 4 m arena.
     centre), so approaching the object from the wrong side earns nothing. The terms are in
     ``info`` (``reward_robot_box``, ``reward_box_goal``, ``reward_success``). Sparse: 0 on
     success, -1 otherwise.
-
-    ## Episode End
-    Terminates when the box centre is within ``success_distance`` (0.1 m) of the goal;
-    truncates after ``max_episode_steps`` ({max_episode_steps}).
-
-    {arguments}
-
-    {versions}
-"""
+""" + P.BOX_AT_GOAL_END
 
 PushBoxEnv, PushBoxVectorEnv = task_envs(PushBox, _DOC)

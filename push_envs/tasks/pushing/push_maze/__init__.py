@@ -68,6 +68,8 @@ from push_envs.tasks.pushing import family as P
 from push_envs.tasks.pushing.family import GOAL
 from push_envs.tasks.pushing.family import MEM
 from push_envs.tasks.pushing.family import goal_distance
+from push_envs.tasks.robot_view import put2
+from push_envs.tasks.robot_view import put_in_frame
 
 IP = columns(P.IP._fields, "nx ny tnx tny ntiles patch_k tab_tiles tab_cells tab_sites "
              "tab_rcells fp_occ fp_field")
@@ -585,15 +587,12 @@ class PushMaze(P.SingleObjectTask):
     id = "PushMaze-v0"
     max_episode_steps = 400
     experts = {"diff": "expert:expert"}
-    object_body = "box"
     region = (0.0, 0.0, 16.0, 8.0)
-    success_distance = 0.1
     wall_margin = 0.3
     goal_separation = 1.5
     region_spawn = False  # spawns on map cells (map_tables)
     layouts = (4, 2)
     fp_names = tuple(FP._fields)
-    goal_fields = ("x", "y")
     info_fields = (("box_to_goal", float), ("path_distance", float),
                    ("reward_robot_box", float), ("reward_box_goal", float),
                    ("reward_success", float), ("contacts", int), ("touching_wall", bool),
@@ -834,12 +833,8 @@ def observe(e, W, V, T):
     k = at[OBS.robot_heading]
     c, s = row[k], row[k + 1]
     row[at[OBS.path_distance]] = min(geo, PATH_CLIP)
-    k = at[OBS.path_dir]
-    row[k] = dx
-    row[k + 1] = dy
-    k = at[OBS.path_dir_robot]
-    row[k] = c * dx + s * dy
-    row[k + 1] = -s * dx + c * dy
+    put2(row, at[OBS.path_dir], dx, dy)
+    put_in_frame(row, at[OBS.path_dir_robot], c, s, dx, dy)
     k = at[OBS.robot_xy]
     _patch(ip, fp, row, at[OBS.patch_robot], row[k], row[k + 1])
     _patch(ip, fp, row, at[OBS.patch_box], mem[e, MEM.ox], mem[e, MEM.oy])
@@ -847,13 +842,6 @@ def observe(e, W, V, T):
     T.ag[e, 1] = mem[e, MEM.oy]
     T.dg[e, 0] = goal[e, GOAL.x]
     T.dg[e, 1] = goal[e, GOAL.y]
-
-
-@PushMaze.hook
-@compiled
-def is_success(ag, dg, fp):
-    """Box centre within ``success_distance`` [m] of the goal."""
-    return goal_distance(ag, dg) <= fp[FP.success_distance]
 
 
 @compiled
@@ -873,7 +861,7 @@ def evaluate(e, W, V, T):
     """``w_robot_object`` x (robot -> push pose progress [m]) + ``w_object_goal`` x (box
     progress along its path [m]) + bonus on success - step penalty."""
     fp, mem, info = T.fp, T.mem, V.info
-    success = is_success(T.ag[e], T.dg[e], fp)
+    success = P.is_success(T.ag[e], T.dg[e], fp)
     d_rb = _push_distance(e, W, T)
     geo = mem[e, MEMZ.geo]
     r_rb, r_og, bonus = P.progress_terms(e, T, d_rb, geo, success)
@@ -996,14 +984,6 @@ _DOC = """Push a box through doorways to a goal in a walled floor plan.
     path, m) + 10 * success - 0.01`` per step; the push pose is behind the box along its path
     direction. Terms in ``info`` with ``path_distance`` [m] and ``layout`` (index). Sparse:
     0 on success, -1 otherwise.
-
-    ## Episode End
-    Terminates when the box centre is within ``success_distance`` (0.1 m) of the goal;
-    truncates after ``max_episode_steps`` ({max_episode_steps}).
-
-    {arguments}
-
-    {versions}
-"""
+""" + P.BOX_AT_GOAL_END
 
 PushMazeEnv, PushMazeVectorEnv = task_envs(PushMaze, _DOC)

@@ -21,10 +21,8 @@ class WallSlide(P.SingleObjectTask):
     # Its own expert (expert.py): PushBox's pusher overshot the goal and drove the box into
     # the end walls (87 % of 500 episodes).
     experts = {"diff": "expert:expert"}
-    object_body = "box"
     wall_body = "wall"
     region = (0.0, 0.0, 5.0, 3.0)
-    success_distance = 0.1
     wall_margin = 0.3
     region_spawn = False  # the box spawns flat against the wall, its goal on the wall line
     goal_distance = (1.5, 3.0)  # goal along the wall from the box [m]
