@@ -105,16 +105,34 @@ def number(low: float, high: float = math.inf, *, strict: bool = False,
     return check
 
 
+def _pair(name: str, value: Any, what: str) -> tuple[Any, Any]:
+    """``value`` unpacked as a pair; a ValueError naming ``name`` and ``what`` the pair is
+    when it is not one."""
+    try:
+        a, b = value
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be None or {what}, got {value!r}") from None
+    return a, b
+
+
+def optional_pair(item: Callable[[str, Any], Any], what: str) -> Callable[[str, Any],
+                                                                          tuple | None]:
+    """None, or a pair whose two entries each pass ``item`` (checked as ``name[0]`` and
+    ``name[1]``); ``what`` names the pair in the error, e.g. "(columns, rows) of layouts"."""
+    def check(name: str, value: Any) -> tuple[Any, Any] | None:
+        if value is None:
+            return None
+        a, b = _pair(name, value, what)
+        return item(f"{name}[0]", a), item(f"{name}[1]", b)
+    return check
+
+
 def optional_range(low: float, *, strict: bool) -> Callable[[str, Any], tuple | None]:
     """None, or a finite (lo, hi) with lo > low (or >= low) and lo <= hi."""
     def check(name: str, value: Any) -> tuple[float, float] | None:
         if value is None:
             return None
-        try:
-            lo, hi = value
-        except (TypeError, ValueError):
-            raise ValueError(f"{name} must be None or a (low, high) pair, got {value!r}") \
-                from None
+        lo, hi = _pair(name, value, "a (low, high) pair")
         bad_low = not (_is_number(lo) and _is_number(hi)) or \
             (lo <= low if strict else lo < low)
         if bad_low or not (math.isfinite(lo) and math.isfinite(hi)) or hi < lo:

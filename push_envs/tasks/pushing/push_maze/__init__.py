@@ -59,6 +59,7 @@ from push_envs.core.task import Arg
 from push_envs.core.task import columns
 from push_envs.core.task import integer
 from push_envs.core.task import number
+from push_envs.core.task import optional_pair
 from push_envs.physics import SceneError
 from push_envs.physics.frames import place_origin
 from push_envs.physics.jit import compiled
@@ -563,18 +564,6 @@ def evict_tables(folder: Path, keep: Path | None = None,
 
 
 # ------------------------------------------------------------------------ the declaration
-def _layouts(name: str, value: Any) -> tuple[int, int] | None:
-    if value is None:
-        return None
-    try:
-        cols, rows = value
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be None or (columns, rows) of layouts, got "
-                         f"{value!r}") from None
-    check = integer(1, 64)
-    return check(f"{name}[0]", cols), check(f"{name}[1]", rows)
-
-
 def _odd(name: str, value: Any) -> int:
     k = integer(1, 31)(name, value)
     if k % 2 == 0:
@@ -599,8 +588,9 @@ class PushMaze(P.SingleObjectTask):
                    ("layout", int))
     arguments = {
         **P.shared_arguments(),
-        "layouts": Arg(None, _layouts, "(columns, rows) of equal layouts the map is split "
-                       "into; None: (4, 2) for the default map, (1, 1) for a scene's own"),
+        "layouts": Arg(None, optional_pair(integer(1, 64), "(columns, rows) of layouts"),
+                       "(columns, rows) of equal layouts the map is split into; None: (4, 2) "
+                       "for the default map, (1, 1) for a scene's own"),
         "patch_size": Arg(9, _odd, "cells per side of each occupancy patch (odd)"),
         "patch_resolution": Arg(0.2, number(0.01, 1.0, unit=" [m]"),
                                 "spacing of the occupancy patch samples [m]"),
