@@ -46,19 +46,15 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import inspect
-import os
-import sys
-import tempfile
 from collections.abc import Callable
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 import numba
 from numba.core.dispatcher import Dispatcher
 
-from ... import _numba_cache
 from ..abi import CFunction
+from ..generated import load_generated
 from . import registry
 from .arrays import GR_START
 from .arrays import load_behaviour
@@ -243,21 +239,8 @@ def _compile(fn: Any, group: bool = False) -> Any:
         return numba.cfunc(GROUP_SIG if group else BODY_SIG, _nrt=False)(wrap)
     module, attr = where
     text = (_GROUP_TEMPLATE if group else _TEMPLATE).format(module=module, attr=attr)
-    folder = Path(_numba_cache.CACHE_DIR) / "push_envs_tasks"
-    folder.mkdir(parents=True, exist_ok=True)
     kind = "group_behaviour" if group else "behaviour"
-    path = folder / f"{kind}__{module.replace('.', '_')}__{attr}.py"
-    if not path.is_file() or path.read_text() != text:
-        fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
-        with os.fdopen(fd, "w") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    mod_name = f"push_envs_tasks.{path.stem}"
-    spec = importlib.util.spec_from_file_location(mod_name, path)
-    assert spec is not None and spec.loader is not None
-    wrapper = importlib.util.module_from_spec(spec)
-    sys.modules[mod_name] = wrapper
-    spec.loader.exec_module(wrapper)
+    wrapper = load_generated(f"{kind}__{module.replace('.', '_')}__{attr}", text)
     return CFunction(wrapper.behaviour_c, GROUP_SIG if group else BODY_SIG)
 
 
