@@ -24,7 +24,6 @@ import numpy as np
 
 from push_envs.core import Field
 from push_envs.core import obs_names
-from push_envs.core.step import INFO_TASK
 from push_envs.core.step import TaskArrays
 from push_envs.core.task import Arg
 from push_envs.core.task import TaskSpec
@@ -48,6 +47,9 @@ from push_envs.physics.layout import EP_SCALE
 from push_envs.physics.layout import IMMOVABLE
 from push_envs.physics.rng import uniform
 from push_envs.physics.scene import thinnest_half_allowed
+from push_envs.tasks.info import info_columns
+from push_envs.tasks.info import info_row
+from push_envs.tasks.info import write_info
 from push_envs.tasks.robot_view import FORCE_CLIP
 from push_envs.tasks.robot_view import VEL_CLIP
 from push_envs.tasks.robot_view import clip
@@ -72,10 +74,6 @@ FP_NAMES = ("x0 y0 x1 y1 success_distance success_angle w_robot_object w_object_
 FP = columns(FP_NAMES)
 GOAL = columns("x y theta cos sin")
 MEM = columns("prev_rb prev_og prev_ang ox oy co so contacts touch_wall")
-# Info columns of the family, after the generic ones.
-INFO = columns([f"generic{i}" for i in range(INFO_TASK)],
-               "box_to_goal angle_error reward_robot_box reward_box_goal reward_angle "
-               "reward_success contacts touching_wall")
 
 # The end of the env docstring (push_envs.core.env.task_envs fills its fields) of a task that
 # keeps the family's success test (is_success): the object's centre near the goal.
@@ -258,16 +256,12 @@ def report_terms(e, V, T, d_og, d_ang, r_rb, r_og, r_ang, success):
     terms, the bonus, contacts) and return (success, terminated = success, reward): the sum
     of the terms and the bonus less ``step_penalty``. Shared by every dense shaping of the
     family, so the info and the reward cannot drift apart."""
-    fp, mem, info = T.fp, T.mem, V.info
+    fp, mem = T.fp, T.mem
     bonus = fp[FP.bonus] if success else 0.0
-    info[e, INFO.box_to_goal] = d_og
-    info[e, INFO.angle_error] = d_ang
-    info[e, INFO.reward_robot_box] = r_rb
-    info[e, INFO.reward_box_goal] = r_og
-    info[e, INFO.reward_angle] = r_ang
-    info[e, INFO.reward_success] = bonus
-    info[e, INFO.contacts] = mem[e, MEM.contacts]
-    info[e, INFO.touching_wall] = mem[e, MEM.touch_wall]
+    write_info(V.info, e, InfoRow(box_to_goal=d_og, angle_error=d_ang, reward_robot_box=r_rb,
+                                  reward_box_goal=r_og, reward_angle=r_ang,
+                                  reward_success=bonus, contacts=mem[e, MEM.contacts],
+                                  touching_wall=mem[e, MEM.touch_wall]))
     return success, success, r_rb + r_og + r_ang + bonus - fp[FP.step_penalty]
 
 
@@ -665,6 +659,10 @@ class SingleObjectTask(TaskSpec):
         return [GoalMark(cols=(GOAL.x, GOAL.y, GOAL.theta), body=self.object_body,
                          radius=float(env.success_distance))]
 
+
+# The family's info columns (after the generic ones) and the record report_terms fills.
+INFO = info_columns(SingleObjectTask)
+InfoRow = info_row(SingleObjectTask)
 
 # The family's hooks: every task of it has them unless it declares its own.
 SingleObjectTask.hook(start, is_success, goal_reward)

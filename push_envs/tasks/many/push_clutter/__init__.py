@@ -22,6 +22,9 @@ from push_envs.physics.layout import EP_FRICTION
 from push_envs.physics.layout import EP_MASS
 from push_envs.physics.layout import EP_SCALE
 from push_envs.physics.layout import PR_G
+from push_envs.tasks.info import info_columns
+from push_envs.tasks.info import info_row
+from push_envs.tasks.info import write_info
 from push_envs.tasks.many import family as M
 from push_envs.tasks.many.family import IP
 from push_envs.tasks.many.family import MEM
@@ -385,19 +388,18 @@ def evaluate(e, W, V, T):
     mem[e, MEM.total] = total
     r_clutter = -fp[FP.w_clutter] * touches
     bonus = fp[FP.bonus] if success else 0.0
-    info[e, INFO.box_to_goal] = d
-    info[e, INFO.clutter_contacts] = touches
-    info[e, INFO.clutter_contacts_episode] = total
-    info[e, INFO.box_touches_clutter] = V.obs[e, T.at[OBS.box_touches_clutter]]
-    info[e, INFO.reward_robot_box] = r_robot
-    info[e, INFO.reward_box_goal] = r_obj
-    info[e, INFO.reward_clutter] = r_clutter
-    info[e, INFO.reward_success] = bonus
-    info[e, INFO.contacts] = mem[e, MEM.contacts]
+    write_info(info, e, InfoRow(box_to_goal=d, clutter_contacts=touches,
+                                clutter_contacts_episode=total,
+                                box_touches_clutter=V.obs[e, T.at[OBS.box_touches_clutter]],
+                                reward_robot_box=r_robot, reward_box_goal=r_obj,
+                                reward_clutter=r_clutter, reward_success=bonus,
+                                contacts=mem[e, MEM.contacts]))
     return success, success, r_robot + r_obj + r_clutter + bonus - fp[FP.step_penalty]
 
 
-INFO = columns([f"generic{i}" for i in range(3)], [k for k, _ in PushClutter.info_fields])
+# The info columns (PushClutter.info_fields) for the kernels, and the record evaluate fills.
+INFO = info_columns(PushClutter)
+InfoRow = info_row(PushClutter)
 
 _DOC = """Push the red target box to its goal through ``num_clutter`` movable clutter bodies.
 

@@ -15,6 +15,9 @@ from push_envs.core.task import columns
 from push_envs.core.task import integer
 from push_envs.core.task import optional_range
 from push_envs.physics.jit import compiled
+from push_envs.tasks.info import info_columns
+from push_envs.tasks.info import info_row
+from push_envs.tasks.info import write_info
 from push_envs.tasks.many import family as M
 from push_envs.tasks.many.family import IP
 from push_envs.tasks.many.family import MEM
@@ -318,19 +321,17 @@ def evaluate(e, W, V, T):
     target, d_robot = _target(e, W, T)
     r_robot = M.robot_progress(e, T, target, d_robot)
     bonus = fp[FP.bonus] if success else 0.0
-    info[e, INFO.boxes_at_goal] = placed
-    info[e, INFO.box_to_goal] = worst
-    info[e, INFO.reward_robot_box] = r_robot
-    info[e, INFO.reward_box_goal] = r_obj
-    info[e, INFO.reward_placed] = r_place
-    info[e, INFO.reward_disturb] = r_disturb
-    info[e, INFO.reward_success] = bonus
-    info[e, INFO.contacts] = mem[e, MEM.contacts]
+    write_info(info, e, InfoRow(boxes_at_goal=float(placed), box_to_goal=worst,
+                                reward_robot_box=r_robot, reward_box_goal=r_obj,
+                                reward_placed=r_place, reward_disturb=r_disturb,
+                                reward_success=bonus, contacts=mem[e, MEM.contacts]))
     return success, success, r_robot + r_obj + r_place + r_disturb + bonus - \
         fp[FP.step_penalty]
 
 
-INFO = columns([f"generic{i}" for i in range(3)], [k for k, _ in PushMulti.info_fields])
+# The info columns (PushMulti.info_fields) for the kernels, and the record evaluate fills.
+INFO = info_columns(PushMulti)
+InfoRow = info_row(PushMulti)
 
 _DOC = """A robot pushes ``num_objects`` boxes (default 3, up to 6), each to its own goal.
 

@@ -15,6 +15,9 @@ from push_envs.core.task import columns
 from push_envs.core.task import integer
 from push_envs.core.task import number
 from push_envs.physics.jit import compiled
+from push_envs.tasks.info import info_columns
+from push_envs.tasks.info import info_row
+from push_envs.tasks.info import write_info
 from push_envs.tasks.many import family as M
 from push_envs.tasks.many.family import IP
 from push_envs.tasks.many.family import MEM
@@ -274,17 +277,16 @@ def evaluate(e, W, V, T):
     target, d_robot = _target(e, W, T)
     r_robot = M.robot_progress(e, T, target, d_robot)
     bonus = fp[FP.bonus] if success else 0.0
-    info[e, INFO.fraction_inside] = inside / n
-    info[e, INFO.pucks_inside] = inside
-    info[e, INFO.reward_robot_puck] = r_robot
-    info[e, INFO.reward_puck_goal] = r_obj
-    info[e, INFO.reward_inside] = r_in
-    info[e, INFO.reward_success] = bonus
-    info[e, INFO.contacts] = mem[e, MEM.contacts]
+    write_info(info, e, InfoRow(fraction_inside=inside / n, pucks_inside=float(inside),
+                                reward_robot_puck=r_robot, reward_puck_goal=r_obj,
+                                reward_inside=r_in, reward_success=bonus,
+                                contacts=mem[e, MEM.contacts]))
     return success, success, r_robot + r_obj + r_in + bonus - fp[FP.step_penalty]
 
 
-INFO = columns([f"generic{i}" for i in range(3)], [k for k, _ in Sweep.info_fields])
+# The info columns (Sweep.info_fields) for the kernels, and the record evaluate fills.
+INFO = info_columns(Sweep)
+InfoRow = info_row(Sweep)
 
 _DOC = """A sweeper robot pushes ``num_pucks`` small pucks (default 20) into a goal circle.
 

@@ -19,7 +19,6 @@ from push_envs.core import Field
 from push_envs.core import obs_names
 from push_envs.core.env import task_envs
 from push_envs.core.obs_layout import columns as layout_columns
-from push_envs.core.step import INFO_TASK
 from push_envs.core.task import columns
 from push_envs.physics.frames import origin_pose
 from push_envs.physics.frames import place_origin
@@ -29,6 +28,9 @@ from push_envs.physics.layout import BI_KIND
 from push_envs.physics.layout import EP_SCALE
 from push_envs.physics.layout import IMMOVABLE
 from push_envs.physics.rng import uniform
+from push_envs.tasks.info import info_columns
+from push_envs.tasks.info import info_row
+from push_envs.tasks.info import write_info
 from push_envs.tasks.pushing import family as P
 from push_envs.tasks.pushing.family import GOAL
 from push_envs.tasks.pushing.family import goal_distance
@@ -52,9 +54,6 @@ FP = columns(P.FP_NAMES, "spot_lateral half_x half_y")
 # The family's memory (its progress terms write prev_rb, prev_og), then the task's own;
 # ``contacts`` holds robot 0's count.
 MEM = columns(P.MEM._fields, "contacts1 on_box d_rb")
-INFO = columns([f"generic{i}" for i in range(INFO_TASK)],
-               "box_to_goal reward_robots_box reward_box_goal reward_success contacts "
-               "contacts_r1 robots_on_box touching_wall")
 TRIES = 64
 
 
@@ -121,6 +120,11 @@ class CoopPush(P.SingleObjectTask):
             traction=float(w.traction("r0")[0]), spots=spots,
             slots=[w.contact_array(n, m)[0] for n in names], touching=touching,
             touching_wall=touching_wall)
+
+
+# The info columns (CoopPush.info_fields) for the kernels, and the record evaluate fills.
+INFO = info_columns(CoopPush)
+InfoRow = info_row(CoopPush)
 
 
 # ------------------------------------------------------------------------------ hooks
@@ -275,14 +279,11 @@ def evaluate(e, W, V, T):
     d_rb = mem[e, MEM.d_rb]
     d_og = goal_distance(T.ag[e], T.dg[e])
     r_rb, r_og, bonus = P.progress_terms(e, T, d_rb, d_og, success)
-    info[e, INFO.box_to_goal] = d_og
-    info[e, INFO.reward_robots_box] = r_rb
-    info[e, INFO.reward_box_goal] = r_og
-    info[e, INFO.reward_success] = bonus
-    info[e, INFO.contacts] = mem[e, MEM.contacts]
-    info[e, INFO.contacts_r1] = mem[e, MEM.contacts1]
-    info[e, INFO.robots_on_box] = mem[e, MEM.on_box]
-    info[e, INFO.touching_wall] = mem[e, MEM.touch_wall]
+    write_info(info, e, InfoRow(box_to_goal=d_og, reward_robots_box=r_rb, reward_box_goal=r_og,
+                                reward_success=bonus, contacts=mem[e, MEM.contacts],
+                                contacts_r1=mem[e, MEM.contacts1],
+                                robots_on_box=mem[e, MEM.on_box],
+                                touching_wall=mem[e, MEM.touch_wall]))
     return success, success, r_rb + r_og + bonus - fp[FP.step_penalty]
 
 

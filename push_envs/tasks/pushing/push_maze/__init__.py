@@ -53,7 +53,6 @@ from numba import njit
 
 from push_envs.core.env import task_envs
 from push_envs.core.obs_layout import Field
-from push_envs.core.step import INFO_TASK
 from push_envs.core.step import TaskArrays
 from push_envs.core.task import Arg
 from push_envs.core.task import columns
@@ -65,6 +64,9 @@ from push_envs.physics.frames import place_origin
 from push_envs.physics.jit import compiled
 from push_envs.physics.layout import EP_SCALE
 from push_envs.physics.rng import uniform
+from push_envs.tasks.info import info_columns
+from push_envs.tasks.info import info_row
+from push_envs.tasks.info import write_info
 from push_envs.tasks.pushing import family as P
 from push_envs.tasks.pushing.family import GOAL
 from push_envs.tasks.pushing.family import MEM
@@ -76,9 +78,6 @@ IP = columns(P.IP._fields, "nx ny tnx tny ntiles patch_k tab_tiles tab_cells tab
              "tab_rcells fp_occ fp_field")
 FP = columns(P.FP_NAMES, "res mx0 my0 patch_res")
 MEMZ = columns(P.MEM._fields, "tile site geo dirx diry")
-INFO = columns([f"generic{i}" for i in range(INFO_TASK)],
-               "box_to_goal path_distance reward_robot_box reward_box_goal reward_success "
-               "contacts touching_wall layout")
 TILE = columns("i0 j0 box_start box_count site_start site_count rob_start rob_count")
 FAR = 1e9  # field value of cells the box cannot reach
 SITE_STEP = 4  # goal sites every 4 cells (0.4 m at 0.1 m cells)
@@ -758,6 +757,11 @@ def geodesic(ip, fp, tile, site, gx, gy, px, py):
     return best, dx / n, dy / n
 
 
+# The info columns (PushMaze.info_fields) for the kernels, and the record evaluate fills.
+INFO = info_columns(PushMaze)
+InfoRow = info_row(PushMaze)
+
+
 @PushMaze.hook
 @compiled
 def spawn(e, W, V, T):
@@ -855,14 +859,10 @@ def evaluate(e, W, V, T):
     d_rb = _push_distance(e, W, T)
     geo = mem[e, MEMZ.geo]
     r_rb, r_og, bonus = P.progress_terms(e, T, d_rb, geo, success)
-    info[e, INFO.box_to_goal] = goal_distance(T.ag[e], T.dg[e])
-    info[e, INFO.path_distance] = geo
-    info[e, INFO.reward_robot_box] = r_rb
-    info[e, INFO.reward_box_goal] = r_og
-    info[e, INFO.reward_success] = bonus
-    info[e, INFO.contacts] = mem[e, MEM.contacts]
-    info[e, INFO.touching_wall] = mem[e, MEM.touch_wall]
-    info[e, INFO.layout] = mem[e, MEMZ.tile]
+    write_info(info, e, InfoRow(box_to_goal=goal_distance(T.ag[e], T.dg[e]), path_distance=geo,
+                                reward_robot_box=r_rb, reward_box_goal=r_og,
+                                reward_success=bonus, contacts=mem[e, MEM.contacts],
+                                touching_wall=mem[e, MEM.touch_wall], layout=mem[e, MEMZ.tile]))
     return success, success, r_rb + r_og + bonus - fp[FP.step_penalty]
 
 
