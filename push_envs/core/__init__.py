@@ -1,10 +1,10 @@
 """The framework a task plugs into: what a task author may import and call.
 
 * declaring a task: :class:`TaskSpec`, :class:`Arg` and the argument checks (``choice``,
-  ``integer``, ``number``, ``optional_range``, ``region``), :func:`columns` (named columns of
-  the task's parameter and memory arrays), the observation layout (:class:`Field`,
-  :class:`Repeat`, :func:`obs_names`, :func:`obs_offsets`, :class:`ObsIndex`), the goal
-  marks (:class:`GoalMark`);
+  ``integer``, ``number``, ``optional_pair``, ``optional_range``, ``region``),
+  :func:`columns` (named columns of the task's parameter and memory arrays), the
+  observation layout (:class:`Field`, :class:`Repeat`, :func:`obs_names`,
+  :func:`obs_offsets`, :class:`ObsIndex`), the goal marks (:class:`GoalMark`);
 * the kernels' structures: :class:`TaskArrays` and the generic info columns (``INFO_TASK``,
   ``IF_SUCCESS``); the decorator of compiled code (:func:`compiled`);
 * making the Gymnasium classes: :func:`task_envs`.
@@ -32,10 +32,11 @@ from .task import choice
 from .task import columns
 from .task import integer
 from .task import number
+from .task import optional_pair
 from .task import optional_range
 from .task import region
 
 __all__ = ["Arg", "Field", "GoalMark", "IF_SUCCESS", "INFO_TASK", "ObsIndex", "PushEnv",
            "PushVectorEnv", "Repeat", "TaskArrays", "TaskSpec", "choice", "columns",
-           "compiled", "integer", "number", "obs_names", "obs_offsets", "optional_range",
-           "region", "task_envs"]
+           "compiled", "integer", "number", "obs_names", "obs_offsets", "optional_pair",
+           "optional_range", "region", "task_envs"]
