@@ -82,12 +82,14 @@ def test_hooks_are_declared_and_inherited():
 
     box = PushBox.declared_hooks()
     assert box["start"] is family.start and box["goal_reward"] is family.goal_reward
+    assert box["is_success"] is family.is_success
     assert codegen.hook_sources(PushBox)["spawn"] == ("push_envs.tasks.pushing.push_box",
                                                       "spawn")
     # PushT declares its own start and goal_reward over the family's.
     assert codegen.hook_sources(PushT)["goal_reward"] == ("push_envs.tasks.pushing.push_t",
                                                           "goal_reward")
-    assert family.SingleObjectTask.declared_hooks().keys() == {"start", "goal_reward"}
+    assert family.SingleObjectTask.declared_hooks().keys() == {"start", "is_success",
+                                                                "goal_reward"}
 
 
 def test_every_task_shares_one_compiled_step_kernel():
