@@ -22,16 +22,11 @@ functions, reached through the table.
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
-import os
 import sys
-import tempfile
-from pathlib import Path
 from types import ModuleType
 
-from .. import _numba_cache
 from ..physics.abi import CFunction
+from ..physics.generated import load_generated
 from .step import TASK_SIG
 from .task import HOOKS
 
@@ -125,21 +120,7 @@ def task_kernels(task: type) -> ModuleType:
     text = _TEMPLATE.format(task=key, imports=imports)
     if text in _loaded:
         return _loaded[text]
-    folder = Path(_numba_cache.CACHE_DIR) / "push_envs_tasks"
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{key.replace('.', '_')}.py"
-    if not path.is_file() or path.read_text() != text:
-        # Atomic replace: several processes may generate the same file at once.
-        fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
-        with os.fdopen(fd, "w") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    name = f"push_envs_tasks.{path.stem}"
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    kernels = importlib.util.module_from_spec(spec)
-    sys.modules[name] = kernels
-    spec.loader.exec_module(kernels)
+    kernels = load_generated(key.replace(".", "_"), text)
     kernels.HOOKS = CFunction(kernels.hooks_c, TASK_SIG)
     _loaded[text] = kernels
     return kernels
