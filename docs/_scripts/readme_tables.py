@@ -45,8 +45,10 @@ def task_table() -> str:
     learned: dict[str, list[dict]] = {}
     for r in results.summaries():
         learned.setdefault(r["task"], []).append(r)
-    lines = ["| task | | what | scripted expert | learned baseline (mean over seeds) |",
-             "|---|---|---|---|---|"]
+    floors = _floor_clocks(results.read_rows())
+    lines = ["| task | | what | scripted expert | learned baseline (mean over seeds) "
+             "| wall clock to floor (seeds) |",
+             "|---|---|---|---|---|---|"]
     for env_id in push_envs.ENV_IDS:
         s = spec(env_id)
         lead = inspect.cleandoc(s.env_class.__doc__).splitlines()[0]
@@ -56,18 +58,41 @@ def task_table() -> str:
         pic = f'<img src="docs/_static/tasks/{shown}" width="150" alt="{env_id}">'
         e = experts.get(env_id)
         ex = f"{100 * float(e['success']):.0f} % ({e['robot']})" if e else "-"
-        base = []
+        base, clocks = [], []
         for r in learned.get(env_id, []):
             seeds = r["success_per_seed"]
             base.append(f"{100 * sum(seeds) / len(seeds):.0f} % ({r['robot']}, {r['policy']})")
+            clock = floors.get((env_id, r["robot"], r["policy"]))
+            if clock:
+                clocks.append(f"{clock} ({r['robot']})")
         link = f"[{env_id}](docs/tasks/{env_id}.md)"
         lines.append(f"| {link} | {pic} | {lead} {s.max_episode_steps} steps. | {ex} | "
-                     f"{'; '.join(base) or '-'} |")
+                     f"{'; '.join(base) or '-'} | {'; '.join(clocks) or '-'} |")
     suite = results.suite(results.read_rows())
     if suite is not None:
         lines += ["", f"Learned baselines, on fresh evaluation episodes: "
                       f"{results.suite_line(suite)} ([results](docs/training_results.md))."]
     return "\n".join(lines)
+
+
+def _floor_clocks(rows: list[dict[str, str]]) -> dict[tuple[str, str, str], str]:
+    """Each (task, robot, policy)'s wall clock to floor over its seeds (the rows of
+    ``results.read_rows``), e.g. ``55-144 s``; a seed that recorded a floor it never met
+    reads ``not reached``. Pairs whose runs predate the record are left out."""
+    out: dict[tuple[str, str, str], list[str]] = {}
+    for r in rows:
+        if r.get("floor"):
+            out.setdefault((r["task"], r["robot"], r["policy"]), []).append(
+                r.get("floor_wall_clock_s") or "")
+    text = {}
+    for key, clocks in out.items():
+        met = [float(c) for c in clocks if c]
+        span = (f"{min(met):.0f}-{max(met):.0f} s" if len(met) > 1
+                else f"{met[0]:.0f} s" if met else "")
+        missed = len(clocks) - len(met)
+        text[key] = ", ".join(x for x in (span, f"{missed} not reached" if missed else "")
+                              if x)
+    return text
 
 
 def update(path: Path = README) -> bool:
