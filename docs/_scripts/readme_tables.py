@@ -17,6 +17,7 @@ from __future__ import annotations
 import csv
 import inspect
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 DOCS = Path(__file__).resolve().parent.parent
@@ -45,7 +46,7 @@ def task_table() -> str:
     learned: dict[str, list[dict]] = {}
     for r in results.summaries():
         learned.setdefault(r["task"], []).append(r)
-    floors = _floor_clocks(results.read_rows())
+    floors = _floor_clocks(results.read_rows(), results._clock)
     lines = ["| task | | what | scripted expert | learned baseline (mean over seeds) "
              "| wall clock to floor (seeds) |",
              "|---|---|---|---|---|---|"]
@@ -75,10 +76,12 @@ def task_table() -> str:
     return "\n".join(lines)
 
 
-def _floor_clocks(rows: list[dict[str, str]]) -> dict[tuple[str, str, str], str]:
+def _floor_clocks(rows: list[dict[str, str]], clock: Callable[[str], str]
+                  ) -> dict[tuple[str, str, str], str]:
     """Each (task, robot, policy)'s wall clock to floor over its seeds (the rows of
-    ``results.read_rows``), e.g. ``55-144 s``; a seed that recorded a floor it never met
-    reads ``not reached``. Pairs whose runs predate the record are left out."""
+    ``results.read_rows``), e.g. ``55 s to 144 s``; a seed that recorded a floor it never met
+    reads ``not reached``. Pairs whose runs predate the record are left out. ``clock``
+    formats seconds as the results page does (``results._clock``), so the tables read alike."""
     out: dict[tuple[str, str, str], list[str]] = {}
     for r in rows:
         if r.get("floor"):
@@ -86,9 +89,9 @@ def _floor_clocks(rows: list[dict[str, str]]) -> dict[tuple[str, str, str], str]
                 r.get("floor_wall_clock_s") or "")
     text = {}
     for key, clocks in out.items():
-        met = [float(c) for c in clocks if c]
-        span = (f"{min(met):.0f}-{max(met):.0f} s" if len(met) > 1
-                else f"{met[0]:.0f} s" if met else "")
+        met = sorted((c for c in clocks if c), key=float)
+        span = (f"{clock(met[0])} to {clock(met[-1])}" if len(met) > 1
+                else clock(met[0]) if met else "")
         missed = len(clocks) - len(met)
         text[key] = ", ".join(x for x in (span, f"{missed} not reached" if missed else "")
                               if x)
