@@ -105,42 +105,44 @@ def struct_loader(ty: types.Type) -> Any:
     return load
 
 
-@intrinsic
-def call_void(typingctx, addr, args):
-    """Call the C function at address ``addr`` (int64) with the values of the tuple ``args``
-    (integers and pointers); it returns nothing."""
-    if not isinstance(addr, types.Integer) or not isinstance(args, types.BaseTuple):
-        return None
-    if not all(isinstance(t, (types.Integer, types.RawPointer)) for t in args.types):
-        return None
+def _indirect_call(name: str, result: types.Type, scalars: tuple[type, ...], doc: str) -> Any:
+    """An intrinsic ``name(addr, args) -> result``: a call of the C function at address
+    ``addr`` (int64) with the values of the tuple ``args``, each of a type in ``scalars``."""
 
-    def codegen(context, builder, signature, llargs):
-        n = len(signature.args[1].types)
-        vals = [builder.extract_value(llargs[1], i) for i in range(n)]
-        fnty = ir.FunctionType(ir.VoidType(), [v.type for v in vals])
-        builder.call(builder.inttoptr(llargs[0], fnty.as_pointer()), vals)
-        return context.get_dummy_value()
+    def call(typingctx, addr, args):
+        if not isinstance(addr, types.Integer) or not isinstance(args, types.BaseTuple):
+            return None
+        if not all(isinstance(t, scalars) for t in args.types):
+            return None
 
-    return types.void(addr, args), codegen
+        def codegen(context, builder, signature, llargs):
+            n = len(signature.args[1].types)
+            vals = [builder.extract_value(llargs[1], i) for i in range(n)]
+            fnty = ir.FunctionType(context.get_value_type(result) if result != types.void
+                                   else ir.VoidType(), [v.type for v in vals])
+            out = builder.call(builder.inttoptr(llargs[0], fnty.as_pointer()), vals)
+            return context.get_dummy_value() if result == types.void else out
+
+        return result(addr, args), codegen
+
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = doc
+    return intrinsic(call)
 
 
-@intrinsic
-def call_f8(typingctx, addr, args):
-    """Call the C function at address ``addr`` (int64) with the values of the tuple ``args``
-    (floats, integers and pointers); it returns a float64 (``double``)."""
-    if not isinstance(addr, types.Integer) or not isinstance(args, types.BaseTuple):
-        return None
-    if not all(isinstance(t, (types.Integer, types.Float, types.RawPointer))
-               for t in args.types):
-        return None
+_NUMBERS = (types.Integer, types.Float, types.RawPointer)
 
-    def codegen(context, builder, signature, llargs):
-        n = len(signature.args[1].types)
-        vals = [builder.extract_value(llargs[1], i) for i in range(n)]
-        fnty = ir.FunctionType(ir.DoubleType(), [v.type for v in vals])
-        return builder.call(builder.inttoptr(llargs[0], fnty.as_pointer()), vals)
+call_void = _indirect_call("call_void", types.void, (types.Integer, types.RawPointer), """Call
+the C function at address ``addr`` (int64) with the values of the tuple ``args`` (integers and
+pointers); it returns nothing.""")
 
-    return types.float64(addr, args), codegen
+call_f8 = _indirect_call("call_f8", types.float64, _NUMBERS, """Call the C function at
+address ``addr`` (int64) with the values of the tuple ``args`` (floats, integers and
+pointers); it returns a float64 (``double``).""")
+
+call_i8 = _indirect_call("call_i8", types.int64, _NUMBERS, """Call the C function at address
+``addr`` (int64) with the values of the tuple ``args`` (floats, integers and pointers); it
+returns an int64.""")
 
 
 _DTYPES = {"f8": types.float64, "i8": types.int64, "u8": types.uint64, "u1": types.uint8,
@@ -243,5 +245,13 @@ ROWS_SIG = types.void(types.int64, types.int64, types.voidptr)
 """``rows(lo, hi, W*)``: a batched stage over envs lo..hi-1 of one structure."""
 
 
-__all__ = ["AbiType", "CFunction", "Packed", "ROWS_SIG", "call_f8", "call_void",
-           "struct_loader", "struct_ptr"]
+ENV_SIG = types.void(types.int64, types.voidptr)
+"""``env(e, W*)``: one env of one structure."""
+
+OP_SIG = types.int64(types.int64, types.int64, types.float64, types.voidptr)
+"""``op(code, e, x, W*) -> int64``: one of several operations (``code``) on env e of one
+structure, with one float argument ``x``."""
+
+
+__all__ = ["AbiType", "CFunction", "ENV_SIG", "OP_SIG", "Packed", "ROWS_SIG", "call_f8",
+           "call_i8", "call_void", "struct_loader", "struct_ptr"]

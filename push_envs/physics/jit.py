@@ -45,8 +45,11 @@ every physics function LLVM-inlined, helpers IR        277 - 333    66.9
 Numba optimises a library together with every library it links (the callees' code, again):
 each level of calls above the step's stages pays for their code once more, and each inlined
 copy of a stage adds its size. So the step has one call site per large stage (the sweep
-schedule in ``pipeline.step_env``), one compiled caller per entry point, and the code only
-some worlds need (IR-SIM's collision modes, motion noise) behind an entry point of its own.
+schedule in ``pipeline.step_env``), and what must not be optimised twice is reached through a
+function pointer (``abi.py``), which links nothing: ``step_env`` itself (``pipeline.STEP``,
+called by the entry points), sleeping's stages (``sleeping.SLEEP``, compiled only for a world
+with sleeping on), and the code only some worlds need (IR-SIM's collision modes, motion noise)
+behind an entry point of its own.
 
 So the sub-step's stages and the solver's hot helpers are ``inline="llvm"``, each marked
 with a comment; the rest are calls. IR inlining stays where the callee takes a structure by

@@ -57,8 +57,10 @@ import numpy as np
 from numba import njit
 from numba import prange
 
+from .abi import ENV_SIG
 from .abi import ROWS_SIG
 from .abi import CFunction
+from .abi import call_i8
 from .abi import call_void
 from .abi import struct_ptr
 from .arrays import cold_row
@@ -104,7 +106,9 @@ from .layout import PR_MODE
 from .layout import PR_NOISE
 from .layout import PR_REST
 from .layout import PR_SLEEP
+from .layout import PR_SLEEPFN
 from .layout import PR_SLOP
+from .layout import PR_STEPFN
 from .layout import PR_SWEEPS
 from .layout import PRS_MODE
 from .layout import SC_FROZEN
@@ -117,12 +121,14 @@ from .narrowphase import refresh_moved
 from .position_solver import sweeps
 from .prefetch import prefetch_world
 from .sensors import write_contacts
-from .sleeping import doze
+from .sleeping import OP_DOZE
+from .sleeping import OP_DOZE_FIRST
+from .sleeping import OP_WAKE
+from .sleeping import SLEEP
 from .sleeping import regions
 from .sleeping import restore_sleep
 from .sleeping import save_sleep
 from .sleeping import settle
-from .sleeping import wake
 from .substeps import count_substeps
 from .velocity_solver import energy_guard
 from .velocity_solver import velocity_pass
@@ -194,13 +200,17 @@ def _restore(e, saved, sleep_on, bint, movable, pos, ang, vel, omg, drv, yaw, bs
 
 # Without reference counting, as its callers: it reads ~40 arrays of W per env, and an
 # atomic count up and down for each was ~a quarter of a PushBox step (profiled).
-# A call from the entry points, not IR-inlined into them: inlined, the step's code was
-# optimised once less at a cold start, but Sweep-v0 at 4096 envs stepped ~5 % slower (paired
-# pinned runs) for no cold start measurably gained.
-@compiled(_nrt=False)
+#
+# A C function (STEP, below) that the entry points call through its address, not a callee
+# they link: numba optimises and compiles a callee's code again inside every library that
+# links it, and step_env's code (with its inlined stages, ~25 k LLVM instructions) was thus
+# paid twice at a fresh machine's first gym.make (PushBox-v0: 17-27 % fewer CPU-seconds
+# through the pointer, paired runs). Not IR-inlined into them either: inlined, Sweep-v0 at
+# 4096 envs stepped ~5 % slower (paired pinned runs).
 def step_env(e, wp):
-    """Advance env ``e`` of the worlds at ``wp`` (a :class:`WorldArrays` by pointer,
-    ``abi.py``: a call costs two words, not W's ~300 flattened) by ``W.prm[PR_DT]`` s.
+    """The body of :data:`STEP`: advance env ``e`` of the worlds at ``wp`` (a
+    :class:`WorldArrays` by pointer, ``abi.py``: a call costs two words, not W's ~300
+    flattened) by ``W.prm[PR_DT]`` s.
 
     Never silent: when the pair buffer is too small for some sub-step (``ST_OVERFLOW``, with
     the pairs needed in ``hl[e, HL_OVERFLOW]``), the env is rolled back to the step's start
@@ -219,7 +229,9 @@ def step_env(e, wp):
     tol = prm[PR_REST]
     W.hl[e, HL_STATUS] = 0.0
     W.hl[e, HL_OVERFLOW] = 0.0
-    sleep_on = prm[PR_SLEEP] != 0.0
+    # Sleeping's stages are a C function of their own (sleeping.SLEEP), reached by address
+    sleep_fn = int(prm[PR_SLEEPFN])
+    sleep_on = prm[PR_SLEEP] != 0.0 and sleep_fn != 0
     extra = tol + 2.0 * slop
     nst = sint.shape[0]
     nm = movable.shape[0]
@@ -228,7 +240,7 @@ def step_env(e, wp):
     counts = W.stamp.shape[1] - SC_LEN
     if sleep_on:
         # Sleepers leave the step here (sleeping.py): every stage below walks the awake list.
-        na = doze(e, True, extra, wp)
+        na = call_i8(sleep_fn, (OP_DOZE_FIRST, e, extra, wp))
         if na < 0:
             # Rebuilding the frozen contacts needs larger pair buffers.
             restore_sleep(e, False, movable, bsc, bis, W.stamp, nst)
@@ -257,7 +269,7 @@ def step_env(e, wp):
             save_sleep(e, movable, bsc)
     for sub in range(nsub):
         if sleep_on and sub > 0:
-            na = doze(e, False, extra, wp)
+            na = call_i8(sleep_fn, (OP_DOZE, e, extra, wp))
             aw = W.stamp[e, awake_at:awake_at + na]
         free_motion(e, dts, gravity, contact, bint, bflt, aw, epar, pos, ang, vel, omg, drv, cmd,
                     W.yaw, bsc, bis)
@@ -265,7 +277,7 @@ def step_env(e, wp):
         nf = 0  # frozen pairs (the sleepers' contacts) at the buffers' end
         if sleep_on:
             # The awake boxes wake the sleepers they reach, and those, the next ones.
-            na = wake(e, travel + extra, wp)
+            na = call_i8(sleep_fn, (OP_WAKE, e, travel + extra, wp))
             aw = W.stamp[e, awake_at:awake_at + na]
             nf = W.stamp[e, counts + SC_FROZEN]
         found = find_pairs(e, aw, order_at, cap - nf, bint, W.aabb, sint, sflt, W.grid,
@@ -385,7 +397,7 @@ def _step_mode(e, wp):
     if prm[PR_MODE] != 0.0:
         kinematic_step(e, wp)
         return
-    step_env(e, wp)
+    call_void(int(prm[PR_STEPFN]), (e, wp))
     if noisy and W.hl[e, HL_STATUS] != 0.0:
         W.rng[e] = stream
 
@@ -400,19 +412,20 @@ def physics_rows(lo, hi, wp):
     optimised and cached once per machine, not once per caller.
     """
     W = load_world(wp)
+    step = int(W.prm[PR_STEPFN])
     if hi - lo == 1:
         # One env per call (an env stage's loop, which prefetches env e + 1 itself): the
         # prefetch's set-up, per array, would be paid per env here, not once per loop;
         # profiled at ~100 ns of a 1.2 us PushBox env-step.
         if W.active[lo]:
-            step_env(lo, wp)
+            call_void(step, (lo, wp))
         return
     n = W.pos.shape[0]
     for e in range(lo, hi):
         if e + 1 < n:
             prefetch_world(e + 1, W)  # arrives while env e steps (prefetch.py)
         if W.active[e]:
-            step_env(e, wp)
+            call_void(step, (e, wp))
 
 
 def physics_modes_rows(lo, hi, wp):
@@ -424,6 +437,11 @@ def physics_modes_rows(lo, hi, wp):
         if W.active[e]:
             _step_mode(e, wp)
 
+
+STEP = CFunction(step_env, ENV_SIG)
+"""step_env as a C function ``void(int64 e, WorldArrays* W)``: the entry points call it at the
+address ``prm[PR_STEPFN]``, which :func:`physics_for` writes (a world's parameters are reached
+through it before any step)."""
 
 PHYSICS = CFunction(physics_rows, ROWS_SIG)
 """The physics step as a C function ``void(int64 lo, int64 hi, WorldArrays* W)``."""
@@ -438,7 +456,15 @@ kinematic step and the noise were several CPU-seconds of a fresh machine's first
 def physics_for(prm: np.ndarray) -> CFunction:
     """The entry point a world with parameters ``prm`` (``WorldArrays.prm``) steps through:
     :data:`PHYSICS_MODES` when it has motion noise or another collision mode than contact,
-    else :data:`PHYSICS`."""
+    else :data:`PHYSICS`.
+
+    It also writes the addresses the step calls through into ``prm`` (``PR_STEPFN``, and
+    ``PR_SLEEPFN`` when sleeping is on), compiling what they point at if needed: an entry
+    point's address must come from here, and again in each process (an address is only
+    valid in the process that took it; a world stepping calls this every step)."""
+    prm[PR_STEPFN] = float(STEP.address)
+    if prm[PR_SLEEP] != 0.0:
+        prm[PR_SLEEPFN] = float(SLEEP.address)
     if prm[PR_MODE] != 0.0 or prm[PR_NOISE] != 0.0:
         return PHYSICS_MODES
     return PHYSICS

@@ -38,6 +38,9 @@ rollout with sleeping is bit-identical to one without.
 Sleeping is on by default in scenes of at least ``SLEEP_MIN_BODIES`` movable bodies: in a
 handful of bodies there are few pairs to save, and its bookkeeping cost the 1 robot + 1 box
 step 13 % (measured). ``World.sleeping`` overrides it; the results are the same either way.
+``doze`` and ``wake`` are one C function, :data:`SLEEP`, that the step calls at the address
+``prm[PR_SLEEPFN]`` (``pipeline.physics_for`` writes it when sleeping is on): a world with
+sleeping off (every task) never compiles them.
 
 A body's sleep is tied to its pose (``BS_SLX``..): a body moved from outside the step (a reset,
 ``World.set_state``, a task's spawn, a pose written into ``World.pos``) is awake from the
@@ -49,6 +52,8 @@ from __future__ import annotations
 
 import math
 
+from .abi import OP_SIG
+from .abi import CFunction
 from .arrays import cold_row
 from .arrays import load_world
 from .broadphase import find_pairs
@@ -164,8 +169,8 @@ def _sort_out(e, b, extra, W, asleep, nsl):
     return nsl, True
 
 
-# A call, not inlined: only a world with sleeping on takes it, and each inlined copy of its
-# code was LLVM's work at every cold start. It takes the world by pointer (two words), not W
+# Reached through SLEEP (a C function, at the end of this module), not linked into step_env:
+# only a world with sleeping on compiles it. It takes the world by pointer (two words), not W
 # by value (~300).
 @compiled
 def doze(e, first, extra, wp):
@@ -478,3 +483,25 @@ def restore_sleep(e, saved, movable, bsc, bis, stamp, ns):
             for j in range(3):
                 bsc[e, b, BS_SLX + j] = bsc[e, r, BS_SLSAVE + j]
     stamp[e, regions(stamp, ns, movable.shape[0])[3] + SC_REBUILD] = 1
+
+
+OP_DOZE_FIRST = 0  # doze at a step's first sub-step
+OP_DOZE = 1  # doze at a later sub-step
+OP_WAKE = 2  # wake what the awake boxes, fattened by x [m], reach
+
+
+def sleep_op(op, e, x, wp):
+    """One sleeping stage of env ``e`` of the worlds at ``wp``: ``doze`` (``OP_DOZE_FIRST``,
+    ``OP_DOZE``; x the rest tolerance and twice the slop [m]) or ``wake`` (``OP_WAKE``; x the
+    fattening [m]). Returns what the stage returns (the awake bodies, or minus the pairs the
+    buffers lack)."""
+    if op == OP_WAKE:
+        return wake(e, x, wp)
+    return doze(e, op == OP_DOZE_FIRST, x, wp)
+
+
+SLEEP = CFunction(sleep_op, OP_SIG)
+"""The sleeping stages as one C function ``int64(int64 op, int64 e, float64 x, WorldArrays*)``.
+``step_env`` calls it through its address (``prm[PR_SLEEPFN]``), so a world with sleeping off
+(every task) never compiles sleeping, and a world with it on compiles it once, not again
+inside the step's own code (several CPU-seconds of a fresh machine's first step)."""

@@ -1132,6 +1132,7 @@ class World:
         if not isinstance(on, (bool, np.bool_)):
             raise ValueError(f"World.sleeping must be True or False, got {short_repr(on)}")
         self.prm[PR_SLEEP] = 1.0 if on else 0.0
+        physics_for(self.prm)  # sleeping's stages are reached by address (pipeline.step_env)
         if not on:
             self._bis[:, :, IS_SLEEP] = 0  # nobody sleeps (or skips its free motion) any more
         self._stale_sleep(slice(None))
