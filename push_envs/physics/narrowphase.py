@@ -61,6 +61,7 @@ import math
 
 import numpy as np
 
+from .arrays import load_world
 from .jit import compiled
 from .layout import BI_PCOUNT
 from .layout import BI_PSTART
@@ -95,7 +96,8 @@ from .layout import PRS_SP
 
 __all__ = ["CIRCLE", "POLYGON", "SEGMENT", "MAX_VERTS", "OUT_LEN", "collide",
            "collide_polygons", "collide_circle_polygon", "collide_circles", "pair_contact",
-           "pair_contact_call", "refresh_moved", "edge_normal", "max_separation",
+           "pair_contact_at", "pair_contact_call", "refresh_moved", "edge_normal",
+           "max_separation",
            "piece_circle", "place", "circle_face", "heading"]
 
 CIRCLE = 0
@@ -457,12 +459,21 @@ def pair_contact(e, k, prs, pos, ang, epar, bint, pint, pvert, pflt, sint, svert
 pair_contact_call = compiled(pair_contact.py_func)
 
 
+# The narrow phase of one pair as a call taking the world by pointer (four words, where
+# pair_contact's arrays flattened are ~100 per call).
+@compiled
+def pair_contact_at(e, k, tol, wp):
+    """:func:`pair_contact` of pair k of env e of the worlds at ``wp``, gap tolerance ``tol``."""
+    W = load_world(wp)
+    return pair_contact(e, k, W.prs, W.pos, W.ang, W.epar, W.bint, W.pint, W.pvert, W.pflt,
+                        W.sint, W.svert, W.sflt, tol, W.vbuf, W.cbuf, W.pfl)
+
+
 # LLVM-inlined into step_env, as each stage of the sub-step (jit.py, 'Inlining')
 @compiled(inline="llvm")
-def refresh_moved(e, npairs, prs, pos, ang, epar, bint, pint, pvert, pflt, sint, svert, sflt,
-                  tol, bis, vbuf, cbuf, pfl):
+def refresh_moved(e, npairs, prs, tol, bis, pfl, wp):
     """The refresh stage: re-evaluate the pairs of bodies the last sweep moved (``IS_MOVED``)
-    at their final poses, gap tolerance ``tol`` [m].
+    at their final poses, gap tolerance ``tol`` [m], of env e of the worlds at ``wp``.
 
     A pair's stored contact is the one of its last evaluation; a body moved after that (later
     in the last sweep, or in any sweep when the cap cut them off) makes it stale. Refreshing
@@ -474,8 +485,7 @@ def refresh_moved(e, npairs, prs, pos, ang, epar, bint, pint, pvert, pflt, sint,
         b = prs[e, k, PRS_B]
         if bis[e, a, IS_MOVED] == 0 and (prs[e, k, PRS_SP] >= 0 or bis[e, b, IS_MOVED] == 0):
             continue
-        if pair_contact_call(e, k, prs, pos, ang, epar, bint, pint, pvert, pflt, sint, svert,
-                             sflt, tol, vbuf, cbuf, pfl):
+        if pair_contact_at(e, k, tol, wp):
             pfl[e, k, PFL_TOUCH] = 1.0
         else:
             pfl[e, k, PFL_TOUCH] = 0.0

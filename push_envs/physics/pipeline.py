@@ -366,8 +366,7 @@ def step_env(e, wp):
             break
         if ns > most:
             most = ns
-        refresh_moved(e, npairs, prs, pos, ang, epar, bint, pint, pvert, pflt, sint, svert, sflt,
-                      tol, bis, vbuf, cbuf, pfl)
+        refresh_moved(e, npairs, prs, tol, bis, pfl, wp)
         velocity_pass(e, npairs, order, dts, prs, pos, ang, vel, omg, epar, bint, bflt, aw,
                       bsc, bis, pfl)
         energy_guard(e, sleep_on, npairs, prs, pfl, bint, epar, aw, vel, omg, bsc, bis)
