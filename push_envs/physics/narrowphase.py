@@ -97,8 +97,7 @@ from .layout import PRS_SP
 __all__ = ["CIRCLE", "POLYGON", "SEGMENT", "MAX_VERTS", "OUT_LEN", "collide",
            "collide_polygons", "collide_circle_polygon", "collide_circles", "pair_contact",
            "pair_contact_at", "pair_contact_call", "refresh_moved", "edge_normal",
-           "max_separation",
-           "piece_circle", "place", "circle_face", "heading"]
+           "max_separation", "piece_circle", "place", "circle_face", "heading"]
 
 CIRCLE = 0
 POLYGON = 1
