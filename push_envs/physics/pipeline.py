@@ -204,9 +204,9 @@ def _restore(e, saved, sleep_on, bint, movable, pos, ang, vel, omg, drv, yaw, bs
 # A C function (STEP, below) that the entry points call through its address, not a callee
 # they link: numba optimises and compiles a callee's code again inside every library that
 # links it, and step_env's code (with its inlined stages, ~25 k LLVM instructions) was thus
-# paid twice at a fresh machine's first gym.make (PushBox-v0: 17-27 % fewer CPU-seconds
-# through the pointer, paired runs). Not IR-inlined into them either: inlined, Sweep-v0 at
-# 4096 envs stepped ~5 % slower (paired pinned runs).
+# paid twice at a fresh machine's first gym.make (PushBox-v0: 11-21 % fewer CPU-seconds
+# through this pointer and sleeping's, in paired runs). Not IR-inlined into them either:
+# inlined, Sweep-v0 at 4096 envs stepped ~5 % slower (paired pinned runs).
 def step_env(e, wp):
     """The body of :data:`STEP`: advance env ``e`` of the worlds at ``wp`` (a
     :class:`WorldArrays` by pointer, ``abi.py``: a call costs two words, not W's ~300
@@ -229,7 +229,9 @@ def step_env(e, wp):
     tol = prm[PR_REST]
     W.hl[e, HL_STATUS] = 0.0
     W.hl[e, HL_OVERFLOW] = 0.0
-    # Sleeping's stages are a C function of their own (sleeping.SLEEP), reached by address
+    # Sleeping's stages are a C function of their own (sleeping.SLEEP), reached by address;
+    # without one (prm not given by physics_for) the step runs awake, which sleeping never
+    # changes the result of
     sleep_fn = int(prm[PR_SLEEPFN])
     sleep_on = prm[PR_SLEEP] != 0.0 and sleep_fn != 0
     extra = tol + 2.0 * slop
