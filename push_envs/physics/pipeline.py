@@ -230,8 +230,8 @@ def step_env(e, wp):
     W.hl[e, HL_STATUS] = 0.0
     W.hl[e, HL_OVERFLOW] = 0.0
     # Sleeping's stages are a C function of their own (sleeping.SLEEP), reached by address;
-    # without one (prm not given by physics_for) the step runs awake, which sleeping never
-    # changes the result of
+    # without one (prm not written by physics_for) the step runs as with sleeping off rather
+    # than call address 0
     sleep_fn = int(prm[PR_SLEEPFN])
     sleep_on = prm[PR_SLEEP] != 0.0 and sleep_fn != 0
     extra = tol + 2.0 * slop
