@@ -213,7 +213,8 @@ def command(e, b, W, B, wx, wy):
     follow_velocity(e, b, W, B, wx, wy, hi1, dt, 0.02, 0.02)
 
 
-@compiled
+# LLVM-inlined: it takes W or B by value, ~100-400 words a call when not inlined
+@compiled(inline="llvm")
 def sfm(e, b, W, B):
     """Body b's sfm command in env e (per object) into ``W.cmd``."""
     snap, bi, prm = B.snap, B.bi, B.prm
