@@ -3,6 +3,7 @@
     python benchmarks/ab_throughput.py --base /path/to/other/checkout            # all tasks
     python benchmarks/ab_throughput.py --base ../base --tasks PushBox-v0 --rounds 7
     python benchmarks/ab_throughput.py --base ../base --csv ab.csv
+    python benchmarks/ab_throughput.py --base ../base --paired --tasks WallSlide-v0
 
 Each round runs, for every task and form (``gym.make``: one env, ``make_vec``: N = 4096
 envs), one fresh process per side, alternating which side goes first. A process steps the
@@ -10,6 +11,12 @@ env through pre-generated random actions and reports env-steps per CPU-second
 (``time.process_time``, ``NUMBA_NUM_THREADS=1``). Other jobs and a process's memory layout
 only ever slow a figure down, so the fair figure per side is its best round; the table gives
 min / median / max per side and the ratio of the bests (this checkout over ``--base``).
+
+``--paired`` runs the two sides' processes at once instead, each pinned to a core of its own
+(the cores swapped round by round), and gives the ratio round by round (min / median /
+max): on a shared 2-core machine whose speed drifts by the minute, a slowdown then hits both
+sides of a round alike, and the ratio is the steadiest figure (rates of runs taken one after
+the other were seen to differ 2x within one side).
 
 Each side keeps its kernels in a cache folder of its own (``--cache-root``), so neither
 loads the other's. Warm them first (``--warm``) or the first round includes compiling.
@@ -66,14 +73,48 @@ print(json.dumps({"rate": rate}))
 """
 
 
-def run(side: Path, cache: Path, env_id: str, n: int, steps: int) -> float:
+def _worker_env(side: Path, cache: Path) -> dict[str, str]:
     env = dict(os.environ, PYTHONPATH=str(side), XDG_CACHE_HOME=str(cache), NUMBA_NUM_THREADS="1",
                SDL_VIDEODRIVER="dummy")
     env.pop("NUMBA_CACHE_DIR", None)
     env.pop("NUMBA_OPT", None)
-    out = subprocess.run([sys.executable, "-c", _WORKER, env_id, str(n), str(steps)], env=env,
-                         cwd=tempfile.gettempdir(), capture_output=True, text=True, check=True)
-    return json.loads(out.stdout.strip().splitlines()[-1])["rate"]
+    return env
+
+
+def _rate(stdout: str) -> float:
+    return json.loads(stdout.strip().splitlines()[-1])["rate"]
+
+
+def run(side: Path, cache: Path, env_id: str, n: int, steps: int) -> float:
+    out = subprocess.run([sys.executable, "-c", _WORKER, env_id, str(n), str(steps)],
+                         env=_worker_env(side, cache), cwd=tempfile.gettempdir(),
+                         capture_output=True, text=True, check=True)
+    return _rate(out.stdout)
+
+
+def run_paired(sides: dict[str, Path], caches: dict[str, Path], env_id: str, n: int,
+               steps: int, swap: bool) -> dict[str, float]:
+    """Both sides at once, each pinned to a core of its own (swapped by ``swap``): what
+    slows the machine down then slows both alike, so their ratio holds where the rates of
+    runs taken one after the other drift apart."""
+    cores = sorted(os.sched_getaffinity(0))
+    if len(cores) < 2:
+        raise SystemExit("ab_throughput: --paired needs two cores")
+    procs = {}
+    for i, k in enumerate(sides):
+        core = cores[(i + swap) % 2]
+        procs[k] = subprocess.Popen(
+            [sys.executable, "-c", _WORKER, env_id, str(n), str(steps)],
+            env=_worker_env(sides[k], caches[k]), cwd=tempfile.gettempdir(),
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            preexec_fn=lambda c=core: os.sched_setaffinity(0, {c}))
+    got = {}
+    for k, proc in procs.items():
+        out, err = proc.communicate()
+        if proc.returncode != 0:
+            raise RuntimeError(f"{k} side, {env_id} (envs={n}) failed:\n{err[-2000:]}")
+        got[k] = _rate(out)
+    return got
 
 
 def registered_ids(side: Path) -> list[str]:
@@ -96,6 +137,9 @@ def main() -> None:
     ap.add_argument("--batch-steps", type=int, default=30)
     ap.add_argument("--cache-root", type=Path, default=Path(tempfile.gettempdir()) / "ab-cache")
     ap.add_argument("--warm", action="store_true", help="one untimed run per side and form")
+    ap.add_argument("--paired", action="store_true",
+                    help="run both sides at once, each pinned to a core (cores swapped round by "
+                         "round), and give the ratio round by round (min / median / max)")
     ap.add_argument("--csv", type=Path, default=None)
     args = ap.parse_args()
     sides = {"this": HERE, "base": args.base.resolve()}
@@ -108,24 +152,38 @@ def main() -> None:
                 for k in sides:
                     run(sides[k], caches[k], t, n, 2)
     rows = []
+    how = ("paired rounds (both sides at once, a core each)" if args.paired
+           else "alternating rounds")
     print(f"# A/B: this = {HERE}, base = {sides['base']}; CPU time, 1 numba thread, "
-          f"{args.rounds} alternating rounds; best / median / min env-steps per CPU-s")
+          f"{args.rounds} {how}; best / median / min env-steps per CPU-s")
+    last = "this / base by round, min / median / max" if args.paired else "ratio of bests"
     print("| task | envs | this best | this median | this min | base best | base median | "
-          "base min | ratio of bests |")
+          f"base min | {last} |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for t in args.tasks:
         for n, steps in forms:
             got: dict[str, list[float]] = {k: [] for k in sides}
             for r in range(args.rounds):
+                if args.paired:
+                    pair = run_paired(sides, caches, t, n, steps, swap=r % 2 == 1)
+                    for k in sides:
+                        got[k].append(pair[k])
+                    continue
                 order = ("this", "base") if r % 2 == 0 else ("base", "this")
                 for k in order:
                     got[k].append(run(sides[k], caches[k], t, n, steps))
             a, b = got["this"], got["base"]
-            ratio = max(a) / max(b)
+            if args.paired:
+                by_round = sorted(x / y for x, y in zip(a, b, strict=True))
+                ratio = statistics.median(by_round)
+                last = f"{by_round[0]:.3f} / {ratio:.3f} / {by_round[-1]:.3f}"
+            else:
+                ratio = max(a) / max(b)
+                last = f"{ratio:.3f}"
             rows.append({"task": t, "envs": n, "this": a, "base": b, "ratio": ratio})
             print(f"| {t} | {n} | {max(a):,.0f} | {statistics.median(a):,.0f} | {min(a):,.0f} | "
                   f"{max(b):,.0f} | {statistics.median(b):,.0f} | {min(b):,.0f} | "
-                  f"{ratio:.3f} |", flush=True)
+                  f"{last} |", flush=True)
     if args.csv:
         with open(args.csv, "w", newline="") as fh:
             w = csv.writer(fh)
