@@ -90,7 +90,7 @@ from .layout import SC_FROZEN
 from .layout import SC_LAST
 from .layout import SC_LEN
 from .layout import SC_REBUILD
-from .narrowphase import pair_contact_call
+from .narrowphase import pair_contact_at
 
 SLEEP_MIN_BODIES = 24  # movable bodies from which World turns sleeping on by default
 WIDEST = 0  # column of aabb's last row (one past the bodies) holding the widest sleeper box [m]
@@ -209,7 +209,7 @@ def doze(e, first, extra, wp):
                 stamp[e, order + na] = b
                 na += 1
         stamp[e, counts + SC_ASLEEP] = nsl
-        nf = refreeze(e, nsl, W)
+        nf = refreeze(e, nsl, wp)
         if nf < 0:
             return nf
         stamp[e, counts + SC_FROZEN] = nf
@@ -407,11 +407,12 @@ def thaw(e, nf, prs, pfl, bis):
 
 
 @compiled
-def refreeze(e, nsl, W):
+def refreeze(e, nsl, wp):
     """Find the touching pairs among the ``nsl`` sleepers and with the static pieces anew (the
     broad phase over the sleeper list, which is sorted as its sweep order wants, then the
     narrow phase) and freeze them; returns their number, or minus the candidates found when
-    the buffers cannot hold them."""
+    the buffers cannot hold them. Takes the world by pointer, as :func:`doze`."""
+    W = load_world(wp)
     movable, stamp, prs, pfl = W.movable, W.stamp, W.prs, W.pfl
     ns = W.sint.shape[0]
     asleep = regions(stamp, ns, movable.shape[0])[2]
@@ -422,9 +423,7 @@ def refreeze(e, nsl, W):
         return -n
     tol = W.prm[PR_REST]
     for k in range(n):
-        touch = pair_contact_call(e, k, prs, W.pos, W.ang, W.epar, W.bint, W.pint, W.pvert,
-                                  W.pflt, W.sint, W.svert, W.sflt, tol, W.vbuf, W.cbuf, pfl)
-        pfl[e, k, PFL_TOUCH] = 1.0 if touch else 0.0
+        pfl[e, k, PFL_TOUCH] = 1.0 if pair_contact_at(e, k, tol, wp) else 0.0
     return freeze(e, n, 0, prs, pfl, W.bis)
 
 
