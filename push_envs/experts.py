@@ -37,7 +37,10 @@ def factory(task_class: Any, robot: str, target: str | None = None) -> Any:
         try:
             target = task_class.experts[robot]
         except KeyError:
-            have = ", ".join(f"{i} ({r})" for i, r in available())
+            drives: dict[str, list[str]] = {}  # task id -> its experts' drives, in order
+            for i, r in available():
+                drives.setdefault(i, []).append(r)
+            have = ", ".join(f"{i} ({', '.join(r)})" for i, r in drives.items())
             raise KeyError(f"no scripted expert for {task_class.id} with robot={robot!r}; "
                            f"scripted experts exist for: {have}. Use a trained model (.zip) "
                            f"instead") from None

@@ -7,7 +7,7 @@ and :func:`push_envs.experts.expert` looks an expert up by (task id, robot).
 
 * :func:`drive_to`, :func:`steer`: diff-drive commands toward a point;
 * :func:`push_targets`, :func:`push_actions`: line up behind an object on its line to a goal,
-  then drive through it;
+  then drive through it; :func:`omni_push_actions`: the same for an omni drive;
 * :func:`first_blocker`, :func:`detour`: a waypoint around the first body in the way that a
   disc cannot move;
 * :func:`robot_pose`, :func:`world_points`, :func:`state_batch`: reading a batch of state
@@ -87,6 +87,28 @@ def push_actions(rx, ry, rth, bx, by, gx, gy, standoff: float = 0.32,
     through it (v max 1 m/s, omega max 2 rad/s)."""
     tx, ty, _ = push_targets(rx, ry, bx, by, gx, gy, standoff, align)
     return steer(rx, ry, rth, tx, ty)
+
+
+def omni_push_actions(rx, ry, c, s, bx, by, gx, gy, standoff: float = 0.32,
+                      align: float = 0.12, gain: float = 2.0) -> np.ndarray:
+    """Body-frame velocity actions (N, 2) in [-1, 1] m/s for omni robots at (rx, ry) [m]
+    heading (c, s) (its cosine and sine) pushing objects at (bx, by) [m] toward (gx, gy)
+    [m]: the targets of :func:`push_targets`, reached by moving straight at them (an omni
+    drive needs no turn), at min(1, 2 x distance + 0.3) m/s. While pushing, the robot also
+    closes its offset from the push line at ``gain`` [1/s] x the offset, so it stays behind
+    the object as the line turns."""
+    tx, ty, pushing = push_targets(rx, ry, bx, by, gx, gy, standoff, align)
+    ux, uy, _, _, _, _, _, cross, _ = push_frame(rx, ry, bx, by, gx, gy, standoff, align)
+    dx, dy = tx - rx, ty - ry
+    d = np.hypot(dx, dy) + 1e-9
+    speed = np.minimum(1.0, 2.0 * d + 0.3)
+    vx, vy = speed * dx / d, speed * dy / d
+    # cross is the offset along (-uy, ux): steer back against it while pushing
+    vx = np.where(pushing, vx + gain * cross * uy, vx)
+    vy = np.where(pushing, vy - gain * cross * ux, vy)
+    n = np.maximum(np.hypot(vx, vy), 1.0)
+    vx, vy = vx / n, vy / n
+    return np.stack([c * vx + s * vy, -s * vx + c * vy], axis=-1).astype(np.float32)
 
 
 def push_action(rx: float, ry: float, rth: float, bx: float, by: float, gx: float, gy: float,

@@ -23,7 +23,7 @@ def test_every_registered_task_declares_an_expert():
 
 def test_a_robot_without_an_expert_is_named_with_the_ones_that_exist():
     with pytest.raises(KeyError, match=r"no scripted expert for Sweep-v0 with robot='omni'; "
-                                       r"scripted experts exist for: PushBox-v0 \(diff\), "
+                                       r"scripted experts exist for: PushBox-v0 \(diff, omni\), "
                                        r"WallSlide-v0 \(diff\), PushT-v0 \(omni\)"):
         expert("Sweep-v0", "omni")
     with pytest.raises(KeyError, match="no task 'Nope-v0'"):

@@ -53,3 +53,24 @@ def test_push_action_of_one_robot_is_the_batch_row():
     act = S.push_action(0.0, 0.0, 0.0, 1.0, 0.0, 3.0, 0.0)
     assert act[0] == np.float32(1.0) and abs(act[1]) < 1e-6
     assert math.isfinite(float(act[0]))
+
+
+def test_omni_push_heads_for_the_push_pose_then_pushes_along_the_line_in_its_own_frame():
+    # Box at the origin, goal 2 m along +x: the push pose is 0.32 m behind the box, (-0.32, 0).
+    box = (np.zeros(3), np.zeros(3))
+    goal = (np.full(3, 2.0), np.zeros(3))
+    rx = np.array([-1.32, -0.32, -0.32])
+    ry = np.array([0.0, 0.0, 0.05])
+    th = np.array([0.0, math.pi / 2, 0.0])  # robot 1 faces +y: its frame is turned a quarter
+    act = S.omni_push_actions(rx, ry, np.cos(th), np.sin(th), *box, *goal)
+    # robot 0, 1 m behind the pose: full speed (min(1, 2 x 1 + 0.3)) straight at it
+    np.testing.assert_allclose(act[0], [1.0, 0.0], atol=1e-6)
+    # robot 1, at the pose: pushing toward the goal, +x in the world, -y in its own frame
+    np.testing.assert_allclose(act[1], [0.0, -1.0], atol=1e-6)
+    # robot 2, 5 cm left of the line while pushing: heading for the goal (2.32 m ahead, 5 cm
+    # right) plus 2 / s x 0.05 m toward the line, at unit length: it closes the offset
+    to_goal = np.array([2.32, -0.05]) / math.hypot(2.32, 0.05)
+    want = to_goal + [0.0, -2.0 * 0.05]
+    want /= np.linalg.norm(want)
+    np.testing.assert_allclose(act[2], want, atol=1e-6)
+    assert act.dtype == np.float32 and np.all(np.abs(act) <= 1.0)

@@ -42,7 +42,9 @@ def task_table() -> str:
     import push_envs
     from push_envs.tasks import spec
 
-    experts = {r["task"]: r for r in _rows("experts.csv")}
+    experts: dict[str, list[dict]] = {}  # every drive's expert of a task, in file order
+    for r in _rows("experts.csv"):
+        experts.setdefault(r["task"], []).append(r)
     learned: dict[str, list[dict]] = {}
     for r in results.summaries():
         learned.setdefault(r["task"], []).append(r)
@@ -57,8 +59,8 @@ def task_table() -> str:
                     if (DOCS / "_static" / "tasks" / f"{env_id}{k}.gif").exists()), None)
         shown = gif or f"{env_id}.png"
         pic = f'<img src="docs/_static/tasks/{shown}" width="150" alt="{env_id}">'
-        e = experts.get(env_id)
-        ex = f"{100 * float(e['success']):.0f} % ({e['robot']})" if e else "-"
+        ex = "; ".join(f"{100 * float(e['success']):.0f} % ({e['robot']})"
+                       for e in experts.get(env_id, [])) or "-"
         base, clocks = [], []
         for r in learned.get(env_id, []):
             seeds = r["success_per_seed"]

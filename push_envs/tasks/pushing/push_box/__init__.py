@@ -10,7 +10,7 @@ from push_envs.tasks.pushing import family as P
 class PushBox(P.SingleObjectTask):
     id = "PushBox-v0"
     max_episode_steps = 200
-    experts = {"diff": "expert:expert"}
+    experts = {"diff": "expert:expert", "omni": "expert:omni_expert"}
     wall_margin = 0.3
 
 

@@ -1,5 +1,5 @@
-"""PushBox-v0's scripted expert (diff drive): go behind the box on its line to the goal and
-push it there; 100 % of 1000 episodes."""
+"""PushBox-v0's scripted experts (diff and omni drives): go behind the box on its line to
+the goal and push it there."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import numpy as np
 from push_envs.core import ObsIndex
 from push_envs.core import TaskSpec
 from push_envs.scripted import BatchPolicy
+from push_envs.scripted import omni_push_actions
 from push_envs.scripted import push_actions
 from push_envs.scripted import robot_pose
 from push_envs.scripted import state_batch
@@ -30,10 +31,27 @@ def push_box_actions(obs: np.ndarray, ix: ObsIndex, standoff: float = 0.32,
                         o[:, ix.goal_xy + 1], standoff, align)
 
 
+def push_box_omni_actions(obs: np.ndarray, ix: ObsIndex, standoff: float = 0.32,
+                          align: float = 0.12) -> np.ndarray:
+    """:func:`push_box_actions` for the omni drive: body-frame velocities (N, 2) [m/s]."""
+    o = state_batch(obs, ix.size)
+    rx, ry, c, s = robot_pose(o, ix)
+    bx, by = world_points(o, ix, ix.object_rel)
+    return omni_push_actions(rx, ry, c, s, bx, by, o[:, ix.goal_xy], o[:, ix.goal_xy + 1],
+                             standoff, align)
+
+
 def expert(task: TaskSpec, env_kwargs: Mapping[str, Any] | None = None) -> BatchPolicy:
-    """The batch policy for ``task`` (its arguments set the observation's columns)."""
+    """The diff drive's batch policy for ``task`` (its arguments set the observation's
+    columns)."""
     ix = ObsIndex(task.observation(), task.args)
     return lambda obs: push_box_actions(obs, ix)
+
+
+def omni_expert(task: TaskSpec, env_kwargs: Mapping[str, Any] | None = None) -> BatchPolicy:
+    """The omni drive's batch policy for ``task``."""
+    ix = ObsIndex(task.observation(), task.args)
+    return lambda obs: push_box_omni_actions(obs, ix)
 
 
 @functools.cache
