@@ -75,7 +75,9 @@ def load_hyperparams(algo: str, env_id: str, path: str | os.PathLike | None = No
 
     The task's entry is the ``{algo}`` key of the hyperparameter file its TaskSpec declares
     (``hyperparams.yml`` in the task's folder), or, with ``path``, the ``env_id`` key of that
-    rl-baselines3-zoo style file (its ``default`` then replaces the shared one). Nested dicts
+    rl-baselines3-zoo style file (its ``default``, when it has one, replaces the shared one;
+    a file without one keeps the shared ``default``, so a scratch file holding one entry still
+    trains with VecNormalize, gamma and the policy's settings of every recipe). Nested dicts
     (``env_kwargs``, ``policy_kwargs`` given as a mapping) are merged one level deep. An
     ``env_id`` neither registered by push_envs nor in ``path`` raises ValueError, as does a
     ``robots`` key that is not a mapping of drive names to mappings.
@@ -83,7 +85,8 @@ def load_hyperparams(algo: str, env_id: str, path: str | os.PathLike | None = No
     ids = tuple(push_envs.ENV_IDS)
     shared = HYPERPARAMS_DIR / f"{algo}.yml"
     table = yaml_mapping(Path(path) if path is not None else shared)
-    hp: dict[str, Any] = dict(table.get("default") or {})
+    base = table if path is None or "default" in table else yaml_mapping(shared)
+    hp: dict[str, Any] = dict(base.get("default") or {})
     if path is not None:
         known = sorted(set(ids) | {k for k in table if k != "default"})
         if env_id not in table and env_id not in ids:

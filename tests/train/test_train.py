@@ -85,6 +85,22 @@ def test_per_robot_entries(tmp_path: Path):
         T.load_hyperparams("ppo", "PushBox-v0", path)
 
 
+def test_a_file_without_a_default_keeps_the_shared_one(tmp_path: Path):
+    # A scratch file of one entry: the shared default (VecNormalize, gamma 0.98, Tanh and
+    # the fused Adam) still applies beneath it; only a file's own `default` replaces it.
+    path = tmp_path / "ppo.yml"
+    path.write_text("PushMulti-v0:\n  n_epochs: 5\n  gamma: 0.97\n")
+    shared = T.load_hyperparams("ppo", "PushMulti-v0")
+    hp = T.load_hyperparams("ppo", "PushMulti-v0", path)
+    assert hp["normalize"] is True and shared["normalize"] is True
+    assert (hp["n_epochs"], hp["gamma"]) == (5, 0.97)
+    assert hp["policy_kwargs"]["activation_fn"] == "Tanh"
+    assert hp["n_envs"] == 64 and "warm_start" not in hp  # the shared default's, not the task's
+    path.write_text("default:\n  n_envs: 8\nPushMulti-v0:\n  n_epochs: 5\n")
+    own = T.load_hyperparams("ppo", "PushMulti-v0", path)
+    assert own == {"n_envs": 8, "n_epochs": 5}
+
+
 def test_unknown_env_id_error_names_file_id_and_known_ids(yml: Path):
     with pytest.raises(ValueError) as err:
         T.load_hyperparams("ppo", "NoSuchEnv-v0", yml)
