@@ -126,8 +126,8 @@ def test_record_only_success_and_policy_errors(tmp_path, monkeypatch):
     assert all(ep.terminations[-1] and ep.infos["is_success"][-1]
                for ep in ds.iterate_episodes())
     assert ds.push_envs_stats["tried"] > 5  # some failures were dropped
-    with pytest.raises(ValueError, match="no scripted expert for PushBox-v0 with robot='omni'"):
-        record("PushBox-v0", "scripted", 1, "x-v0", env_kwargs={"robot": "omni"}, num_envs=1)
+    with pytest.raises(ValueError, match="no scripted expert for PushBox-v0 with robot='acker'"):
+        record("PushBox-v0", "scripted", 1, "x-v0", env_kwargs={"robot": "acker"}, num_envs=1)
     with pytest.raises(FileNotFoundError, match="no model file"):
         record("PushBox-v0", str(tmp_path / "missing.zip"), 1, "x-v0", num_envs=1)
 

@@ -338,8 +338,8 @@ def test_warm_start_is_refused_for_sac_and_bad_settings(tmp_path: Path):
     with pytest.raises(ValueError, match=r"PushBox-v0.warm_start: unknown keys \['epoch'\]"):
         T.main(["--hp", "warm_start={epoch: 2}", "--no-progress"])
     with pytest.raises(ValueError, match=r"PushBox-v0.warm_start: no scripted expert for "
-                                         r"PushBox-v0 with robot='omni'"):
-        T.main(["--robot", "omni", "--hp", "warm_start={episodes: 2}", "--no-progress",
+                                         r"PushBox-v0 with robot='acker'"):
+        T.main(["--robot", "acker", "--hp", "warm_start={episodes: 2}", "--no-progress",
                 "--run-dir", str(tmp_path)])
     assert not any(tmp_path.iterdir())  # refused before anything was written
     with pytest.raises(ValueError, match=r"PushBox-v0.warm_start: the scripted experts read the "
@@ -474,11 +474,16 @@ def test_a_tasks_entry_is_read_from_its_own_folder(tmp_path: Path, monkeypatch):
     hp = T.load_hyperparams("ppo", "PushBox-v0")
     assert (hp["n_timesteps"], hp["n_epochs"], hp["learning_rate"]) == (6e6, 2, 1e-3)
     assert hp["n_envs"] == 1024 and hp["gamma"] == 0.98  # its own, and the shared default's
-    # omni keeps the former recipe, pinned in its robots entry over the task's
+    # a drive's robots entry overrides the task's entry key by key: omni keeps the shape and
+    # the warm start (its own expert), acker drops the warm start (it has no expert)
     omni = T.load_hyperparams("ppo", "PushBox-v0", robot="omni")
     assert (omni["n_envs"], omni["n_steps"], omni["batch_size"], omni["n_epochs"]) == \
-        (64, 64, 1024, 10)
-    assert omni["stop_at_success"] is None and omni["warm_start"] is None
+        (1024, 16, 2048, 2)
+    assert (omni["learning_rate"], omni["n_timesteps"]) == ("lin_1e-3", 3e6)
+    assert omni["stop_at_success"] is None and omni["warm_start"] == hp["warm_start"]
+    acker = T.load_hyperparams("ppo", "PushBox-v0", robot="acker")
+    assert acker["warm_start"] is None and acker["stop_at_success"] == 0.97
+    assert acker["n_timesteps"] == 8e6
     # Another file in its place is what is read.
     own = tmp_path / "hp.yml"
     own.write_text("ppo:\n  n_timesteps: 1234\n")
