@@ -81,13 +81,17 @@ def _worker_env(side: Path, cache: Path) -> dict[str, str]:
     return env
 
 
+def _command(env_id: str, n: int, steps: int) -> list[str]:
+    return [sys.executable, "-c", _WORKER, env_id, str(n), str(steps)]
+
+
 def _rate(stdout: str) -> float:
     return json.loads(stdout.strip().splitlines()[-1])["rate"]
 
 
 def run(side: Path, cache: Path, env_id: str, n: int, steps: int) -> float:
-    out = subprocess.run([sys.executable, "-c", _WORKER, env_id, str(n), str(steps)],
-                         env=_worker_env(side, cache), cwd=tempfile.gettempdir(),
+    out = subprocess.run(_command(env_id, n, steps), env=_worker_env(side, cache),
+                         cwd=tempfile.gettempdir(),
                          capture_output=True, text=True, check=True)
     return _rate(out.stdout)
 
@@ -104,8 +108,8 @@ def run_paired(sides: dict[str, Path], caches: dict[str, Path], env_id: str, n: 
     for i, k in enumerate(sides):
         core = cores[(i + swap) % 2]
         procs[k] = subprocess.Popen(
-            [sys.executable, "-c", _WORKER, env_id, str(n), str(steps)],
-            env=_worker_env(sides[k], caches[k]), cwd=tempfile.gettempdir(),
+            _command(env_id, n, steps), env=_worker_env(sides[k], caches[k]),
+            cwd=tempfile.gettempdir(),
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
             preexec_fn=lambda c=core: os.sched_setaffinity(0, {c}))
     got = {}

@@ -61,8 +61,12 @@ def push_targets(rx, ry, bx, by, gx, gy, standoff, align):
     point ``standoff`` [m] behind the object on its line to the goal, the goal itself once
     within ``align`` [m] of that line, or, from in front of the object, a point beside it clear
     of its corners. Returns (tx, ty, pushing)."""
-    ux, uy, px, py, dx, dy, behind, cross, pushing = push_frame(rx, ry, bx, by, gx, gy,
-                                                                 standoff, align)
+    return _targets(push_frame(rx, ry, bx, by, gx, gy, standoff, align), rx, ry, bx, by, gx, gy)
+
+
+def _targets(frame, rx, ry, bx, by, gx, gy):
+    """:func:`push_targets` from the push geometry ``frame`` (:func:`push_frame`'s tuple)."""
+    ux, uy, px, py, dx, dy, behind, cross, pushing = frame
     approach = ~pushing & ((behind > 0.0) | (np.hypot(px - rx, py - ry) < 0.6))
     # In front of the object: swing around it on the robot's side, clear of its corners.
     side = np.where(cross >= 0.0, 1.0, -1.0)
@@ -97,8 +101,9 @@ def omni_push_actions(rx, ry, c, s, bx, by, gx, gy, standoff: float = 0.32,
     drive needs no turn), at min(1, 2 x distance + 0.3) m/s. While pushing, the robot also
     closes its offset from the push line at ``gain`` [1/s] x the offset, so it stays behind
     the object as the line turns."""
-    tx, ty, pushing = push_targets(rx, ry, bx, by, gx, gy, standoff, align)
-    ux, uy, _, _, _, _, _, cross, _ = push_frame(rx, ry, bx, by, gx, gy, standoff, align)
+    frame = push_frame(rx, ry, bx, by, gx, gy, standoff, align)
+    ux, uy, cross = frame[0], frame[1], frame[7]
+    tx, ty, pushing = _targets(frame, rx, ry, bx, by, gx, gy)
     dx, dy = tx - rx, ty - ry
     d = np.hypot(dx, dy) + 1e-9
     speed = np.minimum(1.0, 2.0 * d + 0.3)
