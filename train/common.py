@@ -51,8 +51,9 @@ class RunArgs:
     """torch threads while collecting rollouts and evaluating (batch inference of a small
     MLP: 1 is fastest, and it leaves the other core free)"""
     update_threads: int | None = None
-    """torch threads during the gradient update and the warm start's fit (default 1: for
-    the shipped 64-wide nets one thread was faster than two, docs/training.md, Threads)"""
+    """torch threads during the gradient update and the warm start's fit (default: the
+    yml's update_threads, else 1: for the shipped 64-wide nets one thread was faster than
+    two, docs/training.md, Threads)"""
     env_threads: int | None = None
     """numba threads stepping the batch (default: the yml's env_threads, else the cores)"""
     hyperparams: str | None = None

@@ -223,8 +223,8 @@ def std_bounds(hp: dict[str, Any]) -> tuple[float | None, float | None]:
 
 
 _RUN_KEYS = ("n_envs", "n_timesteps", "policy", "normalize", "env_kwargs", "eval_freq",
-             "env_threads", "warm_start", "hide_obs", "sort_obs", "min_std", "max_std",
-             "floor", "stop_at_success")
+             "env_threads", "update_threads", "warm_start", "hide_obs", "sort_obs",
+             "min_std", "max_std", "floor", "stop_at_success")
 
 
 def algo_kwargs(hp: dict[str, Any]) -> dict[str, Any]:
@@ -479,6 +479,7 @@ RUN_KEYS: dict[str, Check] = {
     "env_kwargs": _env_kwargs,
     "eval_freq": either(none, whole(1)),
     "env_threads": either(none, whole(1, 1 << 10)),
+    "update_threads": either(none, whole(1, 1 << 10)),  # torch's, in updates and fits
     "warm_start": either(none, mapping()),  # its keys: warm_start.settings
     "hide_obs": either(none, names),
     "sort_obs": anything,  # its fields: push_envs.baselines.view.sort_rows, on the env

@@ -265,9 +265,10 @@ class ThreadPlan:
 def thread_plan(hp: dict[str, Any], collect: int = 1, update: int | None = None
                 ) -> ThreadPlan:
     """The :class:`ThreadPlan` of a run: the hyperparameters' ``env_threads`` (else 1),
-    ``collect`` torch threads while collecting, ``update`` (else 1) in the update."""
+    ``collect`` torch threads while collecting, ``update`` (else the hyperparameters'
+    ``update_threads``, else 1) in the update and the warm start's fits."""
     return ThreadPlan(env=int(hp.get("env_threads") or 1), collect=collect,
-                      update=update or 1)
+                      update=update or int(hp.get("update_threads") or 1))
 
 
 class EntCoefDecay(BaseCallback):
@@ -498,8 +499,10 @@ def _train(args: Args, hp: dict[str, Any], plan: ThreadPlan, run: RunDir, env: V
         print(f"warm start: {warm_result['steps']:,} steps of {warm_result['episodes']} expert "
               f"episodes ({warm_result['expert_success_rate']:.0%} success)"
               + (f" and DAgger (the clone playing {dagger} over its rounds)" if dagger else "")
-              + f" cloned in {warm_result['seconds']:.0f} s; the clone: "
-              f"{warm_result['clone']['success_rate']:.0%} success")
+              + f" cloned in {warm_result['seconds']:.0f} s ("
+              + ", ".join(f"{k.replace('_', ' ')} {v:.0f} s"
+                          for k, v in warm_result["seconds_by_part"].items())
+              + f"); the clone: {warm_result['clone']['success_rate']:.0%} success")
 
     eval_freq = int(hp.get("eval_freq") or max(hp["n_timesteps"] // 20, 1))
     on_best = SaveVecNormalize(out / "best_vecnormalize.pkl")

@@ -100,3 +100,14 @@ def test_thread_plan_is_one_thread_a_phase_unless_asked():
     assert thread_plan({"env_threads": None}) == plan
     plan = thread_plan({"env_threads": 2}, collect=2, update=2)
     assert (plan.env, plan.collect, plan.update) == (2, 2, 2)
+
+
+def test_the_yml_sets_the_update_threads_and_the_flag_overrides_it():
+    from train.hyperparameters import check
+    from train.train import thread_plan
+
+    assert thread_plan({"update_threads": 2}).update == 2
+    assert thread_plan({"update_threads": 2}, update=1).update == 1
+    assert thread_plan({"update_threads": None}).update == 1
+    with pytest.raises(ValueError, match="update_threads"):
+        check({"update_threads": 0, "n_envs": 4, "n_timesteps": 100}, "ppo", "PushBox-v0")

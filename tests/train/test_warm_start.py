@@ -44,6 +44,9 @@ def test_returns_to_go_stop_at_each_episode_end():
     ({"dagger_episodes": 0}, r"warm_start.dagger_episodes must be an int >= 1, got 0"),
     ({"expert": "in_order_expert"}, r"warm_start.expert must be a 'module:factory' string"),
     ({"dagger_labels": "replay"}, r"warm_start.dagger_labels must be 'batch' or 'shadow'"),
+    ({"dagger_epochs": 0}, r"warm_start.dagger_epochs must be an int >= 1, got 0"),
+    ({"dagger_stride": 1.5}, r"warm_start.dagger_stride must be an int >= 1, got 1.5"),
+    ({"freeze_normalize": "yes"}, r"warm_start.freeze_normalize must be true or false"),
 ])
 def test_settings_name_the_bad_key(value, match):
     with pytest.raises(ValueError, match=match):
@@ -118,6 +121,33 @@ def _dagger_run():
     return demo, out, params, rows
 
 
+@pytest.mark.parametrize("freeze", [False, True])
+def test_freeze_normalize_keeps_the_statistics_the_clone_was_fitted_to(freeze):
+    # After the warm start, PPO's steps move VecNormalize's statistics unless frozen; frozen,
+    # the observations are still normalised, by the warm start's statistics.
+    env = VecNormalize(make_vec_env("PushBox-v0", n_envs=4, seed=0, num_threads=1,
+                                    max_episode_steps=40), gamma=0.98)
+    try:
+        model = PPO("MlpPolicy", env, n_steps=16, batch_size=64, gamma=0.98, seed=0,
+                    device="cpu")
+        ws = W.settings({"episodes": 4, "epochs": 1, "num_envs": 4,
+                         "freeze_normalize": freeze})
+        demo = W.demonstrations("PushBox-v0", {"max_episode_steps": 40}, ws, 0)
+        W.pretrain(model, env, demo, 0, ws)
+        mean, count = env.obs_rms.mean.copy(), env.obs_rms.count
+        env.reset()
+        obs, *_ = env.step(np.zeros((4, 2), np.float32))
+        assert (env.obs_rms.count == count) is freeze
+        assert np.array_equal(env.obs_rms.mean, mean) is freeze
+        if freeze:
+            raw = env.get_original_obs()
+            want = np.clip((raw - mean) / np.sqrt(env.obs_rms.var + env.epsilon),
+                           -env.clip_obs, env.clip_obs)
+            np.testing.assert_allclose(obs, want, rtol=1e-5, atol=1e-5)
+    finally:
+        env.close()
+
+
 def test_dagger_rounds_add_the_clones_states_labelled_by_the_expert():
     demo, out, params, rows = _dagger_run()
     rates = out["dagger_success_rates"]
@@ -127,6 +157,11 @@ def test_dagger_rounds_add_the_clones_states_labelled_by_the_expert():
     assert 2 * 5 <= added <= 2 * 5 * 40
     # Every row, demonstrated or visited by the clone, went into the observation statistics.
     assert rows == pytest.approx(out["steps"])
+    # The parts of the wall clock: the expert's include its episodes; none exceeds the whole.
+    parts = out["seconds_by_part"]
+    assert set(parts) == {"expert", "clone_play", "fit"}
+    assert parts["expert"] >= demo["seconds"] > 0 and parts["clone_play"] > 0 < parts["fit"]
+    assert sum(parts.values()) <= out["seconds"] + 1e-6
     # Seeded: the same settings give the same weights, bit for bit.
     _, out2, params2, _ = _dagger_run()
     assert out2["steps"] == out["steps"] and out2["dagger_success_rates"] == rates
@@ -141,9 +176,11 @@ def _last_fit_labels(monkeypatch, make_labeller, **dagger):
     seen = {}
     real = W._fit
 
-    def spy(model, opt, obs, act, target, ws, gen):
+    def spy(model, opt, obs, act, target, ws, gen, epochs=None):
         seen["act"] = act.copy()
-        return real(model, opt, obs, act, target, ws, gen)
+        seen.setdefault("epochs", []).append(epochs)
+        seen["target"] = target.copy()
+        return real(model, opt, obs, act, target, ws, gen, epochs)
 
     monkeypatch.setattr(W, "_fit", spy)
     env = VecNormalize(make_vec_env("PushBox-v0", n_envs=2, seed=0, num_threads=1,
@@ -158,6 +195,7 @@ def _last_fit_labels(monkeypatch, make_labeller, **dagger):
         W.pretrain(model, env, demo, 0, ws)
     finally:
         env.close()
+    _last_fit_labels.seen = seen
     return demo, seen["act"]
 
 
@@ -171,6 +209,29 @@ def test_the_clone_is_labelled_by_the_expert_in_its_own_states(monkeypatch):
     np.testing.assert_array_equal(act[:n], np.clip(demo["act"], -1, 1))
     assert len(act) > n
     np.testing.assert_array_equal(act[n:], 0.25)
+
+
+def test_a_dagger_stride_labels_every_kth_state_and_refits_take_their_own_epochs(monkeypatch):
+    # Stride 3: each round adds the visited states 0, 3, 6, ... of its flattened episodes,
+    # labelled by the expert there, with the critic's targets of those very rows; the first
+    # fit runs `epochs` passes and every refit `dagger_epochs`.
+    calls = []
+
+    def labeller(obs):
+        calls.append(obs.copy())
+        return np.full((len(obs), 2), 0.5)
+
+    demo, act = _last_fit_labels(monkeypatch, lambda: labeller, dagger_rounds=2,
+                                 dagger_stride=3, dagger_epochs=2)
+    seen = _last_fit_labels.seen
+    assert seen["epochs"] == [1, 2, 2]
+    n = len(demo["obs"])
+    added = act[n:]
+    assert len(calls) == 2 and len(added) == sum(len(c) for c in calls)
+    np.testing.assert_array_equal(added, 0.5)
+    # 2 envs x 20-step episodes, 2 a round: 40 visited states at most, so 14 at most kept
+    # (states 0, 3, ..., 39), and at least one
+    assert all(1 <= len(c) <= 14 for c in calls)
 
 
 def test_a_shadow_expert_labels_each_step_as_it_would_have_acted_on_the_clones_episode():
