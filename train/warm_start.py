@@ -342,8 +342,7 @@ def pretrain(model: PPO, env: VecEnv, demo: dict[str, Any], seed: int,
         policy.log_std.fill_(float(ws["log_std"]))
     if norm is not None and ws["freeze_normalize"]:
         # PPO's own states would move the statistics, and with them the inputs the clone was
-        # fitted to: on PushMaze-v0 a clone at 88 % fell to 69-75 % under PPO at a learning
-        # rate of 1e-9, its weights unchanged
+        # fitted to (a clone has no other way to adapt to them than PPO's updates)
         norm.training = False
     return {"episodes": int(len(demo["success"])),
             "expert_success_rate": float(demo["success"].mean()),
