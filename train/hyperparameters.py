@@ -222,14 +222,9 @@ def std_bounds(hp: dict[str, Any]) -> tuple[float | None, float | None]:
     return low, high
 
 
-_RUN_KEYS = ("n_envs", "n_timesteps", "policy", "normalize", "env_kwargs", "eval_freq",
-             "env_threads", "update_threads", "warm_start", "hide_obs", "sort_obs",
-             "min_std", "max_std", "floor", "stop_at_success")
-
-
 def algo_kwargs(hp: dict[str, Any]) -> dict[str, Any]:
     """SB3 constructor kwargs from the hyperparameters (strings mapped to objects)."""
-    kwargs = {k: v for k, v in hp.items() if k not in _RUN_KEYS}
+    kwargs = {k: v for k, v in hp.items() if k not in RUN_KEYS}  # train.py's own keys
     if "policy_kwargs" in kwargs:
         kwargs["policy_kwargs"] = policy_kwargs(kwargs["policy_kwargs"])
     for key in ("learning_rate", "clip_range"):

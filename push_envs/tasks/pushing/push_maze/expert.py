@@ -489,9 +489,8 @@ class MazePlanner:
         self.prm[PRM_SWITCH] = 0.3  # cost of a recovery push square to the path
         self.prm[PRM_TRAVEL] = 0.1  # weight of the robot's travel in a recovery's cost
         self.prm[PRM_COUNTER] = 3.5  # counter-steer gain while pushing (see _act)
-        self.fields: dict[int, np.ndarray] = {}
-        # the same tables stacked for _act_batch: tile k's, its corner [m]; the fields in the
-        # order they were first asked for
+        # the same tables stacked for _act_batch: tile k's, its corner [m]; the box's path
+        # fields in the order they were first asked for (_field_of: goal cell -> its row)
         keys = list(self.tiles)
         self._tile_of = {key: k for k, key in enumerate(keys)}
         self._clr, self._wall, self._rw = (
@@ -516,40 +515,41 @@ class MazePlanner:
         j = min(max(int(math.floor((y - self.offset[1]) / self.res)), 0), ny - 1)
         return i, j, i - i % self.tnx, j - j % self.tny
 
-    def field(self, gx: float, gy: float) -> np.ndarray:
-        """The box's path field (tile shape) to the goal (gx, gy) [m]."""
+    def _field_index(self, gx: float, gy: float) -> int:
+        """The row of ``_stack`` holding the box's path field to the goal (gx, gy) [m],
+        computed on first use."""
         gi, gj, i0, j0 = self.tile(gx, gy)
         key = gi * self.occ.shape[1] + gj
-        if key not in self.fields:
+        if key not in self._field_of:
             _, _, _, box_w, box_bad = self.tiles[i0, j0]
             bad = box_bad.copy()
             bad[gi - i0, gj - j0] = 0.0  # the goal's cell itself (sites are box cells)
             D = np.zeros((self.tnx, self.tny))
             parent = np.zeros((self.tnx, self.tny), np.int64)
             _dijkstra(box_w, bad, gi - i0, gj - j0, self.res, D, parent)
-            self.fields[key] = D
-        return self.fields[key]
+            self._field_of[key] = len(self._stack)
+            self._stack = np.concatenate([self._stack, D[None]])
+        return self._field_of[key]
+
+    def field(self, gx: float, gy: float) -> np.ndarray:
+        """The box's path field (tile shape) to the goal (gx, gy) [m]."""
+        k = self._field_index(gx, gy)  # first: it may replace _stack
+        return self._stack[k]
 
     def act_batch(self, pose: np.ndarray) -> np.ndarray:
         """Actions (N, 2) (v, omega) for the rows of ``pose`` (N, 8): rx, ry, rth, bx, by,
         bth, gx, gy [m, rad], each planned on its goal's tile (as :meth:`act`, bit for bit),
         over ``threads`` numba threads."""
         pose = np.ascontiguousarray(pose, np.float64)
-        nx, ny = self.occ.shape
-        gi = np.clip(np.floor((pose[:, 6] - self.offset[0]) / self.res).astype(np.int64), 0,
-                     nx - 1)
-        gj = np.clip(np.floor((pose[:, 7] - self.offset[1]) / self.res).astype(np.int64), 0,
-                     ny - 1)
-        keys = gi * ny + gj
-        for key in np.unique(keys):
-            if int(key) not in self._field_of:
-                x, y = pose[np.argmax(keys == key), 6:8]
-                D = self.field(x, y)
-                self._field_of[int(key)] = len(self._stack)
-                self._stack = np.concatenate([self._stack, D[None]])
-        fidx = np.array([self._field_of[int(k)] for k in keys], np.int64)
-        tidx = np.array([self._tile_of[int(i - i % self.tnx), int(j - j % self.tny)]
-                         for i, j in zip(gi, gj, strict=True)], np.int64)
+        # the goals are few (the task's goal sites): look each one's field and tile up once
+        goals, row = np.unique(pose[:, 6:8], axis=0, return_inverse=True)
+        fidx = np.empty(len(goals), np.int64)
+        tidx = np.empty(len(goals), np.int64)
+        for k, (gx, gy) in enumerate(goals):
+            _, _, i0, j0 = self.tile(gx, gy)
+            fidx[k], tidx[k] = self._field_index(gx, gy), self._tile_of[i0, j0]
+        row = row.reshape(-1)
+        fidx, tidx = fidx[row], tidx[row]
         out = np.zeros((len(pose), 2))
         before = numba.get_num_threads()
         numba.set_num_threads(max(1, min(self.threads, numba.config.NUMBA_NUM_THREADS)))
