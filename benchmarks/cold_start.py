@@ -14,7 +14,10 @@ in registry order, runs three kinds of fresh process against it:
 2. ``cold make_vec``: then ``gym.make_vec(id, num_envs=4096)``, ``reset``, one ``step``
    (the parallel kernel, compiled once for all tasks, is paid by the first task).
 3. ``cached``: then, ``--cached-runs`` times, the single-env start again (import, make,
-   reset, step) with everything cached: the start every later process pays.
+   reset, step) with everything cached: the start every later process pays. Each is
+   followed by a ``floor`` process that only starts Python and imports numpy, gymnasium and
+   numba (what any process using push_envs pays before push_envs' own code runs), so the
+   table can give push_envs' own share, ``cached - floor``, from runs taken side by side.
 
 Each row gives CPU seconds (the child's user + system time, from ``os.wait4``) and wall
 seconds. For the cold rows the child also reports the seconds numba spent under its compiler
@@ -69,10 +72,14 @@ print("COLD_START_RESULT " + json.dumps(out))
 """
 
 
-def _run(env_id: str, num_envs: int, env: dict[str, str]) -> dict[str, float]:
+_FLOOR = "import numpy, gymnasium, numba\nprint('COLD_START_RESULT {}')"
+
+
+def _run(env_id: str, num_envs: int, env: dict[str, str],
+         code: str = _CHILD) -> dict[str, float]:
     """One fresh process; returns its cpu [s], wall [s] and numba lock seconds."""
     t0 = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-W", "ignore", "-c", _CHILD, env_id,
+    proc = subprocess.Popen([sys.executable, "-W", "ignore", "-c", code, env_id,
                              str(num_envs)], env=env, cwd=tempfile.gettempdir(),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     _, status, usage = os.wait4(proc.pid, 0)
@@ -86,8 +93,8 @@ def _run(env_id: str, num_envs: int, env: dict[str, str]) -> dict[str, float]:
     line = next(s for s in out.splitlines() if s.startswith("COLD_START_RESULT "))
     figures = json.loads(line.split(" ", 1)[1])
     return {"cpu": usage.ru_utime + usage.ru_stime, "wall": wall,
-            "compiler_lock": figures["numba:compiler_lock"],
-            "llvm_lock": figures["numba:llvm_lock"]}
+            "compiler_lock": figures.get("numba:compiler_lock", 0.0),
+            "llvm_lock": figures.get("numba:llvm_lock", 0.0)}
 
 
 def _registered() -> list[str]:
@@ -120,15 +127,20 @@ def main(argv: list[str] | None = None) -> list[dict]:
     print(f"# {platform.node()}: {os.cpu_count()} cores, Python {platform.python_version()}, "
           f"empty cache {folder}", flush=True)
     head = (f"{'task':<16} {'cold make CPU s':>15} {'wall s':>7} {'(numba / LLVM s)':>17}   "
-            f"{'make_vec CPU s':>14} {'wall s':>7}   {'cached wall s min/med/max':>26}")
+            f"{'make_vec CPU s':>14} {'wall s':>7}   {'cached wall s min/med/max':>26}   "
+            f"{'floor s med':>11} {'own s med':>9}")
     print(head)
     print("-" * len(head), flush=True)
     try:
         for env_id in tasks:
             single = _run(env_id, 0, env)
             batch = _run(env_id, args.num_envs, env)
-            cached = [_run(env_id, 0, env) for _ in range(args.cached_runs)]
+            cached, floor = [], []
+            for _ in range(args.cached_runs):
+                cached.append(_run(env_id, 0, env))
+                floor.append(_run(env_id, 0, env, _FLOOR))
             walls = [c["wall"] for c in cached]
+            own = [c["wall"] - f["wall"] for c, f in zip(cached, floor, strict=True)]
             row = {"task": env_id, "cold_make_cpu_s": single["cpu"],
                    "cold_make_wall_s": single["wall"],
                    "cold_make_compiler_lock_s": single["compiler_lock"],
@@ -138,12 +150,15 @@ def main(argv: list[str] | None = None) -> list[dict]:
                    "cached_wall_min_s": min(walls), "cached_wall_median_s":
                        statistics.median(walls), "cached_wall_max_s": max(walls),
                    "cached_cpu_median_s": statistics.median(c["cpu"] for c in cached),
-                   "cached_runs": len(cached)}
+                   "cached_runs": len(cached),
+                   "floor_wall_median_s": statistics.median(f["wall"] for f in floor),
+                   "own_wall_median_s": statistics.median(own)}
             rows.append(row)
             lock = f"({single['compiler_lock']:.1f} / {single['llvm_lock']:.1f})"
             print(f"{env_id:<16} {single['cpu']:>15.1f} {single['wall']:>7.1f} {lock:>17}   "
                   f"{batch['cpu']:>14.1f} {batch['wall']:>7.1f}   "
-                  f"{min(walls):>8.2f} / {statistics.median(walls):.2f} / {max(walls):.2f}",
+                  f"{min(walls):>8.2f} / {statistics.median(walls):.2f} / {max(walls):.2f}   "
+                  f"{row['floor_wall_median_s']:>11.2f} {row['own_wall_median_s']:>9.2f}",
                   flush=True)
     finally:
         if not args.keep_cache:

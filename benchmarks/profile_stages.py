@@ -27,55 +27,53 @@ and maps nothing; the script then says so and runs once more.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import re
 import shutil
-import struct
 import subprocess
 import sys
 import tempfile
 import time
 from collections import defaultdict
+from pathlib import Path
+from typing import Any
 
 _blobs: list = []
 
 
 def _hook_cache_loads() -> None:
-    """Keep the object code of every library numba loads from its cache (numba internals:
-    ``CPUCodeLibrary._unserialize``; without them the table shows raw addresses)."""
+    """Keep the object code of every library loaded from numba's cache (numba internals:
+    ``CPUCodeLibrary._set_compiled_object``, which numba's loader and push_envs' own
+    (``push_envs/_cache_load.py``) both call; without them the table shows raw
+    addresses)."""
     try:
         from numba.core import codegen
     except ImportError:
         return
-    orig = codegen.CPUCodeLibrary._unserialize.__func__
+    orig = codegen.CPUCodeLibrary._set_compiled_object
 
-    def unserialize(cls, cg, state):
-        lib = orig(cls, cg, state)
-        if state[1] == "object":
-            _blobs.append((cg, state[2][0]))
-        return lib
+    def set_compiled_object(self, value):
+        orig(self, value)
+        _blobs.append((self._codegen, value))
 
-    codegen.CPUCodeLibrary._unserialize = classmethod(unserialize)
+    codegen.CPUCodeLibrary._set_compiled_object = set_compiled_object
+
+
+def _elf_module() -> Any:
+    """push_envs/_elf.py of this script's checkout, loaded by path: the profiled checkout
+    (PYTHONPATH) may be an older one without it."""
+    path = Path(__file__).resolve().parent.parent / "push_envs" / "_elf.py"
+    spec = importlib.util.spec_from_file_location("_push_envs_elf", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
 
 
 def _elf_functions(blob: bytes) -> list[tuple[str, int]]:
     """(name, size in bytes) of the function symbols of an ELF64 little-endian object."""
-    (shoff,) = struct.unpack_from("<Q", blob, 0x28)
-    shentsize, shnum = struct.unpack_from("<HH", blob, 0x3A)
-    sections = [struct.unpack_from("<IIQQQQIIQQ", blob, shoff + i * shentsize)
-                for i in range(shnum)]
-    out = []
-    for _, kind, _, _, off, size, link, _, _, entsize in sections:
-        if kind != 2:  # SHT_SYMTAB
-            continue
-        strtab = sections[link][4]
-        for j in range(size // entsize):
-            name, info, _, _, _, sym_size = struct.unpack_from("<IBBHQQ", blob, off + j * entsize)
-            if info & 0xF != 2:  # STT_FUNC
-                continue
-            end = blob.index(b"\0", strtab + name)
-            out.append((blob[strtab + name:end].decode(), sym_size))
-    return out
+    elf = _elf_module()
+    return [(s.name, s.size) for s in elf.symbols(blob) if s.kind == elf.STT_FUNC]
 
 
 def _short(name: str) -> str:

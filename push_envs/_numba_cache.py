@@ -66,6 +66,8 @@ import numba
 import numpy as np
 from numba.core import caching
 
+from . import _cache_load
+
 KEEP = 4
 """Cache folders of other source keys kept per parent folder (the most recently used)."""
 
@@ -612,24 +614,9 @@ def _drop_entry(cache: Any, exc: BaseException) -> None:
 
 
 _load = caching.Cache._load_overload
+_load_ours = _cache_load.load_entry
 _save = caching.Cache._save_overload
 _load_public = caching.Cache.load_overload
-
-
-def _needs_nrt(cache: Any, sig: Any, target_context: Any) -> bool:
-    """Whether numba's runtime (NRT) may be needed by the entry's code: its data file names
-    an ``NRT_`` or ``nrt_`` symbol (over-inclusion only costs the runtime's start)."""
-    try:
-        key = cache._index_key(sig, target_context.codegen())
-        overloads = cache._cache_file._load_index()
-        name = overloads.get(key)
-        if name is None:
-            return False
-        with open(os.path.join(cache._cache_file._cache_path, name), "rb") as fh:
-            data = fh.read()
-    except Exception:
-        return True
-    return b"NRT_" in data or b"nrt_" in data
 
 
 def _load_without_refresh(self: Any, sig: Any, target_context: Any) -> Any:
@@ -640,14 +627,10 @@ def _load_without_refresh(self: Any, sig: Any, target_context: Any) -> Any:
     ...), 0.3-0.5 s of a cached start that loads code already compiled and needs none of
     them. A compile still refreshes (numba's compiler does so itself). What a loaded entry
     does need is linked in anyway, except the runtime's symbols: numba's runtime is started
-    first when the entry's code names it.
+    first when the entry's code names it (``_cache_load.load_entry``).
     """
     if not isinstance(self._impl.locator, DependencyLocator):
         return _load_public(self, sig, target_context)
-    if _needs_nrt(self, sig, target_context):
-        from numba.core.runtime import rtsys
-
-        rtsys.initialize(target_context)
     with self._guard_against_spurious_io_errors():
         return self._load_overload(sig, target_context)
 
@@ -660,10 +643,11 @@ def _not_damage(exc: BaseException) -> bool:
 
 
 def _load_overload(self: Any, sig: Any, target_context: Any) -> Any:
+    ours = isinstance(self._impl.locator, DependencyLocator)
     try:
-        return _load(self, sig, target_context)
-    except Exception as exc:  # a damaged file: pickle, EOF or LLVM errors alike
-        if not isinstance(self._impl.locator, DependencyLocator) or _not_damage(exc):
+        return (_load_ours if ours else _load)(self, sig, target_context)
+    except Exception as exc:  # a damaged file: pickle, EOF, ELF or LLVM errors alike
+        if not ours or _not_damage(exc):
             raise
         _drop_entry(self, exc)
         return None
@@ -689,6 +673,7 @@ def install() -> None:
     caching.Cache._load_overload = _load_overload
     caching.Cache._save_overload = _save_overload
     caching.Cache.load_overload = _load_without_refresh
+    _cache_load.install()
 
 
 CACHE_DIR = configure()

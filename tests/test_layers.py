@@ -65,6 +65,8 @@ def _imports(module: str, modules: dict[str, Path] = MODULES
 # lookup, the datasets, the SB3 / RLlib / TorchRL / PettingZoo faces, play, warmup).
 FLOORS = {
     "push_envs._numba_cache": 0,  # numba's cache, set before any kernel is defined
+    "push_envs._cache_load": 0,  # how the cache loads a kernel (for _numba_cache)
+    "push_envs._elf": 0,  # an object file's symbols (for _cache_load)
     "push_envs.physics": 1,
     "push_envs.core": 2,
     "push_envs.scripted": 3,  # the experts' shared controllers, numpy only

@@ -270,12 +270,12 @@ def test_a_threading_layer_that_cannot_load_leaves_the_entry_alone(tmp_path, mon
             raise error
         return load
 
-    monkeypatch.setattr(_numba_cache, "_load", fails(ValueError(
+    monkeypatch.setattr(_numba_cache, "_load_ours", fails(ValueError(
         "No threading layer could be loaded.\nHINT:\nIntel TBB is required")))
     with pytest.raises(ValueError, match="No threading layer"):
         _numba_cache._load_overload(cache, None, None)
     assert index.exists() and data.exists()
-    monkeypatch.setattr(_numba_cache, "_load", fails(EOFError("truncated")))
+    monkeypatch.setattr(_numba_cache, "_load_ours", fails(EOFError("truncated")))
     with pytest.warns(UserWarning, match="damaged numba cache entry"):
         assert _numba_cache._load_overload(cache, None, None) is None
     assert not index.exists() and not data.exists()

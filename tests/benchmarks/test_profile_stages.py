@@ -6,38 +6,22 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
-import llvmlite.binding as ll
-
 _PATH = Path(__file__).resolve().parents[2] / "benchmarks" / "profile_stages.py"
 _spec = importlib.util.spec_from_file_location("profile_stages", _PATH)
 ps = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(ps)
 
-_IR = """
-define double @first(double %x) {
-  %y = fmul double %x, %x
-  ret double %y
-}
-define i64 @second(i64 %a, i64 %b) {
-  %c = add i64 %a, %b
-  %d = mul i64 %c, %a
-  ret i64 %d
-}
-@data = global i64 7
-"""
-
-
-def _object_code() -> bytes:
-    ll.initialize_native_target()
-    ll.initialize_native_asmprinter()
-    tm = ll.Target.from_default_triple().create_target_machine()
-    return tm.emit_object(ll.parse_assembly(_IR))
+# The object code tests/test_elf.py builds (three functions and some data).
+_elf_spec = importlib.util.spec_from_file_location(
+    "test_elf_objects", Path(__file__).resolve().parents[1] / "test_elf.py")
+_elf_test = importlib.util.module_from_spec(_elf_spec)
+_elf_spec.loader.exec_module(_elf_test)
 
 
 def test_elf_functions_lists_the_defined_functions_with_their_sizes():
-    funcs = dict(ps._elf_functions(_object_code()))
-    # Functions only: the global variable is not listed.
-    assert set(funcs) == {"first", "second"}
+    funcs = dict(ps._elf_functions(_elf_test._object_code()))
+    # Functions defined here only: not the data, not the declared one.
+    assert set(funcs) == {"first", "hidden", "second"}
     assert all(size > 0 for size in funcs.values())
 
 
