@@ -231,6 +231,11 @@ class CFunction:
         self._lock = threading.Lock()
 
     @property
+    def ready(self) -> bool:
+        """Whether it is compiled (or loaded) in this process already."""
+        return self._compiled is not None
+
+    @property
     def address(self) -> int:
         """The C function's address (int), compiling it first if needed."""
         if self._compiled is None:

@@ -102,7 +102,8 @@ PR_MODE = 12  # collision mode: CM_CONTACT (this engine) or one of IR-SIM's (col
 PR_NOISE = 13  # 1: some body has motion noise (a step draws it first, kinematics.draw_noise)
 PR_STEPFN = 14  # address of pipeline.STEP (step_env as a C function), set by physics_for
 PR_SLEEPFN = 15  # address of sleeping.SLEEP, written by physics_for while sleeping is on (0 before)
-PR_LEN = 16
+PR_CCDFN = 16  # address of continuous.CCD once this process has compiled it (0 before)
+PR_LEN = 17
 CM_CONTACT = 0  # bodies push each other (the contact solver)
 CM_STOP = 1  # nothing pushes; a body that overlaps another (not unobstructed) stops
 CM_UNOBSTRUCTED = 2  # nothing pushes or stops
@@ -252,6 +253,8 @@ HL_NEED = 5  # sub-steps the bodies' speeds called for (uncapped; the step took 
 HL_SLEEP = 6  # bodies asleep in the last sub-step
 HL_LEN = 7
 ST_OVERFLOW = 1  # the pair buffer was too small: World grows it and steps the env again
+ST_CCD = 2  # a body was fast and continuous collision was not compiled yet: World compiles it
+# (continuous.CCD) and steps the env again
 
 # gsc[E, :] graph scratch (int64), in the order a sub-step with contacts touches it:
 GS_STAMP = 0  # running breadth-first stamp (never reset, so visit stamps never need clearing)

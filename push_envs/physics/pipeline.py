@@ -71,8 +71,11 @@ from .collision_modes import kinematic_step
 from .contacts import prepare
 from .contacts import reorder
 from .contacts import sort_pairs
+from .continuous import CCD
+from .continuous import OP_ASLEEP
+from .continuous import OP_FREE
+from .continuous import OP_PAIRS
 from .continuous import any_fast
-from .continuous import sweep_fast
 from .jit import compiled
 from .kinematics import DRIVE_OMNI_ANGULAR
 from .kinematics import draw_noise
@@ -83,6 +86,9 @@ from .layout import BS_D0
 from .layout import BS_D1
 from .layout import BS_D2
 from .layout import BS_SAVE
+from .layout import BS_SLT
+from .layout import BS_SLX
+from .layout import BS_SLY
 from .layout import BS_T0
 from .layout import BS_VX0
 from .layout import BS_VY0
@@ -99,6 +105,7 @@ from .layout import HL_SWEEPS
 from .layout import IS_SKIP
 from .layout import MODE_PUSH
 from .layout import MODE_STALL
+from .layout import PR_CCDFN
 from .layout import PR_DT
 from .layout import PR_G
 from .layout import PR_MAXSUB
@@ -114,6 +121,7 @@ from .layout import PRS_MODE
 from .layout import SC_FROZEN
 from .layout import SC_LAST
 from .layout import SC_LEN
+from .layout import ST_CCD
 from .layout import ST_OVERFLOW
 from .layout import YW_SAVE
 from .layout import YW_STATE
@@ -164,9 +172,11 @@ def _restore(e, saved, sleep_on, bint, movable, pos, ang, vel, omg, drv, yaw, bs
     """Roll env e back to the step's start: from the cold rows when ``saved`` (``_save``),
     else, in the step's first sub-step, from what free motion kept of it in the hot rows.
 
-    Free motion is the only stage before the broad phase that changes the state: it copies
-    the pose and velocity it starts from to BS_X0..BS_W0 and a drive's state to BS_D0,
-    BS_D1, and it leaves the bodies asleep through the last sub-step (IS_SKIP) untouched.
+    Free motion copies the pose and velocity it starts from to BS_X0..BS_W0 and a drive's
+    state to BS_D0, BS_D1. It leaves the bodies asleep at the sub-step's start (IS_SKIP)
+    untouched, but the solve may move one the wake reached: it goes back to the pose it fell
+    asleep at (BS_SLX.., which its pose equals, but for the sign of a zero that falling
+    asleep made +0.0, as ``+ 0.0`` does here), at rest.
     """
     for i in range(movable.shape[0]):
         b = movable[i]
@@ -184,6 +194,12 @@ def _restore(e, saved, sleep_on, bint, movable, pos, ang, vel, omg, drv, yaw, bs
                 yaw[e, b, YW_STATE] = yaw[e, b, YW_SAVE]
             continue
         if sleep_on and bis[e, b, IS_SKIP] != 0:
+            pos[e, b, 0] = bsc[e, b, BS_SLX] + 0.0
+            pos[e, b, 1] = bsc[e, b, BS_SLY] + 0.0
+            ang[e, b] = bsc[e, b, BS_SLT] + 0.0
+            vel[e, b, 0] = 0.0
+            vel[e, b, 1] = 0.0
+            omg[e, b] = 0.0
             continue
         pos[e, b, 0] = bsc[e, b, BS_X0]
         pos[e, b, 1] = bsc[e, b, BS_Y0]
@@ -196,6 +212,20 @@ def _restore(e, saved, sleep_on, bint, movable, pos, ang, vel, omg, drv, yaw, bs
             drv[e, b, 1] = bsc[e, b, BS_D1]
             if bint[b, BI_DRIVE] == DRIVE_OMNI_ANGULAR:
                 yaw[e, b, YW_STATE] = bsc[e, b, BS_D2]
+
+
+# LLVM-inlined into step_env, as each stage of the sub-step (jit.py, 'Inlining')
+@compiled(inline="llvm")
+def _roll_back(e, saved, sleep_on, status, bint, movable, pos, ang, vel, omg, drv, yaw, bsc,
+               bis, stamp, nst, hl):
+    """Roll env e back to the step's start (``_restore``, and sleeping's state) and say why
+    in ``hl[e, HL_STATUS]`` (``status``: ST_OVERFLOW, ST_CCD): World then steps it again.
+    Valid anywhere in a sub-step: what the stages change besides the state restored here is
+    scratch that a step writes before it reads (pairs, contacts, sweep order)."""
+    _restore(e, saved, sleep_on, bint, movable, pos, ang, vel, omg, drv, yaw, bsc, bis)
+    if sleep_on:
+        restore_sleep(e, saved, movable, bsc, bis, stamp, nst)
+    hl[e, HL_STATUS] = status
 
 
 # Without reference counting, as its callers: it reads ~40 arrays of W per env, and an
@@ -233,6 +263,9 @@ def step_env(e, wp):
     # without one (prm not written by physics_for) the step runs as with sleeping off rather
     # than call address 0
     sleep_fn = int(prm[PR_SLEEPFN])
+    # Continuous collision too (continuous.CCD), compiled on demand: 0 until a fast body
+    # first rolls a step back (ST_CCD).
+    ccd_fn = int(prm[PR_CCDFN])
     sleep_on = prm[PR_SLEEP] != 0.0 and sleep_fn != 0
     extra = tol + 2.0 * slop
     nst = sint.shape[0]
@@ -286,19 +319,20 @@ def step_env(e, wp):
                            W.gstart, W.gitem, W.stamp, prs)
         if found > cap - nf:
             # Dropping pairs would drop contacts: roll back and let World grow the buffers.
-            _restore(e, saved, sleep_on, bint, movable, pos, ang, vel, omg, drv, W.yaw, bsc,
-                     bis)
-            if sleep_on:
-                restore_sleep(e, saved, movable, bsc, bis, W.stamp, nst)
+            _roll_back(e, saved, sleep_on, ST_OVERFLOW, bint, movable, pos, ang, vel, omg, drv,
+                       W.yaw, bsc, bis, W.stamp, nst, W.hl)
             W.hl[e, HL_OVERFLOW] = found + nf
-            W.hl[e, HL_STATUS] = ST_OVERFLOW
             return
         npairs = found
         if sleep_on:
             W.stamp[e, counts + SC_LAST] = found
+        ccd_op = npairs * OP_PAIRS + (OP_ASLEEP if sleep_on else 0)
         if any_fast(e, sleep_on, prm, aw, pos, ang, bflt, epar, bsc, bis):
-            sweep_fast(e, True, sleep_on, npairs, prm, prs, pos, ang, epar, bint, bflt, pint,
-                       pvert, pflt, sint, svert, sflt, aw, bsc, bis, vbuf)
+            if ccd_fn == 0:  # not compiled yet in this process: World compiles it
+                _roll_back(e, saved, sleep_on, ST_CCD, bint, movable, pos, ang, vel, omg, drv,
+                           W.yaw, bsc, bis, W.stamp, nst, W.hl)
+                return
+            call_i8(ccd_fn, (ccd_op + OP_FREE, e, 0.0, wp))
         touching = prepare(e, npairs, prs, pos, ang, epar, bint, bflt, pint, pvert, pflt, sint,
                            svert, sflt, tol, gravity, aw, bsc, bis, vbuf, cbuf, pfl,
                            W.gsc, prm, nf)
@@ -353,18 +387,19 @@ def step_env(e, wp):
                 cap_now = 4 * max_sweeps
                 blocked = False
                 continue
-            if phase == _AFTER_TOI:
-                sweep_fast(e, False, sleep_on, npairs, prm, prs, pos, ang, epar, bint, bflt,
-                           pint, pvert, pflt, sint, svert, sflt, aw, bsc, bis, vbuf)
+            if phase == _AFTER_TOI:  # (reached through CCD alone: ccd_fn is set)
+                call_i8(ccd_fn, (ccd_op, e, 0.0, wp))
                 break
-            if any_fast(e, sleep_on, prm, aw, pos, ang, bflt, epar, bsc, bis) and \
-                    sweep_fast(e, False, sleep_on, npairs, prm, prs, pos, ang, epar, bint,
-                               bflt, pint, pvert, pflt, sint, svert, sflt, aw, bsc, bis,
-                               vbuf) > 0:
-                phase = _AFTER_TOI
-                cap_now = max_sweeps
-                blocked = True
-                continue
+            if any_fast(e, sleep_on, prm, aw, pos, ang, bflt, epar, bsc, bis):
+                if ccd_fn == 0:
+                    _roll_back(e, saved, sleep_on, ST_CCD, bint, movable, pos, ang, vel, omg,
+                               drv, W.yaw, bsc, bis, W.stamp, nst, W.hl)
+                    return
+                if call_i8(ccd_fn, (ccd_op, e, 0.0, wp)) > 0:
+                    phase = _AFTER_TOI
+                    cap_now = max_sweeps
+                    blocked = True
+                    continue
             break
         if ns > most:
             most = ns
@@ -466,6 +501,9 @@ def physics_for(prm: np.ndarray) -> CFunction:
     prm[PR_STEPFN] = float(STEP.address)
     if prm[PR_SLEEP] != 0.0:
         prm[PR_SLEEPFN] = float(SLEEP.address)
+    # Once compiled in this process, for every world (the step's result is the same through
+    # it as through a roll-back and a second try).
+    prm[PR_CCDFN] = float(CCD.address) if CCD.ready else 0.0
     if prm[PR_MODE] != 0.0 or prm[PR_NOISE] != 0.0:
         return PHYSICS_MODES
     return PHYSICS

@@ -26,6 +26,7 @@ from .arrays import WORLD_ABI
 from .arrays import WorldArrays
 from .arrays import aligned_zeros
 from .config import load_scene
+from .continuous import CCD
 from .errors import short_repr
 from .fastcall import entry_point
 from .fov import bounding_radii
@@ -76,6 +77,7 @@ from .layout import MAX_DRIVE_SLOTS
 from .layout import OUT_LEN
 from .layout import PASSIVE
 from .layout import PFL_LEN
+from .layout import PR_CCDFN
 from .layout import PR_DT
 from .layout import PR_FMIX
 from .layout import PR_FMIXFN
@@ -92,6 +94,7 @@ from .layout import PR_SUBFRAC
 from .layout import PR_SWEEPS
 from .layout import PRS_LEN
 from .layout import SC_REBUILD
+from .layout import ST_CCD
 from .layout import ST_OVERFLOW
 from .layout import YW_LEN
 from .layout import YW_STATE
@@ -703,13 +706,20 @@ class World:
 
     def rolled_back(self, active: np.ndarray) -> np.ndarray | None:
         """After a step taken with kernels of one's own (``arrays``, as the env classes do):
-        the envs among ``active`` rolled back for a full pair buffer (the buffers already
-        grown for them, so the caller steps them again), or None."""
+        the envs among ``active`` rolled back, ready for the caller to step them again: for a
+        full pair buffer (the buffers are grown here) or for a fast body before this process
+        compiled continuous collision (compiled here, its address written into ``prm``).
+        None if there are none."""
         status = self.health[:, HL_STATUS].astype(np.int64) * active
-        over = (status & ST_OVERFLOW) != 0
+        over = (status & (ST_OVERFLOW | ST_CCD)) != 0
         if not np.any(over):
             return None
-        self._grow_pairs(int(self.health[over, HL_OVERFLOW].max()))
+        if np.any(status & ST_CCD):
+            # A fast body, and continuous collision not compiled in this process yet.
+            self.prm[PR_CCDFN] = float(CCD.address)
+        grow = (status & ST_OVERFLOW) != 0
+        if np.any(grow):
+            self._grow_pairs(int(self.health[grow, HL_OVERFLOW].max()))
         return over
 
     # ------------------------------------------------------------------------------ poses

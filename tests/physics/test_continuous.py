@@ -294,3 +294,90 @@ def test_no_scene_is_refused_for_being_thin_or_fast(scn):
 def test_world_from_a_fast_scene_is_a_world(scn):
     assert isinstance(scn.world(obstacles=[scn.disc("a", 0, 0, radius=1e-4, mass=1.0,
                                                     velocity=[1e3, 0.0])]), World)
+
+
+# ------------------------------------------------------------ compiled on demand (continuous.CCD)
+def _discs_into_wall(scn, sleeping):
+    discs = [scn.robot(f"d{i}", 0.0, -0.5 + 0.02 * i, kin="omni", radius=1e-3, mass=1e-3,
+                       sensors=False) for i in range(50)]
+    w = scn.world(discs, [wall_of(scn, "thick", 0.3)], num_envs=3)
+    w.sleeping = sleeping
+    return w, {f"d{i}": [1.0, 0.0] for i in range(50)}
+
+
+def _robot_pushes_discs(scn, sleeping):
+    discs = [scn.disc(f"d{i}", 0.25 + 0.0021 * i, 0.0, radius=1e-3, mass=1e-3)
+             for i in range(50)]
+    w = scn.world([scn.robot("r", 0.0, 0.0, kin="omni", mass=1.0)],
+                  discs + [wall_of(scn, "line", 0.5)], num_envs=3)
+    w.sleeping = sleeping
+    return w, {"r": [1.0, 0.0]}
+
+
+def _bar_spins_by_wall(scn, sleeping):
+    bar = scn.box("bar", 0.0, 0.0, 0.0, length=0.02, width=1e-3, mass=0.01, omega=50.0)
+    w = scn.world(obstacles=[bar, wall_of(scn, "line", 0.0105)], num_envs=3, friction=0.0)
+    w.sleeping = sleeping
+    return w, None
+
+
+def _robot_reaches_sleeping_discs(scn, sleeping):
+    # The discs fall asleep before the robot arrives; a bullet, it does not split the step,
+    # so a roll back (its pushes make the discs fast) restores from the hot rows, and the
+    # discs the wake reached and the solve moved go back to the poses they fell asleep at.
+    discs = [scn.disc(f"d{i}", 0.25 + 0.0021 * i, 0.0, radius=1e-3, mass=1e-3)
+             for i in range(30)]
+    w = scn.world([scn.robot("r", -0.3, 0.0, kin="omni", mass=1.0, bullet=True)],
+                  discs + [wall_of(scn, "line", 0.5)], num_envs=3)
+    w.sleeping = sleeping
+    return w, {"r": [1.0, 0.0]}
+
+
+def _bullet_into_a_resting_row(scn, sleeping):
+    row = [scn.disc(f"t{i}", 1.0 + 0.02 * i, 0.0, radius=0.01, mass=0.01) for i in range(10)]
+    w = scn.world(obstacles=[scn.disc("a", -30.0, 0.0, radius=0.01, mass=0.01,
+                                      velocity=[30.0, 0.0], bullet=True)]
+                  + row + [scn.line_wall("wall", (2.5, -1.0), (2.5, 1.0))], num_envs=3,
+                  friction=0.0)
+    w.sleeping = sleeping
+    return w, None
+
+
+@pytest.mark.parametrize("make", [_discs_into_wall, _robot_pushes_discs, _bar_spins_by_wall,
+                                  _robot_reaches_sleeping_discs, _bullet_into_a_resting_row])
+@pytest.mark.parametrize("sleeping", [False, True])
+def test_continuous_compiled_on_demand_steps_the_same_bits(scn, monkeypatch, make, sleeping):
+    """A step rolled back for want of continuous collision (ST_CCD) and stepped again ends
+    where a step through it from the start ends: here every step of the first run is rolled
+    back whenever a body is fast (the C function forgotten before each step), wherever in the
+    sub-step that is, and compared bit for bit with a run that keeps it."""
+    from push_envs.physics import continuous
+    from push_envs.physics.layout import HL_STATUS
+    from push_envs.physics.layout import PR_CCDFN
+    from push_envs.physics.layout import ST_CCD
+
+    runs = []
+    for forget in (True, False):
+        continuous.CCD.address  # noqa: B018  (compiled; the second run keeps it so)
+        w, cmd = make(scn, sleeping)
+        rolled = 0
+        states = []
+        for _ in range(12):
+            if forget:
+                monkeypatch.setattr(continuous.CCD, "_compiled", None)
+            rolled_back = w.rolled_back
+
+            def spy(active, w=w, f=rolled_back):
+                nonlocal rolled
+                rolled += int(np.sum(w.health[:, HL_STATUS].astype(np.int64) & ST_CCD != 0))
+                return f(active)
+
+            monkeypatch.setattr(w, "rolled_back", spy)
+            w.step(cmd)
+            assert np.all(w.health[:, HL_STATUS] == 0)
+            states.append(np.concatenate([w.pos.ravel(), w.ang.ravel(), w.vel.ravel(),
+                                          w.omg.ravel()]).tobytes())
+        assert (w.prm[PR_CCDFN] != 0) or forget
+        runs.append((rolled, states))
+    assert runs[0][0] >= 3 and runs[1][0] == 0  # rolled back for want of CCD: the first only
+    assert runs[0][1] == runs[1][1]
