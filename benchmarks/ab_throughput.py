@@ -13,10 +13,12 @@ only ever slow a figure down, so the fair figure per side is its best round; the
 min / median / max per side and the ratio of the bests (this checkout over ``--base``).
 
 ``--paired`` runs the two sides' processes at once instead, each pinned to a core of its own
-(the cores swapped round by round), and gives the ratio round by round (min / median /
-max): on a shared 2-core machine whose speed drifts by the minute, a slowdown then hits both
-sides of a round alike, and the ratio is the steadiest figure (rates of runs taken one after
-the other were seen to differ 2x within one side).
+(the cores swapped round by round), their timed loops started together, and gives the ratio
+round by round (min / median / max): on a shared 2-core machine whose speed drifts by the
+minute, a slowdown then hits both sides of a round alike, and the ratio is the steadiest
+figure (rates of runs taken one after the other were seen to differ 2x within one side).
+``--paired --same-core`` puts both on one core, which the kernel time-slices between them:
+they then share its clock and caches too.
 
 Each side keeps its kernels in a cache folder of its own (``--cache-root``), so neither
 loads the other's. Warm them first (``--warm``) or the first round includes compiling.
@@ -37,12 +39,24 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent.parent
 
 _WORKER = r"""
-import json, sys, time
+import json, os, sys, time
 import numpy as np
 import gymnasium as gym
 import push_envs
 env_id, n, steps = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 rng = np.random.default_rng(0)
+
+
+def barrier():
+    # --paired: both sides start their timed loops together (each touches a file, then
+    # waits for the other's), so the two loops overlap from their first step.
+    folder = os.environ.get("AB_BARRIER")
+    if folder:
+        open(os.path.join(folder, str(os.getpid())), "w").close()
+        while len(os.listdir(folder)) < 2:
+            time.sleep(0.001)
+
+
 if n == 1:
     env = gym.make(env_id)
     env.reset(seed=0)
@@ -51,6 +65,7 @@ if n == 1:
         _, _, te, tr, _ = env.step(a)
         if te or tr:
             env.reset()
+    barrier()
     t0 = time.process_time()
     for a in acts:
         _, _, te, tr, _ = env.step(a)
@@ -64,6 +79,7 @@ else:
     acts = rng.uniform(-1, 1, (steps,) + env.action_space.shape).astype(np.float32)
     for a in acts[:3]:
         env.step(a)
+    barrier()
     t0 = time.process_time()
     for a in acts:
         env.step(a)
@@ -97,27 +113,31 @@ def run(side: Path, cache: Path, env_id: str, n: int, steps: int) -> float:
 
 
 def run_paired(sides: dict[str, Path], caches: dict[str, Path], env_id: str, n: int,
-               steps: int, swap: bool) -> dict[str, float]:
-    """Both sides at once, each pinned to a core of its own (swapped by ``swap``): what
-    slows the machine down then slows both alike, so their ratio holds where the rates of
-    runs taken one after the other drift apart."""
+               steps: int, swap: bool, same_core: bool = False) -> dict[str, float]:
+    """Both sides at once, their timed loops started together: each pinned to a core of its
+    own (swapped by ``swap``), or with ``same_core`` both on one core, which the kernel then
+    shares between them. What slows the machine down then slows both alike, so their ratio
+    holds where the rates of runs taken one after the other drift apart; on one core they
+    also share its clock, its caches and the other core's neighbours."""
     cores = sorted(os.sched_getaffinity(0))
-    if len(cores) < 2:
-        raise SystemExit("ab_throughput: --paired needs two cores")
+    if len(cores) < 2 and not same_core:
+        raise SystemExit("ab_throughput: --paired needs two cores (or --same-core)")
     procs = {}
-    for i, k in enumerate(sides):
-        core = cores[(i + swap) % 2]
-        procs[k] = subprocess.Popen(
-            _command(env_id, n, steps), env=_worker_env(sides[k], caches[k]),
-            cwd=tempfile.gettempdir(),
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-            preexec_fn=lambda c=core: os.sched_setaffinity(0, {c}))
-    got = {}
-    for k, proc in procs.items():
-        out, err = proc.communicate()
-        if proc.returncode != 0:
-            raise RuntimeError(f"{k} side, {env_id} (envs={n}) failed:\n{err[-2000:]}")
-        got[k] = _rate(out)
+    with tempfile.TemporaryDirectory() as barrier:
+        for i, k in enumerate(sides):
+            core = cores[0] if same_core else cores[(i + swap) % 2]
+            procs[k] = subprocess.Popen(
+                _command(env_id, n, steps),
+                env=dict(_worker_env(sides[k], caches[k]), AB_BARRIER=barrier),
+                cwd=tempfile.gettempdir(),
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                preexec_fn=lambda c=core: os.sched_setaffinity(0, {c}))
+        got = {}
+        for k, proc in procs.items():
+            out, err = proc.communicate()
+            if proc.returncode != 0:
+                raise RuntimeError(f"{k} side, {env_id} (envs={n}) failed:\n{err[-2000:]}")
+            got[k] = _rate(out)
     return got
 
 
@@ -144,6 +164,8 @@ def main() -> None:
     ap.add_argument("--paired", action="store_true",
                     help="run both sides at once, each pinned to a core (cores swapped round by "
                          "round), and give the ratio round by round (min / median / max)")
+    ap.add_argument("--same-core", action="store_true",
+                    help="with --paired: both sides on one core, time-sliced by the kernel")
     ap.add_argument("--csv", type=Path, default=None)
     args = ap.parse_args()
     sides = {"this": HERE, "base": args.base.resolve()}
@@ -156,8 +178,11 @@ def main() -> None:
                 for k in sides:
                     run(sides[k], caches[k], t, n, 2)
     rows = []
-    how = ("paired rounds (both sides at once, a core each)" if args.paired
+    how = ("paired rounds (both sides at once, " + ("sharing one core)" if args.same_core
+                                                      else "a core each)") if args.paired
            else "alternating rounds")
+    if args.same_core and not args.paired:
+        raise SystemExit("ab_throughput: --same-core goes with --paired")
     print(f"# A/B: this = {HERE}, base = {sides['base']}; CPU time, 1 numba thread, "
           f"{args.rounds} {how}; best / median / min env-steps per CPU-s")
     last = "this / base by round, min / median / max" if args.paired else "ratio of bests"
@@ -169,7 +194,8 @@ def main() -> None:
             got: dict[str, list[float]] = {k: [] for k in sides}
             for r in range(args.rounds):
                 if args.paired:
-                    pair = run_paired(sides, caches, t, n, steps, swap=r % 2 == 1)
+                    pair = run_paired(sides, caches, t, n, steps, swap=r % 2 == 1,
+                                      same_core=args.same_core)
                     for k in sides:
                         got[k].append(pair[k])
                     continue

@@ -230,3 +230,51 @@ def test_train_cli_trains_on_a_world(tmp_path):
     assert result["final"]["episodes"] == 4 and 0.0 <= result["success_rate"] <= 1.0
     run = tmp_path / "push_envs" / "World-v0" / "ppo" / "0"
     assert (run / "final_model.zip").is_file()
+
+
+FAST_DISCS = """
+world: {height: 4, width: 4, step_time: 0.1, collision_mode: contact}
+robot:
+  - name: agent
+    kinematics: {name: omni}
+    shape: {name: circle, radius: 0.2}
+    state: [0.5, 2, 0]
+    goal: [3.5, 2, 0]
+    mass: 1.0
+    vel_min: [-1, -1]
+    vel_max: [1, 1]
+obstacle:
+""" + "".join(f"""  - shape: {{name: circle, radius: 0.001}}
+    state: [{0.9 + 0.0021 * i:.4f}, 2, 0]
+    mass: 0.001
+""" for i in range(20)) + """  - shape: {name: linestring, vertices: [[1.2, 1], [1.2, 3]]}
+    state: [0, 0, 0]
+"""
+
+
+def test_a_fast_body_compiles_continuous_collision_in_the_env_bit_for_bit(tmp_path,
+                                                                         monkeypatch):
+    """An env whose robot pushes 1 mm discs into a segment needs continuous collision: with
+    it not compiled yet, the env's step is rolled back, compiled and taken again, and the
+    episode equals one with it compiled from the start (single env and batch alike)."""
+    from push_envs.physics import continuous
+
+    world = str(_world(tmp_path, FAST_DISCS))
+    action = np.array([1.0, 0.0], np.float32)
+    runs = []
+    for forget in (True, False):
+        continuous.CCD.address  # noqa: B018  (compiled; the second run keeps it)
+        if forget:
+            monkeypatch.setattr(continuous.CCD, "_compiled", None)
+        env = gym.make(ID, world=world)
+        venv = gym.make_vec(ID, num_envs=2, world=world)
+        obs = [env.reset(seed=3)[0]]
+        vobs = [venv.reset(seed=3)[0]]
+        for _ in range(10):
+            obs.append(env.step(action)[0])
+            vobs.append(venv.step(np.stack([action, action]))[0])
+        assert continuous.CCD.ready
+        xs = env.unwrapped.world.pos[0, 1:21, 0]
+        assert np.all(xs <= 1.2 - 0.001 + 1e-6)  # none passed the segment
+        runs.append((np.stack(obs).tobytes(), np.stack(vobs).tobytes()))
+    assert runs[0] == runs[1]
