@@ -40,8 +40,8 @@ Compiled on demand. The step reaches this stage through an address (:data:`CCD`,
 env's step is then rolled back to its start (``ST_CCD``, as for a full pair buffer), World
 compiles :data:`CCD` (or loads it from the cache), and the env steps again, now through it.
 A step's result is the same either way (tests/physics/test_continuous.py), and scenes that
-never have a fast body (every task, at its speeds) never compile it: about 5 of PushBox-v0's
-45-55 CPU-seconds of first ``gym.make`` on an empty cache.
+never have a fast body (every task, at its speeds) never compile it: about 3 of PushBox-v0's
+45-60 CPU-seconds of first ``gym.make`` on an empty cache.
 """
 
 from __future__ import annotations

@@ -235,14 +235,8 @@ def test_train_cli_trains_on_a_world(tmp_path):
 FAST_DISCS = """
 world: {height: 4, width: 4, step_time: 0.1, collision_mode: contact}
 robot:
-  - name: agent
-    kinematics: {name: omni}
-    shape: {name: circle, radius: 0.2}
-    state: [0.5, 2, 0]
-    goal: [3.5, 2, 0]
-    mass: 1.0
-    vel_min: [-1, -1]
-    vel_max: [1, 1]
+  - {name: agent, kinematics: {name: omni}, shape: {name: circle, radius: 0.2}, mass: 1.0,
+     state: [0.5, 2, 0], goal: [3.5, 2, 0], vel_min: [-1, -1], vel_max: [1, 1]}
 obstacle:
 """ + "".join(f"""  - shape: {{name: circle, radius: 0.001}}
     state: [{0.9 + 0.0021 * i:.4f}, 2, 0]
