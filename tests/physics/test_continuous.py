@@ -362,22 +362,23 @@ def test_continuous_compiled_on_demand_steps_the_same_bits(scn, monkeypatch, mak
         w, cmd = make(scn, sleeping)
         rolled = 0
         states = []
+        rolled_back = w.rolled_back
+
+        def spy(active, w=w, f=rolled_back):
+            nonlocal rolled
+            rolled += int(np.sum((w.health[:, HL_STATUS].astype(np.int64) & ST_CCD) != 0))
+            return f(active)
+
+        monkeypatch.setattr(w, "rolled_back", spy)
         for _ in range(12):
             if forget:
                 monkeypatch.setattr(continuous.CCD, "_compiled", None)
-            rolled_back = w.rolled_back
-
-            def spy(active, w=w, f=rolled_back):
-                nonlocal rolled
-                rolled += int(np.sum(w.health[:, HL_STATUS].astype(np.int64) & ST_CCD != 0))
-                return f(active)
-
-            monkeypatch.setattr(w, "rolled_back", spy)
             w.step(cmd)
             assert np.all(w.health[:, HL_STATUS] == 0)
             states.append(np.concatenate([w.pos.ravel(), w.ang.ravel(), w.vel.ravel(),
                                           w.omg.ravel()]).tobytes())
         assert (w.prm[PR_CCDFN] != 0) or forget
         runs.append((rolled, states))
-    assert runs[0][0] >= 3 and runs[1][0] == 0  # rolled back for want of CCD: the first only
+    # (env roll-backs for want of CCD: 9 to 36 here, 3 envs; none once it is kept)
+    assert runs[0][0] >= 3 and runs[1][0] == 0
     assert runs[0][1] == runs[1][1]
