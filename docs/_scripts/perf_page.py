@@ -331,6 +331,13 @@ figure, rerun its command on a quiet machine and then `python docs/_scripts/perf
 Figures measured on different machines or under different load do not compare; ratios within
 one run do. The [performance history](performance_history.md) keeps the earlier
 measurements that shaped the engine.
+
+To compare two checkouts, run `python benchmarks/ab_throughput.py --base <other checkout>
+--paired --same-core`: both sides step at once on one core, time-sliced by the kernel, so a
+slower minute of a shared machine slows both alike. The ratio by round then spreads a few per
+cent (WallSlide-v0 at 4096 envs: 0.850 to 0.901 over 7 rounds), where runs taken one after the
+other spread from 0.65 to 1.57. Give each checkout its own cache folder, as the script does
+([why](limits.md#the-numba-cache)).
 """, throughput_section(plot), cold_start_section(plot)]
     return "\n".join(parts).rstrip() + "\n"
 
