@@ -14,7 +14,8 @@ Here, for entries of this package only (``_numba_cache.DependencyLocator``):
 
 * the index and the data file are read once; the runtime check looks at those bytes;
 * the library's defined names are taken from its object code's ELF symbol table, and its
-  bitcode is kept unparsed. The table holds every definition of the module the object was
+  bitcode is kept unparsed (an object in another format, on macOS or Windows, is loaded by
+  numba's own loader). The table holds every definition of the module the object was
   compiled from except the private ones, which carry only names LLVM's passes make up
   (``switch.table.*``, ``.const.*``): checked on every entry of a full cache (485
   libraries), and by tests/test_cache_load.py;
@@ -82,7 +83,8 @@ def _unserialize_lazily(cls: type, cg: Any, state: tuple) -> Any:
     """numba's ``CPUCodeLibrary._unserialize``; for an object-code entry of ours, without
     parsing its bitcode (see the module's docstring)."""
     name, kind, data = state
-    if _lazy_depth == 0 or kind != "object":
+    if _lazy_depth == 0 or kind != "object" or not _elf.is_elf64(data[0]):
+        # (Another object format, Mach-O or COFF: numba's own loader, which parses.)
         return _unserialize(cls, cg, state)
     object_code, shared_bitcode = data
     names = _elf.defined(object_code)

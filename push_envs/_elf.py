@@ -34,10 +34,16 @@ class Symbol(NamedTuple):
     size: int  # [bytes]
 
 
+def is_elf64(blob: bytes) -> bool:
+    """Whether ``blob`` is an ELF64 little-endian object (Linux on x86-64 and arm64; macOS
+    writes Mach-O, Windows COFF)."""
+    return blob[:4] == b"\x7fELF" and len(blob) > 5 and blob[4] == 2 and blob[5] == 1
+
+
 def symbols(blob: bytes) -> list[Symbol]:
     """Every named symbol of the object ``blob``. Raises ValueError when ``blob`` is not an
     ELF64 little-endian object."""
-    if blob[:4] != b"\x7fELF" or blob[4] != 2 or blob[5] != 1:
+    if not is_elf64(blob):
         raise ValueError("not an ELF64 little-endian object")
     (shoff,) = struct.unpack_from("<Q", blob, 0x28)
     shentsize, shnum = struct.unpack_from("<HH", blob, 0x3A)

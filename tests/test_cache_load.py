@@ -76,3 +76,16 @@ def test_a_cached_kernel_loads_lazily_and_links_when_called(tmp_path):
     first = _run(_WARM, tmp_path)  # compiles and saves
     assert _run(_WARM, tmp_path) == first  # loaded: the same results
     assert _run(_CHECK, tmp_path).strip().endswith("OK")
+
+
+def test_an_object_in_another_format_goes_to_numbas_loader(monkeypatch):
+    """Mach-O (macOS) or COFF (Windows) object code has no ELF symbol table: numba's own
+    loader takes it, under the lazy load too."""
+    from push_envs import _cache_load
+
+    calls = []
+    monkeypatch.setattr(_cache_load, "_unserialize", lambda cls, cg, state: calls.append(state))
+    macho = (b"\xcf\xfa\xed\xfe" + b"\x00" * 60, b"bitcode")
+    with _cache_load._lazily():
+        _cache_load._unserialize_lazily(object, None, ("lib", "object", macho))
+    assert calls == [("lib", "object", macho)]

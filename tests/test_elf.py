@@ -58,5 +58,8 @@ def test_defined_is_llvms_definitions_but_the_private_ones():
 
 
 def test_not_an_elf_object_is_refused():
+    assert _elf.is_elf64(_object_code())
+    assert not _elf.is_elf64(b"\xcf\xfa\xed\xfe" + b"\x00" * 60)  # Mach-O
+    assert not _elf.is_elf64(b"\x7fELF")  # truncated
     with pytest.raises(ValueError, match="not an ELF64"):
         _elf.symbols(b"\x00" * 64)
