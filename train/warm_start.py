@@ -213,10 +213,10 @@ def _returns_to_go(rew: np.ndarray, first: np.ndarray, gamma: float) -> np.ndarr
 
 def _fit(model: PPO, opt: torch.optim.Optimizer, obs: np.ndarray, act: np.ndarray,
          target: np.ndarray, ws: dict[str, Any], gen: torch.Generator,
-         epochs: int | None = None) -> tuple[float, float]:
-    """``epochs`` (else ``ws["epochs"]``) passes of Adam: the actor's mean onto ``act`` and
-    the critic onto ``target`` (mean squared errors, the critic's at half weight); the last
-    pass's losses."""
+         epochs: int) -> tuple[float, float]:
+    """``epochs`` passes of Adam (minibatches of ``ws["batch_size"]``): the actor's mean onto
+    ``act`` and the critic onto ``target`` (mean squared errors, the critic's at half
+    weight); the last pass's losses."""
     policy = model.policy
     x = torch.as_tensor(obs, dtype=torch.float32)
     a = torch.as_tensor(act, dtype=torch.float32)
@@ -224,7 +224,7 @@ def _fit(model: PPO, opt: torch.optim.Optimizer, obs: np.ndarray, act: np.ndarra
     n = len(x)
     actor_loss = critic_loss = float("nan")
     policy.set_training_mode(True)
-    for _ in range(ws["epochs"] if epochs is None else epochs):
+    for _ in range(epochs):
         perm = torch.randperm(n, generator=gen)
         a_sum = c_sum = 0.0
         for i in range(0, n, ws["batch_size"]):

@@ -74,6 +74,14 @@ N_DIRS = 24  # candidate push directions of the recovery (15 degrees apart)
 
 
 # ------------------------------------------------------------------------ grid search
+@njit(cache=True, inline="always")
+def _free_in_reach(bad, i, j, x0, y0, res, cx, cy, reach):
+    """Whether cell (i, j) is free and its centre lies within ``reach`` [m] of (cx, cy) [m]
+    (grid corner (x0, y0) [m], cells ``res`` [m])."""
+    return bad[i, j] <= 0.0 and math.hypot(x0 + (i + 0.5) * res - cx,
+                                            y0 + (j + 0.5) * res - cy) <= reach
+
+
 @njit(cache=True)
 def _dijkstra(w, bad, si, sj, res, dist, parent, x0=0.0, y0=0.0, cx=0.0, cy=0.0, reach=-1.0):
     """Least-cost paths [m x weight] from cell (si, sj) over a grid, into ``dist`` (INF where
@@ -100,8 +108,7 @@ def _dijkstra(w, bad, si, sj, res, dist, parent, x0=0.0, y0=0.0, cx=0.0, cy=0.0,
         left = 0
         for i in range(_cell(cx - reach, x0, res, nx), _cell(cx + reach, x0, res, nx) + 1):
             for j in range(_cell(cy - reach, y0, res, ny), _cell(cy + reach, y0, res, ny) + 1):
-                if bad[i, j] <= 0.0 and math.hypot(x0 + (i + 0.5) * res - cx,
-                                                   y0 + (j + 0.5) * res - cy) <= reach:
+                if _free_in_reach(bad, i, j, x0, y0, res, cx, cy, reach):
                     left += 1
     heap = [(0.0, si * ny + sj)]
     diag = res * math.sqrt(2.0)
@@ -110,8 +117,7 @@ def _dijkstra(w, bad, si, sj, res, dist, parent, x0=0.0, y0=0.0, cx=0.0, cy=0.0,
         i, j = k // ny, k % ny
         if d > dist[i, j]:
             continue
-        if left > 0 and bad[i, j] <= 0.0 and math.hypot(x0 + (i + 0.5) * res - cx,
-                                                         y0 + (j + 0.5) * res - cy) <= reach:
+        if left > 0 and _free_in_reach(bad, i, j, x0, y0, res, cx, cy, reach):
             left -= 1
             if left == 0:
                 break
@@ -467,7 +473,12 @@ class MazePlanner:
         # box, a robot path along one scrapes it; the middle of a 0.8 m doorway still costs
         # only about twice a free step.
         wide = 0.6  # [m] the box's path is free of extra cost this far from walls
-        self.tiles: dict[tuple[int, int], tuple[np.ndarray, ...]] = {}
+        # Per tile: the box's tables (its step weights and obstacle cells, for its path
+        # fields) by the tile's first cell; the robot's (clearance, margin, step weights) and
+        # the tile's corner [m] stacked, row _tile_of[i0, j0], as _act and _act_batch read them.
+        self._box_tables: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
+        self._tile_of: dict[tuple[int, int], int] = {}
+        clr, walls, rws, corner = [], [], [], []
         for i0 in range(0, nx, self.tnx):
             for j0 in range(0, ny, self.tny):
                 clear = np.zeros((self.tnx, self.tny))
@@ -476,9 +487,15 @@ class MazePlanner:
                 box_w = 1.0 + 4.0 * f ** 2
                 box_bad = (clear < box_r).astype(np.float64)
                 f = np.clip((robot_r + 0.15 - clear) / 0.15, 0.0, None)
-                robot_w = 1.0 + 3.0 * f ** 2
-                wall = np.maximum(robot_r + 0.01 - clear, 0.0)  # the robot's margin [m]
-                self.tiles[i0, j0] = (clear, wall, robot_w, box_w, box_bad)
+                self._box_tables[i0, j0] = (box_w, box_bad)
+                self._tile_of[i0, j0] = len(clr)
+                clr.append(clear)
+                walls.append(np.maximum(robot_r + 0.01 - clear, 0.0))  # the robot's margin [m]
+                rws.append(1.0 + 3.0 * f ** 2)
+                corner.append((offset[0] + i0 * res, offset[1] + j0 * res))
+        self._clr, self._wall, self._rw = (np.ascontiguousarray(np.stack(t))
+                                           for t in (clr, walls, rws))
+        self._corner = np.array(corner)
         self.prm = np.zeros(N_PRM)
         self.prm[[PRM_RES, PRM_ROBOT_R, PRM_HX, PRM_HY, PRM_RR]] = res, robot_r, *box
         self.prm[PRM_ALIGN] = 0.12  # off the push line that still pushes
@@ -489,15 +506,8 @@ class MazePlanner:
         self.prm[PRM_SWITCH] = 0.3  # cost of a recovery push square to the path
         self.prm[PRM_TRAVEL] = 0.1  # weight of the robot's travel in a recovery's cost
         self.prm[PRM_COUNTER] = 3.5  # counter-steer gain while pushing (see _act)
-        # the same tables stacked for _act_batch: tile k's, its corner [m]; the box's path
-        # fields in the order they were first asked for (_field_of: goal cell -> its row)
-        keys = list(self.tiles)
-        self._tile_of = {key: k for k, key in enumerate(keys)}
-        self._clr, self._wall, self._rw = (
-            np.ascontiguousarray(np.stack([self.tiles[key][c] for key in keys]))
-            for c in range(3))
-        self._corner = np.array([(offset[0] + i0 * res, offset[1] + j0 * res)
-                                 for i0, j0 in keys])
+        # the box's path fields in the order they were first asked for (_field_of: goal
+        # cell -> its row)
         self._field_of: dict[int, int] = {}
         self._stack = np.zeros((0, self.tnx, self.tny))
         # numba threads of act_batch (all of numba's by default: an expert labels a batch
@@ -521,7 +531,7 @@ class MazePlanner:
         gi, gj, i0, j0 = self.tile(gx, gy)
         key = gi * self.occ.shape[1] + gj
         if key not in self._field_of:
-            _, _, _, box_w, box_bad = self.tiles[i0, j0]
+            box_w, box_bad = self._box_tables[i0, j0]
             bad = box_bad.copy()
             bad[gi - i0, gj - j0] = 0.0  # the goal's cell itself (sites are box cells)
             D = np.zeros((self.tnx, self.tny))
@@ -565,10 +575,9 @@ class MazePlanner:
         """One env's (v, omega, mode) (see :func:`_act`) on the goal's tile; poses [m, rad]."""
         D = self.field(gx, gy)
         _, _, i0, j0 = self.tile(gx, gy)
-        clear, wall, robot_w, _, _ = self.tiles[i0, j0]
-        x0 = self.offset[0] + i0 * self.res
-        y0 = self.offset[1] + j0 * self.res
-        return _act(D, clear, wall, robot_w, x0, y0, self.prm, rx, ry, rth, bx, by, bth, gx, gy,
+        t = self._tile_of[i0, j0]
+        return _act(D, self._clr[t], self._wall[t], self._rw[t], self._corner[t, 0],
+                    self._corner[t, 1], self.prm, rx, ry, rth, bx, by, bth, gx, gy,
                     *self._scratch)
 
 
