@@ -27,6 +27,7 @@ and maps nothing; the script then says so and runs once more.
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib.util
 import os
 import re
@@ -60,9 +61,10 @@ def _hook_cache_loads() -> None:
     codegen.CPUCodeLibrary._set_compiled_object = set_compiled_object
 
 
+@functools.cache
 def _elf_module() -> Any:
-    """push_envs/_elf.py of this script's checkout, loaded by path: the profiled checkout
-    (PYTHONPATH) may be an older one without it."""
+    """push_envs/_elf.py of this script's checkout, loaded by path (once): the profiled
+    checkout (PYTHONPATH) may be an older one without it."""
     path = Path(__file__).resolve().parent.parent / "push_envs" / "_elf.py"
     spec = importlib.util.spec_from_file_location("_push_envs_elf", path)
     mod = importlib.util.module_from_spec(spec)
