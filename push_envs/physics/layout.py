@@ -151,6 +151,7 @@ BS_KE0 = SV_LEN + 3  # island root: kinetic energy at the sub-step's start [J] (
 BS_KE1 = SV_LEN + 4  # island root: kinetic energy after the velocity pass [J]
 BS_KDRV = SV_LEN + 5  # each body: 1 when a drive touched it this sub-step
 BS_TOI = SV_LEN + 6  # continuous.sweep_fast: the body's earliest time of impact in [0, 1]
+BS_HOLD = SV_LEN + 7  # sleeping: sub-steps a woken body stays awake before it may doze again
 
 # yaw[E, B, YW_LEN]: IR-SIM's extras of a drive, read for those drives only (so other scenes
 # never touch them): an omni_angular drive's yaw rate, and the draws of a noisy drive.

@@ -22,6 +22,13 @@ islands, a resting body is taken out of the step altogether:
 
   A step thus costs what its awake bodies cost: a sleeper is visited only when an awake box
   reaches it (and once per step, to see that nothing outside the step moved it);
+* a body the wake reached stays awake for ``WAKE_HOLD`` sub-steps before it may doze again
+  (``BS_HOLD``, cold row), as Box2D keeps a body awake until it has rested for a while
+  (``b2_timeToSleep``). Without it, a resting box beside a pushed column is reached at every
+  sub-step: it fell asleep at the start (a sorted insertion into the sleeper list, its pairs
+  frozen), woke in the broad phase (its pairs thawed, the awake list sorted again) and rested
+  at the end, over and over; in the 1000-box crowd that churn was most of the sleep stages'
+  cost. Holding it awake costs only what a body at rest costs;
 * a sleeper's touching contacts (with other sleepers and with walls) are frozen as they were
   when it fell asleep, at the end of the pair buffers (``freeze``: ``SC_FROZEN`` pairs, their
   forces zero, as a resting contact's are): the sensors report them every step, and a woken
@@ -62,6 +69,7 @@ from .broadphase import swept_box
 from .jit import compiled
 from .kinematics import keep_start
 from .layout import BI_KIND
+from .layout import BS_HOLD
 from .layout import BS_SLSAVE
 from .layout import BS_SLT
 from .layout import BS_SLX
@@ -92,6 +100,7 @@ from .layout import SC_LEN
 from .layout import SC_REBUILD
 from .narrowphase import pair_contact_at
 
+WAKE_HOLD = 32.0  # sub-steps a body woken by an awake one's reach stays awake before it may doze
 SLEEP_MIN_BODIES = 24  # movable bodies from which World turns sleeping on by default
 WIDEST = 0  # column of aabb's last row (one past the bodies) holding the widest sleeper box [m]
 
@@ -161,7 +170,10 @@ def _sort_out(e, b, extra, W, asleep, nsl):
     """Body b falls asleep if it may (``_still``: into the sleeper list at ``asleep``, of
     ``nsl`` bodies), or is marked awake. Returns (the sleeper list's length, whether b stays
     awake)."""
-    if _still(e, b, W.bint, W.pos, W.ang, W.vel, W.omg, W.bsc, W.bis):
+    hold = W.bsc[e, cold_row(W.bsc, b), BS_HOLD]
+    if hold > 0.0:
+        W.bsc[e, cold_row(W.bsc, b), BS_HOLD] = hold - 1.0
+    elif _still(e, b, W.bint, W.pos, W.ang, W.vel, W.omg, W.bsc, W.bis):
         return _fall_asleep(e, b, extra, W.bint, W.pint, W.pvert, W.pflt, W.epar, W.pos, W.ang,
                             W.vel, W.omg, W.bsc, W.bis, W.aabb, W.stamp, asleep, nsl), False
     W.bis[e, b, IS_SLEEP] = 0
@@ -312,6 +324,7 @@ def wake(e, fat, wp):
             if bis[e, s, IS_SLEEP] != 0 and aabb[e, s, 2] >= ax0 and aabb[e, s, 1] <= ay1 \
                     and aabb[e, s, 3] >= ay0:
                 bis[e, s, IS_SLEEP] = 0
+                bsc[e, cold_row(bsc, s), BS_HOLD] = WAKE_HOLD
                 swept_box(e, s, bflt, epar, bsc, fat, aabb)
                 stamp[e, awake + na] = s
                 stamp[e, order + na] = s

@@ -38,6 +38,7 @@ NOT_COLUMNS = {
     "BS_SLSAVE",  # ... and saved sleep pose, laid out by SV_LEN
     "BS_KE0", "BS_KE1", "BS_KDRV",  # ... and the energy guard's island sums after them
     "BS_TOI",  # ... and continuous collision's time of impact
+    "BS_HOLD",  # ... and the sub-steps a woken body stays awake
 }
 
 # Constants of layout.py that belong to no family of columns: enumerations, bits, sizes.
@@ -111,3 +112,4 @@ def test_multi_column_entries_do_not_overlap_their_neighbours():
     assert layout.PFL_LVEL2 == layout.PFL_PJN + 2  # PFL_PJN holds the two points' lambdas
     assert layout.BS_SLSAVE == layout.BS_SAVE + layout.SV_LEN
     assert layout.BS_SLSAVE + 3 <= layout.BS_LEN  # the cold row fits in a row of bsc
+    assert layout.BS_HOLD < layout.BS_LEN

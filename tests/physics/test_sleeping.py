@@ -13,6 +13,7 @@ import pytest
 from overlap import worst_overlap
 
 from push_envs.physics.sleeping import SLEEP_MIN_BODIES
+from push_envs.physics.sleeping import WAKE_HOLD
 
 ANY_STEP = 1e-3  # [m]
 
@@ -170,7 +171,9 @@ def test_crowd_is_the_same_with_sleeping_on_and_off(scn):
         asleep.append(int(on.asleep[0]))
     nm = len(on.scene.movable)
     assert asleep[1] == nm - 5  # all but the robots, once they rested a step
-    assert 200 < asleep[-1] < nm - 20  # pushed boxes awake, most asleep
+    # Pushed boxes are awake, and so are their neighbours the pushes' reach woke in the
+    # last WAKE_HOLD sub-steps; most of the grid sleeps.
+    assert 150 < asleep[-1] < nm - 20
     # The sleepers' resting contacts are reported while they sleep.
     assert {r.other for r in on.contacts("t0")} == {"t1", "wall_n"}
     assert {r.other for r in on.contacts("w0")} == {"wall_e"}
@@ -231,3 +234,25 @@ def test_sleepers_cost_nothing_per_step(scn):
     from push_envs.physics.layout import SC_LEN
     counts = w._stamp.shape[1] - SC_LEN
     assert w._stamp[0, counts + SC_AWAKE] == 1  # the robot alone walks the stages
+
+
+def test_body_woken_by_a_passing_reach_stays_awake_for_the_hold(scn):
+    # A robot drives past a resting box 5 cm to its side (0.25 m between centre lines of
+    # bodies 0.2 m in half-width and radius): its reach (its travel in a sub-step) wakes the
+    # box, which it never touches. The box then stays awake for the wake's sub-step and
+    # WAKE_HOLD more, however long the robot stays near, and falls asleep again once the hold
+    # is over and the robot is gone; the rollout is the same bits as without sleeping.
+    side = [scn.box("side", 1.0, 0.45, mass=0.5)]
+    on, off = twins(scn, [pusher(scn, -0.5)], side + far_boxes(scn))
+    cmd = {"r": [1.0, 0.0]}
+    awake_substeps = []  # sub-steps of each step in which the side box was awake
+    for _ in range(60):
+        step_both(on, off, cmd)
+        assert int(on.substeps[0]) == 1
+        awake_substeps.append(int(on.asleep[0]) == 25)
+    assert on.pos[0, on.index("side")].tolist() == [1.0, 0.45]  # never touched
+    first = awake_substeps.index(True)
+    span = awake_substeps[first:].index(False)
+    assert first > 0
+    assert span == WAKE_HOLD + 1
+    assert not any(awake_substeps[first + span:])
