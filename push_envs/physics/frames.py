@@ -17,6 +17,7 @@ from .jit import compiled
 from .layout import BF_COMX
 from .layout import BF_COMY
 from .layout import EP_SCALE
+from .layout import OUT_LEN
 
 
 @compiled
@@ -33,6 +34,36 @@ def origin_pose(e, b, pos, ang, bflt, epar):
     """Origin pose of body b in env e: (x [m], y [m], theta [rad], cos, sin of theta)."""
     th = ang[e, b]
     c, s = math.cos(th), math.sin(th)
+    ox, oy = com_offset(e, b, c, s, bflt, epar)
+    return pos[e, b, 0] - ox, pos[e, b, 1] - oy, th, c, s
+
+
+# LLVM-inlined: read for each body of every pair the narrow phase meets, and by observations
+@compiled(inline="llvm")
+def heading(e, b, ang, cbuf):
+    """(cos, sin) of body b's heading, kept in ``cbuf`` after the narrow phase's output row
+    (angle, cos, sin per body, from column OUT_LEN): a body met by several pairs at one pose,
+    then observed at it, pays for its cosine and sine once. The same numbers as computing
+    them."""
+    th = ang[e, b]
+    at = OUT_LEN + 3 * b
+    # The same angle, bit for bit (-0.0 is not 0.0: its sine is -0.0); a NaN, as World starts
+    # the cache with, never matches.
+    old = cbuf[e, at]
+    if not (old == th and math.copysign(1.0, old) == math.copysign(1.0, th)):
+        cbuf[e, at] = th
+        cbuf[e, at + 1] = math.cos(th)
+        cbuf[e, at + 2] = math.sin(th)
+    return cbuf[e, at + 1], cbuf[e, at + 2]
+
+
+@compiled
+def origin_pose_seen(e, b, pos, ang, bflt, epar, cbuf):
+    """:func:`origin_pose`, its cosine and sine through :func:`heading`'s cache (``cbuf``):
+    the same numbers, without the trigonometry when the narrow phase last met the body at
+    this heading."""
+    th = ang[e, b]
+    c, s = heading(e, b, ang, cbuf)
     ox, oy = com_offset(e, b, c, s, bflt, epar)
     return pos[e, b, 0] - ox, pos[e, b, 1] - oy, th, c, s
 

@@ -44,7 +44,7 @@ import numpy as np
 from numba import njit
 from numba import prange
 
-from .frames import origin_pose
+from .frames import origin_pose_seen
 from .jit import compiled
 from .layout import BF_BRAD
 from .layout import BI_PCOUNT
@@ -382,7 +382,7 @@ def scan_sensor(e, s, W, L, rng):
     (an FMCW lidar) ``L.radial[e, s]``."""
     b = L.body[s]
     prm = L.prm[s]
-    x, y, th, c, sn = origin_pose(e, b, W.pos, W.ang, W.bflt, W.epar)
+    x, y, th, c, sn = origin_pose_seen(e, b, W.pos, W.ang, W.bflt, W.epar, W.cbuf)
     ox = x + c * prm[LP_OFFX] - sn * prm[LP_OFFY]
     oy = y + sn * prm[LP_OFFX] + c * prm[LP_OFFY]
     head = th + prm[LP_OFFT]

@@ -62,6 +62,7 @@ import math
 import numpy as np
 
 from .arrays import load_world
+from .frames import heading
 from .jit import compiled
 from .layout import BI_PCOUNT
 from .layout import BI_PSTART
@@ -370,24 +371,6 @@ def place(e, p, cx, cy, c, s, sc, pint, pvert, vb):
         vb[i, 0] = cx + c * lx - s * ly
         vb[i, 1] = cy + s * lx + c * ly
     return nv
-
-
-# LLVM-inlined: a hot contact-solver helper (jit.py, 'Inlining')
-@compiled(inline="llvm")
-def heading(e, b, ang, cbuf):
-    """(cos, sin) of body b's heading, kept after the narrow phase's output row of ``cbuf``
-    (angle, cos, sin per body, from column OUT_LEN): a body met by several pairs at one pose
-    pays for its cosine and sine once. The same numbers as computing them."""
-    th = ang[e, b]
-    at = OUT_LEN + 3 * b
-    # The same angle, bit for bit (-0.0 is not 0.0: its sine is -0.0); a NaN, as World starts
-    # the cache with, never matches.
-    old = cbuf[e, at]
-    if not (old == th and math.copysign(1.0, old) == math.copysign(1.0, th)):
-        cbuf[e, at] = th
-        cbuf[e, at + 1] = math.cos(th)
-        cbuf[e, at + 2] = math.sin(th)
-    return cbuf[e, at + 1], cbuf[e, at + 2]
 
 
 # LLVM-inlined into contacts.prepare and position_solver.resolve (jit.py, 'Inlining'): the

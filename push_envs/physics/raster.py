@@ -52,7 +52,7 @@ import numpy as np
 from numba import njit
 from numba import prange
 
-from .frames import origin_pose
+from .frames import origin_pose_seen
 from .jit import compiled
 from .layout import EP_SCALE
 
@@ -188,7 +188,7 @@ def _view(e, W, R):
     ego = int(R.geo[G_EGO])
     if ego < 0:
         return TOP_VIEW
-    x, y, _th, c, s = origin_pose(e, ego, W.pos, W.ang, W.bflt, W.epar)
+    x, y, _th, c, s = origin_pose_seen(e, ego, W.pos, W.ang, W.bflt, W.epar, W.cbuf)
     return (1.0, x, y, c, s)
 
 
@@ -643,14 +643,14 @@ def raster_env(e, W, R, goal_row, out):
     for q in range(nstatic, R.mov.shape[0]):
         p = R.mov[q]
         b = R.body[p]
-        x, y, _th, c, s = origin_pose(e, b, W.pos, W.ang, W.bflt, W.epar)
+        x, y, _th, c, s = origin_pose_seen(e, b, W.pos, W.ang, W.bflt, W.epar, W.cbuf)
         draw_prim(R, p, x, y, c, s, W.epar[e, b, EP_SCALE], vw, sp, xs, out, dr)
     S = R.geo[G_SCALE]
     for b in range(R.heads.shape[0]):
         length = R.heads[b, 0]
         if length <= 0.0:
             continue
-        x, y, _th, c, s = origin_pose(e, b, W.pos, W.ang, W.bflt, W.epar)
+        x, y, _th, c, s = origin_pose_seen(e, b, W.pos, W.ang, W.bflt, W.epar, W.cbuf)
         k = W.epar[e, b, EP_SCALE]
         ax, ay = _to_px(R.geo, H, vw, x, y)
         dc, dw = _dir_px(vw, c, s)

@@ -32,6 +32,7 @@ from ..physics.abi import CFunction
 from ..physics.fov import detect
 from ..physics.fov import fov_of
 from ..physics.frames import origin_pose
+from ..physics.frames import origin_pose_seen
 from .base import SENSE_OBSERVE
 from .base import SENSE_SIG
 from .base import Sensor
@@ -80,7 +81,7 @@ def fov_sense(which, e, at, wp, sp, vp, tp):
     b = F.body[0]
     seen = F.seen[e]
     detect(e, b, F.prm[0], F.prm[1], W, F.rad, seen)
-    x, y, _th, c, s = origin_pose(e, b, W.pos, W.ang, W.bflt, W.epar)
+    x, y, _th, c, s = origin_pose_seen(e, b, W.pos, W.ang, W.bflt, W.epar, W.cbuf)
     obs = V.obs[e]
     n = F.others.shape[0]
     for k in range(n):

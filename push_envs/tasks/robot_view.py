@@ -19,7 +19,7 @@ import numpy as np
 from push_envs.core import Field
 from push_envs.core import Repeat
 from push_envs.core import compiled
-from push_envs.physics.frames import origin_pose
+from push_envs.physics.frames import origin_pose_seen
 from push_envs.physics.layout import CT_FN
 from push_envs.physics.layout import CT_NX
 from push_envs.physics.layout import CT_NY
@@ -145,7 +145,7 @@ def put_heading_in_frame(row, k, c, s, co, so):
 def write_head(e, W, row, k, r):
     """Robot r's head into ``row`` from column k (the layout of :func:`head_fields`);
     returns its origin x, y [m] and heading cos, sin."""
-    rx, ry, _th, c, s = origin_pose(e, r, W.pos, W.ang, W.bflt, W.epar)
+    rx, ry, _th, c, s = origin_pose_seen(e, r, W.pos, W.ang, W.bflt, W.epar, W.cbuf)
     put2(row, k + HEAD.xy, rx, ry)
     put2(row, k + HEAD.heading, c, s)
     put2(row, k + HEAD.vel, clip(W.vel[e, r, 0], VEL_CLIP), clip(W.vel[e, r, 1], VEL_CLIP))

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 
-from ..frames import origin_pose
+from ..frames import origin_pose_seen
 from ..jit import compiled
 from ..kinematics import DRIVE_OMNI_ANGULAR
 from ..kinematics import draw_noise
@@ -255,7 +255,7 @@ def snapshot(e, W, B):
     bi, bf, snap = B.bi, B.bf, B.snap
     nb = bi.shape[0]
     for b in range(nb):
-        x, y, th, c, s = origin_pose(e, b, W.pos, W.ang, W.bflt, W.epar)
+        x, y, th, c, s = origin_pose_seen(e, b, W.pos, W.ang, W.bflt, W.epar, W.cbuf)
         k = W.epar[e, b, EP_SCALE]
         cx = bf[b, BF_CX] * k
         cy = bf[b, BF_CY] * k

@@ -42,7 +42,7 @@ from push_envs.core.task import integer
 from push_envs.core.task import optional_range
 from push_envs.core.task import region
 from push_envs.physics import SceneError
-from push_envs.physics.frames import origin_pose
+from push_envs.physics.frames import origin_pose_seen
 from push_envs.physics.frames import place_origin
 from push_envs.physics.jit import compiled
 from push_envs.physics.layout import BF_BRAD
@@ -133,7 +133,7 @@ def observe_robot(e, W, V, T):
 @compiled
 def object_pose(e, W, T, i):
     """Origin pose (x, y [m], cos, sin) of object i."""
-    ox, oy, _th, co, so = origin_pose(e, obj(T, i), W.pos, W.ang, W.bflt, W.epar)
+    ox, oy, _th, co, so = origin_pose_seen(e, obj(T, i), W.pos, W.ang, W.bflt, W.epar, W.cbuf)
     return ox, oy, co, so
 
 

@@ -33,7 +33,7 @@ from push_envs.core.task import number
 from push_envs.core.task import optional_range
 from push_envs.core.task import region
 from push_envs.physics import SceneError
-from push_envs.physics.frames import origin_pose
+from push_envs.physics.frames import origin_pose_seen
 from push_envs.physics.frames import place_origin
 from push_envs.physics.jit import compiled
 from push_envs.physics.layout import BF_BRAD
@@ -138,7 +138,7 @@ def observe_single(e, W, V, T):
     o = ip[IP.obj]
     row = V.obs[e]
     rx, ry, c, s = write_head(e, W, row, at[OBS.robot_xy], r)
-    ox, oy, _oth, co, so = origin_pose(e, o, W.pos, W.ang, W.bflt, W.epar)
+    ox, oy, _oth, co, so = origin_pose_seen(e, o, W.pos, W.ang, W.bflt, W.epar, W.cbuf)
     cg, sg = goal[e, GOAL.cos], goal[e, GOAL.sin]
     dx, dy = ox - rx, oy - ry
     put_in_frame(row, at[OBS.object_rel], c, s, dx, dy)

@@ -20,7 +20,7 @@ from push_envs.core import obs_names
 from push_envs.core.env import task_envs
 from push_envs.core.obs_layout import columns as layout_columns
 from push_envs.core.task import columns
-from push_envs.physics.frames import origin_pose
+from push_envs.physics.frames import origin_pose_seen
 from push_envs.physics.frames import place_origin
 from push_envs.physics.jit import compiled
 from push_envs.physics.layout import BF_BRAD
@@ -222,7 +222,7 @@ def _robot_block(e, W, T, row, q, qc, r, other, ox, oy, co, so, sx, sy, touch):
     contact count."""
     pos, ang, bflt, epar, goal = W.pos, W.ang, W.bflt, W.epar, T.goal
     rx, ry, c, s = write_head(e, W, row, q + RB.xy, r)
-    qx, qy, _qth, cq, sq = origin_pose(e, other, pos, ang, bflt, epar)
+    qx, qy, _qth, cq, sq = origin_pose_seen(e, other, pos, ang, bflt, epar, W.cbuf)
     dx, dy = ox - rx, oy - ry
     put_in_frame(row, q + RB.box_rel, c, s, dx, dy)
     put_heading_in_frame(row, q + RB.box_heading_rel, c, s, co, so)
@@ -246,7 +246,7 @@ def observe(e, W, V, T):
     """Env e's observation row: the shared block, then one block per robot."""
     ip, fp, goal, mem, at = T.ip, T.fp, T.goal, T.mem, T.at
     o, r0, r1 = ip[IP.obj], ip[IP.robot], ip[IP.robot1]
-    ox, oy, _oth, co, so = origin_pose(e, o, W.pos, W.ang, W.bflt, W.epar)
+    ox, oy, _oth, co, so = origin_pose_seen(e, o, W.pos, W.ang, W.bflt, W.epar, W.cbuf)
     trac = fp[FP.traction]
     fx, fy, touch_wall, t0, t1 = object_contacts(e, W, o, ip[IP.wall], r0, r1)
     row = V.obs[e]
