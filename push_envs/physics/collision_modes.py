@@ -153,7 +153,7 @@ def kinematic_step(e, wp):
     # free_motion, compiled again (tests/test_numba_cache.py).
     contact = mode == CM_CONTACT
     free_motion(e, prm[PR_DT], prm[PR_G], contact, W.bint, W.bflt, W.movable, W.epar, W.pos,
-                W.ang, W.vel, W.omg, W.drv, W.cmd, W.yaw, W.bsc, bis)
+                W.ang, W.vel, W.omg, W.drv, W.cmd, W.yaw, W.bsc, bis, W.cbuf)
     for i in range(W.movable.shape[0]):
         b = W.movable[i]
         if bis[e, b, IS_STOP] != 0:

@@ -57,6 +57,17 @@ def heading(e, b, ang, cbuf):
     return cbuf[e, at + 1], cbuf[e, at + 2]
 
 
+# LLVM-inlined into free motion, with heading
+@compiled(inline="llvm")
+def keep_heading(e, b, th, c, s, cbuf):
+    """Put (cos c, sin s) of heading th [rad] into :func:`heading`'s cache for body b: the
+    caller computed them exactly (c = cos(th), s = sin(th)), so a later look-up at th hits."""
+    at = OUT_LEN + 3 * b
+    cbuf[e, at] = th
+    cbuf[e, at + 1] = c
+    cbuf[e, at + 2] = s
+
+
 @compiled
 def origin_pose_seen(e, b, pos, ang, bflt, epar, cbuf):
     """:func:`origin_pose`, its cosine and sine through :func:`heading`'s cache (``cbuf``):

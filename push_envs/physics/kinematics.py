@@ -35,6 +35,8 @@ from __future__ import annotations
 import math
 
 from .frames import com_offset
+from .frames import heading
+from .frames import keep_heading
 from .jit import compiled
 from .layout import BF_ACC0
 from .layout import BF_ACC1
@@ -180,6 +182,44 @@ def drive_motion(drive, d0, d1, theta, wheelbase, dt):
         r * (math.cos(theta) - math.cos(theta + dth)),
         dth,
     )
+
+
+# The drive step of free motion: drive_motion, then drive_twist at the new heading, from the
+# cosine and sine of the old one (heading's cache). Every trigonometric value is of the same
+# angle as in those two calls, so the numbers are theirs:
+#
+#   arc (|dth| >= 1e-9)     cos, sin(theta + dth) serve the displacement and the twist
+#   no turn (dth == +-0)    theta + dth and theta + dth / 2 are theta but for the sign of a
+#                           zero: the cosine is c, the sine s + dth (sin keeps a zero's sign)
+#   tiny turn, omni         as before: the midpoint heading, then the new one
+@compiled
+def drive_step(drive, d0, d1, theta, c, s, wheelbase, dt):
+    """:func:`drive_motion` and :func:`drive_twist` at the new heading, given ``c``, ``s``
+    the cosine and sine of ``theta`` [rad]: (dx, dy [m], dtheta [rad], vx, vy [m/s],
+    omega [rad/s], cosine, sine of theta + dtheta)."""
+    if drive == DRIVE_OMNI:
+        s2 = s + 0.0  # sin(theta + 0.0)
+        return ((c * d0 - s * d1) * dt, (s * d0 + c * d1) * dt, 0.0,
+                c * d0 - s2 * d1, s2 * d0 + c * d1, 0.0, c, s2)
+    v = d0
+    if drive == DRIVE_ACKER:
+        w = v * math.tan(d1) / wheelbase
+    else:
+        w = d1
+    dth = w * dt
+    if dth == 0.0:
+        sm = s + 0.5 * dth  # sin(theta + dth / 2)
+        s2 = s + dth
+        return v * dt * c, v * dt * sm, dth, c * d0, s2 * d0, w, c, s2
+    if abs(dth) < 1e-9:
+        hm = theta + 0.5 * dth
+        c2 = math.cos(theta + dth)
+        s2 = math.sin(theta + dth)
+        return v * dt * math.cos(hm), v * dt * math.sin(hm), dth, c2 * d0, s2 * d0, w, c2, s2
+    c2 = math.cos(theta + dth)
+    s2 = math.sin(theta + dth)
+    r = v / w
+    return r * (s2 - s), r * (c - c2), dth, c2 * d0, s2 * d0, w, c2, s2
 
 
 @compiled
@@ -332,7 +372,7 @@ def keep_start(e, b, pos, ang, vel, omg, bsc):
 # LLVM-inlined into step_env, as each stage of the sub-step (jit.py, 'Inlining')
 @compiled(inline="llvm")
 def free_motion(e, dt, gravity, contact, bint, bflt, aw, epar, pos, ang, vel, omg, drv, cmd,
-                yaw, bsc, bis):
+                yaw, bsc, bis, cbuf):
     """The free-motion stage: drive update and free motion of every awake body ``aw`` of env
     ``e`` over ``dt`` [s], under ground friction ``gravity`` [m/s^2] times each body's
     coefficient.
@@ -341,6 +381,9 @@ def free_motion(e, dt, gravity, contact, bint, bflt, aw, epar, pos, ang, vel, om
     ``BS_D0``..``BS_D2``: what a rolled-back step restores) and the free-motion pose and
     velocity (``BS_XP``.., ``BS_VXF``..: what the velocity pass measures the contacts'
     corrections against) in the hot rows of ``bsc``.
+
+    A drive's heading cosine and sine come from, and its new ones go to, the per-body cache
+    in ``cbuf`` (frames.heading).
 
     Sleepers are not in ``aw``: they have no velocity, so their free motion is none, and their
     scratch in ``bsc`` says so (sleeping.py). Outside the contact mode (``contact`` False,
@@ -374,9 +417,10 @@ def free_motion(e, dt, gravity, contact, bint, bflt, aw, epar, pos, ang, vel, om
                                                       yaw, bflt, bsc)
                 th2 = th + dth
             else:
-                dx, dy, dth = drive_motion(drive, d0, d1, th, wb, dt)
+                c, s = heading(e, b, ang, cbuf)
+                dx, dy, dth, vx, vy, w, c2, s2 = drive_step(drive, d0, d1, th, c, s, wb, dt)
                 th2 = th + dth
-                vx, vy, w = drive_twist(drive, d0, d1, th2, wb)
+                keep_heading(e, b, th2, c2, s2, cbuf)
             if bflt[b, BF_COMX] == 0.0 and bflt[b, BF_COMY] == 0.0:
                 pos[e, b, 0] += dx
                 pos[e, b, 1] += dy

@@ -307,7 +307,7 @@ def step_env(e, wp):
             na = call_i8(sleep_fn, (OP_DOZE, e, extra, wp))
             aw = W.stamp[e, awake_at:awake_at + na]
         free_motion(e, dts, gravity, contact, bint, bflt, aw, epar, pos, ang, vel, omg, drv, cmd,
-                    W.yaw, bsc, bis)
+                    W.yaw, bsc, bis, W.cbuf)
         travel = body_boxes(e, aw, bflt, epar, bsc, extra, W.aabb)
         nf = 0  # frozen pairs (the sleepers' contacts) at the buffers' end
         if sleep_on:

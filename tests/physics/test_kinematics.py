@@ -16,6 +16,7 @@ from push_envs.physics.kinematics import DRIVE_OMNI
 coast = python_entry(kinematics.coast)
 drive_motion = python_entry(kinematics.drive_motion)
 drive_twist = python_entry(kinematics.drive_twist)
+drive_step = python_entry(kinematics.drive_step)
 drive_update = python_entry(kinematics.drive_update)
 
 INF = math.inf
@@ -331,3 +332,28 @@ def test_motion_noise_has_irsims_spread():
     assert x.std() == pytest.approx(0.1 * math.sqrt(0.1), rel=0.05)
     assert np.all(w.state("r")[:, 2] == 0.0)  # alpha2 = 0 and w = 0: no heading noise
     assert np.all(w.drive_state("r")[:, 0] == 1.0)  # the drive state itself is noise free
+
+
+# ------------------------------------------------------------------------------ drive step
+def _bits(*xs):
+    return [np.float64(x).tobytes() for x in xs]
+
+
+@pytest.mark.parametrize("drive", [DRIVE_DIFF, DRIVE_OMNI, DRIVE_ACKER])
+def test_drive_step_is_motion_then_twist_bit_for_bit(drive):
+    # drive_step takes the old heading's cosine and sine (free motion reads them from the
+    # heading cache) and returns the new heading's; its numbers must be those of drive_motion
+    # then drive_twist at theta + dtheta, to the bit: arcs, no turn (either zero, at either
+    # zero heading) and turns too small for the arc formula.
+    rng = np.random.default_rng(5)
+    cases = [(d0, d1, th) for d0 in (0.0, 0.7, -1.3) for d1 in (0.0, -0.0, 0.4, -2.0, 1e-12,
+                                                                    -3e-11)
+             for th in (0.0, -0.0, 1.0, -2.5, math.pi, 1e-300)]
+    cases += [tuple(rng.uniform(-3.0, 3.0, 3)) for _ in range(300)]
+    wb, dt = 0.5, 0.05
+    for d0, d1, th in cases:
+        dx, dy, dth = drive_motion(drive, d0, d1, th, wb, dt)
+        vx, vy, w = drive_twist(drive, d0, d1, th + dth, wb)
+        got = drive_step(drive, d0, d1, th, math.cos(th), math.sin(th), wb, dt)
+        want = (dx, dy, dth, vx, vy, w, math.cos(th + dth), math.sin(th + dth))
+        assert _bits(*got) == _bits(*want), (drive, d0, d1, th)
