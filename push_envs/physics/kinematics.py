@@ -135,6 +135,16 @@ def drive_yaw_update(d2, c2, vmin2, vmax2, acc2, tau, dt):
     return d2 + _clip(w2 - d2, -acc2 * dt, acc2 * dt)
 
 
+# LLVM-inlined: a line of every drive's motion
+@compiled(inline="llvm")
+def yaw_rate(drive, d0, d1, wheelbase):
+    """Yaw rate [rad/s] of a differential drive (d1) or an Ackermann one (speed d0 [m/s],
+    steering angle d1 [rad], ``wheelbase`` [m]) in drive state (d0, d1)."""
+    if drive == DRIVE_ACKER:
+        return d0 * math.tan(d1) / wheelbase
+    return d1
+
+
 @compiled
 def drive_twist(drive, d0, d1, theta, wheelbase):
     """World-frame velocity of the drive point and yaw rate: (vx, vy [m/s], omega [rad/s])."""
@@ -142,11 +152,7 @@ def drive_twist(drive, d0, d1, theta, wheelbase):
     s = math.sin(theta)
     if drive == DRIVE_OMNI:
         return c * d0 - s * d1, s * d0 + c * d1, 0.0
-    if drive == DRIVE_ACKER:
-        w = d0 * math.tan(d1) / wheelbase
-    else:
-        w = d1
-    return c * d0, s * d0, w
+    return c * d0, s * d0, yaw_rate(drive, d0, d1, wheelbase)
 
 
 @compiled
@@ -167,10 +173,7 @@ def drive_motion(drive, d0, d1, theta, wheelbase, dt):
         s = math.sin(theta)
         return (c * d0 - s * d1) * dt, (s * d0 + c * d1) * dt, 0.0
     v = d0
-    if drive == DRIVE_ACKER:
-        w = v * math.tan(d1) / wheelbase
-    else:
-        w = d1
+    w = yaw_rate(drive, d0, d1, wheelbase)
     dth = w * dt
     if abs(dth) < 1e-9:
         # Straight line (second-order accurate midpoint heading for tiny turns).
@@ -202,10 +205,7 @@ def drive_step(drive, d0, d1, theta, c, s, wheelbase, dt):
         return ((c * d0 - s * d1) * dt, (s * d0 + c * d1) * dt, 0.0,
                 c * d0 - s2 * d1, s2 * d0 + c * d1, 0.0, c, s2)
     v = d0
-    if drive == DRIVE_ACKER:
-        w = v * math.tan(d1) / wheelbase
-    else:
-        w = d1
+    w = yaw_rate(drive, d0, d1, wheelbase)
     dth = w * dt
     if dth == 0.0:
         sm = s + 0.5 * dth  # sin(theta + dth / 2)
