@@ -191,10 +191,12 @@ def drive_motion(drive, d0, d1, theta, wheelbase, dt):
 # cosine and sine of the old one (heading's cache). Every trigonometric value is of the same
 # angle as in those two calls, so the numbers are theirs:
 #
+#   omni                    the heading stays: theta + 0.0 is theta but for the sign of a
+#                           zero, so the cosine is c and the sine s + 0.0 (sin keeps a zero's
+#                           sign)
+#   no turn (dth == +-0)    the same for theta + dth and theta + dth / 2: c, and s + dth
 #   arc (|dth| >= 1e-9)     cos, sin(theta + dth) serve the displacement and the twist
-#   no turn (dth == +-0)    theta + dth and theta + dth / 2 are theta but for the sign of a
-#                           zero: the cosine is c, the sine s + dth (sin keeps a zero's sign)
-#   tiny turn, omni         as before: the midpoint heading, then the new one
+#   tiny turn               as before: the midpoint heading, then the new one
 @compiled
 def drive_step(drive, d0, d1, theta, c, s, wheelbase, dt):
     """:func:`drive_motion` and :func:`drive_twist` at the new heading, given ``c``, ``s``

@@ -237,22 +237,23 @@ def test_sleepers_cost_nothing_per_step(scn):
 
 
 def test_body_woken_by_a_passing_reach_stays_awake_for_the_hold(scn):
-    # A robot drives past a resting box 5 cm to its side (0.25 m between centre lines of
-    # bodies 0.2 m in half-width and radius): its reach (its travel in a sub-step) wakes the
-    # box, which it never touches. The box then stays awake for the wake's sub-step and
-    # WAKE_HOLD more, however long the robot stays near, and falls asleep again once the hold
-    # is over and the robot is gone; the rollout is the same bits as without sleeping.
+    # A robot drives past a resting box with 5 cm to spare (centre lines 0.45 m apart; box
+    # half-width and robot radius 0.2 m): its reach (its travel in a sub-step) wakes the box,
+    # which it never touches. The robot is past within about ten sub-steps; the box stays
+    # awake for the wake's sub-step and WAKE_HOLD more (without the hold it fell asleep and
+    # woke again at each of those ten), then sleeps for good; the rollout is the same bits
+    # as without sleeping.
     side = [scn.box("side", 1.0, 0.45, mass=0.5)]
     on, off = twins(scn, [pusher(scn, -0.5)], side + far_boxes(scn))
     cmd = {"r": [1.0, 0.0]}
-    awake_substeps = []  # sub-steps of each step in which the side box was awake
+    awake = []  # per step (of one sub-step each): the side box awake in it
     for _ in range(60):
         step_both(on, off, cmd)
         assert int(on.substeps[0]) == 1
-        awake_substeps.append(int(on.asleep[0]) == 25)
+        awake.append(int(on.asleep[0]) == 25)  # the far block's 25 asleep, the side box not
     assert on.pos[0, on.index("side")].tolist() == [1.0, 0.45]  # never touched
-    first = awake_substeps.index(True)
-    span = awake_substeps[first:].index(False)
+    first = awake.index(True)
+    span = awake[first:].index(False)
     assert first > 0
     assert span == WAKE_HOLD + 1
-    assert not any(awake_substeps[first + span:])
+    assert not any(awake[first + span:])
