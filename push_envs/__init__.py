@@ -12,8 +12,7 @@ is one module (``push_envs/sensors``, or your own: :class:`Sensor`, :func:`regis
 see docs/adding_a_sensor.md).
 """
 
-from importlib.metadata import PackageNotFoundError
-from importlib.metadata import version
+from typing import Any
 
 from gymnasium.envs.registration import register
 from gymnasium.envs.registration import registry
@@ -29,10 +28,21 @@ from .tasks import TASK_MODULES
 from .tasks import spec_of
 from .worlds import WORLD_ENV_ID
 
-try:
-    __version__ = version("push_envs")
-except PackageNotFoundError:  # a checkout on sys.path, not installed
-    __version__ = "0.0.0+unknown"
+
+def __getattr__(name: str) -> Any:
+    # __version__ is read from the installed metadata on first use, not at import: the
+    # look-up walks sys.path's distributions (~6 ms of every process's start).
+    if name == "__version__":
+        from importlib.metadata import PackageNotFoundError
+        from importlib.metadata import version
+
+        try:
+            value = version("push_envs")
+        except PackageNotFoundError:  # a checkout on sys.path, not installed
+            value = "0.0.0+unknown"
+        globals()["__version__"] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def register_task(module: str) -> str:
