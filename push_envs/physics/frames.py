@@ -51,13 +51,11 @@ def heading(e, b, ang, cbuf):
     # the cache with, never matches.
     old = cbuf[e, at]
     if not (old == th and math.copysign(1.0, old) == math.copysign(1.0, th)):
-        cbuf[e, at] = th
-        cbuf[e, at + 1] = math.cos(th)
-        cbuf[e, at + 2] = math.sin(th)
+        keep_heading(e, b, th, math.cos(th), math.sin(th), cbuf)
     return cbuf[e, at + 1], cbuf[e, at + 2]
 
 
-# LLVM-inlined into free motion, with heading
+# LLVM-inlined into heading and free motion
 @compiled(inline="llvm")
 def keep_heading(e, b, th, c, s, cbuf):
     """Put (cos c, sin s) of heading th [rad] into :func:`heading`'s cache for body b: the

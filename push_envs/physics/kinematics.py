@@ -413,16 +413,17 @@ def free_motion(e, dt, gravity, contact, bint, bflt, aw, epar, pos, ang, vel, om
             # The drive moves the body origin; the COM rides along at its body-frame offset.
             th = ang[e, b]
             wb = bflt[b, BF_WHEELBASE]
+            c, s = heading(e, b, ang, cbuf)
             if drive == DRIVE_OMNI_ANGULAR or bflt[b, BF_NOISE] != 0.0:
                 # Out of line, so the common drives' path stays as short as it was.
                 dx, dy, dth, vx, vy, w = irsim_motion(e, b, drive, d0, d1, th, wb, tau, dt,
                                                       yaw, bflt, bsc)
                 th2 = th + dth
+                c2, s2 = math.cos(th2), math.sin(th2)
             else:
-                c, s = heading(e, b, ang, cbuf)
                 dx, dy, dth, vx, vy, w, c2, s2 = drive_step(drive, d0, d1, th, c, s, wb, dt)
                 th2 = th + dth
-                keep_heading(e, b, th2, c2, s2, cbuf)
+            keep_heading(e, b, th2, c2, s2, cbuf)
             if bflt[b, BF_COMX] == 0.0 and bflt[b, BF_COMY] == 0.0:
                 pos[e, b, 0] += dx
                 pos[e, b, 1] += dy
@@ -430,9 +431,9 @@ def free_motion(e, dt, gravity, contact, bint, bflt, aw, epar, pos, ang, vel, om
                 bsc[e, b, BS_VXF] = vx
                 bsc[e, b, BS_VYF] = vy
             else:
-                lx, ly = com_offset(e, b, math.cos(th), math.sin(th), bflt, epar)
+                lx, ly = com_offset(e, b, c, s, bflt, epar)
                 ox, oy = pos[e, b, 0] - lx, pos[e, b, 1] - ly
-                rx, ry = com_offset(e, b, math.cos(th2), math.sin(th2), bflt, epar)
+                rx, ry = com_offset(e, b, c2, s2, bflt, epar)
                 pos[e, b, 0] = ox + dx + rx
                 pos[e, b, 1] = oy + dy + ry
                 ang[e, b] = th2

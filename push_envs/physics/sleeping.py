@@ -170,9 +170,10 @@ def _sort_out(e, b, extra, W, asleep, nsl):
     """Body b falls asleep if it may (``_still``: into the sleeper list at ``asleep``, of
     ``nsl`` bodies), or is marked awake. Returns (the sleeper list's length, whether b stays
     awake)."""
-    hold = W.bsc[e, cold_row(W.bsc, b), BS_HOLD]
+    r = cold_row(W.bsc, b)
+    hold = W.bsc[e, r, BS_HOLD]
     if hold > 0.0:
-        W.bsc[e, cold_row(W.bsc, b), BS_HOLD] = hold - 1.0
+        W.bsc[e, r, BS_HOLD] = hold - 1.0
     elif _still(e, b, W.bint, W.pos, W.ang, W.vel, W.omg, W.bsc, W.bis):
         return _fall_asleep(e, b, extra, W.bint, W.pint, W.pvert, W.pflt, W.epar, W.pos, W.ang,
                             W.vel, W.omg, W.bsc, W.bis, W.aabb, W.stamp, asleep, nsl), False
