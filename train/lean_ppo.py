@@ -16,8 +16,11 @@
   product over n rows may round the last bit differently than over one).
 * **The hidden layers' tanh is :mod:`train.fast_tanh`'s**, the same function to 4 ULP at a
   fifth of torch's CPU cost; the modules stay ``nn.Tanh``.
+* **Minibatches are gathered once, by torch** (:class:`train.rollout_buffer.LeanRolloutBuffer`:
+  the same minibatches bit for bit, one copy instead of two). The model keeps SB3's
+  ``rollout_buffer_class``, so a saved zip names no class of this package.
 
-Everything else (the buffer, GAE, callbacks and their ``locals``, the update) is SB3's.
+Everything else (the buffer's arrays, GAE, callbacks and their ``locals``, the update) is SB3's.
 :func:`tests.train.test_lean_ppo` checks that a rollout fills the buffer as SB3's does.
 """
 
@@ -35,6 +38,7 @@ from stable_baselines3.common.utils import obs_as_tensor
 from stable_baselines3.common.vec_env import VecEnv
 
 from .fast_tanh import use_fast_tanh
+from .rollout_buffer import LeanRolloutBuffer
 
 
 def _stack(observations: list[Any]) -> Any:
@@ -53,6 +57,11 @@ class LeanPPO(PPO):
 
     def _setup_model(self) -> None:
         super()._setup_model()
+        if type(self.rollout_buffer) is RolloutBuffer:  # not a Dict space, not a user's class
+            self.rollout_buffer = LeanRolloutBuffer(
+                self.n_steps, self.observation_space, self.action_space,  # type: ignore[arg-type]
+                device=self.device, gamma=self.gamma, gae_lambda=self.gae_lambda,
+                n_envs=self.n_envs, **self.rollout_buffer_kwargs)
         if self.fast_tanh:
             use_fast_tanh(self.policy)
 

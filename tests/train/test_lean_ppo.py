@@ -104,3 +104,13 @@ def test_a_callback_can_stop_the_lean_rollout():
     _, callback = model._setup_learn(32, callback=Stop())
     assert not model.collect_rollouts(model.env, callback, model.rollout_buffer, 8)
     assert model.num_timesteps == 3 * 4
+
+
+def test_lean_ppo_gathers_by_torch_and_saves_sb3s_buffer_class():
+    from stable_baselines3.common.buffers import RolloutBuffer
+
+    from train.rollout_buffer import LeanRolloutBuffer
+
+    model, _ = rollout(ExactTanh)
+    assert type(model.rollout_buffer) is LeanRolloutBuffer
+    assert model.rollout_buffer_class is RolloutBuffer  # what a saved zip names
