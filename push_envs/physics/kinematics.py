@@ -20,14 +20,21 @@ sqrt(alpha_k) for part k of an omni or omni_angular one. The drive state itself 
 free, as IR-SIM's commanded velocity does.
 
 In IR-SIM's collision modes other than ``contact`` (``contact`` False), a drive takes its
-command as it is, as IR-SIM's do: no lag (tau) and no grip cap, only the limits and ``acce``.
+command as it is, as IR-SIM's do: no lag (tau) and no grip cap, only the limits and ``acce``;
+and it moves by IR-SIM's own update (:func:`irsim_step`): one Euler step at the heading it
+starts from, an Ackermann drive turning by the steering angle it starts with. Those modes are
+IR-SIM's kinematic world, with no forces and no contacts, and that update is its model: an
+agent whose path depends on its last few millimetres (a crowd at a near-tie) arrives where and
+when IR-SIM's does.
 
-Integration. Driven bodies follow the drive exactly (a circular arc when turning, not an Euler
-step). Passive bodies coast under ground friction: the speed falls by ``mu g`` per second and
-the spin by ``mu g / r_g`` (the rim of gyration slides on the ground), and the position is the
-exact integral of that constant deceleration, stopping when the speed reaches zero. Integrating
-the deceleration inside the step is what makes a released box stop at v^2 / (2 mu g); a
-velocity-then-position (symplectic Euler) update stops short by v dt / 2.
+Integration in the contact mode. Driven bodies follow the drive exactly (a circular arc when
+turning, not an Euler step: IR-SIM's diff update drifts 7.9 cm from the arc over a 150-step
+turn, and the physics follows the law). Passive bodies coast under ground friction: the speed
+falls by ``mu g`` per second and the spin by ``mu g / r_g`` (the rim of gyration slides on
+the ground), and the position is the exact integral of that constant deceleration, stopping
+when the speed reaches zero. Integrating the deceleration inside the step is what makes a
+released box stop at v^2 / (2 mu g); a velocity-then-position (symplectic Euler) update stops
+short by v dt / 2.
 """
 
 from __future__ import annotations
@@ -252,6 +259,21 @@ def _turning_omni(vx, vy, w, theta, dt):
 
 
 @compiled
+def irsim_step(drive, v0, v1, v2, c, s, steer0, wheelbase, dt):
+    """IR-SIM's update of a drive executing (v0, v1, v2) for ``dt`` [s] from a heading of
+    cosine ``c`` and sine ``s``: (dx, dy [m], dtheta [rad]). One Euler step: the velocity
+    turned by the heading it starts from, times dt; an omni_angular drive turns at v2
+    [rad/s], a diff one at v1, an Ackermann one at v0 tan(steer0) / wheelbase with
+    ``steer0`` [rad] the steering angle of its state before this step (IR-SIM turns the car
+    by the angle in its state, then sets the state to the new one)."""
+    if drive == DRIVE_OMNI or drive == DRIVE_OMNI_ANGULAR:
+        dth = v2 * dt if drive == DRIVE_OMNI_ANGULAR else 0.0
+        return (c * v0 - s * v1) * dt, (s * v0 + c * v1) * dt, dth
+    w = v0 * math.tan(steer0) / wheelbase if drive == DRIVE_ACKER else v1
+    return c * v0 * dt, s * v0 * dt, w * dt
+
+
+@compiled
 def noise_sigma(drive, b, d0, d1, bflt):
     """Standard deviations of a noisy drive's executed velocity for drive state (d0, d1)."""
     if drive == DRIVE_OMNI or drive == DRIVE_OMNI_ANGULAR:
@@ -273,12 +295,14 @@ def executed(e, b, drive, d0, d1, d2, bflt, yaw):
 
 
 @compiled
-def irsim_motion(e, b, drive, d0, d1, th, wb, tau, dt, yaw, bflt, bsc):
-    """Free motion of an omni_angular drive or one with motion noise, whose drive state
-    (d0, d1) is already updated: the yaw rate's update (omni_angular: command and state in
-    ``yaw[e, b]``, the state kept in BS_D2 for a rollback), the executed velocity (plus this
-    step's noise), and its exact motion (dx, dy [m], dtheta [rad]) and twist (vx, vy [m/s],
-    omega [rad/s]) at the new heading."""
+def irsim_motion(e, b, drive, d0, d1, th, c, s, steer0, wb, tau, dt, yaw, bflt, bsc, euler):
+    """Free motion of an omni_angular drive, one with motion noise, or any drive in IR-SIM's
+    own collision modes (``euler``), whose drive state (d0, d1) is already updated: the yaw
+    rate's update (omni_angular: command and state in ``yaw[e, b]``, the state kept in BS_D2
+    for a rollback), the executed velocity (plus this step's noise), and its motion (dx, dy
+    [m], dtheta [rad]: exact, or with ``euler`` IR-SIM's :func:`irsim_step` from the heading
+    ``th`` of cosine ``c``, sine ``s``, ``steer0`` the steering angle the step starts with)
+    and twist (vx, vy [m/s], omega [rad/s]) at the new heading."""
     d2 = 0.0
     if drive == DRIVE_OMNI_ANGULAR:
         bsc[e, b, BS_D2] = yaw[e, b, YW_STATE]
@@ -286,7 +310,10 @@ def irsim_motion(e, b, drive, d0, d1, th, wb, tau, dt, yaw, bflt, bsc):
                               bflt[b, BF_VMAX2], bflt[b, BF_ACC2], tau, dt)
         yaw[e, b, YW_STATE] = d2
     x0, x1, x2 = executed(e, b, drive, d0, d1, d2, bflt, yaw)
-    dx, dy, dth = drive_motion3(drive, x0, x1, x2, th, wb, dt)
+    if euler:
+        dx, dy, dth = irsim_step(drive, x0, x1, x2, c, s, steer0, wb, dt)
+    else:
+        dx, dy, dth = drive_motion3(drive, x0, x1, x2, th, wb, dt)
     vx, vy, w = drive_twist3(drive, x0, x1, x2, th + dth, wb)
     return dx, dy, dth, vx, vy, w
 
@@ -390,7 +417,7 @@ def free_motion(e, dt, gravity, contact, bint, bflt, aw, epar, pos, ang, vel, om
     Sleepers are not in ``aw``: they have no velocity, so their free motion is none, and their
     scratch in ``bsc`` says so (sleeping.py). Outside the contact mode (``contact`` False,
     collision_modes.py) a stopped body (``IS_STOP``) is skipped, and drives take their
-    commands without lag or grip cap.
+    commands without lag or grip cap and move by IR-SIM's update (:func:`irsim_step`).
     """
     for i in range(aw.shape[0]):
         b = aw[i]
@@ -414,10 +441,11 @@ def free_motion(e, dt, gravity, contact, bint, bflt, aw, epar, pos, ang, vel, om
             th = ang[e, b]
             wb = bflt[b, BF_WHEELBASE]
             c, s = heading(e, b, ang, cbuf)
-            if drive == DRIVE_OMNI_ANGULAR or bflt[b, BF_NOISE] != 0.0:
+            if not contact or drive == DRIVE_OMNI_ANGULAR or bflt[b, BF_NOISE] != 0.0:
                 # Out of line, so the common drives' path stays as short as it was.
-                dx, dy, dth, vx, vy, w = irsim_motion(e, b, drive, d0, d1, th, wb, tau, dt,
-                                                      yaw, bflt, bsc)
+                dx, dy, dth, vx, vy, w = irsim_motion(e, b, drive, d0, d1, th, c, s,
+                                                      bsc[e, b, BS_D1], wb, tau, dt, yaw, bflt,
+                                                      bsc, not contact)
                 th2 = th + dth
                 c2, s2 = math.cos(th2), math.sin(th2)
             else:

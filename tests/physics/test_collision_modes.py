@@ -100,3 +100,48 @@ def test_reset_clears_the_flags():
     w.reset()
     assert not w.stopped("robot_0")[0] and not w.collision("robot_0")[0]
     assert w.state("robot_0")[0].tolist() == [1.0, 1.0, 0.0]
+
+
+@pytest.mark.parametrize("mode", ["stop", "unobstructed", "unobstructed_obstacles"])
+def test_outside_contact_mode_a_turning_diff_drive_takes_irsims_euler_step(mode):
+    # IR-SIM's diff update: x += v cos(theta) dt, y += v sin(theta) dt, theta += w dt, at the
+    # heading the step starts from; the contact mode's exact arc ends elsewhere
+    v, w_, dt, n = 0.8, 1.3, 0.1, 25
+    scene = {"world": {"collision_mode": mode, "step_time": dt},
+             "robot": [robot("r", 0.0, vel_max=[2, 2], vel_min=[-2, -2], acce=[100, 100])]}
+    w = World.from_config(scene)
+    x = y = th = 0.0
+    for _ in range(n):
+        w.step({"r": [v, w_]})
+        x, y, th = x + v * np.cos(th) * dt, y + v * np.sin(th) * dt, th + w_ * dt
+    np.testing.assert_allclose(w.state("r")[0, :2], (x, y), rtol=0, atol=1e-12)
+    assert np.cos(w.state("r")[0, 2] - th) == pytest.approx(1.0, abs=1e-15)
+    arc = World.from_config({**scene, "world": {**scene["world"], "collision_mode": "contact",
+                                                "friction": 10.0}})
+    for _ in range(n):
+        arc.step({"r": [v, w_]})
+    r = v / w_  # the exact arc's radius: the contact mode ends on the circle, not at (x, y)
+    end = arc.state("r")[0]
+    np.testing.assert_allclose(end[:2], (r * np.sin(w_ * dt * n), r * (1 - np.cos(w_ * dt * n))),
+                               atol=1e-9)
+    assert np.hypot(end[0] - x, end[1] - y) > 0.01
+
+
+def test_outside_contact_mode_a_car_turns_by_the_steering_angle_it_starts_with():
+    # IR-SIM's acker: theta += v tan(steer of the state) / wheelbase * dt, and the state's
+    # steer then becomes the command: the first step with a new steer goes straight
+    v, steer, wb, dt = 1.0, 0.4, 0.6, 0.1
+    w = World.from_config({
+        "world": {"collision_mode": "stop", "step_time": dt},
+        "robot": [{"name": "car", "kinematics": {"name": "acker", "wheelbase": wb},
+                   "state": [0, 0, 0, 0], "vel_max": [2, 1], "vel_min": [-2, -1],
+                   "acce": [100, 100], "shape": {"name": "circle", "radius": 0.2}}]})
+    w.step({"car": [v, steer]})
+    np.testing.assert_allclose(w.state("car")[0, :3], (v * dt, 0.0, 0.0), atol=1e-15)
+    w.step({"car": [v, steer]})
+    turn = v * np.tan(steer) / wb * dt
+    np.testing.assert_allclose(w.state("car")[0, :3], (2 * v * dt, 0.0, turn), atol=1e-15)
+    w.step({"car": [v, 0.0]})  # straightened: still turns by the 0.4 of its state
+    np.testing.assert_allclose(w.state("car")[0, 2], 2 * turn, atol=1e-15)
+    w.step({"car": [v, 0.0]})
+    np.testing.assert_allclose(w.state("car")[0, 2], 2 * turn, atol=1e-15)

@@ -370,8 +370,9 @@ def advance(e, b, W, B):
     grip); in IR-SIM's other modes the command as it is (limits and ``acce`` only), and a
     body stopped by its last collision (``IS_STOP``) stays put and reads velocity zero from
     here on, as IR-SIM's ``step`` zeroes a stopped object's velocity at its turn.
-    omni_angular drives and noisy ones move by ``kinematics.irsim_motion``, with this step's
-    noise (drawn before the stage, :func:`peek_noise`).
+    omni_angular drives, noisy ones and every drive outside the contact mode move by
+    ``kinematics.irsim_motion``, with this step's noise (drawn before the stage,
+    :func:`peek_noise`), as the physics will move them.
 
     IR-SIM steps its objects one after the other, each behaviour seeing the objects stepped
     before it at their new state and velocity; the stage reproduces that order by advancing
@@ -398,13 +399,14 @@ def advance(e, b, W, B):
                           bflt[b, BF_VMAX1], bflt[b, BF_ACC0], bflt[b, BF_ACC1], tau, grip, dt)
     th = snap[e, b, SN_T]
     wb = bflt[b, BF_WHEELBASE]
-    if drive == DRIVE_OMNI_ANGULAR or bflt[b, BF_NOISE] != 0.0:
+    if not contact or drive == DRIVE_OMNI_ANGULAR or bflt[b, BF_NOISE] != 0.0:
         # the physics' own function, its writes (the yaw-rate state and its rollback copy)
         # put back: the physics makes them again from the same values
         y_state = W.yaw[e, b, YW_STATE]
         saved = W.bsc[e, b, BS_D2]
-        dx, dy, dth, _vx, _vy, _w = irsim_motion(e, b, drive, d0, d1, th, wb, tau, dt, W.yaw,
-                                                 bflt, W.bsc)
+        dx, dy, dth, _vx, _vy, _w = irsim_motion(e, b, drive, d0, d1, th, math.cos(th),
+                                                 math.sin(th), W.drv[e, b, 1], wb, tau, dt,
+                                                 W.yaw, bflt, W.bsc, not contact)
         if drive == DRIVE_OMNI_ANGULAR:
             snap[e, b, SN_V0 + 2] = W.yaw[e, b, YW_STATE]
         W.yaw[e, b, YW_STATE] = y_state
