@@ -274,6 +274,25 @@ def irsim_step(drive, v0, v1, v2, c, s, steer0, wheelbase, dt):
 
 
 @compiled
+def irsim_drive_step(drive, d0, d1, theta, c, s, steer0, wheelbase, dt):
+    """:func:`irsim_step` of a diff, omni or Ackermann drive in state (d0, d1) from heading
+    ``theta`` [rad] of cosine ``c`` and sine ``s``, then its twist at the new heading, as
+    :func:`drive_step` returns them (the new heading's cosine and sine last): the numbers of
+    ``irsim_step`` and ``drive_twist``, a heading that does not turn (omni, or no yaw rate)
+    taking the old cosine and the sine s + 0.0 (sin keeps a zero's sign)."""
+    dx, dy, dth = irsim_step(drive, d0, d1, 0.0, c, s, steer0, wheelbase, dt)
+    if dth == 0.0:
+        c2 = c
+        s2 = s + dth
+    else:
+        c2 = math.cos(theta + dth)
+        s2 = math.sin(theta + dth)
+    if drive == DRIVE_OMNI:
+        return dx, dy, dth, c2 * d0 - s2 * d1, s2 * d0 + c2 * d1, 0.0, c2, s2
+    return dx, dy, dth, c2 * d0, s2 * d0, yaw_rate(drive, d0, d1, wheelbase), c2, s2
+
+
+@compiled
 def noise_sigma(drive, b, d0, d1, bflt):
     """Standard deviations of a noisy drive's executed velocity for drive state (d0, d1)."""
     if drive == DRIVE_OMNI or drive == DRIVE_OMNI_ANGULAR:
@@ -441,15 +460,19 @@ def free_motion(e, dt, gravity, contact, bint, bflt, aw, epar, pos, ang, vel, om
             th = ang[e, b]
             wb = bflt[b, BF_WHEELBASE]
             c, s = heading(e, b, ang, cbuf)
-            if not contact or drive == DRIVE_OMNI_ANGULAR or bflt[b, BF_NOISE] != 0.0:
+            if drive == DRIVE_OMNI_ANGULAR or bflt[b, BF_NOISE] != 0.0:
                 # Out of line, so the common drives' path stays as short as it was.
                 dx, dy, dth, vx, vy, w = irsim_motion(e, b, drive, d0, d1, th, c, s,
                                                       bsc[e, b, BS_D1], wb, tau, dt, yaw, bflt,
                                                       bsc, not contact)
                 th2 = th + dth
                 c2, s2 = math.cos(th2), math.sin(th2)
-            else:
+            elif contact:
                 dx, dy, dth, vx, vy, w, c2, s2 = drive_step(drive, d0, d1, th, c, s, wb, dt)
+                th2 = th + dth
+            else:
+                dx, dy, dth, vx, vy, w, c2, s2 = irsim_drive_step(
+                    drive, d0, d1, th, c, s, bsc[e, b, BS_D1], wb, dt)
                 th2 = th + dth
             keep_heading(e, b, th2, c2, s2, cbuf)
             if bflt[b, BF_COMX] == 0.0 and bflt[b, BF_COMY] == 0.0:

@@ -29,6 +29,7 @@ from ..kinematics import draw_noise
 from ..kinematics import drive_motion
 from ..kinematics import drive_update
 from ..kinematics import irsim_motion
+from ..kinematics import irsim_step
 from ..layout import BF_ACC0
 from ..layout import BF_ACC1
 from ..layout import BF_NOISE
@@ -370,9 +371,9 @@ def advance(e, b, W, B):
     grip); in IR-SIM's other modes the command as it is (limits and ``acce`` only), and a
     body stopped by its last collision (``IS_STOP``) stays put and reads velocity zero from
     here on, as IR-SIM's ``step`` zeroes a stopped object's velocity at its turn.
-    omni_angular drives, noisy ones and every drive outside the contact mode move by
-    ``kinematics.irsim_motion``, with this step's noise (drawn before the stage,
-    :func:`peek_noise`), as the physics will move them.
+    omni_angular drives and noisy ones move by ``kinematics.irsim_motion``, with this step's
+    noise (drawn before the stage, :func:`peek_noise`); outside the contact mode every drive
+    moves by IR-SIM's Euler step (``kinematics.irsim_step``), as the physics will move it.
 
     IR-SIM steps its objects one after the other, each behaviour seeing the objects stepped
     before it at their new state and velocity; the stage reproduces that order by advancing
@@ -399,7 +400,7 @@ def advance(e, b, W, B):
                           bflt[b, BF_VMAX1], bflt[b, BF_ACC0], bflt[b, BF_ACC1], tau, grip, dt)
     th = snap[e, b, SN_T]
     wb = bflt[b, BF_WHEELBASE]
-    if not contact or drive == DRIVE_OMNI_ANGULAR or bflt[b, BF_NOISE] != 0.0:
+    if drive == DRIVE_OMNI_ANGULAR or bflt[b, BF_NOISE] != 0.0:
         # the physics' own function, its writes (the yaw-rate state and its rollback copy)
         # put back: the physics makes them again from the same values
         y_state = W.yaw[e, b, YW_STATE]
@@ -411,8 +412,11 @@ def advance(e, b, W, B):
             snap[e, b, SN_V0 + 2] = W.yaw[e, b, YW_STATE]
         W.yaw[e, b, YW_STATE] = y_state
         W.bsc[e, b, BS_D2] = saved
-    else:
+    elif contact:
         dx, dy, dth = drive_motion(drive, d0, d1, th, wb, dt)
+    else:
+        dx, dy, dth = irsim_step(drive, d0, d1, 0.0, math.cos(th), math.sin(th), W.drv[e, b, 1],
+                                 wb, dt)
     x = snap[e, b, SN_X] + dx
     y = snap[e, b, SN_Y] + dy
     th = th + dth
