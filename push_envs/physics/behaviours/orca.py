@@ -92,6 +92,17 @@ PARAMS = {"neighborDist": 15.0, "maxNeighbors": 10, "timeHorizon": 20.0,
 
 EPS = 1e-5  # RVO2's RVO_EPSILON
 
+# RVO2 computes in float32, IR-SIM's pyrvo included: every quantity of the agents' half-planes
+# and of the linear programs is a float32 here too, each operation in RVO2's order (its
+# Vector2 divides by multiplying with the reciprocal), so a velocity is RVO2's to the bit and
+# a crowd does not part from IR-SIM's at its first near-tie. Stored in the float64 arrays,
+# a float32 value is exact.
+F = np.float32
+_EPS32 = F(EPS)
+_HALF = F(0.5)
+_ONE = F(1.0)
+_ZERO = F(0.0)
+
 # a half-plane in lines[e, k, :] / proj[e, k, :]: a point of its boundary and the boundary's
 # direction; the allowed side is to the left of the direction
 LN_PX = 0
@@ -150,37 +161,38 @@ def _cutoff_circle(lines, e, n, cx, cy, vx, vy, radius, inv):
 @compiled
 def lp1(lines, e, line_no, radius, optx, opty, direction_opt):
     """Optimise on the boundary of half-plane ``line_no``, within the disc of ``radius``
-    [m/s] and the half-planes before it: (feasible, vx, vy). With ``direction_opt`` the
-    optimum is the farthest point along (optx, opty), else the point nearest it."""
-    px = lines[e, line_no, LN_PX]
-    py = lines[e, line_no, LN_PY]
-    dx = lines[e, line_no, LN_DX]
-    dy = lines[e, line_no, LN_DY]
+    [m/s] and the half-planes before it: (feasible, vx, vy), float32 as RVO2's
+    linearProgram1. With ``direction_opt`` the optimum is the farthest point along
+    (optx, opty), else the point nearest it."""
+    px = F(lines[e, line_no, LN_PX])
+    py = F(lines[e, line_no, LN_PY])
+    dx = F(lines[e, line_no, LN_DX])
+    dy = F(lines[e, line_no, LN_DY])
     dot = px * dx + py * dy
     disc = dot * dot + radius * radius - (px * px + py * py)
-    if disc < 0.0:
-        return False, 0.0, 0.0  # the disc misses this boundary line
-    sq = math.sqrt(disc)
+    if disc < _ZERO:
+        return False, _ZERO, _ZERO  # the disc misses this boundary line
+    sq = F(math.sqrt(disc))
     t_left = -dot - sq
     t_right = -dot + sq
     for i in range(line_no):
-        qdx = lines[e, i, LN_DX]
-        qdy = lines[e, i, LN_DY]
+        qdx = F(lines[e, i, LN_DX])
+        qdy = F(lines[e, i, LN_DY])
         den = det(dx, dy, qdx, qdy)
-        num = det(qdx, qdy, px - lines[e, i, LN_PX], py - lines[e, i, LN_PY])
-        if abs(den) <= EPS:
-            if num < 0.0:
-                return False, 0.0, 0.0  # parallel, and on the wrong side of line i
+        num = det(qdx, qdy, px - F(lines[e, i, LN_PX]), py - F(lines[e, i, LN_PY]))
+        if abs(den) <= _EPS32:
+            if num < _ZERO:
+                return False, _ZERO, _ZERO  # parallel, and on the wrong side of line i
             continue
         t = num / den
-        if den >= 0.0:
+        if den >= _ZERO:
             t_right = min(t_right, t)
         else:
             t_left = max(t_left, t)
         if t_left > t_right:
-            return False, 0.0, 0.0
+            return False, _ZERO, _ZERO
     if direction_opt:
-        t = t_right if optx * dx + opty * dy > 0.0 else t_left
+        t = t_right if optx * dx + opty * dy > _ZERO else t_left
     else:
         t = dx * (optx - px) + dy * (opty - py)
         t = t_left if t < t_left else (t_right if t > t_right else t)
@@ -189,21 +201,22 @@ def lp1(lines, e, line_no, radius, optx, opty, direction_opt):
 
 @compiled
 def lp2(lines, e, n, radius, optx, opty, direction_opt):
-    """The 2-D program over half-planes 0..n-1 and the disc of ``radius``: (the first
-    half-plane that could not be met, or n; vx, vy), the result so far when one fails."""
+    """The 2-D program over half-planes 0..n-1 and the disc of ``radius`` (float32, as
+    RVO2's linearProgram2): (the first half-plane that could not be met, or n; vx, vy), the
+    result so far when one fails."""
     if direction_opt:
         rx = optx * radius
         ry = opty * radius
     elif optx * optx + opty * opty > radius * radius:
-        s = radius / math.sqrt(optx * optx + opty * opty)
-        rx = optx * s
-        ry = opty * s
+        inv = _ONE / F(math.sqrt(optx * optx + opty * opty))  # normalize, then scale
+        rx = optx * inv * radius
+        ry = opty * inv * radius
     else:
         rx = optx
         ry = opty
     for i in range(n):
-        if det(lines[e, i, LN_DX], lines[e, i, LN_DY], lines[e, i, LN_PX] - rx,
-               lines[e, i, LN_PY] - ry) > 0.0:
+        if det(F(lines[e, i, LN_DX]), F(lines[e, i, LN_DY]), F(lines[e, i, LN_PX]) - rx,
+               F(lines[e, i, LN_PY]) - ry) > _ZERO:
             ok, tx, ty = lp1(lines, e, i, radius, optx, opty, direction_opt)
             if not ok:
                 return i, rx, ry
@@ -214,15 +227,15 @@ def lp2(lines, e, n, radius, optx, opty, direction_opt):
 
 @compiled
 def lp3(lines, proj, e, n, n_obst, begin, radius, rx, ry):
-    """The 3-D program when half-plane ``begin`` left the 2-D one infeasible: the velocity
-    that minimises the largest violation of the agents' half-planes, the obstacles'
-    (0..n_obst-1) kept hard. Returns (vx, vy)."""
-    distance = 0.0
+    """The 3-D program when half-plane ``begin`` left the 2-D one infeasible (float32, as
+    RVO2's linearProgram3): the velocity that minimises the largest violation of the agents'
+    half-planes, the obstacles' (0..n_obst-1) kept hard. Returns (vx, vy)."""
+    distance = _ZERO
     for i in range(begin, n):
-        dix = lines[e, i, LN_DX]
-        diy = lines[e, i, LN_DY]
-        pix = lines[e, i, LN_PX]
-        piy = lines[e, i, LN_PY]
+        dix = F(lines[e, i, LN_DX])
+        diy = F(lines[e, i, LN_DY])
+        pix = F(lines[e, i, LN_PX])
+        piy = F(lines[e, i, LN_PY])
         if det(dix, diy, pix - rx, piy - ry) <= distance:
             continue  # the result violates line i no more than it violates others
         for j in range(n_obst):
@@ -230,24 +243,24 @@ def lp3(lines, proj, e, n, n_obst, begin, radius, rx, ry):
                 proj[e, j, c] = lines[e, j, c]
         m = n_obst
         for j in range(n_obst, i):
-            djx = lines[e, j, LN_DX]
-            djy = lines[e, j, LN_DY]
-            pjx = lines[e, j, LN_PX]
-            pjy = lines[e, j, LN_PY]
+            djx = F(lines[e, j, LN_DX])
+            djy = F(lines[e, j, LN_DY])
+            pjx = F(lines[e, j, LN_PX])
+            pjy = F(lines[e, j, LN_PY])
             dd = det(dix, diy, djx, djy)
-            if abs(dd) <= EPS:
-                if dix * djx + diy * djy > 0.0:
+            if abs(dd) <= _EPS32:
+                if dix * djx + diy * djy > _ZERO:
                     continue  # parallel, same direction
-                qx = 0.5 * (pix + pjx)
-                qy = 0.5 * (piy + pjy)
+                qx = _HALF * (pix + pjx)
+                qy = _HALF * (piy + pjy)
             else:
                 s = det(djx, djy, pix - pjx, piy - pjy) / dd
                 qx = pix + s * dix
                 qy = piy + s * diy
             ux = djx - dix
             uy = djy - diy
-            norm = math.sqrt(ux * ux + uy * uy)
-            _set_line(proj, e, m, qx, qy, ux / norm, uy / norm)
+            inv = _ONE / F(math.sqrt(ux * ux + uy * uy))
+            _set_line(proj, e, m, qx, qy, ux * inv, uy * inv)
             m += 1
         fail, tx, ty = lp2(proj, e, m, radius, -diy, dix, True)
         if fail >= m:  # else keep the result (only rounding can fail here)
@@ -405,7 +418,8 @@ def obstacle_lines(lines, e, ob, nbi, nobst, x, y, vx, vy, radius, tho):
 @compiled
 def agent_line(lines, e, k, px, py, vx, vy, ox, oy, ovx, ovy, r, inv_th, dt):
     """Half-plane k for an agent at (px, py) moving at (vx, vy) against a neighbour at
-    (ox, oy) moving at (ovx, ovy), summed radius r [m], inverse horizon ``inv_th`` [1/s]."""
+    (ox, oy) moving at (ovx, ovy), summed radius r [m], inverse horizon ``inv_th`` [1/s]:
+    float32, each operation in the order of RVO2's computeNewVelocity."""
     rpx = ox - px
     rpy = oy - py
     rvx = vx - ovx
@@ -421,34 +435,37 @@ def agent_line(lines, e, k, px, py, vx, vy, ox, oy, ovx, ovy, r, inv_th, dt):
         wy = rvy - inv * rpy
         wsq = wx * wx + wy * wy
         dot1 = wx * rpx + wy * rpy
-        on_circle = dot1 < 0.0 and dot1 * dot1 > rsq * wsq
+        on_circle = dot1 < _ZERO and dot1 * dot1 > rsq * wsq
     else:
-        inv = 1.0 / dt
+        inv = _ONE / F(dt)
         wx = rvx - inv * rpx
         wy = rvy - inv * rpy
+        wsq = wx * wx + wy * wy
         on_circle = True
     if on_circle:
         # nearest the cutoff circle: the line's direction is w's normal
-        wl = math.sqrt(wx * wx + wy * wy)
-        ux_ = wx / wl
-        uy_ = wy / wl
+        wl = F(math.sqrt(wsq))
+        iw = _ONE / wl
+        ux_ = wx * iw
+        uy_ = wy * iw
         dx = uy_
         dy = -ux_
         ux = (r * inv - wl) * ux_
         uy = (r * inv - wl) * uy_
     else:
         # nearest a leg: the left one when w passes left of p, else the right, reversed
-        llx, lly, rlx, rly = legs(rpx, rpy, dsq, r)
-        if det(rpx, rpy, wx, wy) > 0.0:
-            dx = llx
-            dy = lly
+        leg = F(math.sqrt(dsq - rsq))
+        idsq = _ONE / dsq
+        if det(rpx, rpy, wx, wy) > _ZERO:
+            dx = (rpx * leg - rpy * r) * idsq
+            dy = (rpx * r + rpy * leg) * idsq
         else:
-            dx = -rlx
-            dy = -rly
+            dx = -((rpx * leg + rpy * r) * idsq)
+            dy = -((-rpx * r + rpy * leg) * idsq)
         dot2 = rvx * dx + rvy * dy
         ux = dot2 * dx - rvx
         uy = dot2 * dy - rvy
-    _set_line(lines, e, k, vx + 0.5 * ux, vy + 0.5 * uy, dx, dy)
+    _set_line(lines, e, k, vx + _HALF * ux, vy + _HALF * uy, dx, dy)
 
 
 @compiled
@@ -501,40 +518,43 @@ def new_velocity(lines, proj, nbi, nbd, e, i, agt, members, m, ob, nv, ndist, ma
     position, velocity, radius, speed cap and preferred velocity in ``agt[e, a]``
     (AG_* columns): its new velocity (vx, vy) [m/s]."""
     a = members[i]
-    x = agt[e, a, AG_X]
-    y = agt[e, a, AG_Y]
-    vx = agt[e, a, AG_VX]
-    vy = agt[e, a, AG_VY]
-    r = agt[e, a, AG_R]
-    vmax = agt[e, a, AG_VMAX]
+    x = F(agt[e, a, AG_X])
+    y = F(agt[e, a, AG_Y])
+    vx = F(agt[e, a, AG_VX])
+    vy = F(agt[e, a, AG_VY])
+    r = F(agt[e, a, AG_R])
+    vmax = F(agt[e, a, AG_VMAX])
     # obstacle half-planes first: the 3-D program keeps them hard
     reach = tho * vmax + r
     nob = obstacle_neighbours(nbi, nbd, e, ob, nv, x, y, reach * reach)
     n = obstacle_lines(lines, e, ob, nbi, nob, x, y, vx, vy, r, tho)
     n_obst = n
-    # then the nearest maxNeighbors agents within neighborDist
+    # then the nearest maxNeighbors agents within neighborDist (RVO2's squared distances,
+    # in float32: its order of the neighbours, ties to the one met first)
     count = 0
     if maxn > 0:
-        range_sq = ndist * ndist
+        range_sq = F(ndist) * F(ndist)
         for q in range(m):
             if q == i:
                 continue
             o = members[q]
-            dsq = (x - agt[e, o, AG_X]) ** 2 + (y - agt[e, o, AG_Y]) ** 2
+            ddx = x - F(agt[e, o, AG_X])
+            ddy = y - F(agt[e, o, AG_Y])
+            dsq = ddx * ddx + ddy * ddy
             if dsq < range_sq:
                 count = insert_neighbour(nbi, nbd, e, count, maxn, o, dsq)
                 if count == maxn:
-                    range_sq = nbd[e, count - 1]
-    inv_th = 1.0 / th
+                    range_sq = F(nbd[e, count - 1])
+    inv_th = _ONE / F(th)
     for k in range(count):
         o = nbi[e, k]
-        agent_line(lines, e, n, x, y, vx, vy, agt[e, o, AG_X], agt[e, o, AG_Y],
-                   agt[e, o, AG_VX], agt[e, o, AG_VY], r + agt[e, o, AG_R], inv_th, dt)
+        agent_line(lines, e, n, x, y, vx, vy, F(agt[e, o, AG_X]), F(agt[e, o, AG_Y]),
+                   F(agt[e, o, AG_VX]), F(agt[e, o, AG_VY]), r + F(agt[e, o, AG_R]), inv_th, dt)
         n += 1
-    fail, rx, ry = lp2(lines, e, n, vmax, agt[e, a, AG_PX], agt[e, a, AG_PY], False)
+    fail, rx, ry = lp2(lines, e, n, vmax, F(agt[e, a, AG_PX]), F(agt[e, a, AG_PY]), False)
     if fail < n:
         rx, ry = lp3(lines, proj, e, n, n_obst, fail, vmax, rx, ry)
-    return rx, ry
+    return float(rx), float(ry)
 
 
 @compiled

@@ -71,10 +71,39 @@ def test_velocities_are_rvo2s():
     assert checked > 250 and with_obstacles > 100
 
 
+def test_velocities_are_rvo2s_bit_for_bit_without_obstacles():
+    """Agents alone (IR-SIM's group orca gives RVO2 no obstacles): the half-planes and linear
+    programs in float32, in RVO2's order, give its velocities to the bit."""
+    pyrvo = pytest.importorskip("pyrvo")
+    rng = np.random.default_rng(11)
+    for _ in range(300):
+        m = int(rng.integers(2, 20))
+        pos = rng.uniform(-6, 6, (m, 2))
+        vel = rng.uniform(-1, 1, (m, 2))
+        rad = rng.uniform(0.1, 0.4, m)
+        vmax = rng.uniform(0.5, 2, m)
+        pref = rng.uniform(-2, 2, (m, 2))
+        nd, maxn, th, tho, dt = 8.0, int(rng.integers(1, 12)), 3.0, 2.0, 0.1
+        sim = pyrvo.RVOSimulator()
+        sim.set_time_step(dt)
+        for i in range(m):
+            sim.add_agent(pos[i].tolist(), nd, maxn, th, tho, float(rad[i]), float(vmax[i]),
+                          vel[i].tolist())
+            sim.set_agent_pref_velocity(i, pref[i].tolist())
+        sim.do_step()
+        ref = np.array([sim.get_agent_velocity(i).to_tuple() for i in range(m)])
+        out = orca_velocities(pos, vel, rad, vmax, pref, obstacle_array([]), nd, maxn, th,
+                              tho, dt)
+        np.testing.assert_array_equal(out, ref)
+
+
 def test_lone_agent_takes_its_preferred_velocity_capped():
     out = orca_velocities(np.zeros((1, 2)), np.zeros((1, 2)), np.array([0.5]), np.array([1.0]),
                           np.array([[3.0, 4.0]]), obstacle_array([]), 10.0, 10, 5.0, 5.0, 0.1)
-    np.testing.assert_allclose(out, [[0.6, 0.8]], rtol=0, atol=1e-15)
+    # RVO2's float32: (3, 4) normalised by the reciprocal of its length, times the cap
+    inv = np.float32(1.0) / np.sqrt(np.float32(25.0))
+    np.testing.assert_array_equal(out, [[np.float32(3.0) * inv, np.float32(4.0) * inv]])
+    assert abs(out[0, 0] - 0.6) < 1e-7 and abs(out[0, 1] - 0.8) < 1e-7
 
 
 def test_head_on_pair_passes_symmetrically():
