@@ -36,6 +36,9 @@ class BehaviourArrays(NamedTuple):
         start:  (E, B, 3) each body's pose at the reset (where a single-goal loop returns)
         rng:    (E,) uint64 wander streams (push_envs.physics.rng)
         ovel:   (E, B, 2) orca's own velocity of each member [m/s] (RVO2's agent velocity)
+        korder: (E, M) orca's members in RVO2's k-d tree order: korder[e, first + p] is the
+                member (0 .. m-1 of its group) at place p of the tree's agent list, which
+                each step's build reorders in place (M: every group's members)
         mem:    (E, B, MEM_LEN) a user behaviour's memory
         pend:   (E,) uint8, 1: the physics moved the bodies since the last arrival check
     Scratch (rewritten every step):
@@ -43,7 +46,8 @@ class BehaviourArrays(NamedTuple):
                 the world [m]; agt: (E, B, AG_LEN) a group behaviour's members
                 (layout.AG_*); nbi, nbd: (E, K) neighbour indices and squared distances;
                 lines: (E, K, 6) velocity-obstacle cones or orca half-planes; proj:
-                (E, K, 4) orca's projected half-planes;
+                (E, K, 4) orca's projected half-planes; ktree: (E, T, KT_LEN) orca's k-d
+                tree nodes (layout.KT_*), kstack: (E, T) its walk's stack, T = 2 M;
                 ego: (E, EGO_LEN), ugoal: (E, 4), others: (E, B, 5), usegs: (E, S, 4),
                 uout: (E, 3): a user behaviour's arguments; gego: (E, U, EGO_LEN),
                 ggoal: (E, U, 4), gumem: (E, U, MEM_LEN), gout: (E, U, 3): a user group
@@ -64,6 +68,7 @@ class BehaviourArrays(NamedTuple):
     start: np.ndarray
     rng: np.ndarray
     ovel: np.ndarray
+    korder: np.ndarray
     mem: np.ndarray
     pend: np.ndarray
     snap: np.ndarray
@@ -73,6 +78,8 @@ class BehaviourArrays(NamedTuple):
     nbd: np.ndarray
     lines: np.ndarray
     proj: np.ndarray
+    ktree: np.ndarray
+    kstack: np.ndarray
     ego: np.ndarray
     ugoal: np.ndarray
     others: np.ndarray
@@ -88,9 +95,11 @@ BEHAVIOUR_ABI = AbiType(BehaviourArrays, {
     "bi": ("i8", 2), "bf": ("f8", 2), "prm": ("f8", 2), "seg": ("f8", 2), "ginit": ("f8", 3),
     "grp": ("i8", 2), "gmem": ("i8", 1), "fn": ("i8", 1), "manual": ("u1", 1),
     "gq": ("f8", 4), "gs": ("i8", 3), "start": ("f8", 3), "rng": ("u8", 1), "ovel": ("f8", 3),
+    "korder": ("i8", 2),
     "mem": ("f8", 3), "pend": ("u1", 1), "snap": ("f8", 3), "segw": ("f8", 3),
     "agt": ("f8", 3), "nbi": ("i8", 2), "nbd": ("f8", 2), "lines": ("f8", 3),
-    "proj": ("f8", 3), "ego": ("f8", 2), "ugoal": ("f8", 2), "others": ("f8", 3),
+    "proj": ("f8", 3), "ktree": ("f8", 3), "kstack": ("i8", 2), "ego": ("f8", 2),
+    "ugoal": ("f8", 2), "others": ("f8", 3),
     "usegs": ("f8", 3), "uout": ("f8", 2), "gego": ("f8", 3), "ggoal": ("f8", 3),
     "gumem": ("f8", 3), "gout": ("f8", 3),
 })

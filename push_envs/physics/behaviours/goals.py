@@ -23,6 +23,8 @@ import math
 from ..frames import origin_pose
 from ..jit import compiled
 from ..rng import uniform
+from .arrays import GR_COUNT
+from .arrays import GR_START
 from .common import wrap_to_pi
 from .layout import BF_HIGH
 from .layout import BF_LOW
@@ -151,4 +153,8 @@ def reset_goals(e, W, B):
         B.ovel[e, b, 1] = 0.0
         for k in range(MEM_LEN):
             B.mem[e, b, k] = 0.0
+    for g in range(B.grp.shape[0]):
+        # orca's k-d tree order starts again as the members' own (RVO2's agent list)
+        for p in range(B.grp[g, GR_COUNT]):
+            B.korder[e, B.grp[g, GR_START] + p] = p
     B.pend[e] = 0

@@ -145,3 +145,15 @@ EGO_KIN = 28  # kinematics (layout.KIN_*)
 EGO_NOTHERS = 29  # rows of ``others`` (the stage's bookkeeping)
 EGO_NSEGS = 30  # rows of ``segments``
 EGO_LEN = 31
+
+# orca's k-d tree node, ktree[e, node, :] (RVO2's KdTree::AgentTreeNode): the node's agents
+# begin .. end-1 in korder, its children, and its agents' bounding box [m] (float32 values)
+KT_BEGIN = 0
+KT_END = 1
+KT_LEFT = 2
+KT_RIGHT = 3
+KT_MINX = 4
+KT_MAXX = 5
+KT_MINY = 6
+KT_MAXY = 7
+KT_LEN = 8

@@ -76,6 +76,15 @@ from .layout import BF_RADIUS
 from .layout import BF_VMAX
 from .layout import BI_KIN
 from .layout import KIN_DIFF
+from .layout import KT_BEGIN
+from .layout import KT_END
+from .layout import KT_LEFT
+from .layout import KT_LEN
+from .layout import KT_MAXX
+from .layout import KT_MAXY
+from .layout import KT_MINX
+from .layout import KT_MINY
+from .layout import KT_RIGHT
 from .layout import SN_X
 from .layout import SN_Y
 from .signatures import GROUP_SIG
@@ -484,6 +493,149 @@ def insert_neighbour(nbi, nbd, e, count, cap, j, dsq):
     return count
 
 
+# RVO2's agent k-d tree, which decides the order of an agent's neighbours at equal distances
+# (a crowd on a circle is full of them) and so the order of its half-planes:
+#
+#   build   a node holds places begin .. end-1 of the agent list korder and their bounding
+#           box; above MAX_LEAF agents it splits at the middle of its box's longer side
+#           (x when its width exceeds its height), moving the agents below the split value
+#           to its front by swaps from both ends (the list stays so for the next step's
+#           build); the left child is node + 1, the right node + 2 * (left's size)
+#   query   from the root: a leaf offers its agents in list order; an inner node visits its
+#           nearer child first (by the squared distance to its box), each only while that
+#           distance is below the range, which shrinks to the farthest kept neighbour once
+#           maxNeighbors are kept
+#
+# Both in float32, as RVO2's. The set of neighbours is the brute force's; only the order of
+# ties is the tree's.
+MAX_LEAF = 10  # RVO2's RVO_MAX_LEAF_SIZE
+
+
+@compiled
+def build_tree(e, first, m, agt, members, korder, tree, stack):
+    """RVO2's buildAgentTree over the m members of the group whose places start at ``first``
+    in ``korder`` (reordered in place), into ``tree[e]``; ``stack[e]`` is scratch."""
+    top = 0
+    stack[e, 0] = 0  # node; its range below
+    tree[e, 0, KT_BEGIN] = 0
+    tree[e, 0, KT_END] = m
+    while top >= 0:
+        node = stack[e, top]
+        top -= 1
+        begin = int(tree[e, node, KT_BEGIN])
+        end = int(tree[e, node, KT_END])
+        a = members[korder[e, first + begin]]
+        minx = maxx = F(agt[e, a, AG_X])
+        miny = maxy = F(agt[e, a, AG_Y])
+        for p in range(begin + 1, end):
+            a = members[korder[e, first + p]]
+            x = F(agt[e, a, AG_X])
+            y = F(agt[e, a, AG_Y])
+            maxx = max(maxx, x)
+            minx = min(minx, x)
+            maxy = max(maxy, y)
+            miny = min(miny, y)
+        tree[e, node, KT_MINX] = minx
+        tree[e, node, KT_MAXX] = maxx
+        tree[e, node, KT_MINY] = miny
+        tree[e, node, KT_MAXY] = maxy
+        if end - begin <= MAX_LEAF:
+            continue
+        vertical = maxx - minx > maxy - miny
+        split = _HALF * (maxx + minx if vertical else maxy + miny)
+        left = begin
+        right = end
+        while left < right:
+            while left < right and _coord(agt, e, members[korder[e, first + left]],
+                                          vertical) < split:
+                left += 1
+            while right > left and _coord(agt, e, members[korder[e, first + right - 1]],
+                                          vertical) >= split:
+                right -= 1
+            if left < right:
+                t = korder[e, first + left]
+                korder[e, first + left] = korder[e, first + right - 1]
+                korder[e, first + right - 1] = t
+                left += 1
+                right -= 1
+        if left == begin:
+            left += 1
+            right += 1
+        lnode = node + 1
+        rnode = node + 2 * (left - begin)
+        tree[e, node, KT_LEFT] = lnode
+        tree[e, node, KT_RIGHT] = rnode
+        tree[e, lnode, KT_BEGIN] = begin
+        tree[e, lnode, KT_END] = left
+        tree[e, rnode, KT_BEGIN] = left
+        tree[e, rnode, KT_END] = end
+        stack[e, top + 1] = rnode
+        stack[e, top + 2] = lnode
+        top += 2
+
+
+@compiled(inline="llvm")
+def _coord(agt, e, a, vertical):
+    """An agent's float32 x (``vertical``) or y [m]."""
+    return F(agt[e, a, AG_X]) if vertical else F(agt[e, a, AG_Y])
+
+
+@compiled(inline="llvm")
+def _box_dsq(tree, e, node, x, y):
+    """Squared distance [m^2] from (x, y) to node's box, float32 as RVO2's."""
+    dx0 = max(_ZERO, F(tree[e, node, KT_MINX]) - x)
+    dx1 = max(_ZERO, x - F(tree[e, node, KT_MAXX]))
+    dy0 = max(_ZERO, F(tree[e, node, KT_MINY]) - y)
+    dy1 = max(_ZERO, y - F(tree[e, node, KT_MAXY]))
+    return dx0 * dx0 + dx1 * dx1 + dy0 * dy0 + dy1 * dy1
+
+
+@compiled
+def tree_neighbours(nbi, nbd, e, i, x, y, agt, members, first, korder, tree, stack, maxn,
+                    range_sq):
+    """RVO2's computeAgentNeighbors for member i at (x, y) (float32): the nearest maxn
+    members within sqrt(range_sq) into nbi/nbd[e], nearest first, ties in the tree's order;
+    returns how many. ``stack[e]`` holds node * 2 + (1: visit only if its box is in range)."""
+    count = 0
+    top = 0
+    stack[e, 0] = 0  # the root, unconditionally
+    m = int(tree[e, 0, KT_END])
+    while top >= 0:
+        item = stack[e, top]
+        top -= 1
+        node = item >> 1
+        if item & 1 and not _box_dsq(tree, e, node, x, y) < range_sq:
+            continue
+        begin = int(tree[e, node, KT_BEGIN])
+        end = int(tree[e, node, KT_END])
+        if end - begin <= MAX_LEAF or m <= MAX_LEAF:
+            for p in range(begin, end):
+                q = korder[e, first + p]
+                if q == i:
+                    continue
+                o = members[q]
+                ddx = x - F(agt[e, o, AG_X])
+                ddy = y - F(agt[e, o, AG_Y])
+                dsq = ddx * ddx + ddy * ddy
+                if dsq < range_sq:
+                    count = insert_neighbour(nbi, nbd, e, count, maxn, o, dsq)
+                    if count == maxn:
+                        range_sq = F(nbd[e, count - 1])
+            continue
+        lnode = int(tree[e, node, KT_LEFT])
+        rnode = int(tree[e, node, KT_RIGHT])
+        # the nearer child is popped first; the other is checked against the range as it
+        # stands once the first is done (it may have shrunk)
+        if _box_dsq(tree, e, lnode, x, y) < _box_dsq(tree, e, rnode, x, y):
+            stack[e, top + 1] = rnode * 2 + 1
+            stack[e, top + 2] = lnode * 2 + 1
+        else:
+            stack[e, top + 1] = lnode * 2 + 1
+            stack[e, top + 2] = rnode * 2 + 1
+        top += 2
+    return count
+
+
 @compiled
 def obstacle_neighbours(nbi, nbd, e, ob, nv, x, y, range_sq):
     """The obstacle edges (first vertices in ``ob[0..nv-1]``) an agent at (x, y) sees from
@@ -513,7 +665,7 @@ def obstacle_neighbours(nbi, nbd, e, ob, nv, x, y, range_sq):
 
 @compiled
 def new_velocity(lines, proj, nbi, nbd, e, i, agt, members, m, ob, nv, ndist, maxn, th, tho,
-                 dt):
+                 dt, first, korder, tree, stack):
     """RVO2's computeNewVelocity for agent i of the m agents ``members``, each body a's
     position, velocity, radius, speed cap and preferred velocity in ``agt[e, a]``
     (AG_* columns): its new velocity (vx, vy) [m/s]."""
@@ -529,22 +681,12 @@ def new_velocity(lines, proj, nbi, nbd, e, i, agt, members, m, ob, nv, ndist, ma
     nob = obstacle_neighbours(nbi, nbd, e, ob, nv, x, y, reach * reach)
     n = obstacle_lines(lines, e, ob, nbi, nob, x, y, vx, vy, r, tho)
     n_obst = n
-    # then the nearest maxNeighbors agents within neighborDist (RVO2's squared distances,
-    # in float32: its order of the neighbours, ties to the one met first)
+    # then the nearest maxNeighbors agents within neighborDist, from RVO2's k-d tree (built
+    # for the group's step by build_tree: its order of neighbours at equal distances)
     count = 0
     if maxn > 0:
-        range_sq = F(ndist) * F(ndist)
-        for q in range(m):
-            if q == i:
-                continue
-            o = members[q]
-            ddx = x - F(agt[e, o, AG_X])
-            ddy = y - F(agt[e, o, AG_Y])
-            dsq = ddx * ddx + ddy * ddy
-            if dsq < range_sq:
-                count = insert_neighbour(nbi, nbd, e, count, maxn, o, dsq)
-                if count == maxn:
-                    range_sq = F(nbd[e, count - 1])
+        count = tree_neighbours(nbi, nbd, e, i, x, y, agt, members, first, korder, tree,
+                                stack, maxn, F(ndist) * F(ndist))
     inv_th = _ONE / F(th)
     for k in range(count):
         o = nbi[e, k]
@@ -609,10 +751,12 @@ def orca_group(e, g, W, B):
     maxn = int(prm[b0, P_MAXN])
     th = prm[b0, P_TH]
     tho = prm[b0, P_THO]
+    build_tree(e, first, m, agt, members, B.korder, B.ktree, B.kstack)
     for k in range(m):
         # no obstacles: IR-SIM's group orca gives RVO2 none (an empty view of the right type)
         wx, wy = new_velocity(B.lines, B.proj, B.nbi, B.nbd, e, k, agt, members, m,
-                              agt[e, 0:0], 0, ndist, maxn, th, tho, dt)
+                              agt[e, 0:0], 0, ndist, maxn, th, tho, dt, first, B.korder,
+                              B.ktree, B.kstack)
         agt[e, members[k], AG_NX] = wx
         agt[e, members[k], AG_NY] = wy
     for k in range(m):
@@ -657,10 +801,15 @@ def orca_velocities(pos, vel, radius, max_speed, pref, ob, ndist, maxn, th, tho,
         agt[0, a, AG_VMAX] = max_speed[a]
         agt[0, a, AG_PX] = pref[a, 0]
         agt[0, a, AG_PY] = pref[a, 1]
+    korder = np.arange(m).reshape(1, m)  # a new simulator: the agents in the order added
+    tree = np.zeros((1, 2 * m, KT_LEN))
+    stack = np.zeros((1, 2 * m), np.int64)
+    build_tree(0, 0, m, agt, members, korder, tree, stack)
     out = np.zeros((m, 2))
     for i in range(m):
         out[i, 0], out[i, 1] = new_velocity(lines, proj, nbi, nbd, 0, i, agt, members, m, ob,
-                                            ob.shape[0], ndist, maxn, th, tho, dt)
+                                            ob.shape[0], ndist, maxn, th, tho, dt, 0, korder,
+                                            tree, stack)
     return out
 
 

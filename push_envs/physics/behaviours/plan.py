@@ -83,6 +83,7 @@ from .layout import GS_HEAD
 from .layout import GS_LEN
 from .layout import KIN_CODES
 from .layout import KIN_NONE
+from .layout import KT_LEN
 from .layout import MEM_LEN
 from .layout import ROLE_OBSTACLE
 from .layout import ROLE_ROBOT
@@ -168,6 +169,15 @@ def _known_name(raw: Any, where: str, kin: str | None, group: bool) -> None:
 def _limits(values: tuple[float, ...], fill: float) -> list[float]:
     vals = [float(v) for v in values][:3]
     return vals + [fill] * (3 - len(vals))
+
+
+def _group_places(grp_rows: list[list[int]], size: int) -> np.ndarray:
+    """orca's k-d tree order at a reset, (size,) int64: each group's members in their own
+    order (RVO2's agent list starts as the order the agents were added in)."""
+    places = np.zeros(size, np.int64)
+    for _code, first, count, _fn in grp_rows:
+        places[first:first + count] = np.arange(count)
+    return places
 
 
 class BehaviourPlan:
@@ -323,11 +333,15 @@ class BehaviourPlan:
             gmem=np.array(gmem or [0], np.int64), fn=np.zeros(nb, np.int64),
             manual=np.zeros(nb, np.uint8), gq=np.zeros((E, nb, Q, GQ_LEN)),
             gs=np.zeros((E, nb, GS_LEN), np.int64), start=np.zeros((E, nb, 3)),
-            rng=seed_states(0, E), ovel=np.zeros((E, nb, 2)), mem=np.zeros((E, nb, MEM_LEN)),
+            rng=seed_states(0, E), ovel=np.zeros((E, nb, 2)),
+            korder=np.tile(_group_places(grp_rows, len(gmem or [0])), (E, 1)),
+            mem=np.zeros((E, nb, MEM_LEN)),
             pend=np.zeros(E, np.uint8), snap=np.zeros((E, nb, SN_LEN)),
             segw=np.zeros((E, max(S, 1), 4)), agt=np.zeros((E, nb, AG_LEN)),
             nbi=np.zeros((E, K), np.int64), nbd=np.zeros((E, K)), lines=np.zeros((E, K, 6)),
-            proj=np.zeros((E, K, 4)), ego=np.zeros((E, EGO_LEN)), ugoal=np.zeros((E, 4)),
+            proj=np.zeros((E, K, 4)), ktree=np.zeros((E, 2 * len(gmem or [0]), KT_LEN)),
+            kstack=np.zeros((E, 2 * len(gmem or [0])), np.int64),
+            ego=np.zeros((E, EGO_LEN)), ugoal=np.zeros((E, 4)),
             others=np.zeros((E, nb, 5)), usegs=np.zeros((E, max(S, 1), 4)),
             uout=np.zeros((E, 3)), gego=np.zeros((E, U, EGO_LEN)), ggoal=np.zeros((E, U, 4)),
             gumem=np.zeros((E, U, MEM_LEN)), gout=np.zeros((E, U, 3)))
