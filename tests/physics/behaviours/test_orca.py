@@ -30,17 +30,40 @@ def _overlapping(pos, rad, polys):
     return False
 
 
+def _crowd(rng):
+    """A random crowd: positions, velocities, radii, speed caps, preferred velocities, and
+    RVO2's neighborDist, maxNeighbors, horizons and time step."""
+    m = int(rng.integers(2, 20))
+    return (rng.uniform(-6, 6, (m, 2)), rng.uniform(-1, 1, (m, 2)), rng.uniform(0.1, 0.4, m),
+            rng.uniform(0.5, 2, m), rng.uniform(-2, 2, (m, 2)),
+            (8.0, int(rng.integers(1, 12)), 3.0, 2.0, 0.1))
+
+
+def _rvo2(pyrvo, pos, vel, rad, vmax, pref, params, polys=()):
+    """One pyrvo step of the crowd: (its new velocities (m, 2), the simulator), or None when
+    RVO2's obstacle tree split an edge (other edges than ours)."""
+    nd, maxn, th, tho, dt = params
+    sim = pyrvo.RVOSimulator()
+    sim.set_time_step(dt)
+    for i in range(len(pos)):
+        sim.add_agent(pos[i].tolist(), nd, maxn, th, tho, float(rad[i]), float(vmax[i]),
+                      vel[i].tolist())
+        sim.set_agent_pref_velocity(i, pref[i].tolist())
+    for p in polys:
+        sim.add_obstacle([list(map(float, v)) for v in p])
+    sim.process_obstacles()
+    if sim.get_num_obstacle_vertices() != sum(len(p) for p in polys):
+        return None
+    sim.do_step()
+    return np.array([sim.get_agent_velocity(i).to_tuple() for i in range(len(pos))]), sim
+
+
 def test_velocities_are_rvo2s():
     pyrvo = pytest.importorskip("pyrvo")
     rng = np.random.default_rng(5)
     checked = with_obstacles = 0
     for trial in range(600):
-        m = int(rng.integers(2, 20))
-        pos = rng.uniform(-6, 6, (m, 2))
-        vel = rng.uniform(-1, 1, (m, 2))
-        rad = rng.uniform(0.1, 0.4, m)
-        vmax = rng.uniform(0.5, 2, m)
-        pref = rng.uniform(-2, 2, (m, 2))
+        pos, vel, rad, vmax, pref, params = _crowd(rng)
         polys = []
         for _ in range(trial % 3):
             c = rng.uniform(-6, 6, 2)
@@ -49,51 +72,27 @@ def test_velocities_are_rvo2s():
                          if rng.random() < 0.5 else [c, c + rng.uniform(-2, 2, 2)])
         if _overlapping(pos, rad, polys):
             continue  # RVO2's answer to an overlap is ill-conditioned (float32 decides)
-        nd, maxn, th, tho, dt = 8.0, int(rng.integers(1, 12)), 3.0, 2.0, 0.1
-        sim = pyrvo.RVOSimulator()
-        sim.set_time_step(dt)
-        for i in range(m):
-            sim.add_agent(pos[i].tolist(), nd, maxn, th, tho, float(rad[i]), float(vmax[i]),
-                          vel[i].tolist())
-            sim.set_agent_pref_velocity(i, pref[i].tolist())
-        for p in polys:
-            sim.add_obstacle([list(map(float, v)) for v in p])
-        sim.process_obstacles()
-        if sim.get_num_obstacle_vertices() != sum(len(p) for p in polys):
-            continue  # RVO2's obstacle tree split an edge: other edges than ours
-        sim.do_step()
-        ref = np.array([sim.get_agent_velocity(i).to_tuple() for i in range(m)])
-        out = orca_velocities(pos, vel, rad, vmax, pref, obstacle_array(polys), nd, maxn, th,
-                              tho, dt)
+        got = _rvo2(pyrvo, pos, vel, rad, vmax, pref, params, polys)
+        if got is None:
+            continue
+        ref, sim = got
+        out = orca_velocities(pos, vel, rad, vmax, pref, obstacle_array(polys), *params)
         np.testing.assert_allclose(out, ref, rtol=0, atol=TOL)
         checked += 1
-        with_obstacles += any(sim.get_agent_num_obstacle_neighbors(i) for i in range(m))
+        with_obstacles += any(sim.get_agent_num_obstacle_neighbors(i) for i in range(len(pos)))
     assert checked > 250 and with_obstacles > 100
 
 
 def test_velocities_are_rvo2s_bit_for_bit_without_obstacles():
     """Agents alone (IR-SIM's group orca gives RVO2 no obstacles): the half-planes and linear
-    programs in float32, in RVO2's order, give its velocities to the bit."""
+    programs in float32, in RVO2's order, and the neighbours in its k-d tree's order, give
+    its velocities to the bit, overlapping agents included."""
     pyrvo = pytest.importorskip("pyrvo")
     rng = np.random.default_rng(11)
     for _ in range(300):
-        m = int(rng.integers(2, 20))
-        pos = rng.uniform(-6, 6, (m, 2))
-        vel = rng.uniform(-1, 1, (m, 2))
-        rad = rng.uniform(0.1, 0.4, m)
-        vmax = rng.uniform(0.5, 2, m)
-        pref = rng.uniform(-2, 2, (m, 2))
-        nd, maxn, th, tho, dt = 8.0, int(rng.integers(1, 12)), 3.0, 2.0, 0.1
-        sim = pyrvo.RVOSimulator()
-        sim.set_time_step(dt)
-        for i in range(m):
-            sim.add_agent(pos[i].tolist(), nd, maxn, th, tho, float(rad[i]), float(vmax[i]),
-                          vel[i].tolist())
-            sim.set_agent_pref_velocity(i, pref[i].tolist())
-        sim.do_step()
-        ref = np.array([sim.get_agent_velocity(i).to_tuple() for i in range(m)])
-        out = orca_velocities(pos, vel, rad, vmax, pref, obstacle_array([]), nd, maxn, th,
-                              tho, dt)
+        pos, vel, rad, vmax, pref, params = _crowd(rng)
+        ref, _sim = _rvo2(pyrvo, pos, vel, rad, vmax, pref, params)
+        out = orca_velocities(pos, vel, rad, vmax, pref, obstacle_array([]), *params)
         np.testing.assert_array_equal(out, ref)
 
 
