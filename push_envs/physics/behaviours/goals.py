@@ -137,7 +137,8 @@ def renew_goals(e, B):
 @compiled
 def reset_goals(e, W, B):
     """Env e as at the start: each body's queue from the scene (a wandering body draws its
-    goal), flags down, orca velocities and user memories zero, start poses taken now."""
+    goal), flags down, orca velocities and user memories zero, orca's k-d tree order the
+    members' own, start poses taken now."""
     bi = B.bi
     for b in range(bi.shape[0]):
         x, y, th, _c, _s = origin_pose(e, b, W.pos, W.ang, W.bflt, W.epar)

@@ -599,7 +599,6 @@ def tree_neighbours(nbi, nbd, e, i, x, y, agt, members, first, korder, tree, sta
     count = 0
     top = 0
     stack[e, 0] = 0  # the root, unconditionally
-    m = int(tree[e, 0, KT_END])
     while top >= 0:
         item = stack[e, top]
         top -= 1
@@ -608,7 +607,7 @@ def tree_neighbours(nbi, nbd, e, i, x, y, agt, members, first, korder, tree, sta
             continue
         begin = int(tree[e, node, KT_BEGIN])
         end = int(tree[e, node, KT_END])
-        if end - begin <= MAX_LEAF or m <= MAX_LEAF:
+        if end - begin <= MAX_LEAF:
             for p in range(begin, end):
                 q = korder[e, first + p]
                 if q == i:
