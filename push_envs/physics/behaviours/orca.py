@@ -6,6 +6,7 @@ collisions with its neighbours for ``timeHorizon`` [s] (and of obstacle edges fo
 ``timeHorizonObst``), assuming each neighbour takes half of the avoidance::
 
     neighbours   the members within neighborDist [m], the maxNeighbors nearest, nearest first
+                 (at equal distances, in the order RVO2's k-d tree offers them)
                  (obstacle edges: those the agent sees from outside, within
                  timeHorizonObst * maxSpeed + radius, nearest first)
     half-planes  per obstacle edge, the velocities that do not reach it within
