@@ -152,14 +152,19 @@ def yaw_rate(drive, d0, d1, wheelbase):
     return d1
 
 
-@compiled
-def drive_twist(drive, d0, d1, theta, wheelbase):
-    """World-frame velocity of the drive point and yaw rate: (vx, vy [m/s], omega [rad/s])."""
-    c = math.cos(theta)
-    s = math.sin(theta)
+# LLVM-inlined into drive_twist and irsim_drive_step
+@compiled(inline="llvm")
+def twist(drive, d0, d1, c, s, wheelbase):
+    """:func:`drive_twist` at a heading of cosine ``c`` and sine ``s``."""
     if drive == DRIVE_OMNI:
         return c * d0 - s * d1, s * d0 + c * d1, 0.0
     return c * d0, s * d0, yaw_rate(drive, d0, d1, wheelbase)
+
+
+@compiled
+def drive_twist(drive, d0, d1, theta, wheelbase):
+    """World-frame velocity of the drive point and yaw rate: (vx, vy [m/s], omega [rad/s])."""
+    return twist(drive, d0, d1, math.cos(theta), math.sin(theta), wheelbase)
 
 
 @compiled
@@ -278,7 +283,7 @@ def irsim_drive_step(drive, d0, d1, theta, c, s, steer0, wheelbase, dt):
     """:func:`irsim_step` of a diff, omni or Ackermann drive in state (d0, d1) from heading
     ``theta`` [rad] of cosine ``c`` and sine ``s``, then its twist at the new heading, as
     :func:`drive_step` returns them (the new heading's cosine and sine last): the numbers of
-    ``irsim_step`` and ``drive_twist``, a heading that does not turn (omni, or no yaw rate)
+    ``irsim_step`` and :func:`twist`, a heading that does not turn (omni, or no yaw rate)
     taking the old cosine and the sine s + 0.0 (sin keeps a zero's sign)."""
     dx, dy, dth = irsim_step(drive, d0, d1, 0.0, c, s, steer0, wheelbase, dt)
     if dth == 0.0:
@@ -287,9 +292,8 @@ def irsim_drive_step(drive, d0, d1, theta, c, s, steer0, wheelbase, dt):
     else:
         c2 = math.cos(theta + dth)
         s2 = math.sin(theta + dth)
-    if drive == DRIVE_OMNI:
-        return dx, dy, dth, c2 * d0 - s2 * d1, s2 * d0 + c2 * d1, 0.0, c2, s2
-    return dx, dy, dth, c2 * d0, s2 * d0, yaw_rate(drive, d0, d1, wheelbase), c2, s2
+    vx, vy, w = twist(drive, d0, d1, c2, s2, wheelbase)
+    return dx, dy, dth, vx, vy, w, c2, s2
 
 
 @compiled

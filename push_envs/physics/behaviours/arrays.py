@@ -38,7 +38,8 @@ class BehaviourArrays(NamedTuple):
         ovel:   (E, B, 2) orca's own velocity of each member [m/s] (RVO2's agent velocity)
         korder: (E, M) orca's members in RVO2's k-d tree order: korder[e, first + p] is the
                 member (0 .. m-1 of its group) at place p of the tree's agent list, which
-                each step's build reorders in place (M: every group's members)
+                each step's build reorders in place, set by each reset (M: every group's
+                members)
         mem:    (E, B, MEM_LEN) a user behaviour's memory
         pend:   (E,) uint8, 1: the physics moved the bodies since the last arrival check
     Scratch (rewritten every step):

@@ -664,9 +664,9 @@ def obstacle_neighbours(nbi, nbd, e, ob, nv, x, y, range_sq):
 
 
 @compiled
-def new_velocity(lines, proj, nbi, nbd, e, i, agt, members, m, ob, nv, ndist, maxn, th, tho,
-                 dt, first, korder, tree, stack):
-    """RVO2's computeNewVelocity for agent i of the m agents ``members``, each body a's
+def new_velocity(lines, proj, nbi, nbd, e, i, agt, members, ob, nv, ndist, maxn, th, tho, dt,
+                 first, korder, tree, stack):
+    """RVO2's computeNewVelocity for agent i of the agents ``members``, each body a's
     position, velocity, radius, speed cap and preferred velocity in ``agt[e, a]``
     (AG_* columns): its new velocity (vx, vy) [m/s]."""
     a = members[i]
@@ -754,7 +754,7 @@ def orca_group(e, g, W, B):
     build_tree(e, first, m, agt, members, B.korder, B.ktree, B.kstack)
     for k in range(m):
         # no obstacles: IR-SIM's group orca gives RVO2 none (an empty view of the right type)
-        wx, wy = new_velocity(B.lines, B.proj, B.nbi, B.nbd, e, k, agt, members, m,
+        wx, wy = new_velocity(B.lines, B.proj, B.nbi, B.nbd, e, k, agt, members,
                               agt[e, 0:0], 0, ndist, maxn, th, tho, dt, first, B.korder,
                               B.ktree, B.kstack)
         agt[e, members[k], AG_NX] = wx
@@ -807,7 +807,7 @@ def orca_velocities(pos, vel, radius, max_speed, pref, ob, ndist, maxn, th, tho,
     build_tree(0, 0, m, agt, members, korder, tree, stack)
     out = np.zeros((m, 2))
     for i in range(m):
-        out[i, 0], out[i, 1] = new_velocity(lines, proj, nbi, nbd, 0, i, agt, members, m, ob,
+        out[i, 0], out[i, 1] = new_velocity(lines, proj, nbi, nbd, 0, i, agt, members, ob,
                                             ob.shape[0], ndist, maxn, th, tho, dt, 0, korder,
                                             tree, stack)
     return out

@@ -171,15 +171,6 @@ def _limits(values: tuple[float, ...], fill: float) -> list[float]:
     return vals + [fill] * (3 - len(vals))
 
 
-def _group_places(grp_rows: list[list[int]], size: int) -> np.ndarray:
-    """orca's k-d tree order at a reset, (size,) int64: each group's members in their own
-    order (RVO2's agent list starts as the order the agents were added in)."""
-    places = np.zeros(size, np.int64)
-    for _code, first, count, _fn in grp_rows:
-        places[first:first + count] = np.arange(count)
-    return places
-
-
 class BehaviourPlan:
     """The stage's arrays for a batch of ``num_envs`` envs of ``scene``, and their C
     functions' addresses (compiled, or loaded from the cache, when the plan is made).
@@ -328,19 +319,21 @@ class BehaviourPlan:
         grp = empty((G, GR_LEN), np.int64)  # without groups, a row of address 0: skipped
         for g, r in enumerate(grp_rows):
             grp[g] = r
+        gmem_arr = np.array(gmem or [0], np.int64)
+        M = len(gmem_arr)  # every group's members (at least one row)
         self.arrays = BehaviourArrays(
             bi=bi, bf=bf, prm=prm, seg=seg, ginit=ginit, grp=grp,
-            gmem=np.array(gmem or [0], np.int64), fn=np.zeros(nb, np.int64),
+            gmem=gmem_arr, fn=np.zeros(nb, np.int64),
             manual=np.zeros(nb, np.uint8), gq=np.zeros((E, nb, Q, GQ_LEN)),
             gs=np.zeros((E, nb, GS_LEN), np.int64), start=np.zeros((E, nb, 3)),
             rng=seed_states(0, E), ovel=np.zeros((E, nb, 2)),
-            korder=np.tile(_group_places(grp_rows, len(gmem or [0])), (E, 1)),
+            korder=np.zeros((E, M), np.int64),  # written by each reset (reset_goals)
             mem=np.zeros((E, nb, MEM_LEN)),
             pend=np.zeros(E, np.uint8), snap=np.zeros((E, nb, SN_LEN)),
             segw=np.zeros((E, max(S, 1), 4)), agt=np.zeros((E, nb, AG_LEN)),
             nbi=np.zeros((E, K), np.int64), nbd=np.zeros((E, K)), lines=np.zeros((E, K, 6)),
-            proj=np.zeros((E, K, 4)), ktree=np.zeros((E, 2 * len(gmem or [0]), KT_LEN)),
-            kstack=np.zeros((E, 2 * len(gmem or [0])), np.int64),
+            proj=np.zeros((E, K, 4)), ktree=np.zeros((E, 2 * M, KT_LEN)),
+            kstack=np.zeros((E, 2 * M), np.int64),
             ego=np.zeros((E, EGO_LEN)), ugoal=np.zeros((E, 4)),
             others=np.zeros((E, nb, 5)), usegs=np.zeros((E, max(S, 1), 4)),
             uout=np.zeros((E, 3)), gego=np.zeros((E, U, EGO_LEN)), ggoal=np.zeros((E, U, 4)),
