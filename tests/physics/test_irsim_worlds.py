@@ -81,6 +81,12 @@ NO_PROGRESS: dict[str, tuple[set[str], int, str]] = {
         "two rvo obstacles on a 2 m circle, each to the opposite side, through the static "
         "disc and rectangle at its centre: rvo stalls them there, as in IR-SIM (recorded: "
         "after 100 steps both are as far from their goals as at the start, or farther)"),
+    "usage/15fov_world/fov_world_multi.yaml": (
+        {f"obstacle_{i}" for i in range(3, 13)}, 1,
+        "wandering vo obstacles on random draws per env, in stop mode: with IR-SIM's Euler "
+        "step (since IR-SIM's modes move by it), obstacle_5 of env 1 comes within 1.2 m of "
+        "its goal at step 33, is turned back by obstacle_9 and then herded by obstacle_11 "
+        "1.15-1.2 m behind it for 60 steps, as in dynamic_random.yaml"),
     "usage/08random_obstacle/dynamic_random.yaml": (
         {f"obstacle_{i}" for i in range(1, 21)}, 2,
         "twenty wandering rvo obstacles, random polygons drawn per env: rvo's reciprocal "
