@@ -17,6 +17,7 @@ ep_lengths, successes), ``result.json`` (the final evaluation) and tensorboard l
 from __future__ import annotations
 
 import dataclasses
+import gc
 import json
 import math
 import os
@@ -29,62 +30,78 @@ import time
 # loads, so it is set before the import.
 _USER_ENV = frozenset(os.environ)  # what the user set before this script ran
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
-from typing import Literal
+# What follows imports torch, Stable-Baselines3, numba and push_envs: about 300,000 objects
+# that live as long as the process. The collector's full passes over them while they were
+# made took ~0.5 s of the README's run (six passes, each longer than the last, as the heap
+# grew). So collection waits until they are loaded, then resumes as it was.
+_collecting = gc.isenabled()
+gc.disable()
+try:
+    from dataclasses import dataclass
+    from pathlib import Path
+    from typing import Any
+    from typing import Literal
 
-import gymnasium as gym
-import numpy as np
-import torch
-import tyro
-from stable_baselines3 import PPO
-from stable_baselines3 import SAC
-from stable_baselines3.common.base_class import BaseAlgorithm
-from stable_baselines3.common.callbacks import BaseCallback
-from stable_baselines3.common.callbacks import CallbackList
-from stable_baselines3.common.callbacks import EvalCallback
-from stable_baselines3.common.evaluation import evaluate_policy
-from stable_baselines3.common.utils import set_random_seed
-from stable_baselines3.common.vec_env import VecEnv
-from stable_baselines3.common.vec_env import VecEnvWrapper
-from stable_baselines3.common.vec_env import VecNormalize
-from stable_baselines3.common.vec_env import sync_envs_normalization
+    import gymnasium as gym
+    import numpy as np
+    import torch
+    import tyro
+    from stable_baselines3 import PPO
+    from stable_baselines3 import SAC
+    from stable_baselines3.common.base_class import BaseAlgorithm
+    from stable_baselines3.common.callbacks import BaseCallback
+    from stable_baselines3.common.callbacks import CallbackList
+    from stable_baselines3.common.callbacks import EvalCallback
+    from stable_baselines3.common.evaluation import evaluate_policy
+    from stable_baselines3.common.utils import set_random_seed
+    from stable_baselines3.common.vec_env import VecEnv
+    from stable_baselines3.common.vec_env import VecEnvWrapper
+    from stable_baselines3.common.vec_env import VecNormalize
+    from stable_baselines3.common.vec_env import sync_envs_normalization
 
-from push_envs.baselines.view import ObsView
-from push_envs.baselines.view import sort_rows
-from push_envs.core import obs_layout as L
-from push_envs.sb3 import make_vec_env
-from push_envs.worlds import WORLD_ENV_ID
+    from push_envs.baselines.view import ObsView
+    from push_envs.baselines.view import sort_rows
+    from push_envs.core import obs_layout as L
+    from push_envs.sb3 import make_vec_env
+    from push_envs.worlds import WORLD_ENV_ID
 
-from .common import RunArgs  # noqa: E402
-from .common import UnderWay  # noqa: E402
-from .common import check_run_args  # noqa: E402
-from .common import cli  # noqa: E402
-from .hyperparameters import ACTIVATIONS  # noqa: E402, F401  (the names tests and scripts use here)
-from .hyperparameters import ALGOS  # noqa: E402, F401  (the names tests and scripts use here)
-from .hyperparameters import HYPERPARAMS_DIR  # noqa: E402, F401  (the names tests and scripts use here)
-from .hyperparameters import algo_kwargs  # noqa: E402, F401  (the names tests and scripts use here)
-from .hyperparameters import apply_overrides  # noqa: E402, F401  (the names tests and scripts use here)
-from .hyperparameters import check  # noqa: E402, F401  (the names tests and scripts use here)
-from .hyperparameters import ent_coef_setting  # noqa: E402, F401  (the names tests and scripts use here)
-from .hyperparameters import load_hyperparams  # noqa: E402, F401  (the names tests and scripts use here)
-from .hyperparameters import merge  # noqa: E402, F401  (the names tests and scripts use here)
-from .hyperparameters import normalize_kwargs  # noqa: E402, F401  (the names tests and scripts use here)
-from .hyperparameters import normalized  # noqa: E402, F401  (the names tests and scripts use here)
-from .hyperparameters import policy_kwargs  # noqa: E402, F401  (the names tests and scripts use here)
-from .hyperparameters import std_bounds  # noqa: E402, F401  (the names tests and scripts use here)
-from .hyperparameters import yaml_mapping  # noqa: E402, F401  (the names tests and scripts use here)
-from .lean_ppo import LeanPPO
-from .run_folder import RunDir  # noqa: E402
-from .time_to_floor import EvalLog
-from .time_to_floor import describe
-from .time_to_floor import entry
-from .time_to_floor import first_at_floor
-from .time_to_floor import floor_of
-from .warm_start import demonstrations  # noqa: E402
-from .warm_start import pretrain  # noqa: E402
-from .warm_start import settings  # noqa: E402
+    from .common import RunArgs  # noqa: E402
+    from .common import UnderWay  # noqa: E402
+    from .common import check_run_args  # noqa: E402
+    from .common import cli  # noqa: E402
+    from .hyperparameters import ACTIVATIONS  # noqa: E402, F401  (the names tests and scripts use here)
+    from .hyperparameters import ALGOS  # noqa: E402, F401  (the names tests and scripts use here)
+    from .hyperparameters import HYPERPARAMS_DIR  # noqa: E402, F401  (the names tests and scripts use here)
+    from .hyperparameters import algo_kwargs  # noqa: E402, F401  (the names tests and scripts use here)
+    from .hyperparameters import apply_overrides  # noqa: E402, F401  (the names tests and scripts use here)
+    from .hyperparameters import check  # noqa: E402, F401  (the names tests and scripts use here)
+    from .hyperparameters import ent_coef_setting  # noqa: E402, F401  (the names tests and scripts use here)
+    from .hyperparameters import load_hyperparams  # noqa: E402, F401  (the names tests and scripts use here)
+    from .hyperparameters import merge  # noqa: E402, F401  (the names tests and scripts use here)
+    from .hyperparameters import normalize_kwargs  # noqa: E402, F401  (the names tests and scripts use here)
+    from .hyperparameters import normalized  # noqa: E402, F401  (the names tests and scripts use here)
+    from .hyperparameters import policy_kwargs  # noqa: E402, F401  (the names tests and scripts use here)
+    from .hyperparameters import std_bounds  # noqa: E402, F401  (the names tests and scripts use here)
+    from .hyperparameters import yaml_mapping  # noqa: E402, F401  (the names tests and scripts use here)
+    from .lean_ppo import LeanPPO
+    from .run_folder import RunDir  # noqa: E402
+    from .time_to_floor import EvalLog
+    from .time_to_floor import describe
+    from .time_to_floor import entry
+    from .time_to_floor import first_at_floor
+    from .time_to_floor import floor_of
+    from .warm_start import demonstrations  # noqa: E402
+    from .warm_start import pretrain  # noqa: E402
+    from .warm_start import settings  # noqa: E402
+finally:
+    if __name__ == "__main__":
+        # As the command (python -m train.train), whose process ends with its run: what the
+        # imports made is moved out of the collector's sight for good (gc.freeze), so its
+        # full passes during the run walk only what the run makes. (Imported as a module,
+        # say by a test session, nothing is frozen: the caller's garbage stays collectable.)
+        gc.freeze()
+    if _collecting:
+        gc.enable()
 
 EVAL_SEED_OFFSET = 10_000  # the EvalCallback's env: seed + 10_000
 FINAL_SEED_OFFSET = 20_000  # the final evaluation: seed + 20_000 (fresh episodes)

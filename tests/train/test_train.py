@@ -589,3 +589,32 @@ def test_the_command_line_ends_bad_input_in_one_line(tmp_path: Path, argv, match
     assert "Traceback" not in out.stderr and len(lines) == 1, out.stderr
     assert re.search(rf"^train\.train: .*{match}", lines[0]), lines[0]
     assert not any(tmp_path.iterdir())
+
+
+_GC_PROBE = """
+import gc, sys
+if sys.argv[1] == "off":
+    gc.disable()
+if sys.argv[2] == "module":
+    import train.train
+else:  # the command: run as __main__, stopping after its imports
+    import runpy
+    sys.argv = ["train.train", "--help"]
+    try:
+        runpy.run_module("train.train", run_name="__main__", alter_sys=True)
+    except SystemExit:
+        pass
+print(gc.isenabled(), gc.get_freeze_count() > 100_000)
+"""
+
+
+@pytest.mark.parametrize("state, how, expected", [
+    ("on", "module", "True False"),    # imported: the collector resumes, nothing is frozen
+    ("off", "module", "False False"),  # a caller's disabled collector stays disabled
+    ("on", "command", "True True"),    # the command freezes what its imports made
+])
+def test_the_imports_pause_the_collector_and_leave_it_as_it_was(state, how, expected):
+    out = subprocess.run([sys.executable, "-c", _GC_PROBE, state, how], cwd=ROOT,
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip().splitlines()[-1] == expected
