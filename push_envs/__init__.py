@@ -12,8 +12,6 @@ is one module (``push_envs/sensors``, or your own: :class:`Sensor`, :func:`regis
 see docs/adding_a_sensor.md).
 """
 
-import atexit
-import gc
 from typing import Any
 
 from gymnasium.envs.registration import register
@@ -22,7 +20,6 @@ from gymnasium.envs.registration import registry
 # numba's cache must be configured before any kernel of any submodule is defined (importing
 # any submodule runs this file first).
 from . import _numba_cache  # noqa: F401  isort: skip
-
 # Importing the sensors registers each (before any scene is read).
 from .sensors import Sensor
 from .sensors import register_sensor
@@ -30,29 +27,6 @@ from .tasks import REGISTRY
 from .tasks import TASK_MODULES
 from .tasks import spec_of
 from .worlds import WORLD_ENV_ID
-
-
-def _freeze_at_exit() -> None:
-    """At interpreter exit, move every object the cyclic garbage collector tracks into its
-    permanent generation (``gc.freeze``), which the collections of Python's shutdown skip.
-
-    Why: shutdown collects the whole heap several times, and numba's type system, numpy and
-    gymnasium bring about 55,000 tracked objects (this package ~17,000 more): those passes
-    took ~90 ms of every process that imported push_envs, about a seventh of a cached start
-    (docs/performance.md), for memory the operating system is about to take back anyway.
-
-    What it changes: an object that only a reference cycle keeps alive when the process exits
-    is not finalized (its ``__del__`` does not run), where shutdown's collections would have
-    run it. CPython does not promise finalizers at exit; what reference counting frees,
-    module globals included, is finalized as before (a file left open in a global is still
-    flushed). A program that needs the collector at exit calls
-    ``atexit.unregister(push_envs._freeze_at_exit)``."""
-    gc.freeze()
-
-
-# Registered at import: atexit runs handlers last-registered first, so whatever the
-# program registers later (its own clean-up, logging's flush) runs before the freeze.
-atexit.register(_freeze_at_exit)
 
 
 def __getattr__(name: str) -> Any:

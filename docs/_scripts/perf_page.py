@@ -307,12 +307,7 @@ The targets were set against those figures:
 
 The cached start depends most on what else runs: a new process imports numpy, numba and
 gymnasium (about 0.3 s of it) and loads the kernels from disk, and the host is shared with
-other machines (see the conditions above). Its exit counts too: Python's shutdown collects
-the whole heap several times, and numba, numpy and gymnasium leave about 55,000 objects
-tracked (push_envs 17,000 more), so push_envs freezes them at exit (`gc.freeze`, see
-`push_envs._freeze_at_exit` for what that changes): a process's exit went from 105-117 ms to
-20-24 ms, and PushBox-v0's cached start from a median of 0.635 to 0.555 s (15 paired runs,
-ratio 0.864). The same code read a median of 0.44 to 0.78 s for
+other machines (see the conditions above): the same code read a median of 0.44 to 0.78 s for
 PushBox-v0 in runs an hour apart. The tasks differ less than that: ten alternating pairs of
 PushMulti-v0 (0.52 s here) and PushBox-v0 starts in one run read a median ratio of 1.009.
 The figures before:
