@@ -97,8 +97,11 @@ finally:
     if __name__ == "__main__":
         # As the command (python -m train.train), whose process ends with its run: what the
         # imports made is moved out of the collector's sight for good (gc.freeze), so its
-        # full passes during the run walk only what the run makes. (Imported as a module,
-        # say by a test session, nothing is frozen: the caller's garbage stays collectable.)
+        # full passes during the run, and the exit's, walk only what the run makes. What
+        # the modules' globals hold is then not finalized at exit; the run closes every file
+        # it writes itself (the results, the models, the tensorboard log: the same bytes as
+        # without the freeze). Imported as a module, say by a test session, nothing is
+        # frozen: the caller's garbage stays collectable.
         gc.freeze()
     if _collecting:
         gc.enable()
