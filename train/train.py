@@ -99,7 +99,7 @@ finally:
         # imports made is moved out of the collector's sight for good (gc.freeze), so its
         # full passes during the run, and the exit's, walk only what the run makes. What
         # the modules' globals hold is then not finalized at exit; the run closes every file
-        # it writes itself (the results, the models, the tensorboard log: the same bytes as
+        # it writes itself (the results, the models, the tensorboard log: the same sizes as
         # without the freeze). Imported as a module, say by a test session, nothing is
         # frozen: the caller's garbage stays collectable.
         gc.freeze()
