@@ -48,7 +48,8 @@ class BehaviourArrays(NamedTuple):
                 (layout.AG_*); nbi, nbd: (E, K) neighbour indices and squared distances;
                 lines: (E, K, 6) velocity-obstacle cones or orca half-planes; proj:
                 (E, K, 4) orca's projected half-planes; ktree: (E, T, KT_LEN) orca's k-d
-                tree nodes (layout.KT_*), kstack: (E, T) its walk's stack, T = 2 M;
+                tree nodes and its agent list packed in the tree's order (layout.KT_*),
+                kstack: (E, T) its walk's stack, T = 2 M;
                 ego: (E, EGO_LEN), ugoal: (E, 4), others: (E, B, 5), usegs: (E, S, 4),
                 uout: (E, 3): a user behaviour's arguments; gego: (E, U, EGO_LEN),
                 ggoal: (E, U, 4), gumem: (E, U, MEM_LEN), gout: (E, U, 3): a user group

@@ -147,7 +147,10 @@ EGO_NSEGS = 30  # rows of ``segments``
 EGO_LEN = 31
 
 # orca's k-d tree node, ktree[e, node, :] (RVO2's KdTree::AgentTreeNode): the node's agents
-# begin .. end-1 in korder, its children, and its agents' bounding box [m] (float32 values)
+# begin .. end-1 in korder, its children, and its agents' bounding box [m] (float32 values);
+# then the walk's scratch: the node box's squared distance from the agent being queried [m^2]
+# (float32), and, in row p, place p of the tree's agent list: its member's position [m]
+# (float32 values), member index and body, packed in the tree's order for the leaves' scan
 KT_BEGIN = 0
 KT_END = 1
 KT_LEFT = 2
@@ -156,4 +159,9 @@ KT_MINX = 4
 KT_MAXX = 5
 KT_MINY = 6
 KT_MAXY = 7
-KT_LEN = 8
+KT_QD = 8
+KT_PX = 9
+KT_PY = 10
+KT_MEM = 11
+KT_BODY = 12
+KT_LEN = 13

@@ -78,13 +78,18 @@ from .layout import BF_VMAX
 from .layout import BI_KIN
 from .layout import KIN_DIFF
 from .layout import KT_BEGIN
+from .layout import KT_BODY
 from .layout import KT_END
 from .layout import KT_LEFT
 from .layout import KT_LEN
 from .layout import KT_MAXX
 from .layout import KT_MAXY
+from .layout import KT_MEM
 from .layout import KT_MINX
 from .layout import KT_MINY
+from .layout import KT_PX
+from .layout import KT_PY
+from .layout import KT_QD
 from .layout import KT_RIGHT
 from .layout import SN_X
 from .layout import SN_Y
@@ -501,11 +506,14 @@ def insert_neighbour(nbi, nbd, e, count, cap, j, dsq):
 #           box; above MAX_LEAF agents it splits at the middle of its box's longer side
 #           (x when its width exceeds its height), moving the agents below the split value
 #           to its front by swaps from both ends (the list stays so for the next step's
-#           build); the left child is node + 1, the right node + 2 * (left's size)
+#           build); the left child is node + 1, the right node + 2 * (left's size); then
+#           the list's positions, members and bodies are packed in the tree's rows, in
+#           list order, for the leaves' scans
 #   query   from the root: a leaf offers its agents in list order; an inner node visits its
 #           nearer child first (by the squared distance to its box), each only while that
 #           distance is below the range, which shrinks to the farthest kept neighbour once
-#           maxNeighbors are kept
+#           maxNeighbors are kept (the distance is kept with the child when measured, for
+#           the check when it is popped)
 #
 # Both in float32, as RVO2's. The set of neighbours is the brute force's; only the order of
 # ties is the tree's.
@@ -573,6 +581,14 @@ def build_tree(e, first, m, agt, members, korder, tree, stack):
         stack[e, top + 1] = rnode
         stack[e, top + 2] = lnode
         top += 2
+    # the agent list in the tree's order, packed where the leaves' scan reads it in a row
+    for p in range(m):
+        q = korder[e, first + p]
+        a = members[q]
+        tree[e, p, KT_PX] = F(agt[e, a, AG_X])
+        tree[e, p, KT_PY] = F(agt[e, a, AG_Y])
+        tree[e, p, KT_MEM] = q
+        tree[e, p, KT_BODY] = a
 
 
 @compiled(inline="llvm")
@@ -592,11 +608,11 @@ def _box_dsq(tree, e, node, x, y):
 
 
 @compiled
-def tree_neighbours(nbi, nbd, e, i, x, y, agt, members, first, korder, tree, stack, maxn,
-                    range_sq):
+def tree_neighbours(nbi, nbd, e, i, x, y, tree, stack, maxn, range_sq):
     """RVO2's computeAgentNeighbors for member i at (x, y) (float32): the nearest maxn
     members within sqrt(range_sq) into nbi/nbd[e], nearest first, ties in the tree's order;
-    returns how many. ``stack[e]`` holds node * 2 + (1: visit only if its box is in range)."""
+    returns how many. ``tree[e]`` is :func:`build_tree`'s; ``stack[e]`` holds node * 2 +
+    (1: visit only if its box is in range)."""
     count = 0
     top = 0
     stack[e, 0] = 0  # the root, unconditionally
@@ -604,21 +620,21 @@ def tree_neighbours(nbi, nbd, e, i, x, y, agt, members, first, korder, tree, sta
         item = stack[e, top]
         top -= 1
         node = item >> 1
-        if item & 1 and not _box_dsq(tree, e, node, x, y) < range_sq:
+        # the box's distance as its parent measured it (the same float32 value)
+        if item & 1 and not F(tree[e, node, KT_QD]) < range_sq:
             continue
         begin = int(tree[e, node, KT_BEGIN])
         end = int(tree[e, node, KT_END])
         if end - begin <= MAX_LEAF:
             for p in range(begin, end):
-                q = korder[e, first + p]
-                if q == i:
+                if int(tree[e, p, KT_MEM]) == i:
                     continue
-                o = members[q]
-                ddx = x - F(agt[e, o, AG_X])
-                ddy = y - F(agt[e, o, AG_Y])
+                ddx = x - F(tree[e, p, KT_PX])
+                ddy = y - F(tree[e, p, KT_PY])
                 dsq = ddx * ddx + ddy * ddy
                 if dsq < range_sq:
-                    count = insert_neighbour(nbi, nbd, e, count, maxn, o, dsq)
+                    count = insert_neighbour(nbi, nbd, e, count, maxn, int(tree[e, p, KT_BODY]),
+                                             dsq)
                     if count == maxn:
                         range_sq = F(nbd[e, count - 1])
             continue
@@ -626,7 +642,11 @@ def tree_neighbours(nbi, nbd, e, i, x, y, agt, members, first, korder, tree, sta
         rnode = int(tree[e, node, KT_RIGHT])
         # the nearer child is popped first; the other is checked against the range as it
         # stands once the first is done (it may have shrunk)
-        if _box_dsq(tree, e, lnode, x, y) < _box_dsq(tree, e, rnode, x, y):
+        dl = _box_dsq(tree, e, lnode, x, y)
+        dr = _box_dsq(tree, e, rnode, x, y)
+        tree[e, lnode, KT_QD] = dl
+        tree[e, rnode, KT_QD] = dr
+        if dl < dr:
             stack[e, top + 1] = rnode * 2 + 1
             stack[e, top + 2] = lnode * 2 + 1
         else:
@@ -665,7 +685,7 @@ def obstacle_neighbours(nbi, nbd, e, ob, nv, x, y, range_sq):
 
 @compiled
 def new_velocity(lines, proj, nbi, nbd, e, i, agt, members, ob, nv, ndist, maxn, th, tho, dt,
-                 first, korder, tree, stack):
+                 tree, stack):
     """RVO2's computeNewVelocity for agent i of the agents ``members``, each body a's
     position, velocity, radius, speed cap and preferred velocity in ``agt[e, a]``
     (AG_* columns): its new velocity (vx, vy) [m/s]."""
@@ -685,8 +705,7 @@ def new_velocity(lines, proj, nbi, nbd, e, i, agt, members, ob, nv, ndist, maxn,
     # for the group's step by build_tree: its order of neighbours at equal distances)
     count = 0
     if maxn > 0:
-        count = tree_neighbours(nbi, nbd, e, i, x, y, agt, members, first, korder, tree,
-                                stack, maxn, F(ndist) * F(ndist))
+        count = tree_neighbours(nbi, nbd, e, i, x, y, tree, stack, maxn, F(ndist) * F(ndist))
     inv_th = _ONE / F(th)
     for k in range(count):
         o = nbi[e, k]
@@ -755,8 +774,7 @@ def orca_group(e, g, W, B):
     for k in range(m):
         # no obstacles: IR-SIM's group orca gives RVO2 none (an empty view of the right type)
         wx, wy = new_velocity(B.lines, B.proj, B.nbi, B.nbd, e, k, agt, members,
-                              agt[e, 0:0], 0, ndist, maxn, th, tho, dt, first, B.korder,
-                              B.ktree, B.kstack)
+                              agt[e, 0:0], 0, ndist, maxn, th, tho, dt, B.ktree, B.kstack)
         agt[e, members[k], AG_NX] = wx
         agt[e, members[k], AG_NY] = wy
     for k in range(m):
@@ -808,8 +826,8 @@ def orca_velocities(pos, vel, radius, max_speed, pref, ob, ndist, maxn, th, tho,
     out = np.zeros((m, 2))
     for i in range(m):
         out[i, 0], out[i, 1] = new_velocity(lines, proj, nbi, nbd, 0, i, agt, members, ob,
-                                            ob.shape[0], ndist, maxn, th, tho, dt, 0, korder,
-                                            tree, stack)
+                                            ob.shape[0], ndist, maxn, th, tho, dt, tree,
+                                            stack)
     return out
 
 
