@@ -18,7 +18,11 @@ round by round (min / median / max): on a shared 2-core machine whose speed drif
 minute, a slowdown then hits both sides of a round alike, and the ratio is the steadiest
 figure (rates of runs taken one after the other were seen to differ 2x within one side).
 ``--paired --same-core`` puts both on one core, which the kernel time-slices between them:
-they then share its clock and caches too.
+they then share its clock and caches too. Each slice starts with caches the other side
+filled, so that figure also charges a side for a larger working set, which a process alone
+on its core does not pay: two checkouts measured 1.05-1.18x apart in batch throughput run
+alone (the default, on a quiet machine) read 0.87-0.96x paired on one core. Quote the form
+the question is about.
 
 Each side keeps its kernels in a cache folder of its own (``--cache-root``), so neither
 loads the other's. Warm them first (``--warm``) or the first round includes compiling.
