@@ -20,9 +20,9 @@ figure (rates of runs taken one after the other were seen to differ 2x within on
 ``--paired --same-core`` puts both on one core, which the kernel time-slices between them:
 they then share its clock and caches too. Each slice starts with caches the other side
 filled, so that figure also charges a side for a larger working set, which a process alone
-on its core does not pay: two checkouts measured 1.05-1.18x apart in batch throughput run
-alone (the default, on a quiet machine) read 0.87-0.96x paired on one core. Quote the form
-the question is about.
+on its core does not pay: five tasks whose batch throughput measured 1.05-1.18x between two
+checkouts run alone (the default, on a quiet machine) read 0.87-0.92x paired on one core.
+Quote the form the question is about.
 
 Each side keeps its kernels in a cache folder of its own (``--cache-root``), so neither
 loads the other's. Warm them first (``--warm``) or the first round includes compiling.
