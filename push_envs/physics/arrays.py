@@ -36,7 +36,9 @@ class WorldArrays(NamedTuple):
     Scratch (rewritten every step):
         bsc:    (E, 2 B, BS_LEN) per-body floats: B hot rows, then B cold ones (``cold_row``)
         bis:    (E, B, IS_LEN) per-body integers
-        aabb, stamp, prs, pfl, pord, vbuf, cbuf
+        aabb, stamp, prs, pfl, pord, cbuf
+        vbuf:   (E, 4, MAX_VERTS, 2) the narrow phase's two pieces' world vertices [m],
+                then their edge normals
     Outputs of the last step:
         cti, ctf, ctn: touching contacts (pair indices, floats, count) per env
         hl:     (E, HL_LEN) physics-health figures (max penetration [m], sweeps, ...)

@@ -81,6 +81,7 @@ from .layout import PRS_SP
 from .layout import SC_AWAKE
 from .narrowphase import CIRCLE
 from .narrowphase import circle_face
+from .narrowphase import edge_normals
 from .narrowphase import max_separation
 from .narrowphase import piece_circle
 from .narrowphase import place
@@ -111,19 +112,21 @@ def _circle_polygon_gap(cx, cy, r, vb, nb):
 
 
 @compiled
-def piece_gap(ka, va, na, ra, kb, vb, nb, rb):
+def piece_gap(ka, va, na, ra, kb, vb, nb, rb, nrm):
     """A lower bound [m] of the signed distance between two placed pieces (kinds, world
-    vertices, counts, radii as narrowphase.collide takes them): exact with a circle, the best
-    face-normal separation of two polygons (at most the distance; minus the penetration
-    depth when they overlap)."""
+    vertices, counts, radii and normals' scratch ``nrm`` as narrowphase.collide takes them):
+    exact with a circle, the best face-normal separation of two polygons (at most the
+    distance; minus the penetration depth when they overlap)."""
     if ka == CIRCLE:
         if kb == CIRCLE:
             return math.sqrt((va[0, 0] - vb[0, 0]) ** 2 + (va[0, 1] - vb[0, 1]) ** 2) - ra - rb
         return _circle_polygon_gap(va[0, 0], va[0, 1], ra, vb, nb) - rb
     if kb == CIRCLE:
         return _circle_polygon_gap(vb[0, 0], vb[0, 1], rb, va, na) - ra
-    sa = max_separation(va, na, vb, nb)[0]
-    sb = max_separation(vb, nb, va, na)[0]
+    edge_normals(va, na, nrm[0])
+    edge_normals(vb, nb, nrm[1])
+    sa = max_separation(va, na, nrm[0], vb, nb)[0]
+    sb = max_separation(vb, nb, nrm[1], va, na)[0]
     return max(sa, sb) - ra - rb
 
 
@@ -153,6 +156,7 @@ def _pair_gap(e, a, b, sp, t, sleep_on, pos, ang, epar, bint, pint, pvert, pflt,
     position t of its sweep."""
     va = vbuf[e, 0]
     vb = vbuf[e, 1]
+    nrm = vbuf[e, 2:4]
     ax, ay, ath = _swept(e, a, t, sleep_on, pos, ang, bsc, bis)
     ca, sa, sca = math.cos(ath), math.sin(ath), epar[e, a, EP_SCALE]
     bx = by = bth = 0.0
@@ -182,10 +186,10 @@ def _pair_gap(e, a, b, sp, t, sleep_on, pos, ang, epar, bint, pint, pvert, pflt,
             if sp < 0:
                 nb = place(e, q, bx, by, cb, sb, scb, pint, pvert, vb)
                 g = piece_gap(pint[p, PI_KIND], va, na, pflt[p, PF_RAD] * sca, pint[q, PI_KIND],
-                              vb, nb, pflt[q, PF_RAD] * scb)
+                              vb, nb, pflt[q, PF_RAD] * scb, nrm)
             else:
                 g = piece_gap(pint[p, PI_KIND], va, na, pflt[p, PF_RAD] * sca, sint[q, PI_KIND],
-                              svert[q], sint[q, PI_NV], sflt[q, PF_RAD])
+                              svert[q], sint[q, PI_NV], sflt[q, PF_RAD], nrm)
             best = min(best, max(g, circles))
     return best
 

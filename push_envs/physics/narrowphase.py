@@ -30,7 +30,9 @@ A gap up to ``tol`` [m] still counts as a (resting) contact with negative depth.
 Polygon–polygon (the patch follows Coal's ContactPatchSolver, reduced to 2D)::
 
     1. SAT: for each edge i of A, the separation s_i = min over B's vertices of n_i.(v - a_i);
-       the edge with the largest s_i is A's best axis. The same for B against A.
+       the edge with the largest s_i is A's best axis. The same for B against A. Each
+       piece's edge normals are computed once (``edge_normals``, into scratch the caller
+       gives) and read again in step 3.
     2. If either best separation exceeds tol the pieces are apart: no contact.
     3. The piece with the larger separation gives the reference face (A wins near-ties so the
        choice is stable); the incident edge is the edge of the other piece whose normal is
@@ -98,7 +100,7 @@ from .layout import PRS_SP
 __all__ = ["CIRCLE", "POLYGON", "SEGMENT", "MAX_VERTS", "OUT_LEN", "collide",
            "collide_polygons", "collide_circle_polygon", "collide_circles", "pair_contact",
            "pair_contact_at", "pair_contact_call", "refresh_moved", "edge_normal",
-           "max_separation", "piece_circle", "place", "circle_face", "heading"]
+           "edge_normals", "max_separation", "piece_circle", "place", "circle_face", "heading"]
 
 CIRCLE = 0
 POLYGON = 1
@@ -119,9 +121,20 @@ def edge_normal(v, n, i):
     return ey * inv, -ex * inv
 
 
+# LLVM-inlined: a hot contact-solver helper (jit.py, 'Inlining')
+@compiled(inline="llvm")
+def edge_normals(v, n, nrm):
+    """The outward unit normal of each edge i of the n-gon (or segment) ``v`` into ``nrm[i]``
+    (:func:`edge_normal`'s values): computed once per piece and collision, where the SAT and
+    the incident-edge search each read them."""
+    for i in range(n):
+        nrm[i, 0], nrm[i, 1] = edge_normal(v, n, i)
+
+
 @compiled
-def max_separation(va, na, vb, nb):
-    """Best SAT axis among the edges of a against the vertices of b.
+def max_separation(va, na, nrm, vb, nb):
+    """Best SAT axis among the edges of a (their normals ``nrm``, :func:`edge_normals`)
+    against the vertices of b.
 
     Returns (separation [m], edge, cross [m]): ``cross`` is the runner-up separation when its
     edge is not parallel to the best one (else -inf). Two non-parallel axes both at about
@@ -134,7 +147,7 @@ def max_separation(va, na, vb, nb):
     second = -np.inf
     sx = sy = 0.0
     for i in range(na):
-        nx, ny = edge_normal(va, na, i)
+        nx, ny = nrm[i, 0], nrm[i, 1]
         s = np.inf
         for k in range(nb):
             d = nx * (vb[k, 0] - va[i, 0]) + ny * (vb[k, 1] - va[i, 1])
@@ -152,25 +165,29 @@ def max_separation(va, na, vb, nb):
 
 
 @compiled
-def collide_polygons(va, na, vb, nb, tol, out):
-    """Polygon/segment against polygon/segment. Returns True on contact (see module doc)."""
-    sa, ia, ca = max_separation(va, na, vb, nb)
+def collide_polygons(va, na, vb, nb, tol, out, nrm):
+    """Polygon/segment against polygon/segment. Returns True on contact (see module doc).
+    ``nrm`` (2, MAX_VERTS, 2) is scratch for the two pieces' edge normals."""
+    edge_normals(va, na, nrm[0])
+    sa, ia, ca = max_separation(va, na, nrm[0], vb, nb)
     if sa > tol:
         return False
-    sb, ib, cb = max_separation(vb, nb, va, na)
+    edge_normals(vb, nb, nrm[1])
+    sb, ib, cb = max_separation(vb, nb, nrm[1], va, na)
     if sb > tol:
         return False
     if sb > sa + _REF_TOL:
         ref, nref, iref, inc, ninc, flip = vb, nb, ib, va, na, True
+        rn, kn = nrm[1], nrm[0]
     else:
         ref, nref, iref, inc, ninc, flip = va, na, ia, vb, nb, False
-    rnx, rny = edge_normal(ref, nref, iref)
+        rn, kn = nrm[0], nrm[1]
+    rnx, rny = rn[iref, 0], rn[iref, 1]
     # Incident edge: the other piece's edge most anti-parallel to the reference normal.
     best = np.inf
     jinc = 0
     for k in range(ninc):
-        kx, ky = edge_normal(inc, ninc, k)
-        d = kx * rnx + ky * rny
+        d = kn[k, 0] * rnx + kn[k, 1] * rny
         if d < best:
             best = d
             jinc = k
@@ -333,8 +350,9 @@ def collide_circles(ax, ay, ra, bx, by, rb, tol, out):
 
 
 @compiled
-def collide(ka, va, na, ra, kb, vb, nb, rb, tol, out):
-    """Dispatch on the two piece kinds. ``v*`` are world-frame vertex arrays, ``n*`` counts."""
+def collide(ka, va, na, ra, kb, vb, nb, rb, tol, out, nrm):
+    """Dispatch on the two piece kinds. ``v*`` are world-frame vertex arrays, ``n*`` counts;
+    ``nrm`` (2, MAX_VERTS, 2) is scratch for two polygons' edge normals."""
     if ka == CIRCLE:
         if kb == CIRCLE:
             return collide_circles(va[0, 0], va[0, 1], ra, vb[0, 0], vb[0, 1], rb, tol, out)
@@ -345,7 +363,7 @@ def collide(ka, va, na, ra, kb, vb, nb, rb, tol, out):
             out[PFL_NX] = -out[PFL_NX]
             out[PFL_NY] = -out[PFL_NY]
         return hit
-    return collide_polygons(va, na, vb, nb, tol, out)
+    return collide_polygons(va, na, vb, nb, tol, out, nrm)
 
 
 # --------------------------------------------------------------------------------------------
@@ -391,6 +409,7 @@ def pair_contact(e, k, prs, pos, ang, epar, bint, pint, pvert, pflt, sint, svert
     sp = prs[e, k, PRS_SP]
     va = vbuf[e, 0]
     vb = vbuf[e, 1]
+    nrm = vbuf[e, 2:4]
     out = cbuf[e]
     best = -np.inf
     ax, ay = pos[e, a, 0], pos[e, a, 1]
@@ -428,7 +447,8 @@ def pair_contact(e, k, prs, pos, ang, epar, bint, pint, pvert, pflt, sint, svert
                 kb, rb, vv = pint[q, PI_KIND], pflt[q, PF_RAD] * scb, vb
             else:
                 nb, kb, rb, vv = sint[q, PI_NV], sint[q, PI_KIND], sflt[q, PF_RAD], svert[q]
-            if collide(pint[p, PI_KIND], va, na, pflt[p, PF_RAD] * sca, kb, vv, nb, rb, tol, out):
+            if collide(pint[p, PI_KIND], va, na, pflt[p, PF_RAD] * sca, kb, vv, nb, rb, tol, out,
+                       nrm):
                 if out[PFL_DEPTH] > best:
                     best = out[PFL_DEPTH]
                     for i in range(OUT_LEN):

@@ -335,7 +335,8 @@ class World:
         self._prs = aligned_zeros((E, max_pairs, PRS_LEN), np.int64)
         self._pfl = aligned_zeros((E, max_pairs, PFL_LEN))
         self._pord = np.zeros((E, 3, max_pairs), np.int64)  # two orders, levels
-        self._vbuf = np.zeros((E, 2, MAX_VERTS, 2))
+        # two pieces' world vertices, then their edge normals (narrowphase.pair_contact)
+        self._vbuf = np.zeros((E, 4, MAX_VERTS, 2))
         # The narrow phase's output row, then each body's heading cache (angle, cos, sin;
         # narrowphase.heading), started with NaN angles that match no heading.
         self._cbuf = np.zeros((E, OUT_LEN + 3 * B))

@@ -44,6 +44,7 @@ def _worst(e, movable, bint, bflt, pint, pvert, pflt, sint, svert, sflt, pos, an
     va = np.zeros((MAX_VERTS, 2))
     vb = np.zeros((MAX_VERTS, 2))
     out = np.zeros(OUT_LEN)
+    nrm = np.zeros((2, MAX_VERTS, 2))
     worst = 0.0
     wi, wj = -1, -1
     nm = movable.shape[0]
@@ -63,7 +64,8 @@ def _worst(e, movable, bint, bflt, pint, pvert, pflt, sint, svert, sflt, pos, an
                            pvert, vb)
                     if collide(pint[p, PI_KIND], va, pint[p, PI_NV],
                                pflt[p, PF_RAD] * epar[e, a, EP_SCALE], pint[q, PI_KIND], vb,
-                               pint[q, PI_NV], pflt[q, PF_RAD] * epar[e, b, EP_SCALE], 0.0, out):
+                               pint[q, PI_NV], pflt[q, PF_RAD] * epar[e, b, EP_SCALE], 0.0, out,
+                               nrm):
                         if out[2] > worst:
                             worst, wi, wj = out[2], a, b
         for q in range(sint.shape[0]):
@@ -75,7 +77,7 @@ def _worst(e, movable, bint, bflt, pint, pvert, pflt, sint, svert, sflt, pos, an
                 _place(p, ax, ay, ang[e, a], epar[e, a, EP_SCALE], pint, pvert, va)
                 if collide(pint[p, PI_KIND], va, pint[p, PI_NV],
                            pflt[p, PF_RAD] * epar[e, a, EP_SCALE], sint[q, PI_KIND], svert[q],
-                           sint[q, PI_NV], sflt[q, PF_RAD], 0.0, out):
+                           sint[q, PI_NV], sflt[q, PF_RAD], 0.0, out, nrm):
                     if out[2] > worst:
                         worst, wi, wj = out[2], a, -2 - q
     return worst, wi, wj

@@ -273,7 +273,7 @@ def test_piece_gap_never_exceeds_the_distance(p, q):
     kb, vb, rb, gb = q
     a, na = _placed(ka, va)
     b, nb = _placed(kb, vb)
-    g = gap(ka, a, na, ra, kb, b, nb, rb)
+    g = gap(ka, a, na, ra, kb, b, nb, rb, np.zeros((2, MAX_VERTS, 2)))
     d = ga.distance(gb)
     assert g <= d + 1e-6
     if d > 0:

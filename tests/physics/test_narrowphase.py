@@ -21,6 +21,7 @@ collide_circles = python_entry(narrowphase.collide_circles)
 collide_polygons = python_entry(narrowphase.collide_polygons)
 
 TOL = 1e-5
+NRM = np.zeros((2, MAX_VERTS, 2))  # the narrow phase's scratch for edge normals
 
 
 def square(cx, cy, half=0.2, theta=0.0):
@@ -47,7 +48,7 @@ def point(x, y):
 
 def polys(va, vb, na=4, nb=4, tol=TOL):
     out = np.full(OUT_LEN, np.nan)
-    hit = collide_polygons(va, na, vb, nb, tol, out)
+    hit = collide_polygons(va, na, vb, nb, tol, out, np.zeros((2, MAX_VERTS, 2)))
     return hit, out
 
 
@@ -167,7 +168,7 @@ def test_circle_centre_inside_polygon_pushed_out_through_nearest_face():
 def test_dispatch_flips_normal_when_polygon_is_a():
     out = np.zeros(OUT_LEN)
     circ = point(0.0, 0.28)
-    assert collide(POLYGON, square(0, 0), 4, 0.0, CIRCLE, circ, 1, 0.1, TOL, out)
+    assert collide(POLYGON, square(0, 0), 4, 0.0, CIRCLE, circ, 1, 0.1, TOL, out, NRM)
     np.testing.assert_allclose(out[:2], [0.0, -1.0], atol=1e-15)  # from the circle toward a
     assert out[2] == pytest.approx(0.02, abs=1e-14)
 
@@ -177,7 +178,8 @@ def test_segment_is_two_sided():
     seg = segment((-1.0, 0.0), (1.0, 0.0))
     out = np.zeros(OUT_LEN)
     for side in (1.0, -1.0):
-        assert collide(CIRCLE, point(0.3, side * 0.09), 1, 0.1, SEGMENT, seg, 2, 0.0, TOL, out)
+        assert collide(CIRCLE, point(0.3, side * 0.09), 1, 0.1, SEGMENT, seg, 2, 0.0, TOL, out,
+                       NRM)
         np.testing.assert_allclose(out[:2], [0.0, side], atol=1e-15)
         assert out[2] == pytest.approx(0.01, abs=1e-14)
         hit, pout = polys(square(0.2, side * 0.19), seg, 4, 2)
@@ -190,7 +192,7 @@ def test_segment_is_two_sided():
 def test_segment_end_is_a_vertex_region():
     seg = segment((0.0, -1.0), (0.0, 0.0))
     out = np.zeros(OUT_LEN)
-    assert collide(CIRCLE, point(0.06, 0.08), 1, 0.11, SEGMENT, seg, 2, 0.0, TOL, out)
+    assert collide(CIRCLE, point(0.06, 0.08), 1, 0.11, SEGMENT, seg, 2, 0.0, TOL, out, NRM)
     np.testing.assert_allclose(out[:2], [0.6, 0.8], atol=1e-12)
     assert out[2] == pytest.approx(0.01, abs=1e-12)
-    assert not collide(CIRCLE, point(0.06, 0.08), 1, 0.09, SEGMENT, seg, 2, 0.0, TOL, out)
+    assert not collide(CIRCLE, point(0.06, 0.08), 1, 0.09, SEGMENT, seg, 2, 0.0, TOL, out, NRM)
