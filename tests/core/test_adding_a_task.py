@@ -11,6 +11,8 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
+import push_envs
+
 DOC = Path(__file__).resolve().parents[2] / "docs" / "adding_a_task.md"
 
 
@@ -25,7 +27,12 @@ def push_corner(tmp_path_factory):
 
         yield push_corner
     finally:
+        # Leave no trace for later tests in this process: the task's registration (its
+        # id would otherwise be listed in every "registered tasks" message) and its module.
         sys.path.remove(str(folder))
+        push_envs.TASK_MODULES.pop("PushCorner-v0", None)
+        gym.registry.pop("PushCorner-v0", None)
+        sys.modules.pop("push_corner", None)
 
 
 def test_the_documented_task_registers_and_passes_the_checker(push_corner):
