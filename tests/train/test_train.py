@@ -483,7 +483,7 @@ def test_a_tasks_entry_is_read_from_its_own_folder(tmp_path: Path, monkeypatch):
     assert omni["stop_at_success"] is None and omni["warm_start"] == hp["warm_start"]
     acker = T.load_hyperparams("ppo", "PushBox-v0", robot="acker")
     assert acker["warm_start"] is None and acker["stop_at_success"] == 0.97
-    assert acker["n_timesteps"] == 8e6
+    assert acker["n_timesteps"] == 1.6e7
     # Another file in its place is what is read.
     own = tmp_path / "hp.yml"
     own.write_text("ppo:\n  n_timesteps: 1234\n")
