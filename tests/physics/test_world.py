@@ -169,6 +169,23 @@ def test_time_and_names(scn):
     assert w.time == pytest.approx(0.15)
 
 
+@pytest.mark.parametrize("num_envs", [1, 3])
+def test_an_inactive_env_neither_moves_nor_counts_the_step(scn, num_envs):
+    # one env counts in Python ints, a batch with numpy: the same counts either way
+    w = scn.world([scn.robot("robot", 0, 0)], [], step_time=0.1, num_envs=num_envs)
+    cmd = {"robot": [1.0, 0.0]}
+    w.step(cmd)
+    w.active[0] = 0
+    before = w.state("robot")[0].copy()
+    w.step(cmd)
+    w.active[:] = 1
+    assert w.steps.tolist() == [1] + [2] * (num_envs - 1)
+    assert w.state("robot")[0].tolist() == before.tolist()
+    w.step(cmd)
+    assert w.steps.tolist() == [2] + [3] * (num_envs - 1)
+    assert w.time == pytest.approx(0.2)
+
+
 # ------------------------------------------------------------------------------ 14. errors
 def test_overlapping_spawn_names_both_bodies(scn):
     with pytest.raises(SceneError) as exc:
