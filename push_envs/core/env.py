@@ -764,8 +764,8 @@ class PushVectorEnv(VectorEnv):
         """A batch of one's step (``num_envs == 1``), with the outputs of a single env: the
         observation of env 0, its reward, terminated, truncated and info as Python scalars.
         ``action``: a checked, finite action of shape (2R,) (ints or floats: copied into the
-        float64 actions row). The steps of :meth:`_advance`, for one env: this path is a third
-        of a single env's step, so it skips the batch's reshape and its thread count."""
+        float64 actions row). The steps of :meth:`_advance` for one env, without the batch's
+        reshape and thread count: a single env's whole step is a few microseconds."""
         self._rows.actions[0] = action
         if self._run(self._step_stage, *self._current_args()):
             self._retry()
