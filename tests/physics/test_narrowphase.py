@@ -48,7 +48,7 @@ def point(x, y):
 
 def polys(va, vb, na=4, nb=4, tol=TOL):
     out = np.full(OUT_LEN, np.nan)
-    hit = collide_polygons(va, na, vb, nb, tol, out, np.zeros((2, MAX_VERTS, 2)))
+    hit = collide_polygons(va, na, vb, nb, tol, out, NRM)
     return hit, out
 
 
