@@ -40,8 +40,10 @@ def _world(bw, kin, n, beh, rng, segment):
     obstacles = []
     if segment:
         pts = rng.uniform(-4, 4, (3, 2)).round(3).tolist()
+        # at the origin, so its vertices are the segments' world coordinates that IR-SIM's
+        # function is given below (without a state a body stands at IR-SIM's default [1, 1, 0])
         obstacles.append({"name": "line", "shape": {"name": "linestring", "vertices": pts},
-                          "static": True})
+                          "static": True, "state": [0.0, 0.0, 0.0]})
     return bw.world(robots, obstacles)
 
 

@@ -60,8 +60,10 @@ def _crowd(bw, kin, rng, n, group=None):
         robots.append(make(f"p{i}", float(x), float(y), float(rng.uniform(-3, 3)),
                            radius=0.2, vel_min=[-1.5, -3], vel_max=[1.5, 3],
                            goal=[float(v) for v in rng.uniform(-6, 6, 2)] + [0.0], **extra))
+    # the wall at the origin, so its vertices are the segment IR-SIM's functions are given
+    # below (without a state a body stands at IR-SIM's default [1, 1, 0])
     walls = [{"name": "wall", "shape": {"name": "linestring", "vertices": [[-6, 3], [6, 3]]},
-              "static": True},
+              "static": True, "state": [0.0, 0.0, 0.0]},
              {"name": "post", "shape": {"name": "circle", "radius": 0.3}, "state": [4, -4, 0]}]
     return bw.world(robots, walls)
 
