@@ -142,7 +142,8 @@ def cone_angles(x, y, r, mx, my, mr):
     return ang + half, ang - half, half
 
 
-@compiled
+# LLVM-inlined: called for every neighbour disc of every body, each step
+@compiled(inline="llvm")
 def circle_cone(lines, e, k, mode, x, y, vx, vy, r, mx, my, mvx, mvy, mr):
     """Cone k toward a neighbour disc (centre (mx, my) [m], velocity (mvx, mvy) [m/s],
     radius mr [m]) of a body at (x, y) moving at (vx, vy) with radius r."""
