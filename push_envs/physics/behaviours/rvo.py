@@ -312,14 +312,16 @@ def _axis_bound(first, second, delta, n, i0, k, target):
 
 # LLVM-inlined: once per ring of the walk
 @compiled(inline="llvm")
-def _ring_bound(bx, by, ex, ey):
-    """A lower bound [m/s] on the distance to the desired velocity of every candidate past
-    the ring (bx, by: the axes' bounds from :func:`_axis_bound`; ex, ey: the nearest
-    entries' offsets). sqrt of the sum of squares, not hypot: glibc's hypot, correctly
-    rounded, was a tenth of the rvo crowd's step, and the bound needs no such care: the
-    sum's few ulps of error are far inside the 1e-12 it gives up, so the walk stops at the
-    same ring or later, never earlier, and picks the same candidate."""
-    return min(math.sqrt(bx * bx + ey * ey), math.sqrt(ex * ex + by * by)) * (1.0 - 1e-12)
+def _ring_bound2(bx, by, ex, ey):
+    """A lower bound [m^2/s^2] on the squared distance to the desired velocity of every
+    candidate past the ring (bx, by: the axes' bounds from :func:`_axis_bound`; ex, ey: the
+    nearest entries' offsets), lowered by 4e-12 of itself. The walk stops once it exceeds the
+    best candidate's squared distance (as computed, a few ulps from the exact one): then
+    every candidate past the ring is strictly farther than the best, so the walk stops at
+    the ring where a test of exact distances would, or later, and picks the same candidate.
+    No square root, and no hypot (glibc's, correctly rounded, was a tenth of the rvo crowd's
+    step)."""
+    return min(bx * bx + ey * ey, ex * ex + by * by) * (1.0 - 4e-12)
 
 
 # LLVM-inlined: read for every candidate velocity tested against a cone
@@ -359,12 +361,13 @@ def _blocker(lines, e, n, vx, vy):
 
 # LLVM-inlined: called for every blocked candidate of the walk
 @compiled(inline="llvm")
-def _run_end(lines, e, c, along_x, fixed, t, last, first, second, delta):
+def _run_end(lines, e, c, along_x, fixed, t, last, first, second, delta, inv):
     """The last index of a run of candidates inside cone c, from index t (inside) up to
     ``last``, along one grid line: the x axis at vy = ``fixed`` (``along_x``) or the y axis at
     vx = ``fixed``, whose entries are the arange (first, second, delta). Each edge's test is
     monotone along a line, so the cone holds one interval of it: its end is estimated from
-    the edges' crossings, then settled by the exact test."""
+    the edges' crossings (``inv`` = 1 / delta: an estimate needs no division), then settled
+    by the exact test."""
     ax, ay, lx, ly, rx, ry = _cone(lines, e, c)
     # the edges' tests as a + s u along the line (u the moving coordinate): inside while
     # the left one is <= 0 and the right one >= 0
@@ -379,7 +382,7 @@ def _run_end(lines, e, c, along_x, fixed, t, last, first, second, delta):
         hi = min(hi, u0 - ra / rs)
     end = last
     if hi != math.inf and delta != math.inf:
-        f = math.floor((hi - first) / delta)
+        f = math.floor((hi - first) * inv)
         if f < end:
             end = int(max(f, float(t)))
     # settle the end exactly: the run is an interval and t is in it
@@ -410,6 +413,9 @@ def choose(e, b, B, ncone, nc, ns, cvx, cvy, dx, dy, vxmax, vymax, acce, factor)
     lines = B.lines
     fx, sx, ddx, nx = axis(cvx, vxmax, acce)
     fy, sy, ddy, ny = axis(cvy, vymax, acce)
+    # reciprocals for the index estimates (each has a margin, or is settled exactly)
+    ix = 1.0 / ddx
+    iy = 1.0 / ddy
     # the candidate nearest the desired velocity, and how far the desired velocity lies
     # from it along each axis
     i0 = 0
@@ -421,8 +427,7 @@ def choose(e, b, B, ncone, nc, ns, cvx, cvy, dx, dy, vxmax, vymax, acce, factor)
     ex = abs(value(fx, sx, ddx, i0) - dx)
     ey = abs(value(fy, sy, ddy, j0) - dy)
     reach = max(i0, nx - 1 - i0, j0, ny - 1 - j0)
-    best = math.inf
-    best2 = math.inf
+    best2 = math.inf  # the best candidate's squared distance to the desired velocity
     best_i = 0
     best_j = 0
     for k in range(reach + 1):
@@ -452,10 +457,13 @@ def choose(e, b, B, ncone, nc, ns, cvx, cvy, dx, dy, vxmax, vymax, acce, factor)
                 centre = dx if along_x else dy
                 first = fx if along_x else fy
                 delta = ddx if along_x else ddy
+                inv = ix if along_x else iy
                 if delta != math.inf:
-                    t = max(t, int(max(math.floor((centre - half - first) / delta) - 1.0,
+                    # a margin of one entry each way: the estimate is within far less of
+                    # the exact index
+                    t = max(t, int(max(math.floor((centre - half - first) * inv) - 1.0,
                                        -1.0)))
-                    last = min(last, int(min(math.ceil((centre + half - first) / delta) + 1.0,
+                    last = min(last, int(min(math.ceil((centre + half - first) * inv) + 1.0,
                                              float(last))))
             while t <= last:
                 if along_x:
@@ -475,27 +483,34 @@ def choose(e, b, B, ncone, nc, ns, cvx, cvy, dx, dy, vxmax, vymax, acce, factor)
                 c = _blocker(lines, e, ncone, vx, vy)
                 if c >= 0:
                     if along_x:
-                        t = _run_end(lines, e, c, True, fixed, t, last, fx, sx, ddx) + 1
+                        t = _run_end(lines, e, c, True, fixed, t, last, fx, sx, ddx, ix) + 1
                     else:
-                        t = _run_end(lines, e, c, False, fixed, t, last, fy, sy, ddy) + 1
+                        t = _run_end(lines, e, c, False, fixed, t, last, fy, sy, ddy, iy) + 1
                     continue
-                d = np.hypot(vx - dx, vy - dy)
-                if d < best or (d == best and i * ny + j < best_i * ny + best_j):
-                    best = d
+                if d2 < best2 * (1.0 - 1e-12):
+                    # clearly nearer: the exact distances (hypot) order them the same way
+                    better = True
+                else:
+                    # a near tie (the wider ones were skipped above): the exact distances
+                    # decide, then the grid's order, as IR-SIM's argmin does
+                    d = np.hypot(vx - dx, vy - dy)
+                    bd = np.hypot(value(fx, sx, ddx, best_i) - dx, value(fy, sy, ddy, best_j) - dy)
+                    better = d < bd or (d == bd and i * ny + j < best_i * ny + best_j)
+                if better:
                     best2 = d2
                     best_i = i
                     best_j = j
                 t += 1
-        if best < math.inf:
+        if best2 < math.inf:
             # a candidate of ring k + 1 or beyond lies k + 1 or more steps from the centre
             # along one axis; along a sorted axis the distance to the desired component
             # only grows away from its nearest entry, so the ring's nearest entries on
             # either side bound that axis, and the other axis is no nearer than its best
             bx = _axis_bound(fx, sx, ddx, nx, i0, k + 1, dx)
             by = _axis_bound(fy, sy, ddy, ny, j0, k + 1, dy)
-            if _ring_bound(bx, by, ex, ey) > best:
+            if _ring_bound2(bx, by, ex, ey) > best2:
                 break
-    if best < math.inf:
+    if best2 < math.inf:
         return value(fx, sx, ddx, best_i), value(fy, sy, ddy, best_j)
     # no free candidate: the least penalty over the whole grid, first in the grid's order
     gaps(e, b, B, nc)
@@ -528,7 +543,8 @@ def choose(e, b, B, ncone, nc, ns, cvx, cvy, dx, dy, vxmax, vymax, acce, factor)
                     best_j = j
         bx = _axis_bound(fx, sx, ddx, nx, i0, k + 1, dx)
         by = _axis_bound(fy, sy, ddy, ny, j0, k + 1, dy)
-        if _ring_bound(bx, by, ex, ey) > cost:
+        # cost >= 0 here (factor >= 0), so comparing squares is comparing distances
+        if _ring_bound2(bx, by, ex, ey) > cost * cost:
             break
     return value(fx, sx, ddx, best_i), value(fy, sy, ddy, best_j)
 
