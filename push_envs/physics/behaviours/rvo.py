@@ -402,6 +402,64 @@ def _run_inside(lines, e, c, along_x, fixed, u):
     return _inside(lines, e, c, fixed, u)
 
 
+_SURE = 1e-9  # [m/s] how far inside both edges a corner must test for its square to be skipped
+
+
+# LLVM-inlined: once per walk
+@compiled(inline="llvm")
+def _corner_in(ax, ay, lx, ly, rx, ry, vx, vy):
+    """Whether (vx, vy) tests inside the cone by at least _SURE on both edges."""
+    px = vx - ax
+    py = vy - ay
+    return lx * py - px * ly <= -_SURE and rx * py - px * ry >= _SURE
+
+
+# LLVM-inlined: once per walk
+@compiled(inline="llvm")
+def _covered_rings(lines, e, fx, sx, ddx, nx, fy, sy, ddy, ny, i0, j0, reach):
+    """The rings 0..K around (i0, j0) that cone 0 holds whole (every candidate inside it):
+    K, or -1 when the centre is not inside it by _SURE.
+
+    A cone is convex, so it holds a rectangle of candidates when it holds its four corners;
+    with a margin of _SURE on both edges' tests at the corners, the exact tests inside the
+    rectangle, affine in the velocity but for a few ulps of rounding, say inside as well. So
+    the walk may start at ring K + 1 and choose what it chose from ring 0::
+
+        edge test g(v) at the centre g0 (g0 <= -margin inside); one ring outward moves a
+        corner by (+-dx, +-dy), which changes g by at most |g_x| dx + |g_y| dy = s, so
+        K = floor((-g0 - margin) / s), then lowered until the four corners test inside
+    """
+    ax, ay, lx, ly, rx, ry = _cone(lines, e, 0)
+    x0 = value(fx, sx, ddx, i0)
+    y0 = value(fy, sy, ddy, j0)
+    if not _corner_in(ax, ay, lx, ly, rx, ry, x0, y0):
+        return -1
+    # each edge's test as "<= 0 inside": the left one, and the right one negated
+    gl = lx * (y0 - ay) - (x0 - ax) * ly
+    gr = -(rx * (y0 - ay) - (x0 - ax) * ry)
+    stx = ddx if nx > 1 else 0.0
+    sty = ddy if ny > 1 else 0.0
+    k = reach
+    sl = abs(ly) * stx + abs(lx) * sty
+    if sl > 0.0:
+        k = min(k, int(max((-gl - _SURE) / sl, 0.0)))
+    sr = abs(ry) * stx + abs(rx) * sty
+    if sr > 0.0:
+        k = min(k, int(max((-gr - _SURE) / sr, 0.0)))
+    while k > 0:
+        x_lo = value(fx, sx, ddx, max(i0 - k, 0))
+        x_hi = value(fx, sx, ddx, min(i0 + k, nx - 1))
+        y_lo = value(fy, sy, ddy, max(j0 - k, 0))
+        y_hi = value(fy, sy, ddy, min(j0 + k, ny - 1))
+        if _corner_in(ax, ay, lx, ly, rx, ry, x_lo, y_lo) and \
+                _corner_in(ax, ay, lx, ly, rx, ry, x_hi, y_lo) and \
+                _corner_in(ax, ay, lx, ly, rx, ry, x_lo, y_hi) and \
+                _corner_in(ax, ay, lx, ly, rx, ry, x_hi, y_hi):
+            return k
+        k -= 1
+    return 0
+
+
 # LLVM-inlined: it takes W or B by value, ~100-400 words a call when not inlined
 @compiled(inline="llvm")
 def choose(e, b, B, ncone, nc, ns, cvx, cvy, dx, dy, vxmax, vymax, acce, factor):
@@ -430,7 +488,12 @@ def choose(e, b, B, ncone, nc, ns, cvx, cvy, dx, dy, vxmax, vymax, acce, factor)
     best2 = math.inf  # the best candidate's squared distance to the desired velocity
     best_i = 0
     best_j = 0
-    for k in range(reach + 1):
+    # the rings a single cone holds whole have nothing free: the walk starts past them
+    first_ring = 0
+    if _blocker(lines, e, ncone, value(fx, sx, ddx, i0), value(fy, sy, ddy, j0)) >= 0:
+        first_ring = _covered_rings(lines, e, fx, sx, ddx, nx, fy, sy, ddy, ny, i0, j0,
+                                    reach) + 1
+    for k in range(first_ring, reach + 1):
         i_lo = max(i0 - k, 0)
         i_hi = min(i0 + k, nx - 1)
         # four sides: the bottom and top rows whole, the left and right columns between them
