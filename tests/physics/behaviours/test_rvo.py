@@ -28,6 +28,52 @@ def test_candidate_axis_is_numpy_arange():
         np.testing.assert_array_equal(ours, ref)
 
 
+
+def _grid(value, first, second, delta, n):
+    return np.array([value(first, second, delta, i) for i in range(n)])
+
+
+def test_covered_rings_hold_only_blocked_candidates():
+    """The rings the walk skips (rvo._covered_rings) hold no candidate that the exact test
+    leaves free, also where an edge runs through candidates (apex on the grid, edges along
+    its axes), and they reach well past the centre where the cone is wide."""
+    covered = python_entry(rvo._covered_rings)
+    inside = python_entry(rvo._inside)
+    axis = python_entry(rvo.axis)
+    value = python_entry(rvo.value)
+    rng = np.random.default_rng(3)
+    skipped = 0
+    for trial in range(600):
+        (fx, sx, dx_, nx), (fy, sy, dy_, ny) = (axis(rng.uniform(-1, 1), 1.0, rng.uniform(0.1, 1))
+                                                for _ in range(2))
+        gx, gy = _grid(value, fx, sx, dx_, nx), _grid(value, fy, sy, dy_, ny)
+        i0, j0 = int(rng.integers(nx)), int(rng.integers(ny))
+        if trial % 3 == 0:  # apex on a candidate, edges along the axes or diagonal
+            ax, ay = gx[int(rng.integers(nx))], gy[int(rng.integers(ny))]
+            mid = rng.integers(8) * math.pi / 4
+            half = math.pi / 4 if trial % 2 else math.pi / 2
+        else:
+            ax, ay = rng.uniform(-1.5, 1.5, 2)
+            mid = rng.uniform(-math.pi, math.pi)
+            half = rng.uniform(0.05, math.pi / 2)
+        lines = np.zeros((1, 1, 6))
+        lines[0, 0] = [ax, ay, math.cos(mid + half), math.sin(mid + half),
+                       math.cos(mid - half), math.sin(mid - half)]
+        reach = max(i0, nx - 1 - i0, j0, ny - 1 - j0)
+        k = covered(lines, 0, fx, sx, dx_, nx, fy, sy, dy_, ny, i0, j0, reach)
+        assert -1 <= k <= reach
+        # the exact test (rvo._inside's arithmetic, elementwise) over the skipped square
+        vx, vy = np.meshgrid(gx[max(i0 - k, 0):i0 + k + 1], gy[max(j0 - k, 0):j0 + k + 1])
+        px, py = vx - ax, vy - ay
+        lx, ly, rx, ry = lines[0, 0, 2:]
+        held = (lx * py - px * ly <= 0.0) & (rx * py - px * ry >= 0.0)
+        assert held.all(), (trial, k)
+        if k >= 0:
+            assert inside(lines, 0, 0, gx[i0], gy[j0])
+        skipped += max(k, 0)
+    assert skipped > 600  # it skips rings, not only the centre
+
+
 def _world(bw, kin, n, beh, rng, segment):
     make = bw.diff if kin == "diff" else bw.omni
     robots = []
