@@ -6,7 +6,7 @@ group, group_behavior): those are set on the body specs (``behaviours.reference.
 so the tests do not depend on the YAML parser's handling of IR-SIM's keys.
 
 ``irsim``: IR-SIM (and pyrvo) when importable, for the tests that compare with it live;
-those tests skip without it (CI has neither).
+those tests skip without it (the `test` extra installs both, through `irsim`).
 """
 
 from __future__ import annotations
