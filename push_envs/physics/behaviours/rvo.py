@@ -23,12 +23,16 @@ testing the whole grid (a 1,600-candidate grid for a window of +-1 m/s)::
     rings      the grid is walked ring by ring (Chebyshev distance) around the candidate
                nearest the desired velocity, each ring side by side, and only the stretch of
                a side within the best distance found so far
+    covered    when that candidate is blocked, the rings its cone holds whole (all four
+               corners inside by a margin: a cone is convex) are skipped: nothing is free
+               there (_covered_rings)
     runs       a cone cuts a grid line in one interval (each edge's test is monotone along
                it), so where a candidate is inside a cone, the candidates the cone holds
                further along the side are skipped at once (the interval's end from the
                edges' crossings, settled by the exact test)
     bound      the walk stops once the next ring's nearest possible candidate (from its
-               nearest entries on each axis) is farther than the best found
+               nearest entries on each axis) is farther than the best found; distances are
+               compared squared, and exactly (hypot) only within 1e-12 of a tie
     penalty    when nothing is free, the same rings, stopping once a ring's distance to the
                desired velocity alone exceeds the least penalty (a penalty is at least that
                distance when factor >= 0)
