@@ -497,7 +497,9 @@ def physics_for(prm: np.ndarray) -> CFunction:
     It also writes the addresses the step calls through into ``prm`` (``PR_STEPFN``, and
     ``PR_SLEEPFN`` when sleeping is on), compiling what they point at if needed: an entry
     point's address must come from here, and again in each process (an address is only
-    valid in the process that took it; a world stepping calls this every step)."""
+    valid in the process that took it). A World calls this again whenever those slots of its
+    prm no longer hold what this wrote (World._physics_address); an env, when it builds its
+    kernels' table."""
     prm[PR_STEPFN] = float(STEP.address)
     if prm[PR_SLEEP] != 0.0:
         prm[PR_SLEEPFN] = float(SLEEP.address)

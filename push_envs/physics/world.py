@@ -89,7 +89,9 @@ from .layout import PR_NOISE
 from .layout import PR_REST
 from .layout import PR_RMIX
 from .layout import PR_SLEEP
+from .layout import PR_SLEEPFN
 from .layout import PR_SLOP
+from .layout import PR_STEPFN
 from .layout import PR_SUBFRAC
 from .layout import PR_SWEEPS
 from .layout import PRS_LEN
@@ -378,6 +380,8 @@ class World:
         # Looked up on the first step: a World inside an env is stepped by the env's kernels,
         # so it never needs its own.
         self._step_fn: Any = None
+        # _physics_address: the entry point's address and the prm slots physics_for wrote
+        self._entry_key: tuple[int, float, float, float] | None = None
         # Goals and behaviours (IR-SIM's): the stage is compiled for a scene with behaviours;
         # in a scene without, goals are tracked from the first call that reads them
         # (_goals_plan), so a world that never asks compiles nothing of it.
@@ -666,10 +670,25 @@ class World:
                 manual.fill(0)
 
     @property
-    def _physics(self) -> Any:
-        """The engine's entry point for this world (pipeline.physics_for: the contact solver,
-        or the one with motion noise and IR-SIM's other collision modes)."""
-        return physics_for(self.prm)
+    def _physics_address(self) -> int:
+        """The address of the engine's entry point for this world (pipeline.physics_for: the
+        contact solver, or the one with motion noise and IR-SIM's other collision modes).
+
+        physics_for also writes into ``prm`` the addresses the step calls through. It runs
+        again only when those slots no longer hold what it wrote (three reads, not its
+        ~0.85 us of a small world's 4-6 us step): so an address from another process (a
+        pickled world's prm) or any other garbage there is rewritten, never called; the
+        ``sleeping`` setter's and :meth:`rolled_back`'s writes are taken up at the next
+        step. Continuous collision compiled meanwhile by another world is not seen until a
+        fast body rolls this world's step back once (the step taken again is the same)."""
+        prm = self.prm
+        key = self._entry_key
+        if key is None or prm.item(PR_STEPFN) != key[1] or prm.item(PR_SLEEPFN) != key[2] \
+                or prm.item(PR_CCDFN) != key[3]:
+            address = int(physics_for(prm).address)
+            key = self._entry_key = (address, prm.item(PR_STEPFN), prm.item(PR_SLEEPFN),
+                                     prm.item(PR_CCDFN))
+        return key[0]
 
     def step_raw(self) -> None:
         """Step with the commands already written in ``self.cmd`` (no checks: hot path).
@@ -680,13 +699,13 @@ class World:
             numba.set_num_threads(self.num_threads)
         if self.behaviours is not None:
             # the behaviour stage, the physics and the arrivals, in one call
-            if self.behaviours.step(self, self._physics.address):
+            if self.behaviours.step(self, self._physics_address):
                 self._recover(self._kernel)
             self.count_step()
             return
         if self._step_fn is None:
-            self._step_fn = entry_point(self._kernel, self.arrays, self._physics.address)
-        if self._step_fn(self.arrays, self._physics.address):
+            self._step_fn = entry_point(self._kernel, self.arrays, self._physics_address)
+        if self._step_fn(self.arrays, self._physics_address):
             self._recover(self._kernel)
         self.count_step()
 
@@ -709,7 +728,7 @@ class World:
             while (over := self.rolled_back(active)) is not None:
                 self.active[:] = over
                 retried |= over
-                kernel(self.arrays, self._physics.address)
+                kernel(self.arrays, self._physics_address)
         finally:
             self.active[:] = active
         if self.behaviours is not None and retried.any():
