@@ -690,6 +690,14 @@ class World:
                                      prm.item(PR_CCDFN))
         return key[0]
 
+    def __getstate__(self) -> dict[str, Any]:
+        """What a pickle or a copy keeps: everything but the entry point's address, which is
+        valid only in the process that took it (the copy looks it up at its first step, and
+        rewrites prm's addresses then)."""
+        state = self.__dict__.copy()
+        state["_entry_key"] = None
+        return state
+
     def step_raw(self) -> None:
         """Step with the commands already written in ``self.cmd`` (no checks: hot path).
 

@@ -34,8 +34,8 @@ def test_physics_for_writes_the_addresses_the_step_calls(scn):
 
 def test_a_stale_address_is_replaced_before_the_world_steps(scn):
     """An address is valid only in the process that took it (a pickled world's prm carries
-    another process's): World takes its entry point through physics_for at every step, so
-    garbage in the slots is rewritten, never called."""
+    another process's): World runs physics_for again whenever those slots do not hold what
+    it wrote, so garbage in them is rewritten, never called."""
     def build():
         w = scn.world([scn.robot("r", 0.0, 0.0, sensors=False)],
                       [scn.box("b", 0.6, 0.0, mass=1.0)]
@@ -74,3 +74,22 @@ def test_a_task_never_compiles_sleeping():
                          env={**os.environ, "NUMBA_NUM_THREADS": "1"}, timeout=900)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.split() == ["True", "True"]
+
+
+def test_a_copied_world_looks_its_entry_point_up_again(scn):
+    """World keeps the address physics_for gave it while prm's slots hold what it wrote; a
+    copy (or a pickle, in another process) must not carry it over, so it steps through a
+    fresh look-up, bit for bit as the original."""
+    import copy
+
+    w = scn.world([scn.robot("r", 0.0, 0.0, sensors=False)], [scn.box("b", 0.6, 0.0)])
+    cmd = {"r": np.array([1.0, 0.0])}
+    w.step(cmd)
+    assert w._entry_key is not None
+    twin = copy.deepcopy(w)
+    assert twin._entry_key is None
+    for _ in range(5):
+        w.step(cmd)
+        twin.step(cmd)
+    assert twin._entry_key is not None
+    assert twin.state_hash() == w.state_hash()
