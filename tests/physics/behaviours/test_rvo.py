@@ -28,7 +28,6 @@ def test_candidate_axis_is_numpy_arange():
         np.testing.assert_array_equal(ours, ref)
 
 
-
 def _grid(value, first, second, delta, n):
     return np.array([value(first, second, delta, i) for i in range(n)])
 
