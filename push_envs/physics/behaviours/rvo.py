@@ -337,14 +337,22 @@ def _cone(lines, e, c):
             lines[e, c, CO_RX], lines[e, c, CO_RY])
 
 
-@compiled
-def _inside(lines, e, c, vx, vy):
-    """Whether (vx, vy) lies inside cone c (IR-SIM's test: on or right of the left edge, on
-    or left of the right edge)."""
-    ax, ay, lx, ly, rx, ry = _cone(lines, e, c)
+# LLVM-inlined: the cone test of every candidate (through _inside) and of the walk's corners
+@compiled(inline="llvm")
+def _in_wedge(ax, ay, lx, ly, rx, ry, vx, vy, margin):
+    """Whether (vx, vy) tests inside the cone with apex (ax, ay) and edges (lx, ly), (rx, ry)
+    by at least ``margin`` [m/s] on both edges (IR-SIM's test at margin 0: on or right of the
+    left edge, on or left of the right edge)."""
     px = vx - ax
     py = vy - ay
-    return lx * py - px * ly <= 0.0 and rx * py - px * ry >= 0.0
+    return lx * py - px * ly <= -margin and rx * py - px * ry >= margin
+
+
+@compiled
+def _inside(lines, e, c, vx, vy):
+    """Whether (vx, vy) lies inside cone c (IR-SIM's test)."""
+    ax, ay, lx, ly, rx, ry = _cone(lines, e, c)
+    return _in_wedge(ax, ay, lx, ly, rx, ry, vx, vy, 0.0)
 
 
 @compiled
@@ -411,15 +419,6 @@ _SURE = 1e-9  # [m/s] how far inside both edges a corner must test for its squar
 
 # LLVM-inlined: once per walk
 @compiled(inline="llvm")
-def _corner_in(ax, ay, lx, ly, rx, ry, vx, vy):
-    """Whether (vx, vy) tests inside the cone by at least _SURE on both edges."""
-    px = vx - ax
-    py = vy - ay
-    return lx * py - px * ly <= -_SURE and rx * py - px * ry >= _SURE
-
-
-# LLVM-inlined: once per walk
-@compiled(inline="llvm")
 def _covered_rings(lines, e, fx, sx, ddx, nx, fy, sy, ddy, ny, i0, j0, reach):
     """The rings 0..K around (i0, j0) that cone 0 holds whole (every candidate inside it):
     K, or -1 when the centre is not inside it by _SURE.
@@ -436,7 +435,7 @@ def _covered_rings(lines, e, fx, sx, ddx, nx, fy, sy, ddy, ny, i0, j0, reach):
     ax, ay, lx, ly, rx, ry = _cone(lines, e, 0)
     x0 = value(fx, sx, ddx, i0)
     y0 = value(fy, sy, ddy, j0)
-    if not _corner_in(ax, ay, lx, ly, rx, ry, x0, y0):
+    if not _in_wedge(ax, ay, lx, ly, rx, ry, x0, y0, _SURE):
         return -1
     # each edge's test as "<= 0 inside": the left one, and the right one negated
     gl = lx * (y0 - ay) - (x0 - ax) * ly
@@ -455,10 +454,10 @@ def _covered_rings(lines, e, fx, sx, ddx, nx, fy, sy, ddy, ny, i0, j0, reach):
         x_hi = value(fx, sx, ddx, min(i0 + k, nx - 1))
         y_lo = value(fy, sy, ddy, max(j0 - k, 0))
         y_hi = value(fy, sy, ddy, min(j0 + k, ny - 1))
-        if _corner_in(ax, ay, lx, ly, rx, ry, x_lo, y_lo) and \
-                _corner_in(ax, ay, lx, ly, rx, ry, x_hi, y_lo) and \
-                _corner_in(ax, ay, lx, ly, rx, ry, x_lo, y_hi) and \
-                _corner_in(ax, ay, lx, ly, rx, ry, x_hi, y_hi):
+        if _in_wedge(ax, ay, lx, ly, rx, ry, x_lo, y_lo, _SURE) and \
+                _in_wedge(ax, ay, lx, ly, rx, ry, x_hi, y_lo, _SURE) and \
+                _in_wedge(ax, ay, lx, ly, rx, ry, x_lo, y_hi, _SURE) and \
+                _in_wedge(ax, ay, lx, ly, rx, ry, x_hi, y_hi, _SURE):
             return k
         k -= 1
     return 0
