@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import os
 
 import numpy as np
 import pytest
@@ -100,7 +99,6 @@ def _deepest(xy: np.ndarray, radius: float) -> float:
 def _run_both(path: str, radius: float | None) -> tuple[dict, dict, float, float]:
     """Each robot's first arrival step in IR-SIM and here, and the deepest disc overlap of
     each (0 without ``radius``)."""
-    os.environ.setdefault("MPLBACKEND", "Agg")
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         env = irsim.make(path, display=False, log_level="ERROR", seed=0)
     w = World.from_config(path)
