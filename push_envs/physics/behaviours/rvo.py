@@ -435,11 +435,12 @@ def _covered_rings(lines, e, fx, sx, ddx, nx, fy, sy, ddy, ny, i0, j0, reach):
     ax, ay, lx, ly, rx, ry = _cone(lines, e, 0)
     x0 = value(fx, sx, ddx, i0)
     y0 = value(fy, sy, ddy, j0)
-    if not _in_wedge(ax, ay, lx, ly, rx, ry, x0, y0, _SURE):
-        return -1
-    # each edge's test as "<= 0 inside": the left one, and the right one negated
+    # each edge's test as "<= 0 inside": the left one, and the right one negated (the
+    # numbers _in_wedge compares at the centre)
     gl = lx * (y0 - ay) - (x0 - ax) * ly
     gr = -(rx * (y0 - ay) - (x0 - ax) * ry)
+    if gl > -_SURE or gr > -_SURE:
+        return -1
     stx = ddx if nx > 1 else 0.0
     sty = ddy if ny > 1 else 0.0
     k = reach
