@@ -32,8 +32,37 @@ a wall, or resting on it, is never paused), and no deeper: the solve then pushes
 the side it came from. A sweep that has not converged in ``_CA_ITERS`` advances stops where
 it is (safe: short of the target).
 
+Cores. SAT measures the depth of the overlap along the axis of least overlap, and where two
+static pieces meet (the joint of two walls), that axis can be the wrong one::
+
+          V=========================   top wall
+        <=|=========== wedge           the wedge slid tip first along the top wall; its tip
+          |                            has crossed the left wall's line by d, and the left
+          |  left wall                 wall's end V lies on its long face: the least overlap
+                                       is along that face's normal, ~d / 15 for a 1:15 wedge
+
+so the target above lets the tip sink 15 times deeper than a sub-step may, and the contact
+solve pushes along the wedge's own face, into the top wall, never back. Box2D's answer
+(``b2ContinuousQueryCallback``'s fallback) is a core: a point deep in the body, which a body
+reaches only by passing into the other, not by resting against it (a triangle's lies 2/3 of
+its half-thickness in, so a sweep that sinks one deeper than that stops there, short of the
+target). Here each polygon piece's core is its vertices' mean, and its gap to the other
+body's pieces is exact (a point to a convex piece), so::
+
+    core gap g(t) = least distance from a's cores to b's pieces (and from b's to a's)
+    g(0) <= 0 or bound <= g(0): nothing to keep (already in, or out of reach)
+    else conservative advancement as above, to a target of 0
+
+and the pair's time of impact is the earlier of the two. A thin wedge then stops with its
+tip in the corner, not through it. Circles need no core (their gap is exact). What the cores
+do not reach: the contact solve's own corrections, too small to be swept, can still lift a
+thin wedge over the end of a zero-thickness segment at such a joint, one sub-step at a time
+(tests/physics/test_continuous.py marks the case).
+
 Bodies clamped against each other are swept again along their shortened motions, for a few
-rounds (``_ROUNDS``); a pair still hitting after them is frozen at its start poses.
+rounds (``_ROUNDS``); a pair still hitting after them is frozen at its start poses. A clamp
+at a core's time of impact is not taken back in the next round: the shortened sweep visits
+the same points, scaled, so its advance lands on the new end.
 
 Compiled on demand. The step reaches this stage through an address (:data:`CCD`,
 ``prm[PR_CCDFN]``), which is 0 until some world of the process first has a fast body: that
@@ -89,6 +118,7 @@ from .sleeping import regions
 
 _CA_ITERS = 64  # advances per sweep before it stops where it is
 _CA_EPS = 1e-9  # [m] how near the target a sweep stops
+_CORE_EPS = 1e-9  # [m] a core this near a piece touches it
 _ROUNDS = 3  # rounds of sweeps along shortened motions before a pair is frozen
 
 
@@ -195,6 +225,93 @@ def _pair_gap(e, a, b, sp, t, sleep_on, pos, ang, epar, bint, pint, pvert, pflt,
 
 
 # --------------------------------------------------------------------------------------------
+# The cores: a point deep in each polygon piece, which must not enter the other body
+# --------------------------------------------------------------------------------------------
+@compiled
+def _point_gap(px, py, kind, v, n, rad):
+    """Signed distance [m] from the point (px, py) to a placed piece (kind, world vertices v,
+    count n, radius rad [m]); negative inside it."""
+    if kind == CIRCLE:
+        return math.sqrt((px - v[0, 0]) ** 2 + (py - v[0, 1]) ** 2) - rad
+    return _circle_polygon_gap(px, py, 0.0, v, n) - rad
+
+
+@compiled
+def _cores_gap(e, a, b, sp, t, sleep_on, pos, ang, epar, bint, pint, pvert, pflt, sint, svert,
+               sflt, bsc, bis, vbuf):
+    """Least signed distance [m] from the core of a polygon piece of a (its vertices' mean)
+    to a piece of b (or static piece sp), and, for a movable b, from b's cores to a's pieces,
+    each body at position t of its sweep; inf when neither has a polygon piece."""
+    va = vbuf[e, 0]
+    vb = vbuf[e, 1]
+    ax, ay, ath = _swept(e, a, t, sleep_on, pos, ang, bsc, bis)
+    ca, sa, sca = math.cos(ath), math.sin(ath), epar[e, a, EP_SCALE]
+    best = np.inf
+    if sp >= 0:
+        for p in range(bint[a, BI_PSTART], bint[a, BI_PSTART] + bint[a, BI_PCOUNT]):
+            if pint[p, PI_KIND] == CIRCLE:
+                continue
+            na = place(e, p, ax, ay, ca, sa, sca, pint, pvert, va)
+            px, py = _mean(va, na)
+            best = min(best, _point_gap(px, py, sint[sp, PI_KIND], svert[sp], sint[sp, PI_NV],
+                                        sflt[sp, PF_RAD]))
+        return best
+    bx, by, bth = _swept(e, b, t, sleep_on, pos, ang, bsc, bis)
+    cb, sb, scb = math.cos(bth), math.sin(bth), epar[e, b, EP_SCALE]
+    for side in range(2):
+        c0, c1, x1, y1, c_1, s_1, k1 = bint[a, BI_PSTART], bint[a, BI_PCOUNT], ax, ay, ca, sa, sca
+        q0, q1, x2, y2, c_2, s_2, k2 = bint[b, BI_PSTART], bint[b, BI_PCOUNT], bx, by, cb, sb, scb
+        if side == 1:
+            c0, c1, x1, y1, c_1, s_1, k1, q0, q1, x2, y2, c_2, s_2, k2 = (
+                q0, q1, x2, y2, c_2, s_2, k2, c0, c1, x1, y1, c_1, s_1, k1)
+        for p in range(c0, c0 + c1):
+            if pint[p, PI_KIND] == CIRCLE:
+                continue
+            na = place(e, p, x1, y1, c_1, s_1, k1, pint, pvert, va)
+            px, py = _mean(va, na)
+            for q in range(q0, q0 + q1):
+                nb = place(e, q, x2, y2, c_2, s_2, k2, pint, pvert, vb)
+                best = min(best, _point_gap(px, py, pint[q, PI_KIND], vb, nb,
+                                            pflt[q, PF_RAD] * k2))
+    return best
+
+
+@compiled
+def _mean(v, n):
+    """The mean of the first n rows of v: a point inside a convex polygon, the middle of a
+    segment [m]."""
+    x = 0.0
+    y = 0.0
+    for i in range(n):
+        x += v[i, 0]
+        y += v[i, 1]
+    return x / n, y / n
+
+
+@compiled
+def core_toi(e, a, b, sp, bound, sleep_on, pos, ang, epar, bint, pint, pvert, pflt, sint,
+             svert, sflt, bsc, bis, vbuf):
+    """Time of impact t in [0, 1] (1: none) at which a core of one body (:func:`_cores_gap`)
+    would first touch a piece of the other, by conservative advancement to a gap of 0; 1
+    when the cores start touching or inside (nothing to keep) or out of reach (``bound``
+    [m]: most any point moves, relative). See the module's sketch, 'Cores'."""
+    gap = _cores_gap(e, a, b, sp, 0.0, sleep_on, pos, ang, epar, bint, pint, pvert, pflt, sint,
+                     svert, sflt, bsc, bis, vbuf)
+    if gap <= _CORE_EPS or gap >= bound:
+        return 1.0
+    t = 0.0
+    for _ in range(_CA_ITERS):
+        t += gap / bound
+        if (1.0 - t) * bound <= _CA_EPS:
+            return 1.0
+        gap = _cores_gap(e, a, b, sp, t, sleep_on, pos, ang, epar, bint, pint, pvert, pflt,
+                         sint, svert, sflt, bsc, bis, vbuf)
+        if gap <= _CORE_EPS:
+            return t
+    return t
+
+
+# --------------------------------------------------------------------------------------------
 # One pair: the time of impact by conservative advancement
 # --------------------------------------------------------------------------------------------
 @compiled
@@ -235,6 +352,17 @@ def pair_toi(e, k, frac, sleep_on, prs, pos, ang, epar, bint, bflt, pint, pvert,
     allow = frac * half
     if bound <= allow:
         return 1.0  # no point moved far enough to sink deeper than a sub-step may
+    return min(_sink_toi(e, a, b, sp, bound, allow, sleep_on, pos, ang, epar, bint, pint,
+                         pvert, pflt, sint, svert, sflt, bsc, bis, vbuf),
+               core_toi(e, a, b, sp, bound, sleep_on, pos, ang, epar, bint, pint, pvert, pflt,
+                        sint, svert, sflt, bsc, bis, vbuf))
+
+
+@compiled
+def _sink_toi(e, a, b, sp, bound, allow, sleep_on, pos, ang, epar, bint, pint, pvert, pflt,
+              sint, svert, sflt, bsc, bis, vbuf):
+    """Time of impact t in [0, 1] (1: none) at which the pair would sink ``allow`` [m] deeper
+    than it started (``bound`` [m]: most any point moves, relative)."""
     gap = _pair_gap(e, a, b, sp, 0.0, sleep_on, pos, ang, epar, bint, pint, pvert, pflt, sint,
                     svert, sflt, bsc, bis, vbuf)
     target = min(gap, 0.0) - allow

@@ -151,6 +151,174 @@ def test_a_pile_of_small_discs_pushed_fast_into_a_segment_corner(scn):
     run(w, 10, {"r": [3.0, -2.0]}, check)
 
 
+# ------------------------------------------------------------------------ the cores
+WEDGE = [[0.0, 0.0], [0.03, 0.0], [0.0, 0.002]]  # a 3 cm x 2 mm right triangle [m]
+
+
+def _corner(scn, kind):
+    """Two static walls that meet only at the point (-2, 2): the top one's face is the line
+    y = 2 (x >= -2), the left one's the line x = -2 (y <= 2)."""
+    if kind == "boxes":
+        return [scn.wall("top", 0.0, 2.05, length=4.0, width=0.1),
+                scn.wall("left", -2.05, 0.0, length=0.1, width=4.0)]
+    return [scn.line_wall("top", (2.0, 2.0), (-2.0, 2.0)),
+            scn.line_wall("left", (-2.0, 2.0), (-2.0, -2.0))]
+
+
+def _excursion(w, name):
+    """How far [m] body ``name`` reaches past the corner's two lines (x = -2, y = 2), and
+    whether its centre of mass is inside both."""
+    minx, _miny, _maxx, maxy = body_geometry(w.scene, w.index(name), w.state(name)[0]).bounds
+    cx, cy = w.com(name)[0]
+    return max(-2.0 - minx, maxy - 2.0, 0.0), bool(cx > -2.0 and cy < 2.0)
+
+
+@pytest.mark.parametrize("speed", [2.0, 4.0])
+@pytest.mark.parametrize("kind", ["boxes", "segments"])
+def test_a_thin_wedge_pushed_along_a_wall_into_a_joint_stays_in(scn, kind, speed):
+    # A robot pushes the wedge, tip first, along the top wall into the left one. SAT against
+    # the left wall alone measures the tip's depth along the wedge's long face, 1/15 of it
+    # (the left wall's end sits on that face's line), so the sweeps let the tip sink 15
+    # times deeper than a sub-step may, and the contact's normal (the wedge's face: into the
+    # top wall) never stops it: the wedge was squeezed out through the joint, 0.2-0.4 m.
+    # Its core (the vertices' mean) cannot enter a wall, so it stays in, its tip a few mm
+    # into the corner.
+    wedge = scn.polygon("wedge", WEDGE, state=(-1.0, 2.0 - 1e-4, math.pi), mass=0.05)
+    pusher = {"name": "r", "kinematics": {"name": "omni"},
+              "shape": {"name": "rectangle", "length": 0.1, "width": 0.1},
+              "state": [-0.94, 2.0 - 0.0502, 0.0], "vel_max": [5, 5], "vel_min": [-5, -5]}
+    w = scn.world([pusher], [wedge] + _corner(scn, kind), friction=0.5)
+    for _ in range(60):
+        w.step({"r": [-speed, 0.05 * speed]})
+        reach, inside = _excursion(w, "wedge")
+        assert inside and reach < 1e-2
+
+
+@pytest.mark.parametrize("kind", ["boxes", pytest.param("segments", marks=pytest.mark.xfail(
+    strict=True, reason="a known defect: at the joint of two zero-thickness segments the "
+    "contact solve itself (the wedge's face as the normal) lifts the wedge over the top "
+    "segment's end, in corrections too small to be swept"))])
+@pytest.mark.parametrize("vx, dt", [(-60.0, 0.05), (-35.25, 0.02), (-10.0, 0.1)])
+def test_a_thin_wedge_thrown_along_a_wall_into_a_joint_stays_in(scn, kind, vx, dt):
+    # The same wedge thrown along the top wall at 10-60 m/s: it went 35 m out past the
+    # boxes' joint at 60 m/s.
+    wedge = scn.polygon("wedge", WEDGE, state=(-1.31491, 1.999999, math.pi), mass=0.027,
+                        velocity=[vx, 0.0])
+    w = scn.world(obstacles=[wedge] + _corner(scn, kind), step_time=dt, friction=0.0,
+                  restitution=0.0)
+    for _ in range(int(round(1.0 / dt))):
+        w.step()
+        reach, inside = _excursion(w, "wedge")
+        assert inside and reach < 2e-2
+
+
+def _arena_scene(seed):
+    """2-24 small fast bodies (discs of 0.5-30 mm, bars, thin right triangles; up to
+    40 m/s and 80 rad/s, some bullets) in a 4 m square arena of zero-thickness segments,
+    boxes meeting at their corners, boxes overlapping there, or one closed line string."""
+    rng = np.random.default_rng(seed)
+    half = 2.0
+    kind = str(rng.choice(["line", "thick", "meet", "poly"]))
+    c = [(-half, -half), (half, -half), (half, half), (-half, half)]
+    if kind == "poly":
+        walls = [{"name": "w0", "shape": {"name": "linestring",
+                                          "vertices": [list(v) for v in c + c[:1]]},
+                  "static": True, "state": [0, 0, 0]}]
+    elif kind == "line":
+        walls = [{"name": f"w{i}", "shape": {"name": "linestring",
+                                             "vertices": [list(c[i]), list(c[(i + 1) % 4])]},
+                  "static": True, "state": [0, 0, 0]} for i in range(4)]
+    else:
+        ext = 0.2 if kind == "thick" else 0.0
+        out = half + 0.05
+        poses = [(0, -out, 0), (out, 0, math.pi / 2), (0, out, 0), (-out, 0, math.pi / 2)]
+        walls = [{"name": f"w{i}", "shape": {"name": "rectangle", "length": 2 * half + ext,
+                                             "width": 0.1},
+                  "static": True, "state": [x, y, a]} for i, (x, y, a) in enumerate(poses)]
+    bodies = []
+    outlines = []
+    for k in range(int(rng.integers(2, 25))):
+        x, y = rng.uniform(-1.5, 1.5, 2)
+        v = rng.uniform(-40, 40, 2)
+        w = float(rng.uniform(-80, 80))
+        t = rng.random()
+        if t < 0.4:
+            shape = {"name": "circle", "radius": float(10 ** rng.uniform(-3.3, -1.5))}
+        elif t < 0.8:
+            shape = {"name": "rectangle", "length": float(10 ** rng.uniform(-1.5, -0.8)),
+                     "width": float(10 ** rng.uniform(-3, -2))}
+        else:
+            ln = float(rng.uniform(0.01, 0.1))
+            ang = float(rng.uniform(0.02, 0.5))
+            shape = {"name": "polygon", "vertices": [[0.0, 0.0], [ln, 0.0],
+                                                     [0.0, ln * math.tan(ang)]]}
+        body = {"name": f"b{k}", "shape": shape,
+                "state": [float(x), float(y), float(rng.uniform(-3, 3))],
+                "mass": float(10 ** rng.uniform(-3, 0)),
+                "velocity": [float(v[0]), float(v[1])], "omega": w,
+                "bullet": bool(rng.random() < 0.3)}
+        outline = _outline(body)
+        if all(outline.intersection(o).area < 1e-12 for o in outlines):
+            bodies.append(body)  # a body drawn overlapping one before it is left out
+            outlines.append(outline)
+    world = {"step_time": float(rng.choice([0.02, 0.1, 0.2])),
+             "friction": float(rng.choice([0.0, 0.5])),
+             "restitution": float(rng.choice([0.0, 0.5, 1.0]))}
+    return {"world": world, "obstacle": walls + bodies}, half
+
+
+def _outline(body):
+    """The shapely outline of a random arena body at its spawn pose."""
+    shape = body["shape"]
+    x, y, t = body["state"]
+    if shape["name"] == "circle":
+        return shapely.Point(x, y).buffer(shape["radius"], 64)
+    if shape["name"] == "rectangle":
+        hl, hw = shape["length"] / 2, shape["width"] / 2
+        local = [(-hl, -hw), (hl, -hw), (hl, hw), (-hl, hw)]
+    else:
+        local = shape["vertices"]
+    c, s = math.cos(t), math.sin(t)
+    return shapely.Polygon([(x + c * u - s * v, y + s * u + c * v) for u, v in local])
+
+
+def _stays_in_the_arena(seed, deepest):
+    config, half = _arena_scene(seed)
+    w = World.from_config(config)
+    idx = [w.index(b["name"]) for b in config["obstacle"] if b["name"].startswith("b")]
+    for _ in range(40):
+        w.step()
+        assert np.all(np.isfinite(w.pos))
+        assert np.all(np.abs(w.pos[0, idx]) <= half + 1e-6)  # every centre of mass inside
+        assert worst_overlap(w)[0] < deepest
+
+
+# Seeds whose bodies still leave the arena or overlap by more than 2 mm: all frictionless and
+# inelastic (a body slides along a wall into a corner and stays pressed there), seven of the
+# eight at the joints of zero-thickness segments: the thrown wedge's known defect above.
+# Before the cores, 19 seeds of 0-999 failed (these 8, and 15, 20, 134, 170, 181, 561, 685,
+# 705, 740, 775, 816).
+_ARENA_KNOWN = (86, 304, 420, 438, 521, 639, 749, 803)
+
+
+def _arena_seeds(seeds):
+    return [pytest.param(s, marks=pytest.mark.xfail(
+        strict=True, reason="a known defect: squeezed out through a joint of the walls"))
+        if s in _ARENA_KNOWN else s for s in seeds]
+
+
+@pytest.mark.parametrize("seed", _arena_seeds(range(200)))
+def test_random_thin_fast_bodies_stay_in_their_arena(seed):
+    # No centre of mass leaves the arena, and no two bodies overlap by 2 mm at any step.
+    _stays_in_the_arena(seed, 2 * ANY_STEP)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", _arena_seeds(range(200, 1000)))
+def test_random_thin_fast_bodies_stay_in_their_arena_many(seed):
+    _stays_in_the_arena(seed, 2 * ANY_STEP)
+
+
 # ------------------------------------------------------------------------ Box2D's scenes
 def _in_house(w, name, half):
     g = body_geometry(w.scene, w.index(name), w.state(name)[0])
