@@ -5,9 +5,10 @@ Two levels, in this order in the module:
 * piece against piece (``collide`` and its three cases): the geometry below;
 * a candidate pair of bodies (``pair_contact``): every piece pair of the two bodies whose
   bounding circles come within the tolerance, the deepest contact kept in the pair's row of
-  ``pfl``. The prepare stage (contacts.py) and the sweeps (position_solver.py) run it on
-  every pair they visit; ``refresh_moved``, a stage of its own after the sweeps, on the pairs
-  of bodies the last sweep moved.
+  ``pfl``; a contact with a static piece that meets others is checked against their union
+  (``smooth``, joints.py). The prepare stage (contacts.py) and the sweeps
+  (position_solver.py) run it on every pair they visit; ``refresh_moved``, a stage of its
+  own after the sweeps, on the pairs of bodies the last sweep moved.
 
 Every piece is one of three kinds, held as world-frame vertices in a small scratch array:
 
@@ -70,6 +71,13 @@ from .layout import BI_PCOUNT
 from .layout import BI_PSTART
 from .layout import EP_SCALE
 from .layout import IS_MOVED
+from .layout import JK_CLOSED
+from .layout import JK_PLAIN
+from .layout import JOINT_VERTS
+from .layout import JV_KIND
+from .layout import JV_NSEC
+from .layout import JV_STRIDE
+from .layout import JV_WIDTH
 from .layout import OUT_LEN
 from .layout import PF_BCX
 from .layout import PF_BCY
@@ -96,6 +104,9 @@ from .layout import PI_NV
 from .layout import PRS_A
 from .layout import PRS_B
 from .layout import PRS_SP
+from .layout import PS_INNER
+from .layout import PS_JOINT
+from .layout import PS_SMOOTH
 
 __all__ = ["CIRCLE", "POLYGON", "SEGMENT", "MAX_VERTS", "OUT_LEN", "collide",
            "collide_polygons", "collide_circle_polygon", "collide_circles", "pair_contact",
@@ -182,6 +193,17 @@ def collide_polygons(va, na, vb, nb, tol, out, nrm):
     else:
         ref, nref, iref, inc, ninc, flip = va, na, ia, vb, nb, False
         rn, kn = nrm[0], nrm[1]
+    # Corner to corner: a second, non-parallel axis also at (about) zero separation.
+    return _patch(ref, nref, iref, inc, ninc, rn, kn, flip, tol, out,
+                  1.0 if max(ca, cb) >= -tol else 0.0)
+
+
+# LLVM-inlined into collide_polygons (the patch of every polygon contact)
+@compiled(inline="llvm")
+def _patch(ref, nref, iref, inc, ninc, rn, kn, flip, tol, out, corner):
+    """Steps 3-4 of the module's sketch: the contact of face ``iref`` of ``ref`` (normals
+    ``rn``) with piece ``inc`` (normals ``kn``) into ``out`` (``flip``: ref is piece b;
+    ``corner``: PFL_CORNER's value). Returns False when no point is within ``tol``."""
     rnx, rny = rn[iref, 0], rn[iref, 1]
     # Incident edge: the other piece's edge most anti-parallel to the reference normal.
     best = np.inf
@@ -248,8 +270,7 @@ def collide_polygons(va, na, vb, nb, tol, out, nrm):
         out[PFL_NY] = -rny
     out[PFL_DEPTH] = -s1
     out[PFL_NPTS] = 2.0 if k2 else 1.0
-    # Corner to corner: a second, non-parallel axis also at (about) zero separation.
-    out[PFL_CORNER] = 1.0 if max(ca, cb) >= -tol else 0.0
+    out[PFL_CORNER] = corner
     # Midway between the incident point and its projection on the reference face.
     out[PFL_P1X] = c1x - 0.5 * s1 * rnx
     out[PFL_P1Y] = c1y - 0.5 * s1 * rny
@@ -367,6 +388,126 @@ def collide(ka, va, na, ra, kb, vb, nb, rb, tol, out, nrm):
 
 
 # --------------------------------------------------------------------------------------------
+# Smooth static boundaries: a contact with a static piece that its union with the others
+# does not allow is taken along the piece's best outer face (joints.py)
+# --------------------------------------------------------------------------------------------
+_PARALLEL = 1.0 - 1e-9  # a contact normal this aligned with a face normal is that face's
+_LEAVES = 1e-9  # m . r above this enters a sector's ray
+
+
+@compiled
+def _vertex_allows(row, i, mx, my, ux, uy):
+    """Whether static vertex i (its piece's float row ``row``) allows a contact normal
+    (mx, my) (from the piece toward the body) for a body whose core lies in direction
+    (ux, uy) from it (joints.py)."""
+    if i >= JOINT_VERTS:
+        return True
+    at = PS_JOINT + JV_STRIDE * i
+    kind = row[at + JV_KIND]
+    if kind == JK_PLAIN:
+        return True
+    if kind == JK_CLOSED:
+        return False
+    for k in range(int(row[at + JV_NSEC])):
+        c = at + 2 + JV_WIDTH * k
+        rax, ray, rbx, rby = row[c], row[c + 1], row[c + 2], row[c + 3]
+        wide = row[c + 4] != 0.0
+        # the body's sector: ccw from ray a to ray b (wide: more than half the turn)
+        after_a = rax * uy - ray * ux >= 0.0
+        before_b = ux * rby - uy * rbx >= 0.0
+        if (after_a or before_b) if wide else (after_a and before_b):
+            return wide and mx * rax + my * ray <= _LEAVES and mx * rbx + my * rby <= _LEAVES
+    return False  # the core lies in no free sector (inside a neighbour): faces only
+
+
+@compiled
+def smooth(ka, va, na, ra, vb, nb, tol, out, nrm, row):
+    """Check the contact ``out`` of movable piece a (kind ``ka``, world vertices va, count na,
+    radius ra) with static polygon or segment b (vb, nb; its float row ``row``) against the
+    joints of the static geometry (joints.py): a contact along an inner face of b, or at a
+    vertex of b that does not allow its normal, is taken instead along b's outer face of
+    largest separation. Returns whether a and b are in contact (``out`` rewritten)."""
+    mx, my = out[PFL_NX], out[PFL_NY]
+    inner = int(row[PS_INNER])
+    edge_normals(vb, nb, nrm[1])
+    # the body's core: a circle's centre, a polygon's vertices' mean
+    cx, cy = va[0, 0], va[0, 1]
+    if ka != CIRCLE:
+        cx = 0.0
+        cy = 0.0
+        for i in range(na):
+            cx += va[i, 0]
+            cy += va[i, 1]
+        cx /= na
+        cy /= na
+    # b's outer faces with the core on their outer side (where the body came from), and the
+    # one of largest separation from a among them (among all outer faces if none has)
+    jb = -1
+    sep = -np.inf
+    facing = False
+    for i in range(nb):
+        if (inner >> i) & 1:
+            continue
+        nx, ny = nrm[1, i, 0], nrm[1, i, 1]
+        out_side = nx * (cx - vb[i, 0]) + ny * (cy - vb[i, 1]) > 0.0
+        if ka == CIRCLE:
+            si = nx * (va[0, 0] - vb[i, 0]) + ny * (va[0, 1] - vb[i, 1]) - ra
+        else:
+            si = np.inf
+            for k in range(na):
+                si = min(si, nx * (va[k, 0] - vb[i, 0]) + ny * (va[k, 1] - vb[i, 1]))
+        if (out_side and not facing) or (out_side == facing and si > sep):
+            sep = si
+            jb = i
+            facing = out_side
+    face = -1
+    for i in range(nb):
+        if mx * nrm[1, i, 0] + my * nrm[1, i, 1] >= _PARALLEL:
+            face = i
+    if face >= 0:
+        # along a face of b: an outer one, which the core faces (if any does)
+        on_side = nrm[1, face, 0] * (cx - vb[face, 0]) + nrm[1, face, 1] * (cy - vb[face, 1])
+        if (inner >> face) & 1 == 0 and (on_side > 0.0 or not facing):
+            return True
+    else:
+        # a vertex contact of b: at the vertex nearest the contact's point
+        px, py = out[PFL_P1X], out[PFL_P1Y]
+        vi = 0
+        best = np.inf
+        for i in range(nb):
+            d = (vb[i, 0] - px) ** 2 + (vb[i, 1] - py) ** 2
+            if d < best:
+                best = d
+                vi = i
+        if _vertex_allows(row, vi, mx, my, cx - vb[vi, 0], cy - vb[vi, 1]):
+            return True
+    if jb < 0:
+        return True  # b has no outer face: keep the contact as it is
+    if sep > tol:
+        return False  # apart along an outer face: the contact was an artefact of a joint
+    nx, ny = nrm[1, jb, 0], nrm[1, jb, 1]
+    if ka == CIRCLE:
+        d = sep + ra  # the centre's separation from the face
+        qx, qy = va[0, 0] - d * nx, va[0, 1] - d * ny
+        _one_point(out, nx, ny, -sep, 0.5 * (qx + va[0, 0] - nx * ra),
+                   0.5 * (qy + va[0, 1] - ny * ra))
+        return True
+    edge_normals(va, na, nrm[0])
+    if _patch(vb, nb, jb, va, na, nrm[1], nrm[0], True, tol, out, 0.0) and \
+            out[PFL_DEPTH] >= -sep - 1e-12:
+        return True
+    # The face's side planes clipped a's deepest vertex away: it lies past the face's end,
+    # behind the joint (a sharp tip poked through where two pieces meet), still inside the
+    # union. Push it back along the face, from that vertex, by its whole depth.
+    k = 0
+    for i in range(1, na):
+        if nx * (va[i, 0] - va[k, 0]) + ny * (va[i, 1] - va[k, 1]) < 0.0:
+            k = i
+    _one_point(out, nx, ny, -sep, va[k, 0] - 0.5 * sep * nx, va[k, 1] - 0.5 * sep * ny)
+    return True
+
+
+# --------------------------------------------------------------------------------------------
 # One candidate pair: every piece pair of its two bodies (the pair rows' contact columns)
 # --------------------------------------------------------------------------------------------
 # LLVM-inlined: a hot contact-solver helper (jit.py, 'Inlining')
@@ -447,8 +588,13 @@ def pair_contact(e, k, prs, pos, ang, epar, bint, pint, pvert, pflt, sint, svert
                 kb, rb, vv = pint[q, PI_KIND], pflt[q, PF_RAD] * scb, vb
             else:
                 nb, kb, rb, vv = sint[q, PI_NV], sint[q, PI_KIND], sflt[q, PF_RAD], svert[q]
-            if collide(pint[p, PI_KIND], va, na, pflt[p, PF_RAD] * sca, kb, vv, nb, rb, tol, out,
-                       nrm):
+            hit = collide(pint[p, PI_KIND], va, na, pflt[p, PF_RAD] * sca, kb, vv, nb, rb, tol,
+                          out, nrm)
+            if hit and sp >= 0 and sflt[q, PS_SMOOTH] != 0.0:
+                # a static piece that meets others (joints.py): a rare path, not inlined
+                hit = smooth(pint[p, PI_KIND], va, na, pflt[p, PF_RAD] * sca, vv, nb, tol, out,
+                             nrm, sflt[q])
+            if hit:
                 if out[PFL_DEPTH] > best:
                     best = out[PFL_DEPTH]
                     for i in range(OUT_LEN):
