@@ -155,7 +155,8 @@ def _sector(row, at, k, a0, span):
 @register_jitable
 def _vertex_sectors(px, py, touch, nt, sint, svert, sflt, row, at):
     """The free sectors around (px, py) among the pieces ``touch[:nt]`` into ``row[at:]``
-    (JV_KIND, JV_NSEC, then the sectors; module docs)."""
+    (JV_KIND, JV_NSEC, then the sectors; module docs). Returns False when no direction is
+    free (the point is buried in the pieces: no body reaches it without overlapping one)."""
     cand = np.empty(_CANDS)
     cut = np.zeros(_CANDS, np.bool_)
     m = 0
@@ -192,7 +193,7 @@ def _vertex_sectors(px, py, touch, nt, sint, svert, sflt, row, at):
         _sector(row, at, 0, 0.0, _TWO_PI)
         row[at + JV_KIND] = JK_SECTORS
         row[at + JV_NSEC] = 1
-        return
+        return True
     # sort the directions in [0, 2 pi), merging those within _ANGLE_TOL (a cut wins)
     # (an insertion sort: m is a handful, and numba's argsort costs seconds to compile)
     for i in range(m):
@@ -250,17 +251,18 @@ def _vertex_sectors(px, py, touch, nt, sint, svert, sflt, row, at):
             j = (j + 1) % k
         if ns == JV_SECTORS:
             row[at + JV_KIND] = JK_CLOSED  # cut in more ways than a row holds
-            return
+            return True
         _sector(row, at, ns, a0, total)
         ns += 1
     if closed:
         row[at + JV_KIND] = JK_CLOSED
-        return
+        return False
     if ns == 0:  # every arc free and no segment among them: one sector, the whole turn
         _sector(row, at, 0, ang[0], _TWO_PI)
         ns = 1
     row[at + JV_KIND] = JK_SECTORS
     row[at + JV_NSEC] = ns
+    return True
 
 
 def static_joints(sint: np.ndarray, svert: np.ndarray, sflt: np.ndarray, grid: np.ndarray,
@@ -310,12 +312,16 @@ def _joints(sint, svert, sflt, grid, gstart, gitem):
                     nt += 1
             if nt == 1:
                 continue  # a corner like any other (JK_PLAIN)
-            smooth = True
             if nt > _TOUCHING:  # more pieces meet here than are kept: faces only
                 sflt[q, PS_JOINT + JV_STRIDE * i + JV_KIND] = JK_CLOSED
+                smooth = True
                 continue
-            _vertex_sectors(px, py, touch, nt, sint, svert, sflt, sflt[q],
-                            PS_JOINT + JV_STRIDE * i)
+            # a vertex buried in the others is written (JK_CLOSED) but needs no check: a
+            # piece whose only joints are such (an arena's overlapping corners) is collided
+            # as before
+            if _vertex_sectors(px, py, touch, nt, sint, svert, sflt, sflt[q],
+                               PS_JOINT + JV_STRIDE * i):
+                smooth = True
         # inner faces: every probe a hair outside the face lies inside some other piece
         inner = 0
         sides = 2 if kind == _SEGMENT else nv

@@ -440,6 +440,25 @@ def smooth(ka, va, na, ra, vb, nb, tol, out, nrm, row):
             cy += va[i, 1]
         cx /= na
         cy /= na
+    face = -1
+    for i in range(nb):
+        if mx * nrm[1, i, 0] + my * nrm[1, i, 1] >= _PARALLEL:
+            face = i
+    outer = face >= 0 and (inner >> face) & 1 == 0
+    if outer and nrm[1, face, 0] * (cx - vb[face, 0]) + nrm[1, face, 1] * (cy - vb[face, 1]) > 0.0:
+        return True  # along an outer face of b, which the body's core faces: the usual case
+    if face < 0:
+        # a vertex contact of b: at the vertex nearest the contact's point
+        px, py = out[PFL_P1X], out[PFL_P1Y]
+        vi = 0
+        best = np.inf
+        for i in range(nb):
+            d = (vb[i, 0] - px) ** 2 + (vb[i, 1] - py) ** 2
+            if d < best:
+                best = d
+                vi = i
+        if _vertex_allows(row, vi, mx, my, cx - vb[vi, 0], cy - vb[vi, 1]):
+            return True
     # b's outer faces with the core on their outer side (where the body came from), and the
     # one of largest separation from a among them (among all outer faces if none has)
     jb = -1
@@ -460,27 +479,8 @@ def smooth(ka, va, na, ra, vb, nb, tol, out, nrm, row):
             sep = si
             jb = i
             facing = out_side
-    face = -1
-    for i in range(nb):
-        if mx * nrm[1, i, 0] + my * nrm[1, i, 1] >= _PARALLEL:
-            face = i
-    if face >= 0:
-        # along a face of b: an outer one, which the core faces (if any does)
-        on_side = nrm[1, face, 0] * (cx - vb[face, 0]) + nrm[1, face, 1] * (cy - vb[face, 1])
-        if (inner >> face) & 1 == 0 and (on_side > 0.0 or not facing):
-            return True
-    else:
-        # a vertex contact of b: at the vertex nearest the contact's point
-        px, py = out[PFL_P1X], out[PFL_P1Y]
-        vi = 0
-        best = np.inf
-        for i in range(nb):
-            d = (vb[i, 0] - px) ** 2 + (vb[i, 1] - py) ** 2
-            if d < best:
-                best = d
-                vi = i
-        if _vertex_allows(row, vi, mx, my, cx - vb[vi, 0], cy - vb[vi, 1]):
-            return True
+    if outer and not facing:
+        return True  # along an outer face of b, and no outer face faces the core either
     if jb < 0:
         return True  # b has no outer face: keep the contact as it is
     if sep > tol:
