@@ -61,8 +61,11 @@ from .layout import JV_WIDTH
 from .layout import PF_RAD
 from .layout import PI_KIND
 from .layout import PI_NV
+from .layout import PS_DIRTY
 from .layout import PS_INNER
 from .layout import PS_JOINT
+from .layout import PS_JVERTS
+from .layout import PS_NRM
 from .layout import PS_SMOOTH
 
 # Piece kinds (narrowphase.CIRCLE, POLYGON, SEGMENT; not imported: narrowphase imports the
@@ -297,7 +300,7 @@ def _joints(sint, svert, sflt, grid, gstart, gitem):
         kind, nv = sint[q, PI_KIND], sint[q, PI_NV]
         if kind == _CIRCLE or sflt[q, PF_RAD] != 0.0:
             continue
-        smooth = False
+        jverts = 0
         for i in range(min(nv, JOINT_VERTS)):
             px, py = svert[q, i, 0], svert[q, i, 1]
             nn = _near(px, py, grid, gstart, gitem, near)
@@ -314,16 +317,17 @@ def _joints(sint, svert, sflt, grid, gstart, gitem):
                 continue  # a corner like any other (JK_PLAIN)
             if nt > _TOUCHING:  # more pieces meet here than are kept: faces only
                 sflt[q, PS_JOINT + JV_STRIDE * i + JV_KIND] = JK_CLOSED
-                smooth = True
+                jverts |= 1 << i
                 continue
-            # a vertex buried in the others is written (JK_CLOSED) but needs no check: a
-            # piece whose only joints are such (an arena's overlapping corners) is collided
-            # as before
+            # a vertex buried in the others is written (JK_CLOSED) but needs no check
             if _vertex_sectors(px, py, touch, nt, sint, svert, sflt, sflt[q],
                                PS_JOINT + JV_STRIDE * i):
-                smooth = True
-        # inner faces: every probe a hair outside the face lies inside some other piece
+                jverts |= 1 << i
+        # faces: inner when every probe a hair outside lies inside some other piece; checked
+        # (dirty) when inner, or when an end meets another piece (a joint a body can reach)
+        # with the face's outer side free just there
         inner = 0
+        dirty = 0
         sides = 2 if kind == _SEGMENT else nv
         for i in range(sides):
             j = i + 1 if i + 1 < sides else 0
@@ -333,27 +337,42 @@ def _joints(sint, svert, sflt, grid, gstart, gitem):
             if length == 0.0:
                 continue
             nx, ny = ey / length, -ex / length
+            if i < JOINT_VERTS:
+                sflt[q, PS_NRM + 2 * i] = nx
+                sflt[q, PS_NRM + 2 * i + 1] = ny
             covered = True
             for f in _PROBES:
-                qx = ax + f * ex + _HAIR * nx
-                qy = ay + f * ey + _HAIR * ny
-                nn = _near(qx, qy, grid, gstart, gitem, near)
-                inside = False
-                for t in range(nn):
-                    r = near[t]
-                    if r != q and _depth(sint[r, PI_KIND], sint[r, PI_NV], svert[r],
-                                         sflt[r, PF_RAD], qx, qy) > TOUCH:
-                        inside = True
-                        break
-                if not inside:
+                if not _covered(ax + f * ex + _HAIR * nx, ay + f * ey + _HAIR * ny, q, sint,
+                                svert, sflt, grid, gstart, gitem, near):
                     covered = False
                     break
             if covered:
                 inner |= 1 << i
-        if inner != 0:
-            smooth = True
+                dirty |= 1 << i
+                continue
+            tx, ty = ex / length, ey / length
+            for end, sign in ((i, 1.0), (j, -1.0)):
+                if (jverts >> end) & 1 and not _covered(
+                        svert[q, end, 0] + sign * _HAIR * tx + _HAIR * nx,
+                        svert[q, end, 1] + sign * _HAIR * ty + _HAIR * ny, q, sint, svert,
+                        sflt, grid, gstart, gitem, near):
+                    dirty |= 1 << i
         sflt[q, PS_INNER] = float(inner)
-        sflt[q, PS_SMOOTH] = 1.0 if smooth else 0.0
+        sflt[q, PS_DIRTY] = float(dirty)
+        sflt[q, PS_JVERTS] = float(jverts)
+        sflt[q, PS_SMOOTH] = 1.0 if dirty != 0 or jverts != 0 else 0.0
+
+
+@register_jitable
+def _covered(px, py, q, sint, svert, sflt, grid, gstart, gitem, near):
+    """Whether (px, py) lies inside a static piece other than q (``near``: scratch)."""
+    nn = _near(px, py, grid, gstart, gitem, near)
+    for t in range(nn):
+        r = near[t]
+        if r != q and _depth(sint[r, PI_KIND], sint[r, PI_NV], svert[r], sflt[r, PF_RAD], px,
+                             py) > TOUCH:
+            return True
+    return False
 
 
 _joints_compiled = njit(cache=True)(_joints)

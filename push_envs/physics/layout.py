@@ -88,8 +88,12 @@ PF_LEN = 8
 # narrowphase.smooth, which reads them)
 PS_SMOOTH = PF_LEN  # 1: some vertex meets another static piece, or some face is covered by one
 PS_INNER = PF_LEN + 1  # bit i set: face i (edge i to i + 1; a segment's sides) lies in others
-PS_JOINT = PF_LEN + 2  # JV_STRIDE columns per vertex from here (JOINT_VERTS vertices)
+PS_DIRTY = PF_LEN + 2  # bit i set: a contact along face i is checked (inner, or it ends where
+#                        another piece meets it with its outer side free there)
+PS_JVERTS = PF_LEN + 3  # bit i set: vertex i meets another piece where a body can reach it
+PS_NRM = PF_LEN + 4  # 2 JOINT_VERTS columns: face i's outward unit normal (x, y)
 JOINT_VERTS = 8  # = narrowphase.MAX_VERTS
+PS_JOINT = PS_NRM + 2 * JOINT_VERTS  # JV_STRIDE columns per vertex from here
 JV_SECTORS = 3  # free sectors kept per vertex
 JV_KIND = 0  # JK_*
 JV_NSEC = 1  # sectors that follow, each JV_WIDTH columns from column 2:

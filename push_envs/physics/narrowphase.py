@@ -104,8 +104,11 @@ from .layout import PI_NV
 from .layout import PRS_A
 from .layout import PRS_B
 from .layout import PRS_SP
+from .layout import PS_DIRTY
 from .layout import PS_INNER
 from .layout import PS_JOINT
+from .layout import PS_JVERTS
+from .layout import PS_NRM
 from .layout import PS_SMOOTH
 
 __all__ = ["CIRCLE", "POLYGON", "SEGMENT", "MAX_VERTS", "OUT_LEN", "collide",
@@ -193,17 +196,6 @@ def collide_polygons(va, na, vb, nb, tol, out, nrm):
     else:
         ref, nref, iref, inc, ninc, flip = va, na, ia, vb, nb, False
         rn, kn = nrm[0], nrm[1]
-    # Corner to corner: a second, non-parallel axis also at (about) zero separation.
-    return _patch(ref, nref, iref, inc, ninc, rn, kn, flip, tol, out,
-                  1.0 if max(ca, cb) >= -tol else 0.0)
-
-
-# LLVM-inlined into collide_polygons (the patch of every polygon contact)
-@compiled(inline="llvm")
-def _patch(ref, nref, iref, inc, ninc, rn, kn, flip, tol, out, corner):
-    """Steps 3-4 of the module's sketch: the contact of face ``iref`` of ``ref`` (normals
-    ``rn``) with piece ``inc`` (normals ``kn``) into ``out`` (``flip``: ref is piece b;
-    ``corner``: PFL_CORNER's value). Returns False when no point is within ``tol``."""
     rnx, rny = rn[iref, 0], rn[iref, 1]
     # Incident edge: the other piece's edge most anti-parallel to the reference normal.
     best = np.inf
@@ -270,7 +262,8 @@ def _patch(ref, nref, iref, inc, ninc, rn, kn, flip, tol, out, corner):
         out[PFL_NY] = -rny
     out[PFL_DEPTH] = -s1
     out[PFL_NPTS] = 2.0 if k2 else 1.0
-    out[PFL_CORNER] = corner
+    # Corner to corner: a second, non-parallel axis also at (about) zero separation.
+    out[PFL_CORNER] = 1.0 if max(ca, cb) >= -tol else 0.0
     # Midway between the incident point and its projection on the reference face.
     out[PFL_P1X] = c1x - 0.5 * s1 * rnx
     out[PFL_P1Y] = c1y - 0.5 * s1 * rny
@@ -395,6 +388,33 @@ _PARALLEL = 1.0 - 1e-9  # a contact normal this aligned with a face normal is th
 _LEAVES = 1e-9  # m . r above this enters a sector's ray
 
 
+# LLVM-inlined into pair_contact: the test that keeps smooth's call off every other contact
+@compiled(inline="llvm")
+def _suspect(out, vb, nb, sflt, q):
+    """Whether contact ``out`` with static piece q (world vertices vb, count nb) may break its
+    union's rules (joints.py): it runs along a face marked dirty, or it is a vertex contact at
+    a vertex where another piece meets it."""
+    mx, my = out[PFL_NX], out[PFL_NY]
+    for i in range(nb):
+        if mx * sflt[q, PS_NRM + 2 * i] + my * sflt[q, PS_NRM + 2 * i + 1] >= _PARALLEL:
+            return (int(sflt[q, PS_DIRTY]) >> i) & 1 != 0
+    return _contact_vertex(out, vb, nb, int(sflt[q, PS_JVERTS])) >= 0
+
+
+# LLVM-inlined: read by _suspect and smooth
+@compiled(inline="llvm")
+def _contact_vertex(out, vb, nb, mask):
+    """The vertex of vb among those of bitmask ``mask`` that contact ``out``'s deepest point
+    comes from (the point lies half its depth from it, along the normal), or -1: then the
+    contact's point lies inside an edge of b, clipped by the other piece's face."""
+    px, py = out[PFL_P1X], out[PFL_P1Y]
+    reach = 0.5 * abs(out[PFL_DEPTH]) * (1.0 + 1e-9) + 1e-12
+    for i in range(nb):
+        if (mask >> i) & 1 and (vb[i, 0] - px) ** 2 + (vb[i, 1] - py) ** 2 <= reach * reach:
+            return i
+    return -1
+
+
 @compiled
 def _vertex_allows(row, i, mx, my, ux, uy):
     """Whether static vertex i (its piece's float row ``row``) allows a contact normal
@@ -421,15 +441,18 @@ def _vertex_allows(row, i, mx, my, ux, uy):
 
 
 @compiled
-def smooth(ka, va, na, ra, vb, nb, tol, out, nrm, row):
+def smooth(ka, va, na, ra, vb, nb, tol, out, nrm, sflt, q):
     """Check the contact ``out`` of movable piece a (kind ``ka``, world vertices va, count na,
-    radius ra) with static polygon or segment b (vb, nb; its float row ``row``) against the
+    radius ra) with static polygon or segment b (vb, nb; static piece q of ``sflt``) against the
     joints of the static geometry (joints.py): a contact along an inner face of b, or at a
     vertex of b that does not allow its normal, is taken instead along b's outer face of
     largest separation. Returns whether a and b are in contact (``out`` rewritten)."""
+    row = sflt[q]
     mx, my = out[PFL_NX], out[PFL_NY]
     inner = int(row[PS_INNER])
-    edge_normals(vb, nb, nrm[1])
+    for i in range(nb):
+        nrm[1, i, 0] = row[PS_NRM + 2 * i]
+        nrm[1, i, 1] = row[PS_NRM + 2 * i + 1]
     # the body's core: a circle's centre, a polygon's vertices' mean
     cx, cy = va[0, 0], va[0, 1]
     if ka != CIRCLE:
@@ -448,16 +471,10 @@ def smooth(ka, va, na, ra, vb, nb, tol, out, nrm, row):
     if outer and nrm[1, face, 0] * (cx - vb[face, 0]) + nrm[1, face, 1] * (cy - vb[face, 1]) > 0.0:
         return True  # along an outer face of b, which the body's core faces: the usual case
     if face < 0:
-        # a vertex contact of b: at the vertex nearest the contact's point
-        px, py = out[PFL_P1X], out[PFL_P1Y]
-        vi = 0
-        best = np.inf
-        for i in range(nb):
-            d = (vb[i, 0] - px) ** 2 + (vb[i, 1] - py) ** 2
-            if d < best:
-                best = d
-                vi = i
-        if _vertex_allows(row, vi, mx, my, cx - vb[vi, 0], cy - vb[vi, 1]):
+        # a vertex contact of b, at a vertex where others meet it (else it is one the union
+        # has too, or a point inside b's edge)
+        vi = _contact_vertex(out, vb, nb, int(row[PS_JVERTS]))
+        if vi < 0 or _vertex_allows(row, vi, mx, my, cx - vb[vi, 0], cy - vb[vi, 1]):
             return True
     # b's outer faces with the core on their outer side (where the body came from), and the
     # one of largest separation from a among them (among all outer faces if none has)
@@ -492,18 +509,37 @@ def smooth(ka, va, na, ra, vb, nb, tol, out, nrm, row):
         _one_point(out, nx, ny, -sep, 0.5 * (qx + va[0, 0] - nx * ra),
                    0.5 * (qy + va[0, 1] - ny * ra))
         return True
-    edge_normals(va, na, nrm[0])
-    if _patch(vb, nb, jb, va, na, nrm[1], nrm[0], True, tol, out, 0.0) and \
-            out[PFL_DEPTH] >= -sep - 1e-12:
-        return True
-    # The face's side planes clipped a's deepest vertex away: it lies past the face's end,
-    # behind the joint (a sharp tip poked through where two pieces meet), still inside the
-    # union. Push it back along the face, from that vertex, by its whole depth.
-    k = 0
-    for i in range(1, na):
-        if nx * (va[i, 0] - va[k, 0]) + ny * (va[i, 1] - va[k, 1]) < 0.0:
-            k = i
-    _one_point(out, nx, ny, -sep, va[k, 0] - 0.5 * sep * nx, va[k, 1] - 0.5 * sep * ny)
+    # a against face jb of b: a's two deepest vertices along its normal (one when the second
+    # lies beyond the tolerance), each its own depth, not clipped to the face's ends: past
+    # them lies the other piece of the joint, the union's face going on
+    k1 = -1
+    k2 = -1
+    s1 = np.inf
+    s2 = np.inf
+    for i in range(na):
+        si = nx * (va[i, 0] - vb[jb, 0]) + ny * (va[i, 1] - vb[jb, 1])
+        if si < s1:
+            k2, s2 = k1, s1
+            k1, s1 = i, si
+        elif si < s2:
+            k2, s2 = i, si
+    out[PFL_NX] = nx
+    out[PFL_NY] = ny
+    out[PFL_DEPTH] = -s1
+    out[PFL_CORNER] = 0.0
+    out[PFL_P1X] = va[k1, 0] - 0.5 * s1 * nx
+    out[PFL_P1Y] = va[k1, 1] - 0.5 * s1 * ny
+    out[PFL_P1D] = -s1
+    if k2 >= 0 and s2 <= tol:
+        out[PFL_NPTS] = 2.0
+        out[PFL_P2X] = va[k2, 0] - 0.5 * s2 * nx
+        out[PFL_P2Y] = va[k2, 1] - 0.5 * s2 * ny
+        out[PFL_P2D] = -s2
+    else:
+        out[PFL_NPTS] = 1.0
+        out[PFL_P2X] = out[PFL_P1X]
+        out[PFL_P2Y] = out[PFL_P1Y]
+        out[PFL_P2D] = out[PFL_P1D]
     return True
 
 
@@ -590,10 +626,11 @@ def pair_contact(e, k, prs, pos, ang, epar, bint, pint, pvert, pflt, sint, svert
                 nb, kb, rb, vv = sint[q, PI_NV], sint[q, PI_KIND], sflt[q, PF_RAD], svert[q]
             hit = collide(pint[p, PI_KIND], va, na, pflt[p, PF_RAD] * sca, kb, vv, nb, rb, tol,
                           out, nrm)
-            if hit and sp >= 0 and sflt[q, PS_SMOOTH] != 0.0:
-                # a static piece that meets others (joints.py): a rare path, not inlined
+            if hit and sp >= 0 and sflt[q, PS_SMOOTH] != 0.0 and _suspect(out, vv, nb, sflt, q):
+                # at a joint of static pieces, or along a face that ends at one: checked
+                # against their union (joints.py), a call (rare: an arena's walls never)
                 hit = smooth(pint[p, PI_KIND], va, na, pflt[p, PF_RAD] * sca, vv, nb, tol, out,
-                             nrm, sflt[q])
+                             nrm, sflt, q)
             if hit:
                 if out[PFL_DEPTH] > best:
                     best = out[PFL_DEPTH]

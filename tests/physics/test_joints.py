@@ -170,7 +170,7 @@ def test_a_disc_touching_a_flat_joint_is_pushed_along_the_floor_not_back(scn):
     nrm = np.zeros((2, MAX_VERTS, 2))
     assert python_entry(collide)(CIRCLE, va, 1, 0.1, POLYGON, vb, nb, 0.0, 1e-5, out, nrm)
     assert out[PFL_NX] == pytest.approx(-0.01 / math.hypot(0.01, 0.095))  # from V: back
-    assert python_entry(smooth)(CIRCLE, va, 1, 0.1, vb, nb, 1e-5, out, nrm, scene.sflt[q])
+    assert python_entry(smooth)(CIRCLE, va, 1, 0.1, vb, nb, 1e-5, out, nrm, scene.sflt, q)
     assert (out[PFL_NX], out[PFL_NY]) == (0.0, 1.0)
     assert out[PFL_DEPTH] == pytest.approx(0.005, abs=1e-15)
     assert (out[PFL_P1X], out[PFL_P1Y]) == pytest.approx((-0.01, -0.0025), abs=1e-15)
