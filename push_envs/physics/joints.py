@@ -31,12 +31,19 @@ V (a segment has no inside, but a body cannot cross it)::
                  V, enters no piece
     sectors      consecutive free arcs, merged unless a segment runs between them
 
-A body in a sector of pi or more (a convex corner of the union) may touch V with any normal m
-that leaves both of the sector's rays (m . r_a <= 0 and m . r_b <= 0); in a narrower one (a
-concave corner, or a flat joint of pi) no contact may be a vertex contact at V. A face whose
-points a hair outside all lie inside other pieces is an inner face: no contact may use its
-normal. The narrow phase (``narrowphase.smooth``) takes a contact that breaks either rule
-along the static piece's best outer face instead.
+A body in a sector wider than pi (a convex corner of the union) may touch V with any normal m
+that leaves both of the sector's rays (m . r_a <= 0 and m . r_b <= 0); at a flat joint (pi)
+that leaves only the face's own normal, and in a narrower sector (a concave corner) nothing:
+no contact there may be a vertex contact at V. A face whose points a hair outside all lie
+inside other pieces is an inner face: no contact may use its normal. The narrow phase
+(``narrowphase.smooth``) takes a contact that breaks either rule along the static piece's
+best outer face instead.
+
+So that the check runs only where it can matter, each piece also keeps its faces' normals,
+the vertices where a joint is reachable (a vertex buried in the others is not), and the faces
+to check (dirty): inner ones, and those that end at a reachable joint with their outer side
+free just there. An arena's walls, overlapping at their corners, have joints only on their
+outer sides: a contact on an inner face is never checked.
 
 Computed once per scene by :func:`static_joints` into ``sflt[:, PF_LEN:PS_LEN]`` (layout.py).
 Units: metres, radians.
