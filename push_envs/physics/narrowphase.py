@@ -444,9 +444,11 @@ def _vertex_allows(row, i, mx, my, ux, uy):
 def smooth(ka, va, na, ra, vb, nb, tol, out, nrm, sflt, q):
     """Check the contact ``out`` of movable piece a (kind ``ka``, world vertices va, count na,
     radius ra) with static polygon or segment b (vb, nb; static piece q of ``sflt``) against the
-    joints of the static geometry (joints.py): a contact along an inner face of b, or at a
-    vertex of b that does not allow its normal, is taken instead along b's outer face of
-    largest separation. Returns whether a and b are in contact (``out`` rewritten)."""
+    joints of the static geometry (joints.py): a contact along an inner face of b, along an
+    outer face the body's core lies behind while another faces it, or at a vertex of b that
+    does not allow its normal, is taken instead along b's outer face toward the core (of the
+    largest separation among those). Returns whether a and b are in contact (``out``
+    rewritten)."""
     row = sflt[q]
     mx, my = out[PFL_NX], out[PFL_NY]
     inner = int(row[PS_INNER])

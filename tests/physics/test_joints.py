@@ -30,8 +30,11 @@ from push_envs.physics.layout import PFL_NX
 from push_envs.physics.layout import PFL_NY
 from push_envs.physics.layout import PFL_P1X
 from push_envs.physics.layout import PFL_P1Y
+from push_envs.physics.layout import PS_DIRTY
 from push_envs.physics.layout import PS_INNER
 from push_envs.physics.layout import PS_JOINT
+from push_envs.physics.layout import PS_JVERTS
+from push_envs.physics.layout import PS_NRM
 from push_envs.physics.layout import PS_SMOOTH
 from push_envs.physics.narrowphase import CIRCLE
 from push_envs.physics.narrowphase import MAX_VERTS
@@ -195,3 +198,23 @@ def test_python_and_compiled_joints_agree(scn):
     np.testing.assert_array_equal(py, nb)
     np.testing.assert_array_equal(py, scene.sflt)
     assert py[:, PS_SMOOTH].sum() > 10
+
+
+def test_an_arena_of_overlapping_walls_checks_no_contact_on_its_inner_faces(scn):
+    # Four walls overlapping at the corners (the tasks' arenas): their joints all lie on the
+    # outer side, so a contact on a face toward the arena is never checked (the narrow phase's
+    # test reads PS_DIRTY), and every face away from it ends at a joint with its outer side
+    # free: checked.
+    walls = [scn.box("s", 2.0, -0.05, length=4.2, width=0.1, static=True),
+             scn.box("n", 2.0, 4.05, length=4.2, width=0.1, static=True),
+             scn.box("w", -0.05, 2.0, length=0.1, width=4.2, static=True),
+             scn.box("e", 4.05, 2.0, length=0.1, width=4.2, static=True)]
+    scene = _statics(scn, walls)
+    for q in range(4):
+        v = scene.svert[q, :4]
+        toward = [bool(np.dot(scene.sflt[q, PS_NRM + 2 * i:PS_NRM + 2 * i + 2],
+                              np.array([2.0, 2.0]) - 0.5 * (v[i] + v[(i + 1) % 4])) > 0.0)
+                  for i in range(4)]
+        dirty = int(scene.sflt[q, PS_DIRTY])
+        assert [bool(dirty >> i & 1) for i in range(4)] == [not t for t in toward]
+        assert int(scene.sflt[q, PS_JVERTS]) == 0b1111 and scene.sflt[q, PS_INNER] == 0.0
