@@ -59,6 +59,13 @@ do not reach: the contact solve's own corrections, too small to be swept, can st
 thin wedge over the end of a zero-thickness segment at such a joint, one sub-step at a time
 (tests/physics/test_continuous.py marks the case).
 
+A disc about its centre of mass against a static piece needs no advancing: its sweep is a
+line, and the first time it comes within the target of the piece is a ray cast against the
+piece's edges pushed out by that distance and discs at its vertices (:func:`disc_toi`). The
+advancing steps by at most the gap over the motion, so a small disc sliding along a wall
+stopped where its 64 advances ended, a few centimetres on (a 0.5 mm bullet at 10 m/s moved
+2.9 cm a 0.2 s step).
+
 Bodies clamped against each other are swept again along their shortened motions, for a few
 rounds (``_ROUNDS``); a pair still hitting after them is frozen at its start poses. A clamp
 at a core's time of impact is not taken back in the next round: the shortened sweep visits
@@ -109,6 +116,7 @@ from .layout import PRS_B
 from .layout import PRS_SP
 from .layout import SC_AWAKE
 from .narrowphase import CIRCLE
+from .narrowphase import SEGMENT
 from .narrowphase import circle_face
 from .narrowphase import edge_normals
 from .narrowphase import max_separation
@@ -312,6 +320,70 @@ def core_toi(e, a, b, sp, bound, sleep_on, pos, ang, epar, bint, pint, pvert, pf
 
 
 # --------------------------------------------------------------------------------------------
+# A disc against a static piece: the time of impact exactly
+# --------------------------------------------------------------------------------------------
+@compiled
+def _ray_circle(ox, oy, dx, dy, cx, cy, r):
+    """Distance [m] along the unit ray (o, d) into the disc (c, r); inf on a miss (the
+    ray starts outside it here)."""
+    fx, fy = ox - cx, oy - cy
+    b = fx * dx + fy * dy
+    c = fx * fx + fy * fy - r * r
+    if b >= 0.0:
+        return np.inf
+    disc = b * b - c
+    if disc < 0.0:
+        return np.inf
+    return c / (-b + math.sqrt(disc))
+
+
+@compiled
+def _ray_edge(ax, ay, bx, by, ox, oy, dx, dy):
+    """Distance [m] along the unit ray (o, d) to the segment a-b; inf on a miss."""
+    ex, ey = bx - ax, by - ay
+    den = dx * ey - dy * ex
+    if den == 0.0:
+        return np.inf
+    wx, wy = ax - ox, ay - oy
+    t = (wx * ey - wy * ex) / den
+    u = (wx * dy - wy * dx) / den
+    if t < 0.0 or u < 0.0 or u > 1.0:
+        return np.inf
+    return t
+
+
+@compiled
+def disc_toi(cx, cy, mx, my, reach, kind, v, nv, rad):
+    """Fraction t in [0, 1] of the motion (mx, my) [m] at which the point (cx, cy) first
+    comes within ``reach`` [m] of a static piece (kind, world vertices v, count nv, radius
+    rad); 1 when it never does. The point starts farther than ``reach``.
+
+    The set within ``reach`` of a convex piece is its edges pushed out by ``reach`` joined
+    by discs at its vertices (a disc's own rim grown by ``reach``), so the first entry is
+    the nearest hit of the ray on those offset edges and discs."""
+    length = math.sqrt(mx * mx + my * my)
+    if length == 0.0:
+        return 1.0
+    dx, dy = mx / length, my / length
+    if kind == CIRCLE:
+        best = _ray_circle(cx, cy, dx, dy, v[0, 0], v[0, 1], rad + reach)
+    else:
+        best = np.inf
+        n = 2 if kind == SEGMENT else nv
+        for i in range(n):
+            j = i + 1 if i + 1 < n else 0
+            ex, ey = v[j, 0] - v[i, 0], v[j, 1] - v[i, 1]
+            el = math.sqrt(ex * ex + ey * ey)
+            if el > 0.0:
+                ox, oy = reach * ey / el, -reach * ex / el  # outward for a CCW edge
+                best = min(best, _ray_edge(v[i, 0] + ox, v[i, 1] + oy, v[j, 0] + ox,
+                                           v[j, 1] + oy, cx, cy, dx, dy))
+            best = min(best, _ray_circle(cx, cy, dx, dy, v[i, 0], v[i, 1], reach + rad))
+    t = best / length
+    return t if t < 1.0 - _CA_EPS / length else 1.0
+
+
+# --------------------------------------------------------------------------------------------
 # One pair: the time of impact by conservative advancement
 # --------------------------------------------------------------------------------------------
 @compiled
@@ -352,6 +424,23 @@ def pair_toi(e, k, frac, sleep_on, prs, pos, ang, epar, bint, bflt, pint, pvert,
     allow = frac * half
     if bound <= allow:
         return 1.0  # no point moved far enough to sink deeper than a sub-step may
+    p = bint[a, BI_PSTART]
+    if sp >= 0 and bint[a, BI_PCOUNT] == 1 and pint[p, PI_KIND] == CIRCLE and \
+            pvert[p, 0, 0] == 0.0 and pvert[p, 0, 1] == 0.0:
+        # a disc about its centre of mass against a static piece: its sweep is a line
+        # whatever it turns, and the time of impact is exact (conservative advancement,
+        # whose steps are at most the gap over the motion, would crawl along a wall it
+        # slides on: a 0.5 mm bullet at 10 m/s moved a few cm a step)
+        x0, y0, _t0 = _start(e, a, sleep_on, pos, ang, bsc, bis)
+        r = pflt[p, PF_RAD] * epar[e, a, EP_SCALE]
+        kind, v, nv, rad = sint[sp, PI_KIND], svert[sp], sint[sp, PI_NV], sflt[sp, PF_RAD]
+        if kind == CIRCLE:
+            gap0 = math.sqrt((x0 - v[0, 0]) ** 2 + (y0 - v[0, 1]) ** 2) - rad - r
+        else:
+            gap0 = _circle_polygon_gap(x0, y0, r, v, nv) - rad
+        reach = r + min(gap0, 0.0) - allow
+        if reach > 0.0:  # (else the disc started deeper than its core: swept as any body)
+            return disc_toi(x0, y0, dx, dy, reach, kind, v, nv, rad)
     return min(_sink_toi(e, a, b, sp, bound, allow, sleep_on, pos, ang, epar, bint, pint,
                          pvert, pflt, sint, svert, sflt, bsc, bis, vbuf),
                core_toi(e, a, b, sp, bound, sleep_on, pos, ang, epar, bint, pint, pvert, pflt,

@@ -151,6 +151,29 @@ def test_a_pile_of_small_discs_pushed_fast_into_a_segment_corner(scn):
     run(w, 10, {"r": [3.0, -2.0]}, check)
 
 
+@pytest.mark.parametrize("bullet", [True, False])
+@pytest.mark.parametrize("kind", ["thick", "line"])
+def test_a_small_disc_sliding_along_a_wall_keeps_its_speed(scn, kind, bullet):
+    # A 0.5 mm disc at (10, -1) m/s meets a wall and slides along it (no friction, no
+    # restitution), dt 0.2 s. Conservative advancement steps by at most the gap over the
+    # motion, so along a wall it stopped after its 64 advances, a few cm on: the bullet
+    # moved 2.9 cm a step, the sub-stepped disc 1.85 m of its 2. A disc's time of impact
+    # against a static piece is now exact.
+    wall = scn.line_wall("wall", (-50.0, 0.0), (50.0, 0.0)) if kind == "line" else \
+        scn.wall("wall", 0.0, -0.05, length=100.0, width=0.1)
+    disc = scn.disc("d", 0.0, 5e-4, radius=5e-4, mass=1e-3, velocity=[10.0, -1.0],
+                    bullet=bullet)
+    w = scn.world(obstacles=[wall, disc], friction=0.0, restitution=0.0, step_time=0.2)
+    xs = []
+    for _ in range(3):
+        w.step()
+        xs.append(float(w.com("d")[0, 0]))
+        assert float(w.com("d")[0, 1]) == pytest.approx(5e-4, abs=2e-6)  # on the wall (slop)
+    assert xs[2] - xs[1] == pytest.approx(2.0, abs=1e-9)  # v dt, once it slides
+    assert xs[1] - xs[0] == pytest.approx(2.0, abs=1e-9)
+    np.testing.assert_allclose(w.velocity("d")[0], [10.0, 0.0], atol=1e-9)
+
+
 # ------------------------------------------------------------------------ the cores
 WEDGE = [[0.0, 0.0], [0.03, 0.0], [0.0, 0.002]]  # a 3 cm x 2 mm right triangle [m]
 
