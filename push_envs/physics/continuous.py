@@ -369,16 +369,17 @@ def disc_toi(cx, cy, mx, my, reach, kind, v, nv, rad):
         best = _ray_circle(cx, cy, dx, dy, v[0, 0], v[0, 1], rad + reach)
     else:
         best = np.inf
+        grow = reach + rad  # (a polygon's rad is 0; kept for a rounded one)
         n = 2 if kind == SEGMENT else nv
         for i in range(n):
             j = i + 1 if i + 1 < n else 0
             ex, ey = v[j, 0] - v[i, 0], v[j, 1] - v[i, 1]
             el = math.sqrt(ex * ex + ey * ey)
             if el > 0.0:
-                ox, oy = reach * ey / el, -reach * ex / el  # outward for a CCW edge
+                ox, oy = grow * ey / el, -grow * ex / el  # outward for a CCW edge
                 best = min(best, _ray_edge(v[i, 0] + ox, v[i, 1] + oy, v[j, 0] + ox,
                                            v[j, 1] + oy, cx, cy, dx, dy))
-            best = min(best, _ray_circle(cx, cy, dx, dy, v[i, 0], v[i, 1], reach + rad))
+            best = min(best, _ray_circle(cx, cy, dx, dy, v[i, 0], v[i, 1], grow))
     t = best / length
     return t if t < 1.0 - _CA_EPS / length else 1.0
 
