@@ -115,6 +115,8 @@ from .layout import PRS_A
 from .layout import PRS_B
 from .layout import PRS_SP
 from .layout import SC_AWAKE
+from .lidar import ray_circle
+from .lidar import ray_segment
 from .narrowphase import CIRCLE
 from .narrowphase import SEGMENT
 from .narrowphase import circle_face
@@ -323,36 +325,6 @@ def core_toi(e, a, b, sp, bound, sleep_on, pos, ang, epar, bint, pint, pvert, pf
 # A disc against a static piece: the time of impact exactly
 # --------------------------------------------------------------------------------------------
 @compiled
-def _ray_circle(ox, oy, dx, dy, cx, cy, r):
-    """Distance [m] along the unit ray (o, d) into the disc (c, r); inf on a miss (the
-    ray starts outside it here)."""
-    fx, fy = ox - cx, oy - cy
-    b = fx * dx + fy * dy
-    c = fx * fx + fy * fy - r * r
-    if b >= 0.0:
-        return np.inf
-    disc = b * b - c
-    if disc < 0.0:
-        return np.inf
-    return c / (-b + math.sqrt(disc))
-
-
-@compiled
-def _ray_edge(ax, ay, bx, by, ox, oy, dx, dy):
-    """Distance [m] along the unit ray (o, d) to the segment a-b; inf on a miss."""
-    ex, ey = bx - ax, by - ay
-    den = dx * ey - dy * ex
-    if den == 0.0:
-        return np.inf
-    wx, wy = ax - ox, ay - oy
-    t = (wx * ey - wy * ex) / den
-    u = (wx * dy - wy * dx) / den
-    if t < 0.0 or u < 0.0 or u > 1.0:
-        return np.inf
-    return t
-
-
-@compiled
 def disc_toi(cx, cy, mx, my, reach, kind, v, nv, rad):
     """Fraction t in [0, 1] of the motion (mx, my) [m] at which the point (cx, cy) first
     comes within ``reach`` [m] of a static piece (kind, world vertices v, count nv, radius
@@ -366,7 +338,7 @@ def disc_toi(cx, cy, mx, my, reach, kind, v, nv, rad):
         return 1.0
     dx, dy = mx / length, my / length
     if kind == CIRCLE:
-        best = _ray_circle(cx, cy, dx, dy, v[0, 0], v[0, 1], rad + reach)
+        best = ray_circle(cx, cy, dx, dy, v[0, 0], v[0, 1], rad + reach)
     else:
         best = np.inf
         grow = reach + rad  # (a polygon's rad is 0; kept for a rounded one)
@@ -377,9 +349,9 @@ def disc_toi(cx, cy, mx, my, reach, kind, v, nv, rad):
             el = math.sqrt(ex * ex + ey * ey)
             if el > 0.0:
                 ox, oy = grow * ey / el, -grow * ex / el  # outward for a CCW edge
-                best = min(best, _ray_edge(v[i, 0] + ox, v[i, 1] + oy, v[j, 0] + ox,
+                best = min(best, ray_segment(v[i, 0] + ox, v[i, 1] + oy, v[j, 0] + ox,
                                            v[j, 1] + oy, cx, cy, dx, dy))
-            best = min(best, _ray_circle(cx, cy, dx, dy, v[i, 0], v[i, 1], grow))
+            best = min(best, ray_circle(cx, cy, dx, dy, v[i, 0], v[i, 1], grow))
     t = best / length
     return t if t < 1.0 - _CA_EPS / length else 1.0
 
@@ -435,11 +407,7 @@ def pair_toi(e, k, frac, sleep_on, prs, pos, ang, epar, bint, bflt, pint, pvert,
         x0, y0, _t0 = _start(e, a, sleep_on, pos, ang, bsc, bis)
         r = pflt[p, PF_RAD] * epar[e, a, EP_SCALE]
         kind, v, nv, rad = sint[sp, PI_KIND], svert[sp], sint[sp, PI_NV], sflt[sp, PF_RAD]
-        if kind == CIRCLE:
-            gap0 = math.sqrt((x0 - v[0, 0]) ** 2 + (y0 - v[0, 1]) ** 2) - rad - r
-        else:
-            gap0 = _circle_polygon_gap(x0, y0, r, v, nv) - rad
-        reach = r + min(gap0, 0.0) - allow
+        reach = r + min(_point_gap(x0, y0, kind, v, nv, rad) - r, 0.0) - allow
         if reach > 0.0:  # (else the disc started deeper than its core: swept as any body)
             return disc_toi(x0, y0, dx, dy, reach, kind, v, nv, rad)
     return min(_sink_toi(e, a, b, sp, bound, allow, sleep_on, pos, ang, epar, bint, pint,
