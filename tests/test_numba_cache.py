@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import types
 from pathlib import Path
 
 import pytest
@@ -182,10 +183,34 @@ def test_the_cache_folder_does_not_follow_the_sources():
     assert textwrap.dedent(_numba_cache.FORMAT)
 
 
+def _this_trees(index: Path, stamp: object) -> bool:
+    """Whether a cache entry is this source tree's: its module is loaded, the function is in
+    it, and the stamp is the function's stamp now. The folder is shared by every checkout and
+    version of the package on the machine (CI keeps ``~/.cache`` between runs), so it holds
+    entries of modules this tree does not have, and of older versions of its functions."""
+    module = sys.modules.get(index.parent.name)
+    if module is None:
+        return False
+    # numba names an index "<file stem>.<qualified name>-<disambiguator>.<py tag>.nbi".
+    qualname = index.name.split("-", 1)[0].split(".", 1)[1]
+    if "<locals>" in qualname:
+        return True  # a closure: not reachable by name; it is stamped like any other
+    obj = module
+    for part in qualname.split("."):
+        obj = getattr(obj, part, None)
+    # A dispatcher, a lazily compiled function (physics/jit.py) or the plain function that
+    # jit.compiled() copies: the digest of its Python function, marked or not.
+    py_func = getattr(obj, "py_func", obj)
+    if not isinstance(py_func, types.FunctionType):
+        return False
+    digest = _numba_cache.dependency_digest(py_func)
+    return stamp in (digest, digest + "|compiled-only")
+
+
 def _cached_signatures() -> dict[str, list[str]]:
-    """Every cached function of the package in this session's cache: index name -> the
-    signatures its index holds (numba's index: a pickled (stamp, {(signature, target):
-    data file}) after a pickled version)."""
+    """Every cached function of this source tree in the cache: index name -> the signatures
+    its index holds (numba's index: a pickled (stamp, {(signature, target): data file})
+    after a pickled version)."""
     import pickle
 
     out = {}
@@ -193,12 +218,13 @@ def _cached_signatures() -> dict[str, list[str]]:
         with open(index, "rb") as fh:
             pickle.load(fh)
             try:
-                _stamp, overloads = pickle.loads(fh.read())
+                stamp, overloads = pickle.loads(fh.read())
             except (ModuleNotFoundError, AttributeError):
                 # An entry another checkout of the package wrote into the shared folder
                 # (a module or a type this source tree does not have): not this session's.
                 continue
-        out[f"{index.parent.name}/{index.name}"] = [str(key[0]) for key in overloads]
+        if _this_trees(index, stamp):
+            out[f"{index.parent.name}/{index.name}"] = [str(key[0]) for key in overloads]
     return out
 
 
