@@ -1,6 +1,8 @@
 """Where a batched env-step spends its time, stage by stage, with Linux ``perf``.
 
     python benchmarks/profile_stages.py --task PushT-v0 --num-envs 4096 --steps 400
+    python benchmarks/profile_stages.py --world configs/crowd_rvo.yaml --num-envs 1024
+    python benchmarks/profile_stages.py --crowd --steps 300     # the peer crowd, one env
     PYTHONPATH=<other checkout> python benchmarks/profile_stages.py ...   # the same on another
 
 perf samples the CPU only while the timed steps run (``perf record --control``), so imports,
@@ -126,6 +128,9 @@ def child(args: argparse.Namespace) -> None:
 
     import push_envs  # noqa: F401
 
+    if args.world or args.crowd:
+        _world_child(args)
+        return
     env = gym.make_vec(args.task, num_envs=args.num_envs)
     env.reset(seed=0)
     rng = np.random.default_rng(0)
@@ -144,6 +149,43 @@ def child(args: argparse.Namespace) -> None:
         ctl.flush()
     mapped = _write_map()
     print(f"{args.num_envs * args.steps / cpu:.0f} {mapped} {os.getpid()}", flush=True)
+
+
+def _world_child(args: argparse.Namespace) -> None:
+    """The timed steps of a world: a YAML world's ``World.step`` (behaviours included), or
+    the peer crowd's ``World.step_raw`` with its robots driving (benchmarks/crowd.py)."""
+    import numpy as np
+
+    from push_envs.physics import World
+
+    if args.crowd:
+        here = Path(__file__).resolve().parent
+        sys.path[:0] = [str(here), str(here / "peers")]
+        import physics as pb
+
+        world = World.from_config(pb.grid_scene(), num_envs=1)
+        cmd = np.zeros_like(world.cmd)
+        cmd[0, [world.index(f"robot{k}") for k in range(10)], 1] = 1.0
+
+        def step() -> None:
+            world.cmd[:] = cmd
+            world.step_raw()
+    else:
+        world = World.from_config(args.world, num_envs=args.num_envs, num_threads=1)
+        step = world.step
+    for _ in range(args.warmup):
+        step()
+    with open(args.ctl, "w") as ctl:
+        ctl.write("enable\n")
+        ctl.flush()
+        t0 = time.process_time()
+        for _ in range(args.steps):
+            step()
+        cpu = time.process_time() - t0
+        ctl.write("disable\n")
+        ctl.flush()
+    mapped = _write_map()
+    print(f"{world.num_envs * args.steps / cpu:.0f} {mapped} {os.getpid()}", flush=True)
 
 
 def _report(data: str) -> list[tuple[int, str]]:
@@ -176,6 +218,9 @@ def main() -> None:
     ap.add_argument("--warmup", type=int, default=20)
     ap.add_argument("--freq", type=int, default=4000, help="perf samples per second")
     ap.add_argument("--top", type=int, default=25, help="rows to print")
+    ap.add_argument("--world", help="a YAML world file instead of a task")
+    ap.add_argument("--crowd", action="store_true",
+                    help="the peer 1000-box crowd (one env) instead of a task")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--ctl", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -192,6 +237,10 @@ def main() -> None:
         cmd = [sys.executable, __file__, "--child", "--ctl", ctl, "--task", args.task,
                "--num-envs", str(args.num_envs), "--steps", str(args.steps),
                "--warmup", str(args.warmup)]
+        if args.world:
+            cmd += ["--world", args.world]
+        if args.crowd:
+            cmd += ["--crowd"]
         for attempt in range(2):
             run = subprocess.run(["perf", "record", "-q", "-D", "-1", "--control",
                                   f"fifo:{ctl}", "-F", str(args.freq), "-o", data, "--", *cmd],
@@ -215,14 +264,16 @@ def main() -> None:
     groups: dict[str, int] = defaultdict(int)
     for n, name in rows:
         groups[_group(name)] += n
-    print(f"{args.task}, make_vec N={args.num_envs}, {args.steps} steps, "
+    what = "the crowd" if args.crowd else args.world or args.task
+    n = 1 if args.crowd else args.num_envs
+    print(f"{what}, N={n}, {args.steps} steps, "
           f"NUMBA_NUM_THREADS={os.environ['NUMBA_NUM_THREADS']}: "
           f"{float(rate):,.0f} env-steps/s (CPU time), {total} samples at {args.freq} Hz "
-          f"({1e9 * total / args.freq / (args.num_envs * args.steps):.0f} ns per env-step)")
+          f"({1e9 * total / args.freq / (n * args.steps):.0f} ns per env-step)")
     print(f"{'share':>7} {'ns/env-step':>11}  function")
-    for name, n in sorted(groups.items(), key=lambda kv: -kv[1])[:args.top]:
-        ns = 1e9 * n / args.freq / (args.num_envs * args.steps)
-        print(f"{100 * n / total:6.1f}% {ns:11.0f}  {name}")
+    for name, k in sorted(groups.items(), key=lambda kv: -kv[1])[:args.top]:
+        ns = 1e9 * k / args.freq / (n * args.steps)
+        print(f"{100 * k / total:6.1f}% {ns:11.0f}  {name}")
 
 
 if __name__ == "__main__":
