@@ -124,6 +124,13 @@ def main(argv: list[str] | None = None) -> None:
     ev.add_argument("--csv", type=Path, default=None, help="append the rows to this file")
     args = ap.parse_args(argv)
     ids = [i for i, _ in available()] if args.env_id == ["all"] else args.env_id
+    if args.episodes < 1 or args.num_envs < 1:
+        ap.error("--episodes and --num-envs must be >= 1")
+    for env_id in ids:  # every id checked before the first evaluation starts
+        try:
+            factory(spec(env_id), args.robot or spec(env_id).default_robot)
+        except KeyError as exc:
+            ap.error(exc.args[0])
     for env_id in ids:
         row = evaluate(env_id, args.robot, args.episodes, args.seed, args.num_envs)
         print(f"{env_id} ({row['robot']}): {row['successes']} / {row['episodes']} = "

@@ -22,10 +22,10 @@ def test_every_registered_task_declares_an_expert():
 
 
 def test_a_robot_without_an_expert_is_named_with_the_ones_that_exist():
-    with pytest.raises(KeyError, match=r"no scripted expert for Sweep-v0 with robot='omni'; "
+    with pytest.raises(KeyError, match=r"no scripted expert for Sweep-v1 with robot='omni'; "
                                        r"scripted experts exist for: PushBox-v0 \(diff, omni\), "
                                        r"WallSlide-v0 \(diff\), PushT-v0 \(omni\)"):
-        expert("Sweep-v0", "omni")
+        expert("Sweep-v1", "omni")
     with pytest.raises(KeyError, match="no task 'Nope-v0'"):
         expert("Nope-v0", "diff")
 
@@ -76,3 +76,18 @@ def test_every_expert_solves_its_task(env_id, robot):
 
     row = evaluate(env_id, robot, episodes=40, seed=777, num_envs=40)
     assert row["successes"] >= 34, row
+
+
+@pytest.mark.parametrize(("argv", "says"), [
+    (["Sweep-v0"], "'Sweep-v0' was retired"),
+    (["Foo-v0"], "no task 'Foo-v0'"),
+    (["PushT-v0", "--robot", "acker"], "no scripted expert for PushT-v0 with robot='acker'"),
+    (["PushBox-v0", "--episodes", "0"], "--episodes and --num-envs must be >= 1"),
+])
+def test_the_evaluate_command_refuses_bad_input_by_name_before_any_episode(argv, says, capsys):
+    from push_envs.experts import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(["evaluate", *argv])
+    assert exc.value.code == 2
+    assert says in capsys.readouterr().err

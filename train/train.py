@@ -295,7 +295,7 @@ class EntCoefDecay(BaseCallback):
     """The entropy bonus decayed linearly to 0 over training (``ent_coef: lin_<value>``).
 
     The idea: a bonus keeps the policy exploring early, and taking it away late lets the
-    policy sharpen. Measured on Sweep-v0 it did not pay (docs/history.md, fourteenth
+    policy sharpen. Measured on Sweep-v1 it did not pay (docs/history.md, fourteenth
     round): the bonus carries the middle of training there too, and decayed from the start
     the std fell as it does without one. Set before each update from the fraction of the
     steps still to come, as SB3's own schedules are."""
@@ -326,7 +326,7 @@ class StdClamp(BaseCallback):
     and ``max_std``; None: unbounded on that side): before each rollout, ``log_std`` is
     clamped to their logarithms, so every rollout is collected within the bounds.
 
-    Why: on Sweep-v0 the entropy bonus is a blunt tool both ways (docs/history.md,
+    Why: on Sweep-v1 the entropy bonus is a blunt tool both ways (docs/history.md,
     thirteenth and fifteenth rounds). Without it the std fell from 1 to 0.047 in 13 M steps
     and every seed stalled; with ``ent_coef: 0.01`` one seed of three kept its std near 1
     for the whole run and learned little. A floor keeps exploring without a bonus; a

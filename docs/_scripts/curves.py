@@ -69,8 +69,8 @@ FIGURES: dict[str, Figure] = {
          ("CoopPush", "2026-12-04/CoopPush-v0/ppo"),
          ("PushT residual", "2026-12-04/PushT-v0/residual"))),
     "sweep_std_band.png": Figure(
-        "Sweep-v0: the action's std held in a band, and 60 M steps (3 seeds each)",
-        "Sweep-v0 evaluation success and return of the entry without std bounds, of the std "
+        "Sweep-v1: the action's std held in a band, and 60 M steps (3 seeds each)",
+        "Sweep-v1 evaluation success and return of the entry without std bounds, of the std "
         "ceiling alone and of the std held in [0.3, 0.6] over 60 M steps, three seeds each",
         (("no std bounds (36 M)", "2026-12-04/Sweep-v0/ppo"),
          ("max_std 0.6 (36 M)", "2026-12-04-r15-cap/Sweep-v0/ppo"),

@@ -169,7 +169,7 @@ What sets these figures:
   step runs as a `prange` kernel over envs, chunked 32 envs at a time. `make_vec` with N = 1
   is slower than `gym.make`: it returns batched info arrays with their masks where the single
   env returns a few Python scalars.
-- **Sub-steps and bodies.** PushClutter-v0's 0.1 m clutter and Sweep-v0's 5 cm pucks need
+- **Sub-steps and bodies.** PushClutter-v0's 0.1 m clutter and Sweep-v1's 5 cm pucks need
   about three and four sub-steps per step at full speed where PushBox-v0 needs one, and Sweep
   has 21 movable bodies ([sub-steps](physics.md#sub-steps-and-continuous-collision)).
 - **Threads on a shared machine.** A parallel step waits for its slowest thread, so a batch

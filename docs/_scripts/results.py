@@ -16,7 +16,7 @@ Inputs (``docs/data/``):
 Outputs (do not edit them by hand: rerun this script):
 
 * ``docs/training_results.md``, the whole page: every seed's success and interval, Push-T's
-  final and max coverage and success at coverage >= 0.95 and >= 0.90, Sweep-v0's fraction of
+  final and max coverage and success at coverage >= 0.95 and >= 0.90, Sweep-v1's fraction of
   pucks inside at the end, the commands; the suite's interquartile mean (IQM) of success over
   task-robot pairs x seeds with its 95 % stratified bootstrap interval
   (:mod:`push_envs.baselines.stats`: rliable's estimators, seeded, so the page is the same on
@@ -294,7 +294,7 @@ def _learned(rows: list[dict[str, str]], result: dict[str, Any] | None,
                     f"({_pct(r['cov90_wilson_lo'])}-{_pct(r['cov90_wilson_hi'])}) |")
     inside = [r for r in rows if r.get("final_fraction_inside")]
     if inside:
-        lines += ["", "Sweep-v0's progress short of success: the fraction of the pucks inside the "
+        lines += ["", "Sweep-v1's progress short of success: the fraction of the pucks inside the "
                   "circle at the end of the episodes (the same episodes; success needs "
                   "`success_fraction`, 90 %, inside at once):", "",
                   "| task | robot | policy | seed | inside at the end | success (95 % Wilson) |",

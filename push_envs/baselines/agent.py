@@ -460,7 +460,7 @@ class Agent:
 
 # A layer's matrix product, row by row in one fixed order. BLAS (numpy's ``@``) blocks a
 # product by the batch's size, so one observation's action moved by up to 1.5e-6 between a
-# batch and alone (every shipped agent), and episodes of Sweep-v0 and PushMulti-v0 played
+# batch and alone (every shipped agent), and episodes of Sweep-v1 and PushMulti-v0 played
 # in a batch drifted from the same episodes played one env at a time. Here each output is
 #
 #     out[n, j] = ((x[n, 0] * w[0, j] + x[n, 1] * w[1, j]) + ...) + b[j]      (float32)

@@ -1,6 +1,6 @@
 """Evaluate a pretrained agent the way the field reports: success on fresh episodes with its
 95 % Wilson interval (LeRobot's), the mean episode length, for Push-T the four coverage
-figures papers use and, for a task whose info reports ``fraction_inside`` (Sweep-v0), the
+figures papers use and, for a task whose info reports ``fraction_inside`` (Sweep-v1), the
 fraction of the objects inside the goal at the end of the episodes (the progress a policy
 that falls short of success still makes).
 
@@ -44,7 +44,7 @@ FIELDS = ("task", "robot", "policy", "seed", "episodes", "successes", "success",
           "eval_seed", "env_steps", "wall_clock_s", "env_kwargs", "agent", "command",
           "eval_command", "configuration", "floor", "floor_env_steps", "floor_wall_clock_s")
 """The columns of an evaluation row (docs/data/learned.csv); empty where they do not apply
-(the coverage columns outside Push-T, ``final_fraction_inside`` outside Sweep-v0, the
+(the coverage columns outside Push-T, ``final_fraction_inside`` outside Sweep-v1, the
 training figures an agent does not record). ``floor*``: the training run's time to floor
 (train/time_to_floor.py): the task's floor and the env steps and wall clock [s] of its first
 evaluation at or above it."""
@@ -132,7 +132,7 @@ def evaluate(agent: Agent, episodes: int = 500, seed: int = EVAL_SEED, num_envs:
              target: str | None = None) -> dict[str, Any]:
     """The evaluation row of ``agent`` (:data:`FIELDS`): success count, rate and 95 % Wilson
     interval over ``episodes`` fresh episodes (env i seeded ``seed + i``), the mean length
-    [steps], Push-T's coverage figures, Sweep-v0's final fraction inside, and the training
+    [steps], Push-T's coverage figures, Sweep-v1's final fraction inside, and the training
     figures the agent records.
     ``target`` is what the evaluation command names (default: the task id)."""
     episodes, seed, num_envs = check_run(agent, episodes, seed, num_envs)

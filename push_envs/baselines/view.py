@@ -3,11 +3,11 @@ columns held at 0. Training (train/train.py's ``sort_obs`` and ``hide_obs``), th
 clone and a shipped agent all apply the same :class:`ObsView`, so a policy acts on exactly
 the rows it was trained on.
 
-Why sort: a task with many like objects (Sweep-v0's 20 pucks) lists them in a fixed but
+Why sort: a task with many like objects (Sweep-v1's 20 pucks) lists them in a fixed but
 arbitrary order, one slot per object. An MLP reading such a list must learn the same skill
 once per slot and find the object that matters anew in every step; ordered by a key (the
 pucks outside the goal first, each group nearest the robot first), slot 0 is always the
-object to deal with next. Measured on Sweep-v0 (PPO, 10 M steps, seed 0): 7.7 pucks inside
+object to deal with next. Measured on Sweep-v1 (PPO, 10 M steps, seed 0): 7.7 pucks inside
 at the end with the pucks sorted against 3.3 unsorted (its hyperparams.yml).
 
 A sort is seven integers, ``(start, width, count, key, key_size, last, toward)``, and a
@@ -20,12 +20,12 @@ the observation.
 
 With ``toward`` >= 0 the key is a push pose's distance instead: the point ``standoff`` [m]
 behind the slot's position on the line along its ``key_size`` columns from offset ``toward``
-(the direction the object is to be pushed, e.g. Sweep-v0's ``goal_minus_puck``), i.e.
+(the direction the object is to be pushed, e.g. Sweep-v1's ``goal_minus_puck``), i.e.
 ``|p - standoff * u / |u||``. That is the point a pusher must reach first, so slot 0 is then
-the object a task's dense reward steers the robot to (Sweep-v0's robot term pays progress
+the object a task's dense reward steers the robot to (Sweep-v1's robot term pays progress
 toward the nearest push pose; the nearest puck was that target on 71 % of the shipped agent's
 steps). Measured there it did not pay: PPO learned slower on two seeds of three with it
-(docs/history.md, fifteenth round), so Sweep-v0's entry sorts by position. Rows of
+(docs/history.md, fifteenth round), so Sweep-v1's entry sorts by position. Rows of
 six integers (files written before ``toward``) read as ``toward = -1``.
 """
 

@@ -180,6 +180,8 @@ class TaskSpec:
     hyperparams:       the baseline's hyperparameters, a YAML file in the task's folder
                        keyed by algorithm (``ppo: {...}``), merged over train/hyperparams
     versions:          the version history, one line per id version (newest last)
+    retired:           earlier ids of the task -> why they were retired (their rollouts
+                       moved); the project's id lookups name the id that replaced them
 
     The compiled hooks (:data:`HOOKS`) are declared on the class with :meth:`hook`, where they
     are defined; a subclass inherits its parents' hooks and may declare its own.
@@ -193,6 +195,7 @@ class TaskSpec:
     experts: ClassVar[Mapping[str, str]] = {}
     hyperparams: ClassVar[str | None] = "hyperparams.yml"
     versions: ClassVar[tuple[str, ...]] = ("v0: initial release.",)
+    retired: ClassVar[Mapping[str, str]] = {}
     robot_body: ClassVar[str] = "robot"  # the scene body the action drives
     # Several driven robots, in action order (2 action columns each); empty: (robot_body,).
     # robot_body stays the one whose trail is drawn and whose contacts PushEnv.contacts reads.

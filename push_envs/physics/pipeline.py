@@ -236,7 +236,7 @@ def _roll_back(e, saved, sleep_on, status, bint, movable, pos, ang, vel, omg, dr
 # links it, and step_env's code (with its inlined stages, ~25 k LLVM instructions) was thus
 # paid twice at a fresh machine's first gym.make (PushBox-v0: 11-21 % fewer CPU-seconds
 # through this pointer and sleeping's, in paired runs). Not IR-inlined into them either:
-# inlined, Sweep-v0 at 4096 envs stepped ~5 % slower (paired pinned runs).
+# inlined, Sweep-v1 at 4096 envs stepped ~5 % slower (paired pinned runs).
 def step_env(e, wp):
     """The body of :data:`STEP`: advance env ``e`` of the worlds at ``wp`` (a
     :class:`WorldArrays` by pointer, ``abi.py``: a call costs two words, not W's ~300

@@ -58,6 +58,12 @@ def spec(env_id: str) -> Any:
         found = spec_of(module)
         if found.id == env_id:
             return found
+    for module in REGISTRY:
+        task = spec_of(module)
+        if isinstance(env_id, str) and env_id in task.retired:
+            raise KeyError(f"{env_id!r} was retired ({task.retired[env_id]}): its rollouts "
+                           f"differ from {task.id}'s, which replaced it; see "
+                           f"docs/tasks/{task.id}.md, Version History")
     from gymnasium.envs.registration import registry
 
     entry = registry.get(env_id) if isinstance(env_id, str) else None

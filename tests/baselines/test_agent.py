@@ -205,12 +205,12 @@ def test_load_finds_an_agent_by_id_and_robot_and_names_the_others(tmp_path, monk
                                        r"robot='omni'; agents exist for: PushBox-v0 \(diff\), "
                                        r"PushBox-v0 \(acker\), PushT-v0 \(omni\)"):
         B.load("PushBox-v0", "omni")
-    with pytest.raises(KeyError, match="no pretrained agent for Sweep-v0"):
-        B.load("Sweep-v0")
-    (tmp_path / "PushBox-v0-acker.npz").replace(tmp_path / "Sweep-v0-diff.npz")
-    with pytest.raises(ValueError, match=r"describes PushBox-v0 \(acker\), not Sweep-v0 "
+    with pytest.raises(KeyError, match="no pretrained agent for Sweep-v1"):
+        B.load("Sweep-v1")
+    (tmp_path / "PushBox-v0-acker.npz").replace(tmp_path / "Sweep-v1-diff.npz")
+    with pytest.raises(ValueError, match=r"describes PushBox-v0 \(acker\), not Sweep-v1 "
                                          r"\(diff\)"):
-        B.load("Sweep-v0")
+        B.load("Sweep-v1")
 
 
 def test_the_wheel_declares_the_agents_as_package_data():

@@ -102,18 +102,18 @@ def test_push_t_reports_final_and_max_coverage_and_both_thresholds(tmp_path: Pat
 
 
 class _Sweeper:
-    """Sweep-v0's scripted sweeper in an agent's clothes (what evaluate reads of an agent)."""
+    """Sweep-v1's scripted sweeper in an agent's clothes (what evaluate reads of an agent)."""
 
     def __init__(self, **env_kwargs) -> None:
         from push_envs.experts import expert
 
-        self.env_id, self.robot, self.policy, self.path = "Sweep-v0", "diff", "sweeper", None
+        self.env_id, self.robot, self.policy, self.path = "Sweep-v1", "diff", "sweeper", None
         self.env_kwargs, self.meta = env_kwargs, {}
-        venv = gym.make_vec("Sweep-v0", num_envs=1, **env_kwargs)
+        venv = gym.make_vec("Sweep-v1", num_envs=1, **env_kwargs)
         self.observation_dim = venv.single_observation_space.shape[0]
         self.action_dim = venv.single_action_space.shape[0]
         venv.close()
-        self.act = expert("Sweep-v0", "diff", env_kwargs)
+        self.act = expert("Sweep-v1", "diff", env_kwargs)
 
     def __call__(self, obs: np.ndarray) -> np.ndarray:
         return self.act(obs)
@@ -124,7 +124,7 @@ def test_sweep_reports_the_fraction_of_pucks_inside_at_the_end():
     kwargs = {"num_pucks": 4, "max_episode_steps": 60}
     row = E.evaluate(_Sweeper(**kwargs), episodes=8, seed=11, num_envs=4)
     final = [e.infos["fraction_inside"][-1]
-             for e in _reference("Sweep-v0", _Sweeper(**kwargs), 8, 4, 11)]
+             for e in _reference("Sweep-v1", _Sweeper(**kwargs), 8, 4, 11)]
     assert row["final_fraction_inside"] == pytest.approx(np.mean(final))
     assert 0 < row["final_fraction_inside"] < 1  # some episodes swept pucks in, not all
     assert set(final) <= {0.0, 0.25, 0.5, 0.75, 1.0}  # quarters of the 4 pucks
@@ -161,9 +161,9 @@ def test_the_command_line_evaluates_and_appends_rows(tmp_path, monkeypatch, caps
     E.main(["list"])
     assert "PushBox-v0 (diff): constant, 1234 env steps" in capsys.readouterr().out
     with pytest.raises(SystemExit) as exc:
-        E.main(["evaluate", "Sweep-v0", "--episodes", "2"])
+        E.main(["evaluate", "Sweep-v1", "--episodes", "2"])
     assert exc.value.code == 2
-    assert "no pretrained agent for Sweep-v0; agents exist for: PushBox-v0 (diff)" in \
+    assert "no pretrained agent for Sweep-v1; agents exist for: PushBox-v0 (diff)" in \
         capsys.readouterr().err
     other = tmp_path / "other.csv"
     other.write_text("a,b\n1,2\n")

@@ -99,7 +99,7 @@ def test_a_view_that_does_not_fit_the_observation_is_refused(kwargs, match):
 
 
 def _sweep():
-    cls = spec("Sweep-v0")
+    cls = spec("Sweep-v1")
     task = cls(cls.resolve_args({"num_pucks": 5}))
     return task.observation(), task.args
 
@@ -122,7 +122,7 @@ def test_sort_rows_reads_the_block_from_the_tasks_layout():
 
 
 def test_a_push_pose_sort_puts_first_the_puck_the_reward_steers_the_robot_to():
-    """Sweep-v0's dense reward pays the robot's progress toward the nearest push pose of a
+    """Sweep-v1's dense reward pays the robot's progress toward the nearest push pose of a
     puck outside the circle (its bounding radius 0.25 m plus the puck's 0.05 m behind the
     puck): with that standoff, slot 0 of the view is that puck, step after step."""
     from push_envs.tasks.many.family import MEM
@@ -132,7 +132,7 @@ def test_a_push_pose_sort_puts_first_the_puck_the_reward_steers_the_robot_to():
                                              "toward": "goal_minus_puck", "standoff": 0.3})
     ix = ObsIndex(layout, args)
     view = ObsView(ix.size, sorts=row, standoff=standoff)
-    venv = gym.make_vec("Sweep-v0", num_envs=16, num_pucks=5)
+    venv = gym.make_vec("Sweep-v1", num_envs=16, num_pucks=5)
     obs, _ = venv.reset(seed=11)
     rng = np.random.default_rng(2)
     checked = 0
@@ -175,7 +175,7 @@ def test_bad_sort_entries_name_the_key_and_the_fields(entries, match):
 
 def _sorted_parts(n_obs: int, row: np.ndarray) -> tuple[dict, dict]:
     rng = np.random.default_rng(0)
-    meta = {"format": A.FORMAT, "format_version": A.FORMAT_VERSION, "env_id": "Sweep-v0",
+    meta = {"format": A.FORMAT, "format_version": A.FORMAT_VERSION, "env_id": "Sweep-v1",
             "robot": "diff", "kind": "mlp", "output": "clip", "observation_dim": n_obs,
             "action_dim": 2, "layers": [{"activation": "tanh"}, {"activation": None}],
             "obs_norm": None}
@@ -195,7 +195,7 @@ def test_a_sorted_agent_acts_the_same_whatever_order_the_task_lists_its_pucks():
     ix = ObsIndex(layout, args)
     row, _ = sort_rows(layout, args, {"by": "puck_rel", "last": "puck_inside"})
     agent = _sorted_agent(ix.size, row)
-    venv = gym.make_vec("Sweep-v0", num_envs=8, num_pucks=5)
+    venv = gym.make_vec("Sweep-v1", num_envs=8, num_pucks=5)
     obs, _ = venv.reset(seed=4)
     for _ in range(5):
         obs, *_ = venv.step(np.tile([0.8, 0.3], (8, 1)).astype(np.float32))

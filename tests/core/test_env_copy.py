@@ -40,7 +40,7 @@ def _same(a, b):
     ("PushBox-v0", 5, {}),  # serial kernel
     ("PushBox-v0", 32, {"max_episode_steps": 7}),  # prange kernel; autoresets mid-run
     ("PushMaze-v0", 3, {}),  # the map's tables
-    ("Sweep-v0", None, {"num_pucks": 4, "lidar": {"number": 8}}),
+    ("Sweep-v1", None, {"num_pucks": 4, "lidar": {"number": 8}}),
     ("PushT-v0", 2, {"obs_mode": "pixels", "pixel_size": 16}),
 ])
 def test_a_deep_copy_replays_the_original_and_is_independent(env_id, num_envs, kwargs):

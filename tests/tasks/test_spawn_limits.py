@@ -42,7 +42,7 @@ def _radius(w, name):
     ("PushClutter-v0", dict(num_clutter=12, clutter_size_range=(0.8, 0.8))),
     ("PushMulti-v0", dict(num_objects=6, spawn_region=(0, 0, 1.1, 1.1), wall_margin=0)),
     ("PushMulti-v0", dict(num_objects=6, spawn_region=(0, 0, 1.5, 1.5))),
-    ("Sweep-v0", dict(num_pucks=40, spawn_region=(0, 0, 1.2, 1.2), wall_margin=0.0)),
+    ("Sweep-v1", dict(num_pucks=40, spawn_region=(0, 0, 1.2, 1.2), wall_margin=0.0)),
 ])
 def test_spawn_that_cannot_be_placed_is_refused_at_construction(env_id, kwargs):
     # Before: accepted; the solver pushed the overlapping bodies out through the walls
@@ -65,7 +65,7 @@ def test_spawn_that_cannot_be_placed_is_refused_at_construction(env_id, kwargs):
     # 40 pucks in 2 m x 2 m, then the 0.25 m robot: its draws found no hole in 79 % of
     # spawns before, and it was set down on the pucks; now the spawn is drawn again, robot
     # first.
-    ("Sweep-v0", dict(num_pucks=40, spawn_region=(0, 0, 2.0, 2.0), wall_margin=0.0)),
+    ("Sweep-v1", dict(num_pucks=40, spawn_region=(0, 0, 2.0, 2.0), wall_margin=0.0)),
 ])
 def test_crowded_feasible_spawn_is_clear_and_stays_inside(env_id, kwargs):
     env = gym.make(env_id, **kwargs)
@@ -283,7 +283,7 @@ def test_sweep_default_spawn_keeps_the_robot_off_the_pucks():
     # With the defaults, 20 pucks and the 0.5 m goal circle leave little room for the robot's
     # 0.25 m bounding circle: its first 64 draws all failed in about 12 % of spawns, and the
     # last draw was used, overlapping pucks that the first step then shoved aside.
-    env = gym.make("Sweep-v0")
+    env = gym.make("Sweep-v1")
     names, w = _objects(env)
     for seed in range(200):
         env.reset(seed=seed)

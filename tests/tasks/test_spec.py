@@ -37,3 +37,16 @@ def test_an_id_that_is_not_a_task_is_a_key_error_naming_the_tasks(env_id, why, m
     assert f"no task {env_id!r}" in text
     assert re.search(why, text), text
     assert f"registered tasks: {list(push_envs.ENV_IDS)}" in text
+
+
+@pytest.mark.parametrize(("old", "new"), [("Sweep-v0", "Sweep-v1")])
+def test_a_retired_id_names_the_id_that_replaced_it(old, new):
+    # The project's lookups (the CLIs, agent files) say why and where to go; Gymnasium's own
+    # make says the version is deprecated and names the new one.
+    with pytest.raises(KeyError, match=rf"'{old}' was retired \(.+\): its rollouts differ "
+                                       rf"from {new}'s, which replaced it"):
+        spec(old)
+    assert old not in push_envs.ENV_IDS and new in push_envs.ENV_IDS
+    with pytest.raises(gym.error.DeprecatedEnv, match=f"Please use `{new}`"):
+        gym.make(old)
+    assert spec(new).versions[-1].startswith(f"v{new[-1]}: ")

@@ -118,18 +118,18 @@ def test_the_command_line_writes_the_shipped_file_and_keeps_an_existing_one(
 
 
 def test_a_sorted_ppo_agent_sorts_as_in_training(tmp_path: Path):
-    T.main(["--env", "Sweep-v0", "--timesteps", "256", "--n-envs", "4", "--hp", "n_steps=64",
+    T.main(["--env", "Sweep-v1", "--timesteps", "256", "--n-envs", "4", "--hp", "n_steps=64",
             "--hp", "batch_size=64", "--hp", "sort_obs={by: puck_rel, last: puck_inside, "
                                              "toward: goal_minus_puck, standoff: 0.3}",
             "--hp", "policy_kwargs={net_arch: [16]}",
             "--hp", "env_kwargs={max_episode_steps: 20, num_pucks: 3}", "--eval-episodes", "2",
             "--eval-envs", "2", "--eval-freq", "10000", "--seed", "5", "--no-progress",
             "--update-threads", "1", "--run-dir", str(tmp_path)])
-    run = tmp_path / "Sweep-v0" / "ppo" / "5"
+    run = tmp_path / "Sweep-v1" / "ppo" / "5"
     out = tmp_path / "sweep.npz"
     agent = X.export(run, "final", out)
     model, vn, _ = _sb3_reference(run, "final")
-    obs = _observations("Sweep-v0", max_episode_steps=20, num_pucks=3)
+    obs = _observations("Sweep-v1", max_episode_steps=20, num_pucks=3)
     start = obs.shape[1] - 15
     np.testing.assert_array_equal(np.load(out)["sort_slots"], [[start, 5, 3, 0, 2, 4, 2]])
     np.testing.assert_array_equal(np.load(out)["sort_standoff"], [0.3])

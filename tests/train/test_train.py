@@ -281,8 +281,8 @@ def test_hide_obs_zeroes_the_named_fields_everywhere_the_policy_looks():
 def test_sort_obs_orders_the_pucks_everywhere_the_policy_looks():
     hp = {"env_kwargs": {"max_episode_steps": 5, "num_pucks": 6}, "env_threads": 1,
           "normalize": False}
-    plain = T.make_env("Sweep-v0", 4, 7, hp)
-    view = T.make_env("Sweep-v0", 4, 7, {**hp, "sort_obs": {"by": "puck_rel",
+    plain = T.make_env("Sweep-v1", 4, 7, hp)
+    view = T.make_env("Sweep-v1", 4, 7, {**hp, "sort_obs": {"by": "puck_rel",
                                                              "last": "puck_inside"}})
     start, width, count, key, size, last, toward = view.view.sorts[0]
     assert (width, count, key, size, last, toward) == (5, 6, 0, 2, 4, -1)
@@ -313,9 +313,9 @@ def test_sort_obs_orders_the_pucks_everywhere_the_policy_looks():
 
 
 def test_bad_sort_obs_is_refused_before_anything_is_written(tmp_path: Path):
-    with pytest.raises(ValueError, match=r"Sweep-v0.sort_obs.by: 'robot_xy' is not a repeated "
+    with pytest.raises(ValueError, match=r"Sweep-v1.sort_obs.by: 'robot_xy' is not a repeated "
                                          r"observation field; repeated fields: "):
-        T.main(["--env", "Sweep-v0", "--hp", "sort_obs={by: robot_xy}", "--no-progress",
+        T.main(["--env", "Sweep-v1", "--hp", "sort_obs={by: robot_xy}", "--no-progress",
                 "--run-dir", str(tmp_path)])
     assert not any(tmp_path.iterdir())
 

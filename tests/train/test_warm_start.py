@@ -235,16 +235,16 @@ def test_a_dagger_stride_labels_every_kth_state_and_refits_take_their_own_epochs
 
 
 def test_a_shadow_expert_labels_each_step_as_it_would_have_acted_on_the_clones_episode():
-    # Sweep-v0's sweeper keeps a plan per row of its batch. Riding along the clone's episodes
+    # Sweep-v1's sweeper keeps a plan per row of its batch. Riding along the clone's episodes
     # (3 over 2 envs: env 0 plays two back to back), its label for each step is what a fresh
     # sweeper fed that episode's observations one step at a time answers; the batch labeller,
     # one call on all the visited states, answers something else.
     from push_envs.experts import expert
 
-    venv = W.batch("Sweep-v0", {"max_episode_steps": 40}, 2, 3)
+    venv = W.batch("Sweep-v1", {"max_episode_steps": 40}, 2, 3)
     try:
         own = W.play(venv, lambda obs: np.tile(np.float32([0.6, 0.3]), (len(obs), 1)), 3, 7,
-                     shadow=expert("Sweep-v0", "diff"))
+                     shadow=expert("Sweep-v1", "diff"))
     finally:
         venv.close()
     assert len(own["success"]) == 3 and own["first"].sum() == 3
@@ -252,11 +252,11 @@ def test_a_shadow_expert_labels_each_step_as_it_would_have_acted_on_the_clones_e
     np.testing.assert_array_equal(own["act"], np.tile(np.float32([0.6, 0.3]), (len(own["obs"]), 1)))
     ends = [*np.flatnonzero(own["first"])[1:], len(own["obs"])]
     for a, b in zip(np.flatnonzero(own["first"]), ends, strict=True):
-        fresh = expert("Sweep-v0", "diff")
+        fresh = expert("Sweep-v1", "diff")
         want = np.stack([fresh(o[None])[0] for o in own["obs"][a:b]])
         np.testing.assert_array_equal(own["label"][a:b], want)
     assert len(np.unique(own["label"].round(3), axis=0)) > 3  # not a constant answer
-    flat = np.asarray(expert("Sweep-v0", "diff")(own["obs"]), np.float32)
+    flat = np.asarray(expert("Sweep-v1", "diff")(own["obs"]), np.float32)
     assert not np.array_equal(flat, own["label"])
 
 

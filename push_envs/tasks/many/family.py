@@ -324,7 +324,7 @@ def place_robot(e, W, V, T):
 
 
 # LLVM-inlined, as LLVM chose itself while V had 53 fields (a call passes W, V and T
-# flattened; its cost model credits those arguments): as a call, PushMulti-v0's and Sweep-v0's
+# flattened; its cost model credits those arguments): as a call, PushMulti-v0's and Sweep-v1's
 # hook wrapper came out 5 kB larger and its observe and evaluate slower.
 @compiled(inline="llvm")
 def place_all(e, W, V, T, robot_first):

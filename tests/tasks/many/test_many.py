@@ -1,4 +1,4 @@
-"""The many-object tasks: PushMulti-v0, PushClutter-v0 and Sweep-v0.
+"""The many-object tasks: PushMulti-v0, PushClutter-v0 and Sweep-v1.
 
 Their Gymnasium / SB3 checks, bounds, determinism, bit-equality with single envs and column
 readers run with every registered id in test_tasks.py, test_vector.py and
@@ -18,7 +18,7 @@ from push_envs.physics import SceneError
 from push_envs.tasks import spec
 from push_envs.tasks.many.push_clutter.expert import straight
 
-NEW_IDS = ("PushMulti-v0", "PushClutter-v0", "Sweep-v0")
+NEW_IDS = ("PushMulti-v0", "PushClutter-v0", "Sweep-v1")
 ZERO = np.zeros(2, np.float32)
 FORWARD = np.array([1.0, 0.0], np.float32)  # diff: full speed ahead, no turn
 
@@ -163,7 +163,7 @@ def _place_pucks(env, k_inside):
 
 @pytest.mark.parametrize(("inside", "success"), [(17, False), (18, True)])
 def test_sweep_success_at_ninety_percent(inside, success):
-    env = gym.make("Sweep-v0")
+    env = gym.make("Sweep-v1")
     env.reset(seed=2)
     _place_pucks(env, inside)
     _, r, term, _, info = env.step(ZERO)
@@ -179,7 +179,7 @@ def test_sweep_reward_depth_pays_progress_inside_the_rim(depth):
     # away from it: w_object (3 per metre) pays every puck's progress of its distance
     # outside the circle of radius 0.5 - depth (read from the world after each step); the
     # entering / leaving term counts at the rim whatever the depth.
-    env = gym.make("Sweep-v0", reward_depth=depth)
+    env = gym.make("Sweep-v1", reward_depth=depth)
     env.reset(seed=2)
     _place_pucks(env, 0)
     core = _core(env)
@@ -205,7 +205,7 @@ def test_sweep_reward_depth_pays_progress_inside_the_rim(depth):
 
 
 def test_sweep_spawn_keeps_pucks_out_of_the_circle():
-    env = gym.make_vec("Sweep-v0", num_envs=64)
+    env = gym.make_vec("Sweep-v1", num_envs=64)
     env.reset(seed=5)
     w = env.world
     goal = env.task_arrays.goal[:, :2]
@@ -301,7 +301,7 @@ def test_scripted_push_multi_places_two_boxes():
 def test_scripted_sweep_gathers_pucks():
     # A random policy ends with about none inside; the sweeper's passes bring 18 of the 20
     # pucks in (success) in 98.6 % of 500 episodes, one env at a time here as a user plays.
-    infos = list(_episodes("Sweep-v0", range(5)))
+    infos = list(_episodes("Sweep-v1", range(5)))
     assert sum(i["is_success"] for i in infos) >= 4, infos
     assert all(i["pucks_inside"] >= 15 for i in infos), [i["pucks_inside"] for i in infos]
 
@@ -331,12 +331,12 @@ def test_clutter_stands_in_the_way_of_the_straight_push():
     ("PushClutter-v0", {"clutter_mass_range": (0.0, 1.0)}, "clutter_mass_range"),
     ("PushClutter-v0", {"clutter_spread": -0.1}, r"clutter_spread must be a finite number "
                                                  r">= 0 and <= 4 \[m\]"),
-    ("Sweep-v0", {"num_pucks": 41}, r"num_pucks must be an integer in \[1, 40\]"),
-    ("Sweep-v0", {"success_fraction": 1.5}, "success_fraction"),
-    ("Sweep-v0", {"goal_radius": 1.2, "wall_margin": 0.4}, "goal_radius"),
-    ("Sweep-v0", {"robot": "tank"}, r"robot must be one of \['diff', 'omni', 'acker'\]"),
-    ("Sweep-v0", {"reward_depth": -0.1}, r"reward_depth must be a finite number >= 0"),
-    ("Sweep-v0", {"reward_depth": 0.5}, r"reward_depth 0.5 m must be less than goal_radius "
+    ("Sweep-v1", {"num_pucks": 41}, r"num_pucks must be an integer in \[1, 40\]"),
+    ("Sweep-v1", {"success_fraction": 1.5}, "success_fraction"),
+    ("Sweep-v1", {"goal_radius": 1.2, "wall_margin": 0.4}, "goal_radius"),
+    ("Sweep-v1", {"robot": "tank"}, r"robot must be one of \['diff', 'omni', 'acker'\]"),
+    ("Sweep-v1", {"reward_depth": -0.1}, r"reward_depth must be a finite number >= 0"),
+    ("Sweep-v1", {"reward_depth": 0.5}, r"reward_depth 0.5 m must be less than goal_radius "
                                         r"0.5 m"),
 ])
 def test_bad_arguments_are_named(env_id, kwargs, match):
@@ -352,7 +352,7 @@ def test_unknown_argument_lists_the_valid_ones(env_id):
 
 def test_sweep_takes_no_success_distance():
     with pytest.raises(TypeError, match="success_distance"):
-        gym.make("Sweep-v0", success_distance=0.1)
+        gym.make("Sweep-v1", success_distance=0.1)
 
 
 def test_a_scene_without_enough_numbered_bodies_names_them(tmp_path):

@@ -1,4 +1,4 @@
-"""Sweep-v0: sweep many small pucks into a goal circle."""
+"""Sweep-v1: sweep many small pucks into a goal circle."""
 
 from __future__ import annotations
 
@@ -33,8 +33,16 @@ MAX_PUCKS = 40  # pucks in push_envs/tasks/many/sweep/scene.yaml
 
 
 class Sweep(M.ManyObjectTask):
-    id = "Sweep-v0"
+    id = "Sweep-v1"
     max_episode_steps = 500
+    versions = (
+        "v0: initial release.",
+        "v1: the robot's default spawn is drawn again until it clears the pucks by its 5 cm "
+        "gap. In about 12 % of seeds every one of v0's 64 draws failed and the last one put "
+        "the robot on top of pucks, which its first step shoved aside. The change landed on "
+        "2026-12-03 under the v0 id; the shipped agent and every published figure were "
+        "measured on v1's code.")
+    retired = {"Sweep-v0": "its default spawn could put the robot on top of pucks"}
     experts = {"diff": "expert:expert"}
     numbered = (("puck", "num_pucks"),)
     region = (0.0, 0.0, 3.0, 3.0)

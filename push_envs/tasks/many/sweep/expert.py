@@ -1,4 +1,4 @@
-"""Sweep-v0's scripted sweeper (diff drive): plough rows of pucks into the goal circle with
+"""Sweep-v1's scripted sweeper (diff drive): plough rows of pucks into the goal circle with
 the robot's flat front face, one straight pass at a time.
 
 A pass is a start pose (the robot's centre S [m], heading u) and a push length L [m]: the
@@ -30,7 +30,7 @@ The robot drives to S front or back first, whichever turns less: after a pass in
 circle it mostly backs out toward the next start. A robot that stalls (a wall, a jam of
 pucks) backs off and chooses again, leaving that start alone for a while.
 
-500 episodes (``python -m push_envs.experts evaluate Sweep-v0 --episodes 500 --seed
+500 episodes (``python -m push_envs.experts evaluate Sweep-v1 --episodes 500 --seed
 10000``): 98.6 % have 18 of the 20 pucks inside within the 500 steps (Wilson 97.1-99.3 %,
 mean 328 steps); given 700 steps every one does. The failures are slow episodes, their last
 pucks by the walls.
