@@ -1,7 +1,7 @@
 """What a scripted expert costs per state: the labels a warm start's DAgger rounds pay for.
 
     python benchmarks/experts.py                          # every task-robot pair with one
-    python benchmarks/experts.py --tasks PushMaze-v0 --rounds 7 --threads 1
+    python benchmarks/experts.py --tasks PushMaze-v1 --rounds 7 --threads 1
 
 For each (task, robot) with a scripted expert (``push_envs.experts.available``, the registry
 being the one list), a batch of ``--envs`` envs plays ``--steps`` steps under the expert,
@@ -12,7 +12,7 @@ the expert labels all of them in one call, as the warm start's ``batch`` labelle
 max over the rounds, after one untimed call (which loads or compiles the kernels).
 
 ``--threads`` sets numba's thread count for the call (an expert that plans in parallel,
-PushMaze-v0's, uses it; the others run on one thread whatever it says). Nothing else should
+PushMaze-v1's, uses it; the others run on one thread whatever it says). Nothing else should
 run while this measures.
 """
 

@@ -2,7 +2,7 @@
 
 Each task has a floor, the success rate its baseline must reach (:data:`FLOORS`: 80 % for
 PushBox-v0, WallSlide-v0, PushMulti-v0, PushClutter-v0 and CoopPush-v0; 60 % for Sweep-v1
-and PushMaze-v0; 50 % for PushT-v0, where success is the task's coverage success). A run's
+and PushMaze-v1; 50 % for PushT-v0, where success is the task's coverage success). A run's
 evaluations (the warm start's clone, then each periodic evaluation) are logged with the
 wall clock since the command started and PPO's env steps (:class:`EvalLog`); the first
 evaluation at or above the floor is the run's time to floor (:func:`first_at_floor`), written
@@ -25,7 +25,7 @@ from stable_baselines3.common.callbacks import EvalCallback
 
 FLOORS: dict[str, float] = {
     "PushBox-v0": 0.8, "WallSlide-v0": 0.8, "PushMulti-v0": 0.8, "PushClutter-v0": 0.8,
-    "CoopPush-v0": 0.8, "Sweep-v1": 0.6, "PushMaze-v0": 0.6, "PushT-v0": 0.5}
+    "CoopPush-v0": 0.8, "Sweep-v1": 0.6, "PushMaze-v1": 0.6, "PushT-v0": 0.5}
 
 
 def floor_of(env_id: str, hp: dict[str, Any]) -> float | None:

@@ -1,7 +1,7 @@
 """Render the first frame of every registered task to docs/_static/tasks/<id>.png.
 
     python docs/_scripts/make_figures.py [--out docs/_static/tasks] [--seed 0] [ids ...]
-    python docs/_scripts/make_figures.py --gif CoopPush-v0 PushMaze-v0
+    python docs/_scripts/make_figures.py --gif CoopPush-v0 PushMaze-v1
 
 The ids default to the registry's (``push_envs.ENV_IDS``). Each env is reset with the seed
 and drawn in ``rgb_array`` mode (no window, works headless); the frame is saved with pygame,
@@ -9,7 +9,7 @@ so no image library beyond the core dependencies is needed. ``--gif`` also write
 docs/_static/tasks/<id>-scripted.gif for a task with a scripted expert: one episode of it
 (:func:`push_envs.experts.expert`, its first robot), with the step and the task's first info
 field (its headline measure, e.g. ``box_to_goal``) in the corner (needs Pillow, which the
-``[train]`` extra brings with matplotlib). A task whose reset reports a ``layout`` (PushMaze-v0)
+``[train]`` extra brings with matplotlib). A task whose reset reports a ``layout`` (PushMaze-v1)
 has its GIF cropped to the episode's layout, enlarged.
 """
 

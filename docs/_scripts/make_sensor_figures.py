@@ -8,7 +8,7 @@
   each registered task in registry order (row by row), after 20 random steps, each pixel
   shown as 2 x 2.
 * ``pixel_ego.png``: the ego view (``pixel_view="ego"``, 3 m wide, 96 x 96) beside the
-  top-down one, for one env of PushBox-v0, PushT-v0 and PushMaze-v0 after 20 random steps
+  top-down one, for one env of PushBox-v0, PushT-v0 and PushMaze-v1 after 20 random steps
   (columns: top-down, ego, in pairs), each pixel shown as 2 x 2.
 """
 
@@ -85,7 +85,7 @@ def _ego(out: Path) -> None:
     import gymnasium as gym
 
     tiles = []
-    for env_id in ("PushBox-v0", "PushT-v0", "PushMaze-v0"):
+    for env_id in ("PushBox-v0", "PushT-v0", "PushMaze-v1"):
         pair = [gym.make_vec(env_id, num_envs=1, obs_mode="pixels", **kw)
                 for kw in ({}, {"pixel_view": "ego", "pixel_fov": 3.0})]
         obs = [v.reset(seed=2)[0] for v in pair]

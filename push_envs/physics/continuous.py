@@ -54,10 +54,8 @@ body's pieces is exact (a point to a convex piece), so::
     else conservative advancement as above, to a target of 0
 
 and the pair's time of impact is the earlier of the two. A thin wedge then stops with its
-tip in the corner, not through it. Circles need no core (their gap is exact). What the cores
-do not reach: the contact solve's own corrections, too small to be swept, can still lift a
-thin wedge over the end of a zero-thickness segment at such a joint, one sub-step at a time
-(tests/physics/test_continuous.py marks the case).
+tip in the corner, not through it, and the narrow phase's joints (joints.py) push the tip
+back out along the walls' faces. Circles need no core (their gap is exact).
 
 A disc about its centre of mass against a static piece needs no advancing: its sweep is a
 line, and the first time it comes within the target of the piece is a ray cast against the

@@ -84,6 +84,26 @@ PF_MINY = 5
 PF_MAXX = 6
 PF_MAXY = 7
 PF_LEN = 8
+# sflt[S, PF_LEN:PS_LEN] static pieces only: where static pieces meet (joints.py, which writes them;
+# narrowphase.smooth, which reads them)
+PS_SMOOTH = PF_LEN  # 1: some vertex meets another static piece, or some face is covered by one
+PS_INNER = PF_LEN + 1  # bit i set: face i (edge i to i + 1; a segment's sides) lies in others
+PS_DIRTY = PF_LEN + 2  # bit i set: a contact along face i is checked (inner, or it ends where
+#                        another piece meets it with its outer side free there)
+PS_JVERTS = PF_LEN + 3  # bit i set: vertex i meets another piece where a body can reach it
+PS_NRM = PF_LEN + 4  # 2 JOINT_VERTS columns: face i's outward unit normal (x, y)
+JOINT_VERTS = 8  # = narrowphase.MAX_VERTS
+PS_JOINT = PS_NRM + 2 * JOINT_VERTS  # JV_STRIDE columns per vertex from here
+JV_SECTORS = 3  # free sectors kept per vertex
+JV_KIND = 0  # JK_*
+JV_NSEC = 1  # sectors that follow, each JV_WIDTH columns from column 2:
+JV_WIDTH = 5  # (rax, ray, rbx, rby, convex): the rays bounding it, ccw from a to b; 1.0
+#               when it spans pi or more (a body there meets a convex corner of the union)
+JV_STRIDE = 2 + JV_WIDTH * JV_SECTORS
+PS_LEN = PS_JOINT + JOINT_VERTS * JV_STRIDE
+JK_PLAIN = 0  # no other static piece meets the vertex: a corner like any other
+JK_SECTORS = 1  # others meet it; the free sectors around it follow
+JK_CLOSED = 2  # others close it in (or cut it in more than JV_SECTORS): no contact there
 
 # prm[:] world parameters
 PR_DT = 0  # step time [s]

@@ -5,9 +5,10 @@ Two levels, in this order in the module:
 * piece against piece (``collide`` and its three cases): the geometry below;
 * a candidate pair of bodies (``pair_contact``): every piece pair of the two bodies whose
   bounding circles come within the tolerance, the deepest contact kept in the pair's row of
-  ``pfl``. The prepare stage (contacts.py) and the sweeps (position_solver.py) run it on
-  every pair they visit; ``refresh_moved``, a stage of its own after the sweeps, on the pairs
-  of bodies the last sweep moved.
+  ``pfl``; a contact with a static piece that meets others is checked against their union
+  (``smooth``, joints.py). The prepare stage (contacts.py) and the sweeps
+  (position_solver.py) run it on every pair they visit; ``refresh_moved``, a stage of its
+  own after the sweeps, on the pairs of bodies the last sweep moved.
 
 Every piece is one of three kinds, held as world-frame vertices in a small scratch array:
 
@@ -70,6 +71,13 @@ from .layout import BI_PCOUNT
 from .layout import BI_PSTART
 from .layout import EP_SCALE
 from .layout import IS_MOVED
+from .layout import JK_CLOSED
+from .layout import JK_PLAIN
+from .layout import JOINT_VERTS
+from .layout import JV_KIND
+from .layout import JV_NSEC
+from .layout import JV_STRIDE
+from .layout import JV_WIDTH
 from .layout import OUT_LEN
 from .layout import PF_BCX
 from .layout import PF_BCY
@@ -96,6 +104,12 @@ from .layout import PI_NV
 from .layout import PRS_A
 from .layout import PRS_B
 from .layout import PRS_SP
+from .layout import PS_DIRTY
+from .layout import PS_INNER
+from .layout import PS_JOINT
+from .layout import PS_JVERTS
+from .layout import PS_NRM
+from .layout import PS_SMOOTH
 
 __all__ = ["CIRCLE", "POLYGON", "SEGMENT", "MAX_VERTS", "OUT_LEN", "collide",
            "collide_polygons", "collide_circle_polygon", "collide_circles", "pair_contact",
@@ -367,6 +381,173 @@ def collide(ka, va, na, ra, kb, vb, nb, rb, tol, out, nrm):
 
 
 # --------------------------------------------------------------------------------------------
+# Smooth static boundaries: a contact with a static piece that its union with the others
+# does not allow is taken along the piece's best outer face (joints.py)
+# --------------------------------------------------------------------------------------------
+_PARALLEL = 1.0 - 1e-9  # a contact normal this aligned with a face normal is that face's
+_LEAVES = 1e-9  # m . r above this enters a sector's ray
+
+
+# A call, not inlined: pair_contact is inlined into the prepare stage and the sweeps, and
+# this test's code inside it cost PushMulti-v0's single env 6 % (paired A/B), its arena
+# walls' contacts being the only ones that reach it
+@compiled
+def _suspect(out, vb, nb, sflt, q):
+    """Whether contact ``out`` with static piece q (world vertices vb, count nb) may break its
+    union's rules (joints.py): it runs along a face marked dirty, or it is a vertex contact at
+    a vertex where another piece meets it."""
+    mx, my = out[PFL_NX], out[PFL_NY]
+    for i in range(nb):
+        if mx * sflt[q, PS_NRM + 2 * i] + my * sflt[q, PS_NRM + 2 * i + 1] >= _PARALLEL:
+            return (int(sflt[q, PS_DIRTY]) >> i) & 1 != 0
+    return _contact_vertex(out, vb, nb, int(sflt[q, PS_JVERTS])) >= 0
+
+
+# LLVM-inlined: read by _suspect and smooth
+@compiled(inline="llvm")
+def _contact_vertex(out, vb, nb, mask):
+    """The vertex of vb among those of bitmask ``mask`` that contact ``out``'s deepest point
+    comes from (the point lies half its depth from it, along the normal), or -1: then the
+    contact's point lies inside an edge of b, clipped by the other piece's face."""
+    px, py = out[PFL_P1X], out[PFL_P1Y]
+    reach = 0.5 * abs(out[PFL_DEPTH]) * (1.0 + 1e-9) + 1e-12
+    for i in range(nb):
+        if (mask >> i) & 1 and (vb[i, 0] - px) ** 2 + (vb[i, 1] - py) ** 2 <= reach * reach:
+            return i
+    return -1
+
+
+@compiled
+def _vertex_allows(row, i, mx, my, ux, uy):
+    """Whether static vertex i (its piece's float row ``row``) allows a contact normal
+    (mx, my) (from the piece toward the body) for a body whose core lies in direction
+    (ux, uy) from it (joints.py)."""
+    if i >= JOINT_VERTS:
+        return True
+    at = PS_JOINT + JV_STRIDE * i
+    kind = row[at + JV_KIND]
+    if kind == JK_PLAIN:
+        return True
+    if kind == JK_CLOSED:
+        return False
+    for k in range(int(row[at + JV_NSEC])):
+        c = at + 2 + JV_WIDTH * k
+        rax, ray, rbx, rby = row[c], row[c + 1], row[c + 2], row[c + 3]
+        wide = row[c + 4] != 0.0
+        # the body's sector: ccw from ray a to ray b (wide: more than half the turn)
+        after_a = rax * uy - ray * ux >= 0.0
+        before_b = ux * rby - uy * rbx >= 0.0
+        if (after_a or before_b) if wide else (after_a and before_b):
+            return wide and mx * rax + my * ray <= _LEAVES and mx * rbx + my * rby <= _LEAVES
+    return False  # the core lies in no free sector (inside a neighbour): faces only
+
+
+@compiled
+def smooth(ka, va, na, ra, vb, nb, tol, out, nrm, sflt, q):
+    """Check the contact ``out`` of movable piece a (kind ``ka``, world vertices va, count na,
+    radius ra) with static polygon or segment b (vb, nb; static piece q of ``sflt``) against the
+    joints of the static geometry (joints.py): a contact along an inner face of b, along an
+    outer face the body's core lies behind while another faces it, or at a vertex of b that
+    does not allow its normal, is taken instead along b's outer face toward the core (of the
+    largest separation among those). Returns whether a and b are in contact (``out``
+    rewritten)."""
+    row = sflt[q]
+    mx, my = out[PFL_NX], out[PFL_NY]
+    inner = int(row[PS_INNER])
+    for i in range(nb):
+        nrm[1, i, 0] = row[PS_NRM + 2 * i]
+        nrm[1, i, 1] = row[PS_NRM + 2 * i + 1]
+    # the body's core: a circle's centre, a polygon's vertices' mean
+    cx, cy = va[0, 0], va[0, 1]
+    if ka != CIRCLE:
+        cx = 0.0
+        cy = 0.0
+        for i in range(na):
+            cx += va[i, 0]
+            cy += va[i, 1]
+        cx /= na
+        cy /= na
+    face = -1
+    for i in range(nb):
+        if mx * nrm[1, i, 0] + my * nrm[1, i, 1] >= _PARALLEL:
+            face = i
+    outer = face >= 0 and (inner >> face) & 1 == 0
+    if outer and nrm[1, face, 0] * (cx - vb[face, 0]) + nrm[1, face, 1] * (cy - vb[face, 1]) > 0.0:
+        return True  # along an outer face of b, which the body's core faces: the usual case
+    if face < 0:
+        # a vertex contact of b, at a vertex where others meet it (else it is one the union
+        # has too, or a point inside b's edge)
+        vi = _contact_vertex(out, vb, nb, int(row[PS_JVERTS]))
+        if vi < 0 or _vertex_allows(row, vi, mx, my, cx - vb[vi, 0], cy - vb[vi, 1]):
+            return True
+    # b's outer faces with the core on their outer side (where the body came from), and the
+    # one of largest separation from a among them (among all outer faces if none has)
+    jb = -1
+    sep = -np.inf
+    facing = False
+    for i in range(nb):
+        if (inner >> i) & 1:
+            continue
+        nx, ny = nrm[1, i, 0], nrm[1, i, 1]
+        out_side = nx * (cx - vb[i, 0]) + ny * (cy - vb[i, 1]) > 0.0
+        if ka == CIRCLE:
+            si = nx * (va[0, 0] - vb[i, 0]) + ny * (va[0, 1] - vb[i, 1]) - ra
+        else:
+            si = np.inf
+            for k in range(na):
+                si = min(si, nx * (va[k, 0] - vb[i, 0]) + ny * (va[k, 1] - vb[i, 1]))
+        if (out_side and not facing) or (out_side == facing and si > sep):
+            sep = si
+            jb = i
+            facing = out_side
+    if outer and not facing:
+        return True  # along an outer face of b, and no outer face faces the core either
+    if jb < 0:
+        return True  # b has no outer face: keep the contact as it is
+    if sep > tol:
+        return False  # apart along an outer face: the contact was an artefact of a joint
+    nx, ny = nrm[1, jb, 0], nrm[1, jb, 1]
+    if ka == CIRCLE:
+        d = sep + ra  # the centre's separation from the face
+        qx, qy = va[0, 0] - d * nx, va[0, 1] - d * ny
+        _one_point(out, nx, ny, -sep, 0.5 * (qx + va[0, 0] - nx * ra),
+                   0.5 * (qy + va[0, 1] - ny * ra))
+        return True
+    # a against face jb of b: a's two deepest vertices along its normal (one when the second
+    # lies beyond the tolerance), each its own depth, not clipped to the face's ends: past
+    # them lies the other piece of the joint, the union's face going on
+    k1 = -1
+    k2 = -1
+    s1 = np.inf
+    s2 = np.inf
+    for i in range(na):
+        si = nx * (va[i, 0] - vb[jb, 0]) + ny * (va[i, 1] - vb[jb, 1])
+        if si < s1:
+            k2, s2 = k1, s1
+            k1, s1 = i, si
+        elif si < s2:
+            k2, s2 = i, si
+    out[PFL_NX] = nx
+    out[PFL_NY] = ny
+    out[PFL_DEPTH] = -s1
+    out[PFL_CORNER] = 0.0
+    out[PFL_P1X] = va[k1, 0] - 0.5 * s1 * nx
+    out[PFL_P1Y] = va[k1, 1] - 0.5 * s1 * ny
+    out[PFL_P1D] = -s1
+    if k2 >= 0 and s2 <= tol:
+        out[PFL_NPTS] = 2.0
+        out[PFL_P2X] = va[k2, 0] - 0.5 * s2 * nx
+        out[PFL_P2Y] = va[k2, 1] - 0.5 * s2 * ny
+        out[PFL_P2D] = -s2
+    else:
+        out[PFL_NPTS] = 1.0
+        out[PFL_P2X] = out[PFL_P1X]
+        out[PFL_P2Y] = out[PFL_P1Y]
+        out[PFL_P2D] = out[PFL_P1D]
+    return True
+
+
+# --------------------------------------------------------------------------------------------
 # One candidate pair: every piece pair of its two bodies (the pair rows' contact columns)
 # --------------------------------------------------------------------------------------------
 # LLVM-inlined: a hot contact-solver helper (jit.py, 'Inlining')
@@ -447,8 +628,14 @@ def pair_contact(e, k, prs, pos, ang, epar, bint, pint, pvert, pflt, sint, svert
                 kb, rb, vv = pint[q, PI_KIND], pflt[q, PF_RAD] * scb, vb
             else:
                 nb, kb, rb, vv = sint[q, PI_NV], sint[q, PI_KIND], sflt[q, PF_RAD], svert[q]
-            if collide(pint[p, PI_KIND], va, na, pflt[p, PF_RAD] * sca, kb, vv, nb, rb, tol, out,
-                       nrm):
+            hit = collide(pint[p, PI_KIND], va, na, pflt[p, PF_RAD] * sca, kb, vv, nb, rb, tol,
+                          out, nrm)
+            if hit and sp >= 0 and sflt[q, PS_SMOOTH] != 0.0 and _suspect(out, vv, nb, sflt, q):
+                # at a joint of static pieces, or along a face that ends at one: checked
+                # against their union (joints.py), a call (rare: an arena's walls never)
+                hit = smooth(pint[p, PI_KIND], va, na, pflt[p, PF_RAD] * sca, vv, nb, tol, out,
+                             nrm, sflt, q)
+            if hit:
                 if out[PFL_DEPTH] > best:
                     best = out[PFL_DEPTH]
                     for i in range(OUT_LEN):

@@ -23,6 +23,7 @@ from .errors import SceneError
 from .errors import clip
 from .grid import grid_boundary_segments
 from .grid import grid_rectangles
+from .joints import static_joints
 from .kinematics import DRIVE_NAMES
 from .kinematics import DRIVE_NONE
 from .kinematics import DRIVE_OMNI_ANGULAR
@@ -71,6 +72,7 @@ from .layout import PF_RAD
 from .layout import PI_BODY
 from .layout import PI_LEN
 from .layout import PI_NV
+from .layout import PS_LEN
 from .layout import ROLE_OBSTACLE
 from .layout import ROLE_ROBOT
 from .narrowphase import CIRCLE
@@ -397,7 +399,7 @@ def compile_scene(spec: SceneSpec, params: SolverParams | None = None) -> Compil
         n = len(items)
         pi = np.zeros((n, PI_LEN), np.int64)
         pv = np.zeros((n, MAX_VERTS, 2))
-        pf = np.zeros((n, PF_LEN))
+        pf = np.zeros((n, PS_LEN if world else PF_LEN))
         for j, ((kc, nv, verts, rad, centre, brad), body) in enumerate(items):
             pi[j] = (kc, nv, body)
             pv[j] = verts
@@ -418,6 +420,8 @@ def compile_scene(spec: SceneSpec, params: SolverParams | None = None) -> Compil
     hint = 2.0 * float(np.max(bflt[movable, BF_BRAD])) if len(movable) else 1.0
     grid, gstart, gitem = _static_grid(sflt, smin.reshape(-1, 2), smax.reshape(-1, 2),
                                        max(hint, 0.25))
+    # where static pieces meet, which contacts their union allows (joints.py)
+    static_joints(sint, svert, sflt, grid, gstart, gitem)
     scene = CompiledScene(
         spec=spec, params=params, names=names, index={n: i for i, n in enumerate(names)},
         shapes=shapes, bint=bint, bflt=bflt, pint=pint, pvert=pvert, pflt=pflt, sint=sint,

@@ -39,7 +39,7 @@ def _same(a, b):
     ("PushBox-v0", None, {}),  # gym.make: TimeLimit, OrderEnforcing, PassiveEnvChecker
     ("PushBox-v0", 5, {}),  # serial kernel
     ("PushBox-v0", 32, {"max_episode_steps": 7}),  # prange kernel; autoresets mid-run
-    ("PushMaze-v0", 3, {}),  # the map's tables
+    ("PushMaze-v1", 3, {}),  # the map's tables
     ("Sweep-v1", None, {"num_pucks": 4, "lidar": {"number": 8}}),
     ("PushT-v0", 2, {"obs_mode": "pixels", "pixel_size": 16}),
 ])

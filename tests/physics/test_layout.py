@@ -15,6 +15,7 @@ from push_envs.physics import layout
 # Families of columns: prefix -> the array they index (for the messages).
 FAMILIES = {
     "BI": "bint", "BF": "bflt", "EP": "epar", "PI": "pint/sint", "PF": "pflt/sflt",
+    "PS": "sflt (past PF_LEN)",
     "PR": "prm", "BS": "bsc (hot row)", "IS": "bis", "PRS": "prs", "PFL": "pfl",
     "CT": "ctf", "HL": "hl", "YW": "yaw",
 }
@@ -43,7 +44,7 @@ NOT_COLUMNS = {
 
 # Constants of layout.py that belong to no family of columns: enumerations, bits, sizes.
 OTHER_PREFIXES = ("MODE_", "ST_", "GS_", "DS_", "MAX_", "SV_", "OUT_", "BODY_", "SC_", "CM_",
-                  "ROLE_")
+                  "ROLE_", "JV_", "JK_", "JOINT_")
 OTHER_NAMES = {"IMMOVABLE", "DRIVEN", "PASSIVE"}
 
 

@@ -110,7 +110,7 @@ def test_pixels_agree_with_pygame(env_id):
     >= 95 % of the goal footprint within 40 levels or inked by a goal in both (a missing or
     misplaced goal fails this). The grid map and the goals are drawn by pygame's integer
     rules, so they agree exactly; the rest are bodies' edge pixels rounded the other way
-    (measured 98.5-99.9 % and 0.2-2.7 levels). The smallest goal footprint is PushMaze-v0's
+    (measured 98.5-99.9 % and 0.2-2.7 levels). The smallest goal footprint is PushMaze-v1's
     (16 m across 96 pixels: 18-19 pixels)."""
     for e, r in enumerate(_agreement(env_id)):
         assert r["goal_px"] >= 15, (env_id, e, r)
@@ -131,14 +131,14 @@ def _static_pair(world: World, width: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def test_grid_maps_match_render_exactly():
-    """The grid map's cells and edges land on exactly render()'s pixels: PushMaze-v0's walls
+    """The grid map's cells and edges land on exactly render()'s pixels: PushMaze-v1's walls
     (0.1 m cells at 6 and 12 px/m) and random maps of other resolutions, offsets and image
     widths (cell corners on and between pixel centres, half-pixel ties)."""
-    maze = World.from_config(spec("PushMaze-v0").scene_path())
+    maze = World.from_config(spec("PushMaze-v1").scene_path())
     for width in (96, 192):
         ref, bg = _static_pair(maze, width)
         assert (ref == (55, 55, 55)).all(axis=2).sum() > 300  # the walls are drawn
-        np.testing.assert_array_equal(bg, ref, err_msg=f"PushMaze-v0 at {width} px")
+        np.testing.assert_array_equal(bg, ref, err_msg=f"PushMaze-v1 at {width} px")
     rng = np.random.default_rng(0)
     for trial in range(12):
         nx, ny = rng.integers(5, 40, 2)

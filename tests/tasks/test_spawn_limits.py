@@ -214,10 +214,10 @@ def test_push_maze_success_distance_that_a_layout_cannot_exceed_is_refused():
     # The default map's tightest goal site has no box cell farther than 1.62 m: before,
     # success_distance 2.5 started 30 of 200 episodes solved.
     with pytest.raises(ValueError, match="success_distance") as err:
-        gym.make("PushMaze-v0", success_distance=2.5)
+        gym.make("PushMaze-v1", success_distance=2.5)
     largest = float(str(err.value).rsplit(" ", 2)[-2])
     assert 1.2 < largest < 2.5
-    env = gym.make("PushMaze-v0", success_distance=0.99 * largest)
+    env = gym.make("PushMaze-v1", success_distance=0.99 * largest)
     for seed in range(100):
         env.reset(seed=seed)
         assert not env.step(ZERO)[4]["is_success"], seed
@@ -228,7 +228,7 @@ def test_push_maze_success_distance_that_a_layout_cannot_exceed_is_refused():
 @pytest.mark.parametrize("env_id, arg, value", [
     ("PushClutter-v0", "clutter_size_range", (0.001, 0.001)),
     ("PushMulti-v0", "box_size_range", (1e-3, 1e-3)),
-    ("PushMaze-v0", "box_size_range", (0.01, 0.01)),
+    ("PushMaze-v1", "box_size_range", (0.01, 0.01)),
 ])
 def test_size_too_thin_for_the_step_is_refused_with_the_smallest_that_works(env_id, arg,
                                                                           value):
@@ -244,7 +244,7 @@ def test_size_too_thin_for_the_step_is_refused_with_the_smallest_that_works(env_
 @pytest.mark.parametrize("env_id, arg, unit", [
     ("PushClutter-v0", "clutter_size_range", 0.5),
     ("PushMulti-v0", "box_size_range", 0.15),
-    ("PushMaze-v0", "box_size_range", 0.15),
+    ("PushMaze-v1", "box_size_range", 0.15),
 ])
 def test_size_just_above_the_bound_runs(env_id, arg, unit):
     size = 1.02 * THINNEST_HALF / unit

@@ -39,7 +39,8 @@ def test_an_id_that_is_not_a_task_is_a_key_error_naming_the_tasks(env_id, why, m
     assert f"registered tasks: {list(push_envs.ENV_IDS)}" in text
 
 
-@pytest.mark.parametrize(("old", "new"), [("Sweep-v0", "Sweep-v1")])
+@pytest.mark.parametrize(("old", "new"), [("Sweep-v0", "Sweep-v1"),
+                                          ("PushMaze-v0", "PushMaze-v1")])
 def test_a_retired_id_names_the_id_that_replaced_it(old, new):
     # The project's lookups (the CLIs, agent files) say why and where to go; Gymnasium's own
     # make says the version is deprecated and names the new one.

@@ -29,7 +29,7 @@ def test_first_at_floor_is_the_first_evaluation_at_or_above_it_in_play_order():
     assert F.first_at_floor(log, 0.95)["env_steps"] == 750_000
     assert F.first_at_floor(log, 0.98) is None
     assert F.first_at_floor(log, None) is None
-    # The clone's own evaluation counts when it is already above the floor (PushMaze-v0).
+    # The clone's own evaluation counts when it is already above the floor (PushMaze-v1).
     assert F.first_at_floor(log, 0.3) == {**log[0], "floor": 0.3}
 
 
@@ -40,7 +40,7 @@ def test_nan_success_never_reaches_a_floor():
 
 def test_floors_of_the_issue_and_the_hyperparameter_override():
     assert F.floor_of("PushBox-v0", {}) == 0.8
-    assert F.floor_of("Sweep-v1", {}) == F.floor_of("PushMaze-v0", {}) == 0.6
+    assert F.floor_of("Sweep-v1", {}) == F.floor_of("PushMaze-v1", {}) == 0.6
     assert F.floor_of("PushT-v0", {}) == 0.5
     assert F.floor_of("Custom-v9", {}) is None
     assert F.floor_of("Custom-v9", {"floor": 0.7}) == 0.7

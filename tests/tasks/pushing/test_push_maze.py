@@ -1,4 +1,4 @@
-"""PushMaze-v0: the floor plans, collision-free and reachable spawns, the geodesic distance,
+"""PushMaze-v1: the floor plans, collision-free and reachable spawns, the geodesic distance,
 a user's own map, bad arguments, and the scripted policy."""
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ BOX_R = 0.15 * np.sqrt(2)  # bounding radius of the 0.3 m box [m]
 
 @pytest.fixture(scope="module")
 def venv():
-    env = gym.make_vec("PushMaze-v0", num_envs=400)
+    env = gym.make_vec("PushMaze-v1", num_envs=400)
     env.reset(seed=9)
     yield env
     env.close()
@@ -40,9 +40,9 @@ def _wall_distance(occ, res, xy):
 
 
 def test_shipped_map_is_the_floor_plans():
-    occ = load_grid(str(spec("PushMaze-v0").folder() / "maze.png"), "test", None)
+    occ = load_grid(str(spec("PushMaze-v1").folder() / "maze.png"), "test", None)
     assert occ.shape == (160, 80) and np.array_equal(occ, plan_map())
-    assert (spec("PushMaze-v0").folder() / "maze.png").read_bytes() == png_bytes(plan_map())
+    assert (spec("PushMaze-v1").folder() / "maze.png").read_bytes() == png_bytes(plan_map())
     assert len(LAYOUTS) == 8
 
 
@@ -110,7 +110,7 @@ def _user_scene(tmp_path):
     occ[0, :] = occ[-1, :] = occ[:, 0] = occ[:, -1] = True
     occ[15, :12] = occ[15, 20:] = True
     (tmp_path / "mine.png").write_bytes(png_bytes(occ))
-    text = spec("PushMaze-v0").scene_path().read_text()
+    text = spec("PushMaze-v1").scene_path().read_text()
     text = text.replace("obstacle_map: maze.png", "obstacle_map: mine.png")
     text = text.replace("width: 16.0", "width: 3.0").replace("height: 8.0", "height: 3.0")
     (tmp_path / "mine.yaml").write_text(text.replace("[1.0, 2.0, 0.0]", "[1.0, 1.6, 0.0]"))
@@ -119,7 +119,7 @@ def _user_scene(tmp_path):
 
 def test_a_users_own_map_works_through_scene(tmp_path):
     scene, _ = _user_scene(tmp_path)
-    env = gym.make("PushMaze-v0", scene=scene)
+    env = gym.make("PushMaze-v1", scene=scene)
     obs, info = env.reset(seed=0)
     assert info["layout"] == 0 and obs.shape == env.observation_space.shape
     assert len(env.unwrapped.core.task.map_info.tiles) == 1
@@ -138,17 +138,17 @@ def test_a_users_own_map_works_through_scene(tmp_path):
 ])
 def test_bad_arguments_name_themselves(kwargs, match):
     with pytest.raises((ValueError, SceneError), match=match):
-        gym.make("PushMaze-v0", **kwargs)
+        gym.make("PushMaze-v1", **kwargs)
 
 
 def test_scene_without_a_map_is_refused():
     with pytest.raises(SceneError, match="push_box/scene.yaml.*obstacle_map"):
-        gym.make("PushMaze-v0", scene=str(spec("PushBox-v0").scene_path()))
+        gym.make("PushMaze-v1", scene=str(spec("PushBox-v0").scene_path()))
 
 
 def test_scripted_policy_pushes_through_doorways():
-    env = gym.make("PushMaze-v0")
-    policy = expert("PushMaze-v0", "diff")
+    env = gym.make("PushMaze-v1")
+    policy = expert("PushMaze-v1", "diff")
     wins, layouts = 0, set()
     for seed in range(12):
         obs, info = env.reset(seed=seed)
@@ -231,7 +231,7 @@ def test_a_closed_env_frees_its_maps_tables_and_open_envs_share_them(tmp_path):
 
     from push_envs.tasks.pushing import push_maze
 
-    text = spec("PushMaze-v0").scene_path().read_text()
+    text = spec("PushMaze-v1").scene_path().read_text()
     text = text.replace("width: 16.0", "width: 3.0").replace("height: 8.0", "height: 3.0")
     text = text.replace("[1.0, 2.0, 0.0]", "[1.0, 1.6, 0.0]")
     gc.collect()
@@ -241,10 +241,10 @@ def test_a_closed_env_frees_its_maps_tables_and_open_envs_share_them(tmp_path):
         (tmp_path / f"m{k}.png").write_bytes(png_bytes(_open_map(30, 20 + k)))
         (tmp_path / f"m{k}.yaml").write_text(
             text.replace("obstacle_map: maze.png", f"obstacle_map: m{k}.png"))
-        envs.append(gym.make("PushMaze-v0", scene=str(tmp_path / f"m{k}.yaml")))
+        envs.append(gym.make("PushMaze-v1", scene=str(tmp_path / f"m{k}.yaml")))
     assert len(set(push_maze._TABLES) - before) == 8  # all eight held while their envs are open
     # A second env of an open map shares its tables rather than building them again.
-    twin = gym.make("PushMaze-v0", scene=str(tmp_path / "m3.yaml"))
+    twin = gym.make("PushMaze-v1", scene=str(tmp_path / "m3.yaml"))
     assert twin.unwrapped.core.task.map_info.fields is envs[3].unwrapped.core.task.map_info.fields
     twin.close()
     for env in envs:
@@ -276,12 +276,12 @@ def test_transparent_pixels_are_free(tmp_path):
 
 def test_map_without_a_free_cell_says_so(tmp_path):
     (tmp_path / "solid.png").write_bytes(png_bytes(np.ones((30, 30), bool)))
-    text = spec("PushMaze-v0").scene_path().read_text()
+    text = spec("PushMaze-v1").scene_path().read_text()
     (tmp_path / "solid.yaml").write_text(
         text.replace("obstacle_map: maze.png", "obstacle_map: solid.png"))
     with pytest.raises(SceneError, match=r"solid.yaml: world.obstacle_map solid.png has no "
                                          r"free cell \(all 900 cells are occupied\)"):
-        gym.make("PushMaze-v0", scene=str(tmp_path / "solid.yaml"))
+        gym.make("PushMaze-v1", scene=str(tmp_path / "solid.yaml"))
 
 
 def _reference_fill(ok: np.ndarray, starts: list) -> np.ndarray:
@@ -472,7 +472,7 @@ def test_tables_in_walls_never_reach_an_episode(tmp_path, monkeypatch):
 
     keys = _on_disk(tmp_path, monkeypatch)
     scene, occ = _user_scene(tmp_path)
-    env = gym.make("PushMaze-v0", scene=scene)
+    env = gym.make("PushMaze-v1", scene=scene)
     good = [a.copy() for a in env.unwrapped.core.task.map_info.held.value]
     env.close()
     del env
@@ -480,7 +480,7 @@ def test_tables_in_walls_never_reach_an_episode(tmp_path, monkeypatch):
     bad = _bad("robot cells in walls", _bad("box cells in walls", good, occ), occ)
     _signed(tmp_path / f"tables-{keys[-1]}.bin", keys[-1], bad)
     with pytest.warns(UserWarning, match="a cell on an occupied"):
-        env = gym.make("PushMaze-v0", scene=scene)
+        env = gym.make("PushMaze-v1", scene=scene)
     core = env.unwrapped.core
     for seed in range(20):
         obs, _ = env.reset(seed=seed)

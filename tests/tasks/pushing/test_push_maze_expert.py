@@ -1,4 +1,4 @@
-"""PushMaze-v0's expert planner (push_envs/tasks/pushing/push_maze/expert.py): the grid search
+"""PushMaze-v1's expert planner (push_envs/tasks/pushing/push_maze/expert.py): the grid search
 it runs per state, and its early stop."""
 
 from __future__ import annotations
@@ -96,11 +96,11 @@ def test_the_batch_planner_is_the_one_env_planner_bit_for_bit_on_any_thread_coun
     from push_envs.tasks.pushing.push_maze.expert import MazePlanner
     from push_envs.tasks.pushing.push_maze.expert import scene_map
 
-    cls = spec("PushMaze-v0")
+    cls = spec("PushMaze-v1")
     task = cls(cls.resolve_args({}))
     plan = MazePlanner(**scene_map(task, None))
     ix = ObsIndex(task.observation(), task.args)
-    venv = gym.make_vec("PushMaze-v0", num_envs=24, num_threads=1)
+    venv = gym.make_vec("PushMaze-v1", num_envs=24, num_threads=1)
     rng = np.random.default_rng(3)
     rows = []
     obs, _ = venv.reset(seed=5)

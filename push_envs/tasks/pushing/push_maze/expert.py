@@ -1,4 +1,4 @@
-"""PushMaze-v0's scripted expert (diff drive): a pusher that plans on the maze's own map.
+"""PushMaze-v1's scripted expert (diff drive): a pusher that plans on the maze's own map.
 
 The floor plan is static (the task's map, or the user's ``scene=`` map, split into
 ``layouts`` tiles), so the expert loads the grid the env loads and plans on it; the episode's
@@ -22,7 +22,7 @@ reads the robot's pose, the box's pose and the goal from the observation and pla
    free again;
 4. the **push** itself counter-steers (see :func:`_act`), which keeps the box on the robot.
 
-100 % of 500 episodes (``python -m push_envs.experts evaluate PushMaze-v0 --episodes 500
+100 % of 500 episodes (``python -m push_envs.experts evaluate PushMaze-v1 --episodes 500
 --seed 10000``), mean 112 steps of 400. The policy keeps no state between calls (one
 observation gives one action), so batches, single envs and the expert tests see the same
 actions. A batch's rows are planned in parallel over numba's threads (:func:`_act_batch`),
@@ -432,7 +432,7 @@ def scene_map(task: TaskSpec, env_kwargs: Mapping[str, Any] | None) -> dict[str,
     sc = compile_scene(spec)
     wspec = spec.world
     if wspec.obstacle_map is None:
-        raise SceneError(f"{source}: world.obstacle_map is missing; PushMaze-v0's expert plans "
+        raise SceneError(f"{source}: world.obstacle_map is missing; PushMaze-v1's expert plans "
                          f"on the grid map")
     layouts = task.args["layouts"]
     if layouts is None:  # as PushMaze._tiles: the task's split for its own map only

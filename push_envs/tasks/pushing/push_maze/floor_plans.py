@@ -1,4 +1,4 @@
-"""The floor plans of PushMaze-v0: eight walled 4 m x 4 m layouts side by side in one map.
+"""The floor plans of PushMaze-v1: eight walled 4 m x 4 m layouts side by side in one map.
 
 A layout is a 40 x 40 grid of 0.1 m cells with a one-cell wall around it; interior walls
 leave 0.8 m doorways, wide enough for the 0.3 m box (bounding radius 0.21 m) with the robot
