@@ -405,7 +405,15 @@ def pair_toi(e, k, frac, sleep_on, prs, pos, ang, epar, bint, bflt, pint, pvert,
         x0, y0, _t0 = _start(e, a, sleep_on, pos, ang, bsc, bis)
         r = pflt[p, PF_RAD] * epar[e, a, EP_SCALE]
         kind, v, nv, rad = sint[sp, PI_KIND], svert[sp], sint[sp, PI_NV], sflt[sp, PF_RAD]
-        reach = r + min(_point_gap(x0, y0, kind, v, nv, rad) - r, 0.0) - allow
+        gap0 = _point_gap(x0, y0, kind, v, nv, rad)
+        reach = r + min(gap0 - r, 0.0) - allow
+        if reach <= 0.0 and kind == SEGMENT:
+            # Started deeper than a sub-step may sink: a segment has no inside (two faces back
+            # to back), so the pair's depth peaks where the centre crosses its line and falls
+            # past it, and a sweep to a depth beyond the peak lets the disc through (a disc
+            # crushed into the corner of two segments went out so). Its centre may come at
+            # most half way to the line.
+            reach = 0.5 * gap0
         if reach > 0.0:  # (else the disc started deeper than its core: swept as any body)
             return disc_toi(x0, y0, dx, dy, reach, kind, v, nv, rad)
     return min(_sink_toi(e, a, b, sp, bound, allow, sleep_on, pos, ang, epar, bint, pint,
