@@ -143,6 +143,20 @@ def test_an_agent_that_does_not_fit_its_task_is_refused(tmp_path: Path):
         E.play(agent, 0)
 
 
+def test_an_agent_for_a_retired_id_is_refused_naming_its_successor(tmp_path: Path):
+    # An agent file exported under PushMaze-v0 (retired when the joints of static pieces
+    # moved its rollouts) is not played on v1 silently.
+    agent = B.load_file(constant_agent(tmp_path, "PushMaze-v1", "diff", [0.0, 0.0]))
+    meta = {k: v for k, v in agent.meta.items() if k not in ("format", "format_version")}
+    path = tmp_path / "old.npz"
+    B.write(path, {**meta, "env_id": "PushMaze-v0"}, {k: np.load(agent.path)[k] for k in
+                                                      np.load(agent.path).files if k != "meta"})
+    with pytest.raises(ValueError, match=r"is for PushMaze-v0, which is not a registered task "
+                                         r"\('PushMaze-v0' was retired .*PushMaze-v1's, which "
+                                         r"replaced it"):
+        E.evaluate(B.load_file(path), episodes=2, num_envs=2)
+
+
 def test_the_command_line_evaluates_and_appends_rows(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(B, "AGENTS_DIR", tmp_path / "agents")
     constant_agent(tmp_path / "agents", "PushBox-v0", "diff", [0.5, -0.5],
