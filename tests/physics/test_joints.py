@@ -158,6 +158,25 @@ def test_a_box_slides_across_joints_as_across_one_piece(scn, kind, pieces):
     np.testing.assert_allclose(vel, one_vel, atol=1e-9)
 
 
+@pytest.mark.xfail(strict=True, reason="a known defect: on a floor of cells a box resting "
+                   "at the slop's gap creeps up by the slop (1 um) each step and starts to "
+                   "turn; in random trials on 0.1 m cells it turned up to 0.53 rad in 0.8 s")
+def test_a_box_landing_on_a_floor_of_cells_slides_as_on_one_piece(scn):
+    # A 0.383 m box lands at (2.85, -1) m/s on a floor of 0.1 m cells (frictionless,
+    # inelastic) and slides 0.8 s. On a one-piece floor it rests flat at the slop's gap.
+    box = scn.box("box", -1.5, 0.2115, length=0.383, width=0.383, mass=1.0,
+                  velocity=[2.85, -1.0])
+    poses = []
+    for pieces in (1, 40):
+        w = scn.world(obstacles=_floor(scn, pieces, "boxes") + [box], step_time=0.02,
+                      friction=0.0, restitution=0.0)
+        for _ in range(40):
+            w.step()
+        poses.append(w.state("box")[0])
+    assert abs(poses[0][2]) < 1e-12
+    np.testing.assert_allclose(poses[1], poses[0], atol=1e-7)
+
+
 def test_a_disc_touching_a_flat_joint_is_pushed_along_the_floor_not_back(scn):
     # A disc over piece 1, its rim over piece 2's corner V = (0, 0): alone, piece 2 pushes it
     # from V (up and back); in the union V lies on a flat floor, and the push is straight up,
