@@ -158,9 +158,10 @@ def test_a_box_slides_across_joints_as_across_one_piece(scn, kind, pieces):
     np.testing.assert_allclose(vel, one_vel, atol=1e-9)
 
 
-@pytest.mark.xfail(strict=True, reason="a known defect: on a floor of cells a box resting "
-                   "at the slop's gap creeps up by the slop (1 um) each step and starts to "
-                   "turn; in random trials on 0.1 m cells it turned up to 0.53 rad in 0.8 s")
+@pytest.mark.xfail(strict=True, reason="a known defect: an overlap of a rounding error at "
+                   "one cell is corrected to the slop's gap and kept as a separating velocity "
+                   "(docs/physics.md, joints); in random trials on 0.1 m cells boxes turned "
+                   "up to 0.53 rad in 0.8 s")
 def test_a_box_landing_on_a_floor_of_cells_slides_as_on_one_piece(scn):
     # A 0.383 m box lands at (2.85, -1) m/s on a floor of 0.1 m cells (frictionless,
     # inelastic) and slides 0.8 s. On a one-piece floor it rests flat at the slop's gap.
