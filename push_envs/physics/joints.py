@@ -37,7 +37,8 @@ that leaves only the face's own normal, and in a narrower sector (a concave corn
 no contact there may be a vertex contact at V. A face whose points a hair outside all lie
 inside other pieces is an inner face: no contact may use its normal. The narrow phase
 (``narrowphase.smooth``) takes a contact that breaks either rule along the static piece's
-best outer face instead.
+best outer face instead, and gives a contact along a face that runs on into another piece's
+(a flat joint) the union's patch, not the one clipped to the piece's face.
 
 So that the check runs only where it can matter, each piece also keeps its faces' normals,
 the vertices where a joint is reachable (a vertex buried in the others is not), and the faces
