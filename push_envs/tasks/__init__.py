@@ -58,7 +58,7 @@ def spec(env_id: str) -> Any:
         found = spec_of(module)
         if found.id == env_id:
             return found
-    for module in REGISTRY:
+    for module in dict.fromkeys([*REGISTRY, *TASK_MODULES.values()]):
         task = spec_of(module)
         if isinstance(env_id, str) and env_id in task.retired:
             raise KeyError(f"{env_id!r} was retired ({task.retired[env_id]}): its rollouts "
