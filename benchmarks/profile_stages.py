@@ -136,19 +136,26 @@ def child(args: argparse.Namespace) -> None:
     rng = np.random.default_rng(0)
     shape = (args.steps + args.warmup,) + env.action_space.shape
     actions = rng.uniform(-1.0, 1.0, shape).astype(env.action_space.dtype)
-    for i in range(args.warmup):
-        env.step(actions[i])
+    steps = iter(actions)
+    _timed(args, lambda: env.step(next(steps)), args.num_envs)
+
+
+def _timed(args: argparse.Namespace, step: Any, num_envs: int) -> None:
+    """Run ``step`` ``args.warmup`` times, then ``args.steps`` times with perf sampling on,
+    and print the env-steps per CPU-second, the kernels mapped and the pid (for the parent)."""
+    for _ in range(args.warmup):
+        step()
     with open(args.ctl, "w") as ctl:
         ctl.write("enable\n")
         ctl.flush()
         t0 = time.process_time()
-        for i in range(args.warmup, args.warmup + args.steps):
-            env.step(actions[i])
+        for _ in range(args.steps):
+            step()
         cpu = time.process_time() - t0
         ctl.write("disable\n")
         ctl.flush()
     mapped = _write_map()
-    print(f"{args.num_envs * args.steps / cpu:.0f} {mapped} {os.getpid()}", flush=True)
+    print(f"{num_envs * args.steps / cpu:.0f} {mapped} {os.getpid()}", flush=True)
 
 
 def _world_child(args: argparse.Namespace) -> None:
@@ -173,19 +180,7 @@ def _world_child(args: argparse.Namespace) -> None:
     else:
         world = World.from_config(args.world, num_envs=args.num_envs, num_threads=1)
         step = world.step
-    for _ in range(args.warmup):
-        step()
-    with open(args.ctl, "w") as ctl:
-        ctl.write("enable\n")
-        ctl.flush()
-        t0 = time.process_time()
-        for _ in range(args.steps):
-            step()
-        cpu = time.process_time() - t0
-        ctl.write("disable\n")
-        ctl.flush()
-    mapped = _write_map()
-    print(f"{world.num_envs * args.steps / cpu:.0f} {mapped} {os.getpid()}", flush=True)
+    _timed(args, step, world.num_envs)
 
 
 def _report(data: str) -> list[tuple[int, str]]:

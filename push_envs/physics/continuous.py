@@ -120,6 +120,7 @@ from .narrowphase import SEGMENT
 from .narrowphase import circle_face
 from .narrowphase import edge_normals
 from .narrowphase import max_separation
+from .narrowphase import mean_point
 from .narrowphase import piece_circle
 from .narrowphase import place
 from .sleeping import regions
@@ -260,7 +261,7 @@ def _cores_gap(e, a, b, sp, t, sleep_on, pos, ang, epar, bint, pint, pvert, pflt
             if pint[p, PI_KIND] == CIRCLE:
                 continue
             na = place(e, p, ax, ay, ca, sa, sca, pint, pvert, va)
-            px, py = _mean(va, na)
+            px, py = mean_point(va, na)
             best = min(best, _point_gap(px, py, sint[sp, PI_KIND], svert[sp], sint[sp, PI_NV],
                                         sflt[sp, PF_RAD]))
         return best
@@ -276,24 +277,12 @@ def _cores_gap(e, a, b, sp, t, sleep_on, pos, ang, epar, bint, pint, pvert, pflt
             if pint[p, PI_KIND] == CIRCLE:
                 continue
             na = place(e, p, x1, y1, c_1, s_1, k1, pint, pvert, va)
-            px, py = _mean(va, na)
+            px, py = mean_point(va, na)
             for q in range(q0, q0 + q1):
                 nb = place(e, q, x2, y2, c_2, s_2, k2, pint, pvert, vb)
                 best = min(best, _point_gap(px, py, pint[q, PI_KIND], vb, nb,
                                             pflt[q, PF_RAD] * k2))
     return best
-
-
-@compiled
-def _mean(v, n):
-    """The mean of the first n rows of v: a point inside a convex polygon, the middle of a
-    segment [m]."""
-    x = 0.0
-    y = 0.0
-    for i in range(n):
-        x += v[i, 0]
-        y += v[i, 1]
-    return x / n, y / n
 
 
 @compiled

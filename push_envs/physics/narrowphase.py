@@ -461,15 +461,7 @@ def smooth(ka, va, na, ra, vb, nb, tol, out, nrm, sflt, q):
         nrm[1, i, 0] = row[PS_NRM + 2 * i]
         nrm[1, i, 1] = row[PS_NRM + 2 * i + 1]
     # the body's core: a circle's centre, a polygon's vertices' mean
-    cx, cy = va[0, 0], va[0, 1]
-    if ka != CIRCLE:
-        cx = 0.0
-        cy = 0.0
-        for i in range(na):
-            cx += va[i, 0]
-            cy += va[i, 1]
-        cx /= na
-        cy /= na
+    cx, cy = (va[0, 0], va[0, 1]) if ka == CIRCLE else mean_point(va, na)
     face = -1
     for i in range(nb):
         if mx * nrm[1, i, 0] + my * nrm[1, i, 1] >= _PARALLEL:
@@ -525,6 +517,18 @@ def smooth(ka, va, na, ra, vb, nb, tol, out, nrm, sflt, q):
     k1, s1, k2, s2 = _deepest_two(va, na, vb[jb, 0], vb[jb, 1], nx, ny)
     _face_patch(va, k1, s1, k2, s2, nx, ny, tol, out)
     return True
+
+
+@compiled
+def mean_point(v, n):
+    """The mean of the first n rows of v: a point inside a convex polygon (its core), the
+    middle of a segment [m]."""
+    x = 0.0
+    y = 0.0
+    for i in range(n):
+        x += v[i, 0]
+        y += v[i, 1]
+    return x / n, y / n
 
 
 # LLVM-inlined: read by smooth and _union_patch
@@ -614,10 +618,10 @@ def _union_patch(va, na, vb, nb, f, nx, ny, row, tol, out):
     if lo == 0.0 and hi == length:
         return
     k1, s1, k2, s2 = _deepest_two(va, na, vb[f, 0], vb[f, 1], nx, ny)
-    for k in (k1, k2 if s2 <= tol else k1):
-        t = ux * (va[k, 0] - vb[f, 0]) + uy * (va[k, 1] - vb[f, 1])
-        if t < lo or t > hi:
-            return  # past an end that is not a joint: SAT's clipped patch stands
+    t1 = ux * (va[k1, 0] - vb[f, 0]) + uy * (va[k1, 1] - vb[f, 1])
+    t2 = ux * (va[k2, 0] - vb[f, 0]) + uy * (va[k2, 1] - vb[f, 1]) if s2 <= tol else t1
+    if min(t1, t2) < lo or max(t1, t2) > hi:
+        return  # past an end that is not a joint: SAT's clipped patch stands
     _face_patch(va, k1, s1, k2, s2, nx, ny, tol, out)
 
 
