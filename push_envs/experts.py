@@ -128,7 +128,8 @@ def main(argv: list[str] | None = None) -> None:
         ap.error("--episodes and --num-envs must be >= 1")
     for env_id in ids:  # every id checked before the first evaluation starts
         try:
-            factory(spec(env_id), args.robot or spec(env_id).default_robot)
+            task = spec(env_id)
+            factory(task, args.robot or task.default_robot)
         except KeyError as exc:
             ap.error(exc.args[0])
     for env_id in ids:
