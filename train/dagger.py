@@ -75,6 +75,10 @@ from push_envs.datasets import rollout
 from push_envs.experts import expert
 
 from .run_folder import RunDir
+from .time_to_floor import FLOORS
+from .time_to_floor import describe
+from .time_to_floor import entry
+from .time_to_floor import first_at_floor
 from .warm_start import DAGGER_SEED_OFFSET
 from .warm_start import DEMO_SEED_OFFSET
 from .warm_start import batch as warm_batch
@@ -124,6 +128,11 @@ class Args:
     """after the evaluation, record ``gif_episodes`` episodes (seed + 20000 onward) here"""
     gif_episodes: int = 2
     """episodes in the GIF"""
+    stop_at_floor: bool = False
+    """end the rounds at the first whose own episodes reach PushT-v0's floor (50 % coverage
+    success, train/time_to_floor.py), without fitting its labels: the policy saved and
+    evaluated is the one those episodes played. For measuring the time to floor, which the
+    full run reaches at the same second"""
 
     def __post_init__(self) -> None:
         for name in ("episodes", "dagger_episodes", "epochs", "batch_size", "components",
@@ -238,9 +247,18 @@ def evaluate(policy: Policy, episodes: int, num_envs: int, seed: int) -> dict[st
     return out
 
 
-def train(args: Args) -> tuple[Policy, dict[str, Any]]:
-    """DAgger as the module docs describe; the policy and what each stage did."""
+def train(args: Args, t_command: float | None = None) -> tuple[Policy, dict[str, Any]]:
+    """DAgger as the module docs describe; the policy and what each stage did.
+
+    Each round's own episodes are an evaluation of the policy that played them (fresh
+    episodes, the mixture's mode): they are logged (``evaluations``) with the env steps
+    played so far and the wall clock since ``t_command`` (``time.perf_counter`` at the
+    command's start; the start of training when None), and the first at or above the task's
+    floor is the run's time to floor (``to_floor``), as train.train records its own."""
     start = time.perf_counter()
+    t_command = start if t_command is None else t_command
+    floor = FLOORS[args.env]
+    log: list[dict[str, Any]] = []
     torch.manual_seed(args.seed)
     gen = torch.Generator().manual_seed(args.seed)
     teacher = expert("PushT-v0", ROBOT, ENV_KWARGS)
@@ -254,6 +272,7 @@ def train(args: Args) -> tuple[Policy, dict[str, Any]]:
         opt = torch.optim.Adam(net.parameters(), lr=args.lr)
         policy = Policy(net, frame)
         loss = fit(net, opt, x, a, args.epochs, args.batch_size, gen)
+        played = len(demo["obs"])  # env steps played: the expert's, then the policy's
         rounds = [{"round": 0, "samples": len(x), "loss": loss, "clone_success": None,
                    "seconds": time.perf_counter() - start}]
         for r in range(1, args.rounds + 1):
@@ -263,6 +282,15 @@ def train(args: Args) -> tuple[Policy, dict[str, Any]]:
                 break  # the next fit, on a larger set, would overrun the budget
             own = play(venv, policy, args.dagger_episodes,
                        args.seed + DAGGER_SEED_OFFSET + 1000 * r)
+            played += len(own["obs"])
+            log.append(entry(played, time.perf_counter() - t_command,
+                             float(own["success"].mean()),
+                             float(own["rew"].sum() / len(own["success"])), "dagger"))
+            if args.stop_at_floor and log[-1]["success_rate"] >= floor:
+                print(f"round {r}: the policy's own episodes "
+                      f"{own['success'].mean():.1%} coverage success: at the floor, stopped",
+                      flush=True)
+                break
             x = np.concatenate([x, frame.features(own["obs"])])
             a = np.concatenate([a, encode(frame.to_frame(own["obs"], teacher(own["obs"])))])
             loss = fit(net, opt, x, a, args.epochs, args.batch_size, gen)
@@ -275,7 +303,8 @@ def train(args: Args) -> tuple[Policy, dict[str, Any]]:
     finally:
         venv.close()
     return policy, {"expert_success_rate": float(demo["success"].mean()), "rounds": rounds,
-                    "train_s": time.perf_counter() - start}
+                    "train_s": time.perf_counter() - start, "evaluations": log,
+                    "floor": floor, "to_floor": first_at_floor(log, floor)}
 
 
 def save(policy: Policy, path: Path, args: Args) -> None:
@@ -319,6 +348,7 @@ def record_gif(policy: Policy, path: str | Path, episodes: int, seed: int) -> in
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
+    t_command = time.perf_counter()
     args = tyro.cli(Args, args=argv, description=__doc__.split("\n\n")[0])
     torch.set_num_threads(args.threads)
     # An earlier run replaced (--overwrite) stays until this one has finished: an
@@ -327,7 +357,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                 args.overwrite) as run:
         out = run.path
         (out / "args.json").write_text(json.dumps(asdict(args), indent=2))
-        policy, result = train(args)
+        policy, result = train(args, t_command)
         save(policy, out / "policy.pt", args)
         result.update(evaluate(policy, args.eval_episodes, args.num_envs,
                                args.seed + FINAL_SEED_OFFSET))
@@ -335,6 +365,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     if args.gif:
         n = record_gif(policy, args.gif, args.gif_episodes, args.seed + FINAL_SEED_OFFSET)
         print(f"wrote {args.gif} ({n} frames)")
+    print(describe(result["to_floor"], result["floor"]))
     print(f"PushT-v0 DAgger, seed {args.seed}, {result['train_s']:.0f} s of training: coverage "
           f"success {result['coverage_success_rate']:.1%} (final coverage "
           f"{result['final_coverage_mean']:.2f} on average), pose success "

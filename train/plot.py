@@ -1,4 +1,5 @@
-"""Learning curves from EvalCallback logs: success rate and mean return vs env steps.
+"""Learning curves from EvalCallback logs: success rate and mean return vs env steps; and
+success against wall clock (:func:`plot_wall_clock`, from train.train's evaluation logs).
 
     python -m train.plot runs/PushBox-v0/ppo --out learning_curve_pushbox.png
     python -m train.plot runs/PushBox-v0/ppo runs/WallSlide-v0/ppo --labels PushBox WallSlide
@@ -28,6 +29,18 @@ class Curve:
     steps: np.ndarray
     success: np.ndarray
     returns: np.ndarray
+
+
+@dataclass
+class ClockCurve:
+    """One task's runs against wall clock: its success floor (0..1) and, per seed, the
+    seconds since the training command started [s] and the success rate (0..1) of each
+    evaluation, in the order played."""
+
+    label: str
+    floor: float
+    seconds: list[np.ndarray]
+    success: list[np.ndarray]
 
 
 def load_curve(folder: Path, label: str) -> Curve:
@@ -62,6 +75,35 @@ def plot(curves: list[Curve], out: Path, title: str = "") -> None:
     for ax in axes:
         ax.grid(alpha=0.3)
         ax.legend(loc="upper left", fontsize=8)
+    if title:
+        fig.suptitle(title)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=120)
+    plt.close(fig)
+
+
+def plot_wall_clock(curves: list[ClockCurve], out: Path, title: str = "") -> None:
+    """Success [%] against wall clock [s] on a log axis, one colour per task: each seed a
+    line (seeds evaluate at different seconds, so there is no mean to draw), a dot where it
+    first reached the task's floor, and each floor a dashed level."""
+    fig, ax = plt.subplots(figsize=(12, 5), constrained_layout=True)
+    for floor in sorted({c.floor for c in curves}):
+        ax.axhline(100.0 * floor, color="0.5", lw=0.8, ls="--")
+    for i, c in enumerate(curves):
+        color = f"C{i % 10}"
+        for k, (t, ok) in enumerate(zip(c.seconds, c.success, strict=True)):
+            ax.plot(t, 100.0 * ok, color=color, lw=1.2, alpha=0.8,
+                    label=f"{c.label} ({len(c.seconds)} seeds)" if k == 0 else None)
+            at = np.flatnonzero(ok >= c.floor)
+            if len(at):
+                ax.plot(t[at[0]], 100.0 * ok[at[0]], "o", color=color, ms=5)
+    # log seconds: the runs take 10 s to several minutes, and the first seconds matter most
+    ax.set_xscale("log")
+    ax.set(xlabel="wall clock since the command started [s] (log scale)",
+           ylabel="success rate [%]", ylim=(-2, 102),
+           title="evaluation success (deterministic); dots: first at the floor (dashed)")
+    ax.grid(alpha=0.3)
+    ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8)
     if title:
         fig.suptitle(title)
     out.parent.mkdir(parents=True, exist_ok=True)

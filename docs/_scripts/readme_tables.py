@@ -92,8 +92,8 @@ def _floor_clocks(rows: list[dict[str, str]], clock: Callable[[str], str]
     text = {}
     for key, clocks in out.items():
         met = sorted((c for c in clocks if c), key=float)
-        span = (f"{clock(met[0])} to {clock(met[-1])}" if len(met) > 1
-                else clock(met[0]) if met else "")
+        lo, hi = (clock(met[0]), clock(met[-1])) if met else ("", "")
+        span = lo if lo == hi else f"{lo} to {hi}"  # one figure when the seeds' read alike
         missed = len(clocks) - len(met)
         text[key] = ", ".join(x for x in (span, f"{missed} not reached" if missed else "")
                               if x)

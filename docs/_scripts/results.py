@@ -263,7 +263,12 @@ def _learned(rows: list[dict[str, str]], result: dict[str, Any] | None,
     lines += ["Wall clock to floor: the first evaluation of the training run (100 episodes, "
               "the warm start's clone included) at or above the task's floor, with the "
               "wall clock since the command started and PPO's env steps then; `-` for a run "
-              "that predates the record (train/time_to_floor.py).", "",
+              "that predates the record (train/time_to_floor.py). PushT-v0 reaches its floor "
+              "in the DAgger stage of its recipe, before the residual PPO starts: its rows "
+              "give the DAgger run of their base (seed 0, the base of all three), its own "
+              "episodes of each round an evaluation, timed by the same command run again "
+              "with `--stop-at-floor` ([training](training.md#push-t-by-dagger-traindaggerpy)"
+              ").", "",
               "| task | robot | policy | seed | success (95 % Wilson) | episodes | mean length "
               "| env steps | wall clock | wall clock to floor |",
               "|---|---|---|---|---|---|---|---|---|---|"]
@@ -357,13 +362,15 @@ def _curves(names: list[str]) -> list[str]:
 
     lines = ["## Learning curves", "",
              "Periodic evaluations during training (EvalCallback: 100 episodes on seeds "
-             "seed + 10000, deterministic actions): a line is the mean over a run's seeds, "
-             "the band one standard deviation across them. `python docs/_scripts/curves.py "
-             "plot` draws them from `docs/data/curves.csv`; the runs' raw logs are on the "
+             "seed + 10000, deterministic actions): against env steps, a line is the mean "
+             "over a run's seeds, the band one standard deviation across them. "
+             "`python docs/_scripts/curves.py plot` draws them from `docs/data/curves.csv`; "
+             "the runs' raw logs are on the "
              "`data/curves` branch ([training](training.md#learning-curves)).", ""]
     for name in names:
         fig = curves.FIGURES[name]
-        lines += [f"### {fig.title}", "", f"![{fig.alt}](_static/training/{name})", ""]
+        lines += [f"### {fig.title}", ""] + ([fig.note, ""] if fig.note else []) + \
+            [f"![{fig.alt}](_static/training/{name})", ""]
     return lines
 
 

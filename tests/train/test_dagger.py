@@ -136,11 +136,30 @@ def test_a_short_run_writes_its_results(tmp_path: Path):
     assert result["rounds"][1]["samples"] > result["rounds"][0]["samples"]
     assert result["episodes"] == 4 and 0.0 <= result["final_coverage_mean"] <= 1.0
     assert json.loads((run / "args.json").read_text())["epochs"] == 2
+    # round 1's own episodes are an evaluation: every env step played so far (the set's
+    # samples: the expert's and the policy's), the seconds since the command started
+    (ev,) = saved["evaluations"]
+    assert ev["env_steps"] == result["rounds"][1]["samples"] and ev["phase"] == "dagger"
+    assert 0.0 < ev["wall_clock_s"] < saved["train_s"] + 60.0
+    assert saved["floor"] == 0.5
+    assert saved["to_floor"] == ({**ev, "floor": 0.5} if ev["success_rate"] >= 0.5 else None)
     assert (run / "policy.pt").is_file()
     from PIL import Image
 
     with Image.open(tmp_path / "play.gif") as gif:  # one episode of at most 300 steps
         assert 2 <= gif.n_frames <= 301 and gif.size[0] > 100
+
+
+def test_stop_at_floor_keeps_the_policy_that_reached_it(monkeypatch):
+    args = D.Args(episodes=10, rounds=3, dagger_episodes=10, epochs=1, hidden=[16],
+                  num_envs=10, stop_at_floor=True)
+    monkeypatch.setitem(D.FLOORS, "PushT-v0", 0.0)  # any round is at this floor
+    _, info = D.train(args, t_command=0.0)
+    # stopped at round 1, its labels not fitted: the policy is round 0's, which played it
+    assert [r["round"] for r in info["rounds"]] == [0]
+    (ev,) = info["evaluations"]
+    assert info["to_floor"] == {**ev, "floor": 0.0}
+    assert ev["wall_clock_s"] > 0.0  # since t_command
 
 
 def test_the_saved_policy_reloads_to_the_same_actions(tmp_path: Path):
