@@ -85,7 +85,7 @@ FIGURES: dict[str, Figure] = {
          ("max_std 0.6 (36 M)", "2026-12-04-r15-cap/Sweep-v0/ppo"),
          ("min_std 0.3 + max_std 0.6, 60 M (shipped)", "2026-12-05/Sweep-v0/ppo"))),
     "wall_clock.png": Figure(
-        "The shipped recipes against wall clock (python -m train.train, one run at a time)",
+        "The shipped recipes against wall clock",
         "Evaluation success against the seconds since the training command started, three "
         "seeds of each task and drive with the shipped recipe, each seed a line and a dot "
         "where it first reached its task's floor",
@@ -100,11 +100,12 @@ FIGURES: dict[str, Figure] = {
          ("PushT omni (DAgger, to the floor)", "wall_clock/PushT-v0/dagger")),
         x="wall_clock",
         note="Each seed is a line of its own (the seeds evaluate at different seconds), with "
-             "a dot where it first reached its task's floor (dashed). The clock counts the "
-             "whole command from its start: imports, the warm start, PPO and its "
-             "evaluations. PushBox-v0 (diff, omni), WallSlide-v0 and PushMulti-v0: seeds 0-2 "
-             "trained again with the shipped commands on 7 Dec, one run at a time, for this "
-             "figure (the runs their agents come from predate the clock's log); PushBox-v0 "
+             "a dot where it first reached its task's floor (dashed). The clock runs from the "
+             "start of the script's main function (the imports before it take about 2 s): "
+             "building the batches, the warm start, PPO and its evaluations. PushBox-v0 "
+             "(diff, omni), WallSlide-v0 and PushMulti-v0: seeds 0-2 trained again with the "
+             "shipped commands, one run at a time, for this figure (the runs their agents "
+             "come from predate the clock's log); PushBox-v0 "
              "(acker), PushClutter-v0, CoopPush-v0 and PushMaze-v1: the runs the shipped "
              "agents come from. PushT-v0: the DAgger stage of its recipe "
              "(`python -m train.dagger --stop-at-floor`), each round's 500 own episodes an "
