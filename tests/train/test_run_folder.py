@@ -117,7 +117,8 @@ def test_train_twice_keeps_the_first_run(tmp_path: Path):
 
 def test_dagger_and_bc_take_a_fresh_folder(tmp_path: Path, monkeypatch):
     D = load_script("dagger.py", "dagger_script_run_folder")
-    monkeypatch.setattr(D, "train", lambda args: (None, {"train_s": 0.0}))
+    monkeypatch.setattr(D, "train", lambda args, t_command=None: (
+        None, {"train_s": 0.0, "floor": 0.5, "to_floor": None}))
     monkeypatch.setattr(D, "save", lambda policy, path, args: path.write_text("new"))
     monkeypatch.setattr(D, "evaluate", lambda *a: {
         "coverage_success_rate": 0.0, "final_coverage_mean": 0.0, "pose_success_rate": 0.0,
