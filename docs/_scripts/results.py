@@ -266,7 +266,8 @@ def _learned(rows: list[dict[str, str]], result: dict[str, Any] | None,
               "that predates the record (train/time_to_floor.py). PushT-v0 reaches its floor "
               "in the DAgger stage of its recipe, before the residual PPO starts: its rows "
               "give the DAgger run of their base (seed 0, the base of all three), its own "
-              "episodes of each round an evaluation, timed by the same command run again "
+              "episodes of each round an evaluation and the env steps those played, the "
+              "expert's included, timed by the same command run again "
               "with `--stop-at-floor` ([training](training.md#push-t-by-dagger-traindaggerpy)"
               ").", "",
               "| task | robot | policy | seed | success (95 % Wilson) | episodes | mean length "
