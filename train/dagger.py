@@ -283,21 +283,20 @@ def train(args: Args, t_command: float | None = None) -> tuple[Policy, dict[str,
             own = play(venv, policy, args.dagger_episodes,
                        args.seed + DAGGER_SEED_OFFSET + 1000 * r)
             played += len(own["obs"])
-            log.append(entry(played, time.perf_counter() - t_command,
-                             float(own["success"].mean()),
+            rate = float(own["success"].mean())
+            log.append(entry(played, time.perf_counter() - t_command, rate,
                              float(own["rew"].sum() / len(own["success"])), "dagger"))
-            if args.stop_at_floor and log[-1]["success_rate"] >= floor:
-                print(f"round {r}: the policy's own episodes "
-                      f"{own['success'].mean():.1%} coverage success: at the floor, stopped",
-                      flush=True)
+            if args.stop_at_floor and rate >= floor:
+                print(f"round {r}: the policy's own episodes {rate:.1%} coverage success: at "
+                      f"the floor, stopped", flush=True)
                 break
             x = np.concatenate([x, frame.features(own["obs"])])
             a = np.concatenate([a, encode(frame.to_frame(own["obs"], teacher(own["obs"])))])
             loss = fit(net, opt, x, a, args.epochs, args.batch_size, gen)
             rounds.append({"round": r, "samples": len(x), "loss": loss,
-                           "clone_success": float(own["success"].mean()),
+                           "clone_success": rate,
                            "seconds": time.perf_counter() - start})
-            print(f"round {r}: the policy's own episodes {own['success'].mean():.1%} coverage "
+            print(f"round {r}: the policy's own episodes {rate:.1%} coverage "
                   f"success; {len(x)} samples, loss {loss:.3f} "
                   f"({rounds[-1]['seconds']:.0f} s)", flush=True)
     finally:

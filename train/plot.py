@@ -43,6 +43,15 @@ class ClockCurve:
     success: list[np.ndarray]
 
 
+def _save(fig, out: Path, title: str) -> None:
+    """Title the figure (when ``title``), write it to ``out`` as a PNG and close it."""
+    if title:
+        fig.suptitle(title)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=120)
+    plt.close(fig)
+
+
 def load_curve(folder: Path, label: str) -> Curve:
     """Seeds' evaluations.npz under ``folder``, cut to their common length."""
     files = sorted(folder.rglob("evaluations.npz"))
@@ -75,11 +84,7 @@ def plot(curves: list[Curve], out: Path, title: str = "") -> None:
     for ax in axes:
         ax.grid(alpha=0.3)
         ax.legend(loc="upper left", fontsize=8)
-    if title:
-        fig.suptitle(title)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=120)
-    plt.close(fig)
+    _save(fig, out, title)
 
 
 def plot_wall_clock(curves: list[ClockCurve], out: Path, title: str = "") -> None:
@@ -104,11 +109,7 @@ def plot_wall_clock(curves: list[ClockCurve], out: Path, title: str = "") -> Non
            title="evaluation success (deterministic); dots: first at the floor (dashed)")
     ax.grid(alpha=0.3)
     ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8)
-    if title:
-        fig.suptitle(title)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=120)
-    plt.close(fig)
+    _save(fig, out, title)
 
 
 def main(argv: list[str] | None = None) -> None:
