@@ -28,10 +28,22 @@ The step (``kinematic_step``), per env::
                   (pair_contact on a scratch pair row): touching counts, as shapely's
                   ``intersects`` does in IR-SIM
     flags         IS_HIT = any overlap; IS_STOP = IS_HIT where the mode stops that body
+
+The narrow phase is reached through a function pointer (``TOUCH``, at ``prm[PR_TOUCHFN]``,
+which pipeline.physics_for writes), not linked into ``kinematic_step``: with the narrow phase
+linked into the overlap loop, LLVM 20 (llvmlite 0.50) crashed (a segmentation fault in its
+code generation, at -O3) compiling the step for an AMD Zen 3 host (``znver3``), on the first
+step of any world in these modes on an empty cache. The narrow phase compiled on its own, and
+the loop around an indirect call, compile there.
 """
 
 from __future__ import annotations
 
+import numpy as np
+
+from .abi import OP_SIG
+from .abi import CFunction
+from .abi import call_i8
 from .arrays import load_world
 from .broadphase import grid_cells
 from .broadphase import shape_box
@@ -59,6 +71,7 @@ from .layout import PI_BODY
 from .layout import PR_DT
 from .layout import PR_G
 from .layout import PR_MODE
+from .layout import PR_TOUCHFN
 from .layout import PRS_A
 from .layout import PRS_B
 from .layout import PRS_MODE
@@ -76,29 +89,29 @@ def _touching(e, W):
                              W.pflt, W.sint, W.svert, W.sflt, _TOUCH, W.vbuf, W.cbuf, W.pfl)
 
 
+def touch_op(code, e, x, wp):
+    """The body of :data:`TOUCH`: 1 when the pair in row 0 of ``prs[e]`` of the worlds at
+    ``wp`` meets at zero gap, else 0 (``code`` and ``x`` unused: OP_SIG's shape)."""
+    return 1 if _touching(e, load_world(wp)) else 0
+
+
+TOUCH = CFunction(touch_op, OP_SIG)
+"""The narrow phase's zero-gap test as a C function (OP_SIG), called at ``prm[PR_TOUCHFN]``."""
+
+
 @compiled
-def _meets_body(e, a, b, W):
-    """Whether movable body a meets movable body b."""
+def _meets(e, a, b, sp, W, wp):
+    """Whether movable body a meets body b (sp = -1) or static piece sp of body b."""
     W.prs[e, 0, PRS_A] = a
     W.prs[e, 0, PRS_B] = b
-    W.prs[e, 0, PRS_SP] = -1
-    W.prs[e, 0, PRS_MODE] = 0
-    return _touching(e, W)
-
-
-@compiled
-def _meets_piece(e, a, sp, W):
-    """Whether movable body a meets static piece sp."""
-    W.prs[e, 0, PRS_A] = a
-    W.prs[e, 0, PRS_B] = W.sint[sp, PI_BODY]
     W.prs[e, 0, PRS_SP] = sp
     W.prs[e, 0, PRS_MODE] = 0
-    return _touching(e, W)
+    return call_i8(int(W.prm[PR_TOUCHFN]), (np.int64(0), e, 0.0, wp)) != 0
 
 
 # LLVM-inlined: it takes W or B by value, ~100-400 words a call when not inlined
 @compiled(inline="llvm")
-def _hits_movable(e, a, W):
+def _hits_movable(e, a, W, wp):
     """Whether movable body a overlaps another movable body that is not unobstructed."""
     box = W.aabb
     for j in range(W.movable.shape[0]):
@@ -108,14 +121,14 @@ def _hits_movable(e, a, W):
         if box[e, b, 0] > box[e, a, 2] or box[e, a, 0] > box[e, b, 2] or \
                 box[e, b, 1] > box[e, a, 3] or box[e, a, 1] > box[e, b, 3]:
             continue
-        if _meets_body(e, a, b, W):
+        if _meets(e, a, b, -1, W, wp):
             return True
     return False
 
 
 # LLVM-inlined: it takes W or B by value, ~100-400 words a call when not inlined
 @compiled(inline="llvm")
-def _hits_static(e, a, W):
+def _hits_static(e, a, W, wp):
     """Whether movable body a overlaps a static piece (the cells of the static grid its box
     covers; a piece spanning several cells is tested once, stamped as the broad phase does)."""
     ns = W.sint.shape[0]
@@ -137,7 +150,7 @@ def _hits_static(e, a, W):
                 if W.sflt[sp, PF_MAXX] < box[e, a, 0] or W.sflt[sp, PF_MINX] > box[e, a, 2] or \
                         W.sflt[sp, PF_MAXY] < box[e, a, 1] or W.sflt[sp, PF_MINY] > box[e, a, 3]:
                     continue
-                if _meets_piece(e, a, sp, W):
+                if _meets(e, a, W.sint[sp, PI_BODY], sp, W, wp):
                     return True
     return False
 
@@ -168,7 +181,7 @@ def kinematic_step(e, wp):
         shape_box(e, b, W.bint, W.pint, W.pvert, W.pflt, W.epar, W.pos, W.ang, 0.0, W.aabb)
     for i in range(W.movable.shape[0]):
         a = W.movable[i]
-        hit = _hits_movable(e, a, W) or _hits_static(e, a, W)
+        hit = _hits_movable(e, a, W, wp) or _hits_static(e, a, W, wp)
         bis[e, a, IS_HIT] = 1 if hit else 0
         stops = mode == CM_STOP or (mode == CM_UNOBSTRUCTED_OBSTACLES
                                     and W.bint[a, BI_ROLE] == ROLE_ROBOT)

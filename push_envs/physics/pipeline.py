@@ -67,6 +67,7 @@ from .arrays import cold_row
 from .arrays import load_world
 from .broadphase import body_boxes
 from .broadphase import find_pairs
+from .collision_modes import TOUCH
 from .collision_modes import kinematic_step
 from .contacts import prepare
 from .contacts import reorder
@@ -117,6 +118,7 @@ from .layout import PR_SLEEPFN
 from .layout import PR_SLOP
 from .layout import PR_STEPFN
 from .layout import PR_SWEEPS
+from .layout import PR_TOUCHFN
 from .layout import PRS_MODE
 from .layout import SC_FROZEN
 from .layout import SC_LAST
@@ -506,6 +508,8 @@ def physics_for(prm: np.ndarray) -> CFunction:
     # Once compiled in this process, for every world (the step's result is the same through
     # it as through a roll-back and a second try).
     prm[PR_CCDFN] = float(CCD.address) if CCD.ready else 0.0
+    if prm[PR_MODE] != 0.0:
+        prm[PR_TOUCHFN] = float(TOUCH.address)
     if prm[PR_MODE] != 0.0 or prm[PR_NOISE] != 0.0:
         return PHYSICS_MODES
     return PHYSICS

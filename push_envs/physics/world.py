@@ -94,6 +94,7 @@ from .layout import PR_SLOP
 from .layout import PR_STEPFN
 from .layout import PR_SUBFRAC
 from .layout import PR_SWEEPS
+from .layout import PR_TOUCHFN
 from .layout import PRS_LEN
 from .layout import SC_REBUILD
 from .layout import ST_CCD
@@ -675,7 +676,7 @@ class World:
         contact solver, or the one with motion noise and IR-SIM's other collision modes).
 
         physics_for also writes into ``prm`` the addresses the step calls through. It runs
-        again only when those slots no longer hold what it wrote (three reads, not its
+        again only when those slots no longer hold what it wrote (four reads, not its
         ~0.85 us of a small world's 4-6 us step): so an address from another process (a
         pickled world's prm) or any other garbage there is rewritten, never called; the
         ``sleeping`` setter's and :meth:`rolled_back`'s writes are taken up at the next
@@ -684,10 +685,10 @@ class World:
         prm = self.prm
         key = self._entry_key
         if key is None or prm.item(PR_STEPFN) != key[1] or prm.item(PR_SLEEPFN) != key[2] \
-                or prm.item(PR_CCDFN) != key[3]:
+                or prm.item(PR_CCDFN) != key[3] or prm.item(PR_TOUCHFN) != key[4]:
             address = int(physics_for(prm).address)
             key = self._entry_key = (address, prm.item(PR_STEPFN), prm.item(PR_SLEEPFN),
-                                     prm.item(PR_CCDFN))
+                                     prm.item(PR_CCDFN), prm.item(PR_TOUCHFN))
         return key[0]
 
     def __getstate__(self) -> dict[str, Any]:
