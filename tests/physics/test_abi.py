@@ -109,3 +109,64 @@ def test_an_env_packs_again_when_its_world_grows_its_buffers_elsewhere():
     w.arrays = w.arrays._replace(prs=w.arrays.prs.copy())
     core.step(np.zeros((2, core.single_action_space.shape[0]), np.float32))
     assert core._packed[1] is not old and core._packed[1].value is w.arrays
+
+
+def _package_c_functions() -> list[str]:
+    """``module:NAME`` of every C function (abi.CFunction) a module of the package defines."""
+    import importlib
+    import pkgutil
+
+    from push_envs.physics.abi import CFunction
+
+    found = []
+    for info in pkgutil.walk_packages(push_envs.__path__, "push_envs."):
+        if ".tests" in info.name or info.name.endswith("__main__"):
+            continue
+        try:
+            module = importlib.import_module(info.name)
+        except ImportError:  # an optional extra (torch, ray ...) that is not installed
+            continue
+        for name, value in vars(module).items():
+            if isinstance(value, CFunction) and value.py_func.__module__ == info.name:
+                found.append(f"{info.name}:{name}")
+    return sorted(found)
+
+
+_COMPILE_ONE = """
+import importlib, sys
+module, name = sys.argv[1].split(":")
+print(getattr(importlib.import_module(module), name).address > 0)
+"""
+
+
+@pytest.mark.slow
+def test_each_c_function_compiles_alone_at_O3_on_an_empty_cache(tmp_path):
+    """Each C function, first thing in a fresh process, at numba's default -O3 (the suite
+    compiles at -O1), on an empty cache: what a user's first world of its kind compiles.
+    LLVM crashed compiling IR-SIM's collision modes this way on an AMD Zen 3 host
+    (collision_modes.py); only a process that compiled them before anything else showed it.
+    (One process each, found when the test runs: collecting them imports every module.)"""
+    import os
+    import subprocess
+    import sys
+
+    failed = {}
+    for k, spec in enumerate(_package_c_functions()):
+        env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / str(k)), NUMBA_OPT="3")
+        env.pop("NUMBA_CACHE_DIR", None)
+        out = subprocess.run([sys.executable, "-c", _COMPILE_ONE, spec], env=env,
+                             capture_output=True, text=True, timeout=1200)
+        if out.returncode != 0 or out.stdout.split() != ["True"]:
+            failed[spec] = out.stderr[-1500:]
+    assert not failed, failed
+
+
+def test_the_c_functions_are_found():
+    """The slow test above walks every C function: the engine's, the behaviours', the
+    sensors' and the task stages' are among them."""
+    specs = _package_c_functions()
+    for spec in ("push_envs.physics.pipeline:PHYSICS_MODES", "push_envs.physics.continuous:CCD",
+                 "push_envs.physics.sleeping:SLEEP", "push_envs.physics.behaviours.rvo:RVO",
+                 "push_envs.sensors.lidar2d:LIDAR_SENSE", "push_envs.core.step:STEP"):
+        assert spec in specs
+    assert len(specs) >= 18
