@@ -148,50 +148,40 @@ def test_outside_contact_mode_a_car_turns_by_the_steering_angle_it_starts_with()
 
 
 
-# A robot driving by dash past a static box, in stop mode: the smallest world that crashed.
-_STOP_WORLD = """
-world: {height: 10, width: 10, step_time: 0.1, collision_mode: 'stop'}
-robot:
-  - kinematics: {name: 'diff'}
-    shape: {name: 'circle', radius: 0.2}
-    state: [1, 1, 0]
-    goal: [9, 1, 0]
-    behavior: {name: 'dash'}
-obstacle:
-  - shape: {name: 'rectangle', length: 1.0, width: 1.0}
-    state: [5, 1, 0]
-"""
 
-_FIRST_STEP = """
-import sys
-from push_envs.physics import World
-w = World.from_config(sys.argv[1], num_envs=2)
-for _ in range(30):
-    w.step()
-print(*w.state("robot_0")[:, 0])
+_COMPILE_MODES = """
+from push_envs.physics.pipeline import PHYSICS_MODES
+print(PHYSICS_MODES.address > 0)
 """
 
 
-def test_first_step_on_an_empty_kernel_cache_compiles(tmp_path):
-    """A world in stop mode, stepped first thing in a fresh process on an empty cache: the
-    kinematic step compiles. With the narrow phase linked into its overlap loop, LLVM crashed
-    (a segmentation fault) compiling it at -O3 for an AMD Zen 3 host (collision_modes.py)."""
+def test_the_modes_step_compiles_first_at_O3_on_an_empty_cache(tmp_path):
+    """The modes' step (pipeline.PHYSICS_MODES), compiled first thing in a fresh process, at
+    numba's default -O3 (the suite compiles at -O1: conftest.py), on an empty cache: what the
+    first step of a user's first stop-mode world compiles. With the narrow phase linked into
+    its overlap loop, LLVM crashed here (a segmentation fault) for an AMD Zen 3 host; the
+    modes now reach it through ``prm[PR_TOUCHFN]`` (collision_modes.py)."""
     import os
     import subprocess
     import sys
 
-    world = tmp_path / "stop.yaml"
-    world.write_text(_STOP_WORLD)
-    # at numba's default level, as users compile (the suite compiles at 1: conftest.py); the
-    # crash was in LLVM's -O3 code generation
-    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "cache"), NUMBA_OPT="3")
+    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path), NUMBA_OPT="3")
     env.pop("NUMBA_CACHE_DIR", None)
-    out = subprocess.run([sys.executable, "-c", _FIRST_STEP, str(world)], env=env,
-                         capture_output=True, text=True, timeout=600)
+    out = subprocess.run([sys.executable, "-c", _COMPILE_MODES], env=env, capture_output=True,
+                         text=True, timeout=600)
     assert out.returncode == 0, out.stderr[-3000:]
-    # the same as this process's step: the robot drove 30 steps of dash toward x = 9
-    w = World.from_config(world, num_envs=2)
-    for _ in range(30):
-        w.step()
-    assert [float(v) for v in out.stdout.split()] == w.state("robot_0")[:, 0].tolist()
-    assert w.state("robot_0")[0, 0] > 1.5
+    assert out.stdout.split() == ["True"]
+
+
+def test_a_stop_mode_world_reaches_the_narrow_phase_through_its_address():
+    from push_envs.physics.collision_modes import TOUCH
+    from push_envs.physics.layout import PR_TOUCHFN
+
+    w = World.from_config({"world": {"collision_mode": "stop"},
+                           "robot": [robot("a", 0.0), robot("b", 0.3)]})
+    w.step()
+    assert w.prm[PR_TOUCHFN] == float(TOUCH.address)
+    assert bool(w.collision("a")[0]) and bool(w.stopped("b")[0])
+    c = World.from_config({"robot": [robot("a", 0.0)]})
+    c.step()
+    assert c.prm[PR_TOUCHFN] == 0.0  # contact mode never compiles it
