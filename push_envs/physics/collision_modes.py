@@ -31,7 +31,7 @@ The step (``kinematic_step``), per env::
 
 The narrow phase is reached through a function pointer (``TOUCH``, at ``prm[PR_TOUCHFN]``,
 which pipeline.physics_for writes), not linked into ``kinematic_step``: with the narrow phase
-linked into the overlap loop, LLVM 20 (llvmlite 0.50) crashed (a segmentation fault in its
+linked into the overlap loop, LLVM 22 (llvmlite 0.50) crashed (a segmentation fault in its
 code generation, at -O3) compiling the step for an AMD Zen 3 host (``znver3``), on the first
 step of any world in these modes on an empty cache. The narrow phase compiled on its own, and
 the loop around an indirect call, compile there.

@@ -496,8 +496,9 @@ def physics_for(prm: np.ndarray) -> CFunction:
     :data:`PHYSICS_MODES` when it has motion noise or another collision mode than contact,
     else :data:`PHYSICS`.
 
-    It also writes the addresses the step calls through into ``prm`` (``PR_STEPFN``, and
-    ``PR_SLEEPFN`` when sleeping is on), compiling what they point at if needed: an entry
+    It also writes the addresses the step calls through into ``prm`` (``PR_STEPFN``;
+    ``PR_SLEEPFN`` when sleeping is on; ``PR_TOUCHFN`` in IR-SIM's other collision modes),
+    compiling what they point at if needed: an entry
     point's address must come from here, and again in each process (an address is only
     valid in the process that took it). A World calls this again whenever those slots of its
     prm no longer hold what this wrote (World._physics_address); an env, when it builds its
