@@ -147,8 +147,6 @@ def test_outside_contact_mode_a_car_turns_by_the_steering_angle_it_starts_with()
     np.testing.assert_allclose(w.state("car")[0, 2], 2 * turn, atol=1e-15)
 
 
-
-
 _COMPILE_MODES = """
 from push_envs.physics.pipeline import PHYSICS_MODES
 print(PHYSICS_MODES.address > 0)
