@@ -8,6 +8,7 @@ from typing import NamedTuple
 import gymnasium as gym
 import numpy as np
 import pytest
+from fresh_compile import compile_alone
 from numba import carray
 from numba import njit
 
@@ -132,30 +133,14 @@ def _package_c_functions() -> list[str]:
     return sorted(found)
 
 
-_COMPILE_ONE = """
-import importlib, sys
-module, name = sys.argv[1].split(":")
-print(getattr(importlib.import_module(module), name).address > 0)
-"""
-
-
 @pytest.mark.slow
 def test_each_c_function_compiles_alone_at_O3_on_an_empty_cache(tmp_path):
-    """Each C function, first thing in a fresh process, at numba's default -O3 (the suite
-    compiles at -O1), on an empty cache: what a user's first world of its kind compiles.
-    LLVM crashed compiling IR-SIM's collision modes this way on an AMD Zen 3 host
-    (collision_modes.py); only a process that compiled them before anything else showed it.
-    (One process each, found when the test runs: collecting them imports every module.)"""
-    import os
-    import subprocess
-    import sys
-
+    """Each C function compiled alone, first thing in a fresh process, at -O3, on an empty
+    cache (fresh_compile.py): what a user's first world of its kind compiles. (Found when the
+    test runs: collecting them imports every module.)"""
     failed = {}
     for k, spec in enumerate(_package_c_functions()):
-        env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / str(k)), NUMBA_OPT="3")
-        env.pop("NUMBA_CACHE_DIR", None)
-        out = subprocess.run([sys.executable, "-c", _COMPILE_ONE, spec], env=env,
-                             capture_output=True, text=True, timeout=1200)
+        out = compile_alone(spec, tmp_path / str(k))
         if out.returncode != 0 or out.stdout.split() != ["True"]:
             failed[spec] = out.stderr[-1500:]
     assert not failed, failed

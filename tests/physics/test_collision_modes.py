@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from fresh_compile import compile_alone
 
 from push_envs.physics import World
 
@@ -147,26 +148,13 @@ def test_outside_contact_mode_a_car_turns_by_the_steering_angle_it_starts_with()
     np.testing.assert_allclose(w.state("car")[0, 2], 2 * turn, atol=1e-15)
 
 
-_COMPILE_MODES = """
-from push_envs.physics.pipeline import PHYSICS_MODES
-print(PHYSICS_MODES.address > 0)
-"""
-
-
 def test_the_modes_step_compiles_first_at_O3_on_an_empty_cache(tmp_path):
-    """The modes' step (pipeline.PHYSICS_MODES), compiled first thing in a fresh process, at
-    numba's default -O3 (the suite compiles at -O1: conftest.py), on an empty cache: what the
-    first step of a user's first stop-mode world compiles. With the narrow phase linked into
-    its overlap loop, LLVM crashed here (a segmentation fault) for an AMD Zen 3 host; the
-    modes now reach it through ``prm[PR_TOUCHFN]`` (collision_modes.py)."""
-    import os
-    import subprocess
-    import sys
-
-    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path), NUMBA_OPT="3")
-    env.pop("NUMBA_CACHE_DIR", None)
-    out = subprocess.run([sys.executable, "-c", _COMPILE_MODES], env=env, capture_output=True,
-                         text=True, timeout=600)
+    """The modes' step (pipeline.PHYSICS_MODES) compiled alone, first thing in a fresh
+    process, at -O3, on an empty cache (fresh_compile.py): what the first step of a user's
+    first stop-mode world compiles. With the narrow phase linked into its overlap loop, LLVM
+    crashed here (a segmentation fault) for an AMD Zen 3 host; the modes now reach it through
+    ``prm[PR_TOUCHFN]`` (collision_modes.py)."""
+    out = compile_alone("push_envs.physics.pipeline:PHYSICS_MODES", tmp_path, timeout=600)
     assert out.returncode == 0, out.stderr[-3000:]
     assert out.stdout.split() == ["True"]
 
